@@ -1,0 +1,78 @@
+/**
+ * The one registry of error codes (spec §7). Every code the service can answer with is
+ * listed here with its HTTP status and a message template. Codes are never reused: retire a
+ * code by leaving it here, not by giving its name a new meaning.
+ *
+ * Message templates name what happened, why, and what to do; `{name}` placeholders are
+ * filled from the `params` given to {@link TrellisError.of}.
+ */
+export const errorRegistry = {
+  // 400: bad input
+  validation_failed: { status: 400, message: 'The request is not valid: {detail}' },
+  malformed_json: { status: 400, message: 'The request body is not valid JSON: {detail}' },
+  missing_body: { status: 400, message: 'This request needs a JSON body.' },
+  missing_parameter: { status: 400, message: 'The query parameter `{name}` is required.' },
+  business_rule: { status: 400, message: '{detail}' },
+  invalid_template: { status: 400, message: 'The template does not parse: {detail}' },
+  // 401 / 403
+  unauthenticated: {
+    status: 401,
+    message: 'A valid credential is required: send `Authorization: Bearer <api key or ID token>`.',
+  },
+  invalid_credential: { status: 401, message: 'The credential is not valid: {detail}' },
+  forbidden: { status: 403, message: 'You do not have access to this {resource}.' },
+  site_required: {
+    status: 400,
+    message: 'This endpoint is site-scoped: send the header `X-Site-Id: site:<slug>`.',
+  },
+  // 404
+  not_found: { status: 404, message: '{resource} not found.' },
+  route_not_found: { status: 404, message: 'No route {method} {url}. See GET /api/openapi.json.' },
+  graph_not_found: { status: 404, message: 'Graph `{graph}` not found, or you have no access to it.' },
+  // 409
+  conflict: { status: 409, message: '{detail}' },
+  unique_violation: {
+    status: 409,
+    message: 'The value of `{field}` must be unique: another {label} already has it.',
+  },
+  version_conflict: {
+    status: 409,
+    message:
+      'The item changed since you read it (expected version {expected}, current {current}). Read it again and retry.',
+  },
+  review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
+  // 413
+  payload_too_large: { status: 413, message: 'The request body is larger than {limit} bytes.' },
+  too_many_records: {
+    status: 413,
+    message:
+      'This import has {count} records; one request takes at most {max}. Split it into calls of at most {suggestedBatchSize} records.',
+  },
+  // 429
+  rate_limited: { status: 429, message: 'Too many requests: retry in {retryAfter} s.' },
+  // 500
+  internal_error: { status: 500, message: 'An internal error occurred. The request id is {requestId}.' },
+  partial_site_creation: {
+    status: 500,
+    message: 'The site was created only in part. Retry the request; it is safe to repeat.',
+  },
+  // 502
+  engine_error: { status: 502, message: 'The graph engine call failed: {detail}' },
+  template_write_not_visible: {
+    status: 502,
+    message: 'The template write was not visible within {waitMs} ms. Retry; the write is idempotent.',
+  },
+  embedding_provider_failed: { status: 502, message: 'The embedding provider failed: {detail}' },
+  // 503 / 504
+  overloaded: { status: 503, message: 'The server is under pressure ({reason}); retry shortly.' },
+  engine_unavailable: { status: 503, message: 'The graph engine is not available: {detail}' },
+  query_timeout: { status: 504, message: 'The query ran longer than {timeoutMs} ms and was stopped.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** Every error code the service answers with. */
+export type ErrorCode = keyof typeof errorRegistry;
+
+/** The HTTP status of an error code. */
+export function statusOf(code: ErrorCode): number {
+  return errorRegistry[code].status;
+}

@@ -1,0 +1,3 @@
+export * from './errors';
+export * from './hash';
+export * from './schemas';

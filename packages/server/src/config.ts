@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+const Port = z.coerce.number().int().min(0).max(65535);
+const Bool = z.enum(['0', '1', 'true', 'false']).transform((value) => value === '1' || value === 'true');
+
+/**
+ * The server's configuration, read from the environment and validated at start
+ * (ARCHITECTURE.md § Configuration). A fresh clone needs none of these.
+ */
+export const ConfigSchema = z
+  .object({
+    CMS_DATA_DIR: z.string().min(1).default('./.trellis'),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: Port.default(4000),
+    /** On first start with an empty data dir: the secret of the platform-owner API key. */
+    CMS_OWNER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+    CMS_ENGINE: z.enum(['embedded', 'neo4j']).default('embedded'),
+    NEO4J_URI: z
+      .string()
+      .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\//, 'must be a bolt:// or neo4j:// URI')
+      .optional(),
+    NEO4J_USER: z.string().default('neo4j'),
+    NEO4J_PASSWORD: z.string().optional(),
+    /** `community`: one database, graph name on every node. `enterprise`: one database per graph. */
+    NEO4J_EDITION: z.enum(['community', 'enterprise']).default('community'),
+    OIDC_ISSUER: z.url().optional(),
+    OIDC_AUDIENCE: z.string().optional(),
+    OIDC_JWKS_URL: z.url().optional(),
+    MAX_QUERY_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(120_000),
+    /** Body limit for JSON requests, in bytes. */
+    BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(32 * 1024 * 1024),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Trust X-Forwarded-For from this proxy address list (comma-separated) only. */
+    TRUST_PROXY: z.string().optional(),
+    RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
+    RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+    CMS_SCHEDULER: Bool.default(true),
+  })
+  .superRefine((config, ctx) => {
+    if (config.CMS_ENGINE === 'neo4j' && !config.NEO4J_URI) {
+      ctx.addIssue({ code: 'custom', path: ['NEO4J_URI'], message: 'is required when CMS_ENGINE=neo4j' });
+    }
+  });
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Thrown by {@link loadConfig}; its message is one line naming every bad variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Reads and validates the configuration from `env`. Empty strings count as unset. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const known = Object.keys(ConfigSchema.shape);
+  const input: Record<string, string> = {};
+  for (const key of known) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const parsed = ConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || 'config'} ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,241 @@
+/**
+ * The graph engine port. Everything Trellis stores goes through it: the platform graph
+ * (sites, users, members, API keys) and one graph per site (`Site.graphName`).
+ *
+ * Two real adapters implement it: `engines/embedded/` (libSQL, one database file per graph,
+ * the default) and `engines/neo4j/` (Bolt). One contract suite (`engines/contract.ts`) runs
+ * the same cases against both.
+ *
+ * Conventions every adapter keeps:
+ * - Node ids are strings chosen by the caller (`site:blog`, `post:hello`, uuids). They are
+ *   unique within a graph. Properties are JSON objects and round-trip exactly (nested
+ *   objects, arrays, unicode, large strings); `undefined` members are dropped.
+ * - Every method is async; errors the caller can act on are {@link EngineError}s with a
+ *   `kind`; anything else is an engine failure.
+ * - Writes are idempotent where the contract says so (mergeEdge, putNode), because the Neo4j
+ *   driver retries transactions on transient errors.
+ */
+
+/** A JSON object. */
+export type Props = Record<string, unknown>;
+
+export interface GraphNode {
+  id: string;
+  /** One or more labels; the first is the primary label (e.g. a content type's nodeLabel). */
+  labels: string[];
+  props: Props;
+}
+
+export interface GraphEdge {
+  from: string;
+  /** The edge label, an uppercase identifier such as `ACTED_IN`. */
+  type: string;
+  to: string;
+  props: Props;
+}
+
+export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'exists';
+
+/** A filter on a top-level property. `contains` is a case-insensitive substring match on strings. */
+export interface PropFilter {
+  prop: string;
+  op: FilterOp;
+  value?: unknown;
+}
+
+export interface NodeQuery {
+  /** Only nodes carrying this label. */
+  label: string;
+  where?: PropFilter[];
+  /** Sort keys, applied in order; default: ascending by id. With `q` and no orderBy: by relevance. */
+  orderBy?: Array<{ prop: string; direction?: 'asc' | 'desc' }>;
+  /** Full-text query over the node's string properties (all words must match, ranked by relevance). */
+  q?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface NodePage {
+  nodes: GraphNode[];
+  /** The exact number of nodes matching label, where and q — independent of limit and offset. */
+  total: number;
+}
+
+export interface TraversalQuery {
+  from: string;
+  /** Follow only these edge labels; all when omitted. */
+  edgeTypes?: string[];
+  direction: 'out' | 'in' | 'both';
+  /** 1..5 */
+  depth: number;
+  /** Only return nodes carrying this label. */
+  label?: string;
+  limit?: number;
+}
+
+export interface TraversalHit {
+  node: GraphNode;
+  /** Shortest distance from `from` in hops (1 = a direct neighbour). */
+  depth: number;
+}
+
+export interface SimilarityQuery {
+  /** Only nodes carrying this label. */
+  label: string;
+  vector: number[];
+  k: number;
+  /** Leave this node out (the item a `{% similar %}` tag is rendered for). */
+  excludeId?: string;
+}
+
+export interface SimilarHit {
+  node: GraphNode;
+  /** Cosine similarity, 1 = same direction. */
+  score: number;
+}
+
+export interface EdgeQuery {
+  from?: string;
+  to?: string;
+  type?: string;
+}
+
+/** What mergeEdge did. `missing_endpoint`: from or to does not exist; nothing was written. */
+export type MergeEdgeResult = 'created' | 'updated' | 'unchanged' | 'missing_endpoint';
+
+export interface AuditEntryInput {
+  /** Who did it: a user id, an API key id, or `system`. */
+  actor: string;
+  /** What was done, e.g. `content.create`. */
+  action: string;
+  /** What it was done to, e.g. a node id. */
+  target: string;
+  /** Optional details (e.g. the new content hash). */
+  data?: Props;
+}
+
+export interface AuditRecord extends AuditEntryInput {
+  seq: number;
+  ts: string;
+  prevHash: string;
+  /** sha256 hex of `prevHash` + canonical JSON of {seq, ts, actor, action, target, data}. */
+  hash: string;
+}
+
+export interface AuditVerdict {
+  graph: string;
+  status: 'ok' | 'broken' | 'empty';
+  records: number;
+  last_seq: number;
+  last_hash?: string;
+  verified_at: string;
+  reason: string | null;
+}
+
+/** Reads, available on a graph and inside a transaction. */
+export interface GraphReader {
+  getNode(id: string): Promise<GraphNode | null>;
+  getNodes(ids: string[]): Promise<GraphNode[]>;
+  findNodes(query: NodeQuery): Promise<NodePage>;
+  getEdges(query: EdgeQuery): Promise<GraphEdge[]>;
+  traverse(query: TraversalQuery): Promise<TraversalHit[]>;
+  similar(query: SimilarityQuery): Promise<SimilarHit[]>;
+  /** Whether the node has a stored embedding. */
+  hasEmbedding(id: string): Promise<boolean>;
+}
+
+/** Writes, available on a graph (each call its own transaction) and inside a transaction. */
+export interface GraphWriter extends GraphReader {
+  /** Creates a node; EngineError `exists` when the id is taken, `unique_violation` on a unique constraint. */
+  createNode(node: GraphNode): Promise<GraphNode>;
+  /** Creates or replaces a node (labels and props). Idempotent. */
+  putNode(node: GraphNode): Promise<GraphNode>;
+  /** Replaces the props (and labels when given) of an existing node; EngineError `not_found` otherwise. */
+  updateNode(id: string, update: { props: Props; labels?: string[] }): Promise<GraphNode>;
+  /** Deletes a node and its edges and embedding. Returns false when there was no such node. */
+  deleteNode(id: string): Promise<boolean>;
+  /** Creates the edge or replaces its props; idempotent. One edge per (from, type, to). */
+  mergeEdge(edge: GraphEdge): Promise<MergeEdgeResult>;
+  deleteEdge(edge: { from: string; type: string; to: string }): Promise<boolean>;
+  /** Stores (or replaces) the node's embedding. All vectors of one graph have the same dimension. */
+  setEmbedding(id: string, vector: number[]): Promise<void>;
+  /** Appends to the graph's audit chain, in the same transaction as the surrounding writes. */
+  appendAudit(entry: AuditEntryInput): Promise<AuditRecord>;
+}
+
+export interface Graph extends GraphWriter {
+  readonly name: string;
+  /**
+   * Runs `fn` in one all-or-nothing transaction: when it throws, nothing it wrote remains.
+   * Transactions on one graph are serialized. Reads made through `tx` see its writes.
+   */
+  transaction<T>(fn: (tx: GraphWriter) => Promise<T>): Promise<T>;
+  /** Declares that `prop` is unique among nodes labelled `label` (idempotent). */
+  ensureUnique(label: string, prop: string): Promise<void>;
+  /** Reads the audit chain in sequence order. */
+  auditRecords(options?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]>;
+  /** Recomputes the chain and reports `ok`, `empty` or `broken` with the reason. */
+  verifyAudit(): Promise<AuditVerdict>;
+}
+
+export interface ProbeResult {
+  reachable: boolean;
+  probeMs: number | null;
+  error: string | null;
+}
+
+export interface ProcedureListing {
+  /** Which introspection probe worked. */
+  via: string;
+  procedures: Array<{ name: string; description?: string; mode?: string }>;
+  attempts: Array<{ via: string; ok: boolean; error?: string }>;
+}
+
+export interface GraphEngine {
+  readonly name: 'embedded' | 'neo4j';
+  /** Connects / opens storage. Nothing connects before init. */
+  init(): Promise<void>;
+  close(): Promise<void>;
+  /** Where the engine lives, for /health/detail (a directory or a bolt URI without credentials). */
+  endpoint(): string;
+  /** Creates a graph; EngineError `exists` when it already exists. */
+  createGraph(name: string): Promise<Graph>;
+  /** Opens an existing graph, or null. */
+  openGraph(name: string): Promise<Graph | null>;
+  /** Removes a graph and all its data. Returns false when there was none. */
+  dropGraph(name: string): Promise<boolean>;
+  listGraphs(): Promise<string[]>;
+  /** The operations or procedures the engine offers (for /maintenance/engine/procedures). */
+  procedures(): Promise<ProcedureListing>;
+  /** Checks the engine answers within `timeoutMs`; never throws. */
+  probe(timeoutMs: number): Promise<ProbeResult>;
+}
+
+export type EngineErrorKind =
+  | 'exists'
+  | 'not_found'
+  | 'unique_violation'
+  | 'invalid_argument'
+  | 'timeout'
+  | 'unavailable';
+
+/** An engine failure the caller can act on. */
+export class EngineError extends Error {
+  override readonly name = 'EngineError';
+  constructor(
+    readonly kind: EngineErrorKind,
+    message: string,
+    readonly details: Props = {},
+  ) {
+    super(message);
+  }
+}
+
+export function isEngineError(value: unknown, kind?: EngineErrorKind): value is EngineError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { name?: unknown }).name === 'EngineError' &&
+    (kind === undefined || (value as EngineError).kind === kind)
+  );
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+import { buildApp } from './app';
+import { ConfigError, loadConfig } from './config';
+
+/** Starts the server: validated configuration, listen, graceful shutdown on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`trellis: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const app = await buildApp({ config });
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  const address = await app.listen({ host: config.HOST, port: config.PORT });
+  app.log.info(
+    { address, engine: config.CMS_ENGINE, dataDir: config.CMS_DATA_DIR },
+    `Trellis listening on ${address}`,
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `trellis: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});
