@@ -1,0 +1,64 @@
+import type { Graph } from '../engines/port';
+
+/** Roles of spec §5.5, highest first. */
+export const ROLES = ['owner', 'admin', 'editor', 'publisher', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * What a route may require. One permission table in `auth/permissions.ts` maps each role to
+ * the permissions it holds; one hook enforces `config.permission` on every route.
+ */
+export type Permission =
+  | 'site:read'
+  | 'site:update'
+  | 'site:delete'
+  | 'content:read'
+  | 'content:write'
+  | 'content:publish'
+  | 'types:manage'
+  | 'templates:manage'
+  | 'build:run'
+  | 'release:manage'
+  | 'release:deploy'
+  | 'members:manage'
+  | 'keys:manage'
+  | 'maintenance:run';
+
+/** Who is calling, resolved from the bearer credential (spec §5.4 step 1 and 2). */
+export interface Principal {
+  kind: 'api_key' | 'id_token';
+  /** The platform user id (`user:<id>`); for API keys, the key's own user. */
+  userId: string;
+  /** The API key id (`key:<id>`) when the credential is an API key. */
+  keyId?: string;
+  /** `owner` for the platform owner, `admin` for platform admins, else null (site roles apply). */
+  platformRole: 'owner' | 'admin' | null;
+  /** Sites this credential is limited to; null = no restriction. */
+  allowedSites: string[] | null;
+}
+
+/** The site a site-scoped request works on (spec §5.4 step 3), from `X-Site-Id`. */
+export interface SiteContext {
+  /** `site:<slug>` */
+  id: string;
+  graphName: string;
+  /** The site's own graph. */
+  graph: Graph;
+  /** The caller's effective role on this site. */
+  role: Role;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Null only on public routes. */
+    principal: Principal | null;
+    /** Set on site-scoped routes (those that need `X-Site-Id`). */
+    site: SiteContext | null;
+  }
+  interface FastifyContextConfig {
+    /** Public routes need no credential (health, health/detail, metrics, openapi, media files). */
+    public?: boolean;
+    /** The permission the caller's role must hold; checked by the auth hook. */
+    permission?: Permission;
+  }
+}

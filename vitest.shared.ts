@@ -1,0 +1,12 @@
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Tests import sibling packages from source, so a test run needs no prior build and always
+ * sees the current code. (End-to-end tests start the built server from `dist/`.)
+ */
+export const workspaceAlias = {
+  '@trelliscms/core': fileURLToPath(new URL('./packages/core/src/index.ts', import.meta.url)),
+  '@trelliscms/builder': fileURLToPath(new URL('./packages/builder/src/index.ts', import.meta.url)),
+  '@trelliscms/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)),
+  '@trelliscms/server': fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
+};
