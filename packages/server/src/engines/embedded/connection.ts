@@ -1,0 +1,60 @@
+import Database from 'libsql';
+
+/** A value the libsql driver binds safely. (Binding a boolean aborts the process in libsql 0.5.) */
+export type SqlValue = string | number | bigint | null | Buffer;
+
+type Statement = Database.Statement<SqlValue[]>;
+
+/**
+ * One libsql connection with a prepared-statement cache. Rows are read in raw mode (arrays),
+ * which keeps libsql 0.5's enumerable `_metadata` key (added by `get()` to object rows) out of
+ * everything the engine returns.
+ */
+export class SqlConnection {
+  readonly db: Database.Database;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(path: string, options: { readonly?: boolean } = {}) {
+    this.db = new Database(path, { timeout: 5000, ...options });
+  }
+
+  private prepare(sql: string): Statement {
+    let stmt = this.statements.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(sql) as Statement;
+      if (stmt.reader) stmt.raw(true);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  /** The first row as an array of column values, or undefined. */
+  row(sql: string, params: SqlValue[] = []): unknown[] | undefined {
+    return this.prepare(sql).get(...params) as unknown[] | undefined;
+  }
+
+  /** All rows, each an array of column values. */
+  rows(sql: string, params: SqlValue[] = []): unknown[][] {
+    return this.prepare(sql).all(...params) as unknown[][];
+  }
+
+  /** Iterates the rows without loading them all. */
+  iterate(sql: string, params: SqlValue[] = []): IterableIterator<unknown[]> {
+    return this.prepare(sql).iterate(...params) as IterableIterator<unknown[]>;
+  }
+
+  /** Runs a statement that returns no rows. */
+  run(sql: string, params: SqlValue[] = []): { changes: number; lastInsertRowid: number | bigint } {
+    return this.prepare(sql).run(...params);
+  }
+
+  /** Runs one or more statements without parameters (DDL, pragmas, BEGIN/COMMIT). */
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  close(): void {
+    this.statements.clear();
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { GraphEngine } from '../port';
+import { createEmbeddedEngine } from './index';
+
+describe('embedded engine', () => {
+  let dir: string;
+  let engine: GraphEngine;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'trellis-embedded-'));
+    engine = createEmbeddedEngine({ dataDir: dir });
+    await engine.init();
+  });
+
+  afterEach(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps data across a restart', async () => {
+    const graph = await engine.createGraph('restart');
+    await graph.transaction(async (tx) => {
+      await tx.createNode({ id: 'a', labels: ['Post'], props: { title: 'Hello', n: 1 } });
+      await tx.createNode({ id: 'b', labels: ['Post', 'Draft'], props: { title: 'World', tags: ['x'] } });
+      await tx.mergeEdge({ from: 'a', type: 'LINKS', to: 'b', props: { w: 2 } });
+      await tx.setEmbedding('a', [1, 0, 0]);
+      await tx.appendAudit({ actor: 'system', action: 'seed', target: 'a' });
+    });
+    await graph.ensureUnique('Post', 'title');
+    await engine.close();
+
+    const again = createEmbeddedEngine({ dataDir: dir });
+    await again.init();
+    try {
+      expect(await again.listGraphs()).toEqual(['restart']);
+      const reopened = await again.openGraph('restart');
+      expect(reopened).not.toBeNull();
+      expect(await reopened?.getNode('b')).toEqual({
+        id: 'b',
+        labels: ['Post', 'Draft'],
+        props: { title: 'World', tags: ['x'] },
+      });
+      expect(await reopened?.getEdges({ from: 'a' })).toEqual([
+        { from: 'a', type: 'LINKS', to: 'b', props: { w: 2 } },
+      ]);
+      expect(await reopened?.hasEmbedding('a')).toBe(true);
+      expect((await reopened?.verifyAudit())?.status).toBe('ok');
+      await expect(
+        reopened?.createNode({ id: 'c', labels: ['Post'], props: { title: 'Hello' } }),
+      ).rejects.toMatchObject({ kind: 'unique_violation' });
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('rejects graph names that are not safe file names', async () => {
+    for (const name of ['../x', 'a/b', '', '.hidden', 'a b']) {
+      await expect(engine.createGraph(name)).rejects.toMatchObject({ kind: 'invalid_argument' });
+    }
+  });
+
+  it('never leaks libsql row metadata into nodes', async () => {
+    const graph = await engine.createGraph('meta');
+    await graph.createNode({ id: 'a', labels: ['T'], props: { x: 1 } });
+    const node = await graph.getNode('a');
+    expect(Object.keys(node ?? {})).toEqual(['id', 'labels', 'props']);
+    const page = await graph.findNodes({ label: 'T' });
+    expect(Object.keys(page.nodes[0] ?? {})).toEqual(['id', 'labels', 'props']);
+  });
+
+  it('hides an open transaction from reads outside it', async () => {
+    const graph = await engine.createGraph('iso');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let written!: () => void;
+    const wroteInside = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    const tx = graph.transaction(async (t) => {
+      await t.createNode({ id: 'inside', labels: ['T'], props: {} });
+      expect(await t.getNode('inside')).not.toBeNull();
+      written();
+      await gate;
+    });
+    await wroteInside;
+    expect(await graph.getNode('inside')).toBeNull();
+    const queued = graph.createNode({ id: 'after', labels: ['T'], props: {} });
+    release();
+    await tx;
+    await queued;
+    expect(await graph.getNode('inside')).not.toBeNull();
+    expect(await graph.getNode('after')).not.toBeNull();
+  });
+});

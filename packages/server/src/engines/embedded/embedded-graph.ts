@@ -1,0 +1,286 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AuditRecord, AuditVerdict, Graph, GraphWriter } from '../port';
+import { verifyAuditChain } from '../shared/audit-chain';
+import { SqlConnection } from './connection';
+import { GraphStore } from './graph-store';
+import { Mutex } from './mutex';
+import { SCHEMA_SQL, SCHEMA_VERSION } from './schema';
+
+/** The graph whose transaction the current async context runs in (to catch self-deadlocks). */
+const activeTransaction = new AsyncLocalStorage<EmbeddedGraph>();
+
+/** WAL and synchronous=FULL: an acknowledged commit survives a power cut, not only a crash. */
+function configure(conn: SqlConnection): void {
+  conn.exec('PRAGMA journal_mode = WAL');
+  conn.exec('PRAGMA synchronous = FULL');
+}
+
+/**
+ * One graph in its own database file. Writes go through one write connection, serialized by a
+ * mutex (a transaction holds it across its awaits). Reads outside a transaction use a second
+ * connection, so they see only committed data, never an open transaction's writes.
+ */
+export class EmbeddedGraph implements Graph {
+  private readonly writeConn: SqlConnection;
+  private readonly readConn: SqlConnection;
+  private readonly writer: GraphStore;
+  private readonly reader: GraphStore;
+  private readonly mutex = new Mutex();
+  private closed = false;
+
+  private constructor(
+    readonly name: string,
+    readonly file: string,
+    create: boolean,
+  ) {
+    this.writeConn = new SqlConnection(file);
+    try {
+      configure(this.writeConn);
+      if (create) {
+        this.writeConn.exec(`BEGIN IMMEDIATE; ${SCHEMA_SQL}`);
+        this.writeConn.run(`INSERT OR REPLACE INTO meta (key, value) VALUES ('graph_name', ?)`, [name]);
+        this.writeConn.run(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`, [
+          SCHEMA_VERSION,
+        ]);
+        this.writeConn.run(`INSERT OR REPLACE INTO meta (key, value) VALUES ('created_at', ?)`, [
+          new Date().toISOString(),
+        ]);
+        this.writeConn.exec('COMMIT');
+      }
+      this.readConn = new SqlConnection(file);
+      this.readConn.exec('PRAGMA query_only = 1');
+    } catch (error) {
+      this.writeConn.close();
+      throw error;
+    }
+    const uniques = new GraphStore(this.readConn, new Map()).loadUniqueConstraints();
+    this.writer = new GraphStore(this.writeConn, uniques);
+    this.reader = new GraphStore(this.readConn, uniques);
+  }
+
+  /** Creates the database file and its schema. */
+  static create(name: string, file: string): EmbeddedGraph {
+    return new EmbeddedGraph(name, file, true);
+  }
+
+  /** Opens an existing graph file. */
+  static open(name: string, file: string): EmbeddedGraph {
+    return new EmbeddedGraph(name, file, false);
+  }
+
+  // ---- reads: committed data only ----
+
+  async getNode(id: string) {
+    return this.reader.getNode(id);
+  }
+  async getNodes(ids: string[]) {
+    return this.reader.getNodes(ids);
+  }
+  async findNodes(query: Parameters<Graph['findNodes']>[0]) {
+    return this.reader.findNodes(query);
+  }
+  async getEdges(query: Parameters<Graph['getEdges']>[0]) {
+    return this.reader.getEdges(query);
+  }
+  async traverse(query: Parameters<Graph['traverse']>[0]) {
+    return this.reader.traverse(query);
+  }
+  async similar(query: Parameters<Graph['similar']>[0]) {
+    return this.reader.similar(query);
+  }
+  async hasEmbedding(id: string) {
+    return this.reader.hasEmbedding(id);
+  }
+  async auditRecords(options?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]> {
+    return this.reader.auditRecords(options);
+  }
+  async verifyAudit(): Promise<AuditVerdict> {
+    return verifyAuditChain(this.name, this.reader.allAuditRecords());
+  }
+
+  // ---- single writes: each its own transaction ----
+
+  createNode(node: Parameters<Graph['createNode']>[0]) {
+    return this.write(() => this.writer.createNode(node));
+  }
+  putNode(node: Parameters<Graph['putNode']>[0]) {
+    return this.write(() => this.writer.putNode(node));
+  }
+  updateNode(id: string, update: Parameters<Graph['updateNode']>[1]) {
+    return this.write(() => this.writer.updateNode(id, update));
+  }
+  deleteNode(id: string) {
+    return this.write(() => this.writer.deleteNode(id));
+  }
+  mergeEdge(edge: Parameters<Graph['mergeEdge']>[0]) {
+    return this.write(() => this.writer.mergeEdge(edge));
+  }
+  deleteEdge(edge: Parameters<Graph['deleteEdge']>[0]) {
+    return this.write(() => this.writer.deleteEdge(edge));
+  }
+  setEmbedding(id: string, vector: number[]) {
+    return this.write(() => this.writer.setEmbedding(id, vector));
+  }
+  appendAudit(entry: Parameters<Graph['appendAudit']>[0]) {
+    return this.write(() => this.writer.appendAudit(entry));
+  }
+  async ensureUnique(label: string, prop: string): Promise<void> {
+    await this.write(() => this.writer.ensureUnique(label, prop));
+  }
+
+  async transaction<T>(fn: (tx: GraphWriter) => Promise<T>): Promise<T> {
+    this.assertNotInOwnTransaction();
+    await this.mutex.lock();
+    try {
+      this.assertOpen();
+      this.writeConn.exec('BEGIN IMMEDIATE');
+      const tx = new TransactionWriter(this.writer);
+      try {
+        const result = await activeTransaction.run(this, () => fn(tx));
+        tx.end();
+        this.writeConn.exec('COMMIT');
+        return result;
+      } catch (error) {
+        tx.end();
+        this.rollback();
+        throw error;
+      }
+    } finally {
+      this.mutex.unlock();
+    }
+  }
+
+  /** Waits for the running transaction, then closes both connections. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.mutex.lock();
+    try {
+      this.closed = true;
+      this.readConn.close();
+      this.writeConn.close();
+    } finally {
+      this.mutex.unlock();
+    }
+  }
+
+  /** Runs one write in its own transaction; synchronously when no transaction is running. */
+  private write<T>(op: () => T): Promise<T> {
+    if (this.mutex.tryLock()) {
+      try {
+        return Promise.resolve(this.runAtomically(op));
+      } catch (error) {
+        return Promise.reject(error);
+      } finally {
+        this.mutex.unlock();
+      }
+    }
+    try {
+      this.assertNotInOwnTransaction();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.mutex.lock().then(() => {
+      try {
+        return this.runAtomically(op);
+      } finally {
+        this.mutex.unlock();
+      }
+    });
+  }
+
+  private runAtomically<T>(op: () => T): T {
+    this.assertOpen();
+    this.writeConn.exec('BEGIN IMMEDIATE');
+    let result: T;
+    try {
+      result = op();
+    } catch (error) {
+      this.rollback();
+      throw error;
+    }
+    this.writeConn.exec('COMMIT');
+    return result;
+  }
+
+  private rollback(): void {
+    if (this.writeConn.db.inTransaction) this.writeConn.exec('ROLLBACK');
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error(`Graph ${this.name} is closed`);
+  }
+
+  private assertNotInOwnTransaction(): void {
+    if (activeTransaction.getStore() === this) {
+      throw new Error(
+        `Graph ${this.name}: a write on the graph inside its own transaction would wait forever; use the transaction's tx argument`,
+      );
+    }
+  }
+}
+
+/** The `tx` a transaction callback gets: the write connection's store, valid until the callback returns. */
+class TransactionWriter implements GraphWriter {
+  private active = true;
+
+  constructor(private readonly store: GraphStore) {}
+
+  end(): void {
+    this.active = false;
+  }
+
+  private run<T>(op: () => T): Promise<T> {
+    if (!this.active) return Promise.reject(new Error('The transaction has ended; tx can no longer be used'));
+    try {
+      return Promise.resolve(op());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  getNode(id: string) {
+    return this.run(() => this.store.getNode(id));
+  }
+  getNodes(ids: string[]) {
+    return this.run(() => this.store.getNodes(ids));
+  }
+  findNodes(query: Parameters<GraphWriter['findNodes']>[0]) {
+    return this.run(() => this.store.findNodes(query));
+  }
+  getEdges(query: Parameters<GraphWriter['getEdges']>[0]) {
+    return this.run(() => this.store.getEdges(query));
+  }
+  traverse(query: Parameters<GraphWriter['traverse']>[0]) {
+    return this.run(() => this.store.traverse(query));
+  }
+  similar(query: Parameters<GraphWriter['similar']>[0]) {
+    return this.run(() => this.store.similar(query));
+  }
+  hasEmbedding(id: string) {
+    return this.run(() => this.store.hasEmbedding(id));
+  }
+  createNode(node: Parameters<GraphWriter['createNode']>[0]) {
+    return this.run(() => this.store.createNode(node));
+  }
+  putNode(node: Parameters<GraphWriter['putNode']>[0]) {
+    return this.run(() => this.store.putNode(node));
+  }
+  updateNode(id: string, update: Parameters<GraphWriter['updateNode']>[1]) {
+    return this.run(() => this.store.updateNode(id, update));
+  }
+  deleteNode(id: string) {
+    return this.run(() => this.store.deleteNode(id));
+  }
+  mergeEdge(edge: Parameters<GraphWriter['mergeEdge']>[0]) {
+    return this.run(() => this.store.mergeEdge(edge));
+  }
+  deleteEdge(edge: Parameters<GraphWriter['deleteEdge']>[0]) {
+    return this.run(() => this.store.deleteEdge(edge));
+  }
+  setEmbedding(id: string, vector: number[]) {
+    return this.run(() => this.store.setEmbedding(id, vector));
+  }
+  appendAudit(entry: Parameters<GraphWriter['appendAudit']>[0]) {
+    return this.run(() => this.store.appendAudit(entry));
+  }
+}

@@ -1,0 +1,118 @@
+import type { NodeQuery, PropFilter } from '../port';
+import type { FilterScalar } from '../shared/node-query';
+import { searchWords } from '../shared/search-text';
+import type { SqlValue } from './connection';
+
+/** A compiled node query: the page and the exact total, parameters only. */
+export interface CompiledNodeQuery {
+  sql: string;
+  params: SqlValue[];
+  countSql: string;
+  countParams: SqlValue[];
+}
+
+/** A JSON path selecting a top-level property; `prop` is a validated identifier. */
+function path(prop: string): string {
+  return `$."${prop}"`;
+}
+
+// json_type(): 'null' | 'true' | 'false' | 'integer' | 'real' | 'text' | 'array' | 'object', or NULL when absent.
+const PRESENT = `(json_type(n.props, ?) IS NOT NULL AND json_type(n.props, ?) <> 'null')`;
+const MISSING = `(json_type(n.props, ?) IS NULL OR json_type(n.props, ?) = 'null')`;
+
+/** SQL (and its parameters) that is true when the property equals `value` with the same JSON type. */
+function equals(prop: string, value: FilterScalar): [string, SqlValue[]] {
+  const p = path(prop);
+  if (value === null) return [MISSING, [p, p]];
+  if (typeof value === 'boolean') return [`json_type(n.props, ?) = ?`, [p, value ? 'true' : 'false']];
+  if (typeof value === 'number') {
+    return [`(json_type(n.props, ?) IN ('integer', 'real') AND json_extract(n.props, ?) = ?)`, [p, p, value]];
+  }
+  return [`(json_type(n.props, ?) = 'text' AND json_extract(n.props, ?) = ?)`, [p, p, value]];
+}
+
+const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+
+function filterSql(filter: PropFilter): [string, SqlValue[]] {
+  const p = path(filter.prop);
+  switch (filter.op) {
+    case 'eq':
+      return equals(filter.prop, filter.value as FilterScalar);
+    case 'ne': {
+      const [sql, params] = equals(filter.prop, filter.value as FilterScalar);
+      // json_type() is NULL for an absent property; NOT NULL would drop the row, so default to false.
+      return [`NOT IFNULL(${sql}, 0)`, params];
+    }
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte': {
+      const types = typeof filter.value === 'number' ? `('integer', 'real')` : `('text')`;
+      return [
+        `(json_type(n.props, ?) IN ${types} AND json_extract(n.props, ?) ${COMPARE[filter.op]} ?)`,
+        [p, p, filter.value as string | number],
+      ];
+    }
+    case 'in': {
+      const values = filter.value as FilterScalar[];
+      if (values.length === 0) return ['0', []];
+      const parts = values.map((value) => equals(filter.prop, value));
+      return [`(${parts.map(([sql]) => sql).join(' OR ')})`, parts.flatMap(([, params]) => params)];
+    }
+    case 'contains':
+      return [
+        `(json_type(n.props, ?) = 'text' AND instr(lower(json_extract(n.props, ?)), ?) > 0)`,
+        [p, p, (filter.value as string).toLowerCase()],
+      ];
+    case 'exists':
+      return filter.value === false ? [MISSING, [p, p]] : [PRESENT, [p, p]];
+  }
+}
+
+/** The FTS5 query for `q`: every word, quoted (words hold only letters and digits). */
+export function ftsMatch(q: string | undefined): string | null {
+  if (q === undefined) return null;
+  const words = searchWords(q);
+  return words.length === 0 ? null : words.map((word) => `"${word}"`).join(' ');
+}
+
+/**
+ * Compiles a validated NodeQuery. Property names are identifiers passed as JSON path
+ * parameters; every value is a parameter.
+ */
+export function compileNodeQuery(query: NodeQuery): CompiledNodeQuery {
+  const match = ftsMatch(query.q);
+  let from = 'FROM node_labels l JOIN nodes n ON n.rid = l.rid';
+  const where = ['l.label = ?'];
+  const params: SqlValue[] = [query.label];
+  if (match !== null) {
+    from += ' JOIN nodes_fts ON nodes_fts.rowid = l.rid';
+    where.push('nodes_fts MATCH ?');
+    params.push(match);
+  }
+  for (const filter of query.where ?? []) {
+    const [sql, filterParams] = filterSql(filter);
+    where.push(sql);
+    params.push(...filterParams);
+  }
+  const body = `${from} WHERE ${where.join(' AND ')}`;
+
+  const order: string[] = [];
+  const orderParams: SqlValue[] = [];
+  for (const key of query.orderBy ?? []) {
+    const dir = key.direction === 'desc' ? 'DESC' : 'ASC';
+    const p = path(key.prop);
+    // Missing values sort last ascending and first descending, as in Cypher.
+    order.push(`${MISSING} ${dir}`, `json_extract(n.props, ?) ${dir}`);
+    orderParams.push(p, p, p);
+  }
+  if (order.length === 0 && match !== null) order.push('bm25(nodes_fts)');
+  order.push('n.id');
+
+  return {
+    sql: `SELECT n.id, n.labels, n.props ${body} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`,
+    params: [...params, ...orderParams, query.limit ?? -1, query.offset ?? 0],
+    countSql: `SELECT count(*) ${body}`,
+    countParams: params,
+  };
+}

@@ -1,0 +1,542 @@
+import { canonicalJson } from '@trelliscms/core';
+import type {
+  AuditEntryInput,
+  AuditRecord,
+  EdgeQuery,
+  GraphEdge,
+  GraphNode,
+  MergeEdgeResult,
+  NodePage,
+  NodeQuery,
+  Props,
+  SimilarHit,
+  SimilarityQuery,
+  TraversalHit,
+  TraversalQuery,
+} from '../port';
+import { EngineError } from '../port';
+import { auditHash, GENESIS_HASH } from '../shared/audit-chain';
+import {
+  assertCount,
+  assertIdentifier,
+  assertLabels,
+  assertNodeId,
+  assertProps,
+} from '../shared/identifiers';
+import { assertNodeQuery } from '../shared/node-query';
+import { searchableText } from '../shared/search-text';
+import type { SqlConnection, SqlValue } from './connection';
+import { compileNodeQuery } from './find-nodes-sql';
+
+/** Unique constraints of one graph, label -> props; shared by the graph's connections. */
+export type UniqueConstraints = Map<string, string[]>;
+
+const MAX_DIMENSION = 65_536;
+
+const SELECT_NODE = 'SELECT id, labels, props FROM nodes WHERE id = ?';
+const SELECT_RID = 'SELECT rid, labels FROM nodes WHERE id = ?';
+
+function toNode(row: unknown[]): GraphNode {
+  return {
+    id: row[0] as string,
+    labels: (row[1] as string).split(' '),
+    props: JSON.parse(row[2] as string) as Props,
+  };
+}
+
+function toAuditRecord(row: unknown[]): AuditRecord {
+  const record: AuditRecord = {
+    seq: row[0] as number,
+    ts: row[1] as string,
+    actor: row[2] as string,
+    action: row[3] as string,
+    target: row[4] as string,
+    prevHash: row[6] as string,
+    hash: row[7] as string,
+  };
+  if (row[5] !== null) record.data = JSON.parse(row[5] as string) as Props;
+  return record;
+}
+
+/** A unique-constraint key for a property value: its canonical JSON, so 1 and "1" differ. */
+function uniqueKey(value: unknown): string | null {
+  return value === undefined || value === null ? null : canonicalJson(value);
+}
+
+/**
+ * The graph operations as synchronous calls on one connection. The graph wraps them in
+ * promises and transactions; the store itself never begins or commits.
+ */
+export class GraphStore {
+  constructor(
+    private readonly conn: SqlConnection,
+    private readonly uniques: UniqueConstraints,
+  ) {}
+
+  // ---- reads ----
+
+  getNode(id: string): GraphNode | null {
+    if (typeof id !== 'string') return null;
+    const row = this.conn.row(SELECT_NODE, [id]);
+    return row === undefined ? null : toNode(row);
+  }
+
+  getNodes(ids: string[]): GraphNode[] {
+    if (!Array.isArray(ids) || ids.length === 0) return [];
+    const wanted = ids.filter((id) => typeof id === 'string');
+    const rows = this.conn.rows(
+      'SELECT id, labels, props FROM nodes WHERE id IN (SELECT value FROM json_each(?))',
+      [JSON.stringify(wanted)],
+    );
+    const byId = new Map(rows.map((row) => [row[0] as string, row]));
+    const nodes: GraphNode[] = [];
+    const seen = new Set<string>();
+    for (const id of wanted) {
+      const row = byId.get(id);
+      if (row === undefined || seen.has(id)) continue;
+      seen.add(id);
+      nodes.push(toNode(row));
+    }
+    return nodes;
+  }
+
+  findNodes(query: NodeQuery): NodePage {
+    assertNodeQuery(query);
+    const compiled = compileNodeQuery(query);
+    const total = this.conn.row(compiled.countSql, compiled.countParams)?.[0] as number;
+    const nodes = query.limit === 0 ? [] : this.conn.rows(compiled.sql, compiled.params).map(toNode);
+    return { nodes, total };
+  }
+
+  getEdges(query: EdgeQuery): GraphEdge[] {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    // Fixed fragments chosen by which fields are set, so each shape is one cached statement.
+    if (query?.from !== undefined) {
+      where.push('from_id = ?');
+      params.push(String(query.from));
+    }
+    if (query?.to !== undefined) {
+      where.push('to_id = ?');
+      params.push(String(query.to));
+    }
+    if (query?.type !== undefined) {
+      where.push('type = ?');
+      params.push(String(query.type));
+    }
+    const filter = where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`;
+    return this.conn
+      .rows(`SELECT from_id, type, to_id, props FROM edges${filter} ORDER BY from_id, type, to_id`, params)
+      .map((row) => ({
+        from: row[0] as string,
+        type: row[1] as string,
+        to: row[2] as string,
+        props: JSON.parse(row[3] as string) as Props,
+      }));
+  }
+
+  traverse(query: TraversalQuery): TraversalHit[] {
+    assertNodeId(query?.from, 'traversal start');
+    if (!['out', 'in', 'both'].includes(query.direction)) {
+      throw new EngineError('invalid_argument', 'direction must be out, in or both');
+    }
+    if (!Number.isInteger(query.depth) || query.depth < 1 || query.depth > 5) {
+      throw new EngineError('invalid_argument', 'depth must be an integer from 1 to 5');
+    }
+    for (const type of query.edgeTypes ?? []) assertIdentifier(type, 'edge type');
+    if (query.label !== undefined) assertIdentifier(query.label, 'label');
+    assertCount(query.limit, 'limit');
+
+    const types = query.edgeTypes === undefined ? null : JSON.stringify(query.edgeTypes);
+    const typeFilter = types === null ? '' : ' AND type IN (SELECT value FROM json_each(?))';
+    const steps: string[] = [];
+    if (query.direction !== 'in') {
+      steps.push(`SELECT to_id FROM edges WHERE from_id IN (SELECT value FROM json_each(?))${typeFilter}`);
+    }
+    if (query.direction !== 'out') {
+      steps.push(`SELECT from_id FROM edges WHERE to_id IN (SELECT value FROM json_each(?))${typeFilter}`);
+    }
+    const stepSql = steps.join(' UNION ');
+
+    const depthOf = new Map<string, number>([[query.from, 0]]);
+    let frontier = [query.from];
+    for (let depth = 1; depth <= query.depth && frontier.length > 0; depth++) {
+      const frontierJson = JSON.stringify(frontier);
+      const params: SqlValue[] = [];
+      for (let i = 0; i < steps.length; i++) {
+        params.push(frontierJson);
+        if (types !== null) params.push(types);
+      }
+      const next: string[] = [];
+      for (const row of this.conn.rows(stepSql, params)) {
+        const id = row[0] as string;
+        if (!depthOf.has(id)) {
+          depthOf.set(id, depth);
+          next.push(id);
+        }
+      }
+      frontier = next;
+    }
+    depthOf.delete(query.from);
+
+    const hits: TraversalHit[] = [];
+    for (const node of this.getNodes([...depthOf.keys()])) {
+      if (query.label !== undefined && !node.labels.includes(query.label)) continue;
+      hits.push({ node, depth: depthOf.get(node.id) as number });
+    }
+    hits.sort((a, b) => a.depth - b.depth || (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
+    return query.limit === undefined ? hits : hits.slice(0, query.limit);
+  }
+
+  similar(query: SimilarityQuery): SimilarHit[] {
+    assertIdentifier(query?.label, 'label');
+    assertCount(query.k, 'k', 10_000);
+    const vector = this.assertVector(query.vector);
+    if (query.k === 0) return [];
+    const dimension = this.dimension();
+    if (dimension === null) return [];
+    if (dimension !== vector.length) {
+      throw new EngineError(
+        'invalid_argument',
+        `The query vector has ${vector.length} dimensions; this graph's embeddings have ${dimension}`,
+      );
+    }
+    // Exact top-k: a scan of the label's embeddings, so a label or exclusion never starves the result.
+    const rows = this.conn.rows(
+      `SELECT n.id, n.labels, n.props, vector_distance_cos(e.vec, vector32(?)) AS d
+       FROM node_labels l JOIN embeddings e ON e.rid = l.rid JOIN nodes n ON n.rid = l.rid
+       WHERE l.label = ? AND n.id IS NOT ?
+       ORDER BY d, n.id LIMIT ?`,
+      [JSON.stringify(vector), query.label, query.excludeId ?? null, query.k],
+    );
+    return rows.map((row) => ({ node: toNode(row), score: 1 - (row[3] as number) }));
+  }
+
+  hasEmbedding(id: string): boolean {
+    return (
+      this.conn.row('SELECT 1 FROM nodes n JOIN embeddings e ON e.rid = n.rid WHERE n.id = ?', [
+        String(id),
+      ]) !== undefined
+    );
+  }
+
+  // ---- writes ----
+
+  createNode(node: GraphNode): GraphNode {
+    const clean = this.assertNode(node);
+    if (this.conn.row(SELECT_RID, [clean.id]) !== undefined) {
+      throw new EngineError('exists', `A node with id ${JSON.stringify(clean.id)} already exists`, {
+        id: clean.id,
+      });
+    }
+    this.checkUnique(clean, null);
+    this.insert(clean);
+    return clean;
+  }
+
+  putNode(node: GraphNode): GraphNode {
+    const clean = this.assertNode(node);
+    const existing = this.conn.row(SELECT_RID, [clean.id]);
+    if (existing === undefined) {
+      this.checkUnique(clean, null);
+      this.insert(clean);
+    } else {
+      this.checkUnique(clean, existing[0] as number);
+      this.replace(existing[0] as number, clean);
+    }
+    return clean;
+  }
+
+  updateNode(id: string, update: { props: Props; labels?: string[] }): GraphNode {
+    assertNodeId(id);
+    const existing = this.conn.row(SELECT_RID, [id]);
+    if (existing === undefined) {
+      throw new EngineError('not_found', `No node with id ${JSON.stringify(id)}`, { id });
+    }
+    const labels = update?.labels ?? (existing[1] as string).split(' ');
+    const clean = this.assertNode({ id, labels, props: update?.props });
+    this.checkUnique(clean, existing[0] as number);
+    this.replace(existing[0] as number, clean);
+    return clean;
+  }
+
+  deleteNode(id: string): boolean {
+    if (typeof id !== 'string') return false;
+    const existing = this.conn.row(SELECT_RID, [id]);
+    if (existing === undefined) return false;
+    const rid = existing[0] as number;
+    this.conn.run('DELETE FROM edges WHERE from_id = ?', [id]);
+    this.conn.run('DELETE FROM edges WHERE to_id = ?', [id]);
+    this.conn.run('DELETE FROM embeddings WHERE rid = ?', [rid]);
+    this.conn.run('DELETE FROM nodes_fts WHERE rowid = ?', [rid]);
+    this.conn.run('DELETE FROM node_labels WHERE rid = ?', [rid]);
+    this.conn.run('DELETE FROM unique_values WHERE rid = ?', [rid]);
+    this.conn.run('DELETE FROM nodes WHERE rid = ?', [rid]);
+    return true;
+  }
+
+  mergeEdge(edge: GraphEdge): MergeEdgeResult {
+    assertNodeId(edge?.from, 'edge start');
+    assertNodeId(edge.to, 'edge end');
+    assertIdentifier(edge.type, 'edge type');
+    const props = edge.props ?? {};
+    assertProps(props, 'edge props');
+    const json = canonicalJson(props);
+    const ends = this.conn.row('SELECT count(*) FROM nodes WHERE id IN (?, ?)', [
+      edge.from,
+      edge.to,
+    ])?.[0] as number;
+    if (ends < (edge.from === edge.to ? 1 : 2)) return 'missing_endpoint';
+    const existing = this.conn.row('SELECT props FROM edges WHERE from_id = ? AND type = ? AND to_id = ?', [
+      edge.from,
+      edge.type,
+      edge.to,
+    ]);
+    if (existing === undefined) {
+      this.conn.run('INSERT INTO edges (from_id, type, to_id, props) VALUES (?, ?, ?, ?)', [
+        edge.from,
+        edge.type,
+        edge.to,
+        json,
+      ]);
+      return 'created';
+    }
+    if (existing[0] === json) return 'unchanged';
+    this.conn.run('UPDATE edges SET props = ? WHERE from_id = ? AND type = ? AND to_id = ?', [
+      json,
+      edge.from,
+      edge.type,
+      edge.to,
+    ]);
+    return 'updated';
+  }
+
+  deleteEdge(edge: { from: string; type: string; to: string }): boolean {
+    return (
+      this.conn.run('DELETE FROM edges WHERE from_id = ? AND type = ? AND to_id = ?', [
+        String(edge?.from),
+        String(edge?.type),
+        String(edge?.to),
+      ]).changes > 0
+    );
+  }
+
+  setEmbedding(id: string, vector: number[]): void {
+    assertNodeId(id);
+    const clean = this.assertVector(vector);
+    const existing = this.conn.row(SELECT_RID, [id]);
+    if (existing === undefined) {
+      throw new EngineError('not_found', `No node with id ${JSON.stringify(id)}`, { id });
+    }
+    const dimension = this.dimension();
+    if (dimension === null) {
+      this.conn.run(`INSERT INTO meta (key, value) VALUES ('vector_dimension', ?)`, [String(clean.length)]);
+    } else if (dimension !== clean.length) {
+      throw new EngineError(
+        'invalid_argument',
+        `The vector has ${clean.length} dimensions; this graph's embeddings have ${dimension}`,
+      );
+    }
+    this.conn.run('INSERT OR REPLACE INTO embeddings (rid, vec) VALUES (?, vector32(?))', [
+      existing[0] as number,
+      JSON.stringify(clean),
+    ]);
+  }
+
+  appendAudit(entry: AuditEntryInput): AuditRecord {
+    for (const key of ['actor', 'action', 'target'] as const) {
+      if (typeof entry?.[key] !== 'string') {
+        throw new EngineError('invalid_argument', `An audit entry needs a string ${key}`);
+      }
+    }
+    if (entry.data !== undefined) assertProps(entry.data, 'audit data');
+    const last = this.conn.row('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
+    const seq = last === undefined ? 1 : (last[0] as number) + 1;
+    const prevHash = last === undefined ? GENESIS_HASH : (last[1] as string);
+    // Stored as canonical JSON, so what is read back hashes exactly as what was written.
+    const data = entry.data === undefined ? undefined : (JSON.parse(canonicalJson(entry.data)) as Props);
+    const record: AuditRecord = {
+      seq,
+      ts: new Date().toISOString(),
+      actor: entry.actor,
+      action: entry.action,
+      target: entry.target,
+      ...(data === undefined ? {} : { data }),
+      prevHash,
+      hash: '',
+    };
+    record.hash = auditHash(prevHash, record);
+    this.conn.run(
+      'INSERT INTO audit (seq, ts, actor, action, target, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [
+        seq,
+        record.ts,
+        record.actor,
+        record.action,
+        record.target,
+        data === undefined ? null : canonicalJson(data),
+        prevHash,
+        record.hash,
+      ],
+    );
+    return record;
+  }
+
+  auditRecords(options: { afterSeq?: number; limit?: number } = {}): AuditRecord[] {
+    assertCount(options.afterSeq, 'afterSeq');
+    assertCount(options.limit, 'limit');
+    return this.conn
+      .rows(
+        'SELECT seq, ts, actor, action, target, data, prev_hash, hash FROM audit WHERE seq > ? ORDER BY seq LIMIT ?',
+        [options.afterSeq ?? 0, options.limit ?? -1],
+      )
+      .map(toAuditRecord);
+  }
+
+  /** Every audit record in sequence order, read page by page. */
+  *allAuditRecords(pageSize = 1000): Generator<AuditRecord> {
+    let afterSeq = 0;
+    for (;;) {
+      const page = this.auditRecords({ afterSeq, limit: pageSize });
+      yield* page;
+      if (page.length < pageSize) return;
+      afterSeq = (page[page.length - 1] as AuditRecord).seq;
+    }
+  }
+
+  /**
+   * Declares a unique constraint; EngineError `unique_violation` when existing nodes already
+   * share a value. Returns whether the constraint is new.
+   */
+  ensureUnique(label: string, prop: string): boolean {
+    assertIdentifier(label, 'label');
+    assertIdentifier(prop, 'property');
+    if (this.uniques.get(label)?.includes(prop)) return false;
+    const rows = this.conn.rows(
+      'SELECT n.rid, n.id, n.props FROM node_labels l JOIN nodes n ON n.rid = l.rid WHERE l.label = ?',
+      [label],
+    );
+    const seen = new Map<string, string>();
+    for (const row of rows) {
+      const key = uniqueKey((JSON.parse(row[2] as string) as Props)[prop]);
+      if (key === null) continue;
+      const other = seen.get(key);
+      if (other !== undefined) {
+        throw new EngineError('unique_violation', `Nodes ${other} and ${row[1]} share ${label}.${prop}`, {
+          label,
+          prop,
+        });
+      }
+      seen.set(key, row[1] as string);
+      this.conn.run('INSERT INTO unique_values (label, prop, value, rid) VALUES (?, ?, ?, ?)', [
+        label,
+        prop,
+        key,
+        row[0] as number,
+      ]);
+    }
+    this.conn.run('INSERT OR IGNORE INTO unique_constraints (label, prop) VALUES (?, ?)', [label, prop]);
+    // The graph's connections share this map; the caller commits right after.
+    this.uniques.set(label, [...(this.uniques.get(label) ?? []), prop]);
+    return true;
+  }
+
+  /** Reads the unique constraints stored in the graph. */
+  loadUniqueConstraints(): UniqueConstraints {
+    const constraints: UniqueConstraints = new Map();
+    for (const [label, prop] of this.conn.rows(
+      'SELECT label, prop FROM unique_constraints ORDER BY label, prop',
+    )) {
+      const list = constraints.get(label as string) ?? [];
+      list.push(prop as string);
+      constraints.set(label as string, list);
+    }
+    return constraints;
+  }
+
+  // ---- helpers ----
+
+  private dimension(): number | null {
+    const row = this.conn.row(`SELECT value FROM meta WHERE key = 'vector_dimension'`);
+    return row === undefined ? null : Number(row[0]);
+  }
+
+  private assertVector(vector: unknown): number[] {
+    if (
+      !Array.isArray(vector) ||
+      vector.length === 0 ||
+      vector.length > MAX_DIMENSION ||
+      !vector.every((x) => typeof x === 'number' && Number.isFinite(x))
+    ) {
+      throw new EngineError('invalid_argument', 'A vector is a non-empty array of finite numbers');
+    }
+    return vector as number[];
+  }
+
+  private assertNode(node: GraphNode): GraphNode {
+    assertNodeId(node?.id);
+    assertLabels(node.labels);
+    assertProps(node.props);
+    return { id: node.id, labels: [...node.labels], props: node.props };
+  }
+
+  /** Throws `unique_violation` when another node holds a value a constraint reserves. */
+  private checkUnique(node: GraphNode, ownRid: number | null): void {
+    for (const label of node.labels) {
+      for (const prop of this.uniques.get(label) ?? []) {
+        const key = uniqueKey(node.props[prop]);
+        if (key === null) continue;
+        const holder = this.conn.row(
+          'SELECT rid FROM unique_values WHERE label = ? AND prop = ? AND value = ?',
+          [label, prop, key],
+        );
+        if (holder !== undefined && holder[0] !== ownRid) {
+          throw new EngineError('unique_violation', `Another ${label} node already has ${prop} = ${key}`, {
+            label,
+            prop,
+            value: node.props[prop],
+          });
+        }
+      }
+    }
+  }
+
+  private insert(node: GraphNode): void {
+    const { lastInsertRowid } = this.conn.run('INSERT INTO nodes (id, labels, props) VALUES (?, ?, ?)', [
+      node.id,
+      node.labels.join(' '),
+      JSON.stringify(node.props),
+    ]);
+    this.index(Number(lastInsertRowid), node);
+  }
+
+  private replace(rid: number, node: GraphNode): void {
+    this.conn.run('UPDATE nodes SET labels = ?, props = ? WHERE rid = ?', [
+      node.labels.join(' '),
+      JSON.stringify(node.props),
+      rid,
+    ]);
+    this.conn.run('DELETE FROM node_labels WHERE rid = ?', [rid]);
+    this.conn.run('DELETE FROM nodes_fts WHERE rowid = ?', [rid]);
+    this.conn.run('DELETE FROM unique_values WHERE rid = ?', [rid]);
+    this.index(rid, node);
+  }
+
+  private index(rid: number, node: GraphNode): void {
+    for (const label of node.labels) {
+      this.conn.run('INSERT INTO node_labels (label, rid) VALUES (?, ?)', [label, rid]);
+      for (const prop of this.uniques.get(label) ?? []) {
+        const key = uniqueKey(node.props[prop]);
+        if (key === null) continue;
+        this.conn.run('INSERT INTO unique_values (label, prop, value, rid) VALUES (?, ?, ?, ?)', [
+          label,
+          prop,
+          key,
+          rid,
+        ]);
+      }
+    }
+    const text = searchableText(node.props);
+    if (text.length > 0) this.conn.run('INSERT INTO nodes_fts (rowid, body) VALUES (?, ?)', [rid, text]);
+  }
+}
