@@ -36,7 +36,20 @@ export interface GraphEdge {
 
 export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'exists';
 
-/** A filter on a top-level property. `contains` is a case-insensitive substring match on strings. */
+/**
+ * A filter on a top-level property. `prop` is an identifier (`[A-Za-z_][A-Za-z0-9_]*`).
+ * Semantics every engine keeps (the contract suite checks them):
+ * - A property that is absent or `null` is *missing*.
+ * - `eq`: same JSON type and value (value: string, number, boolean or null; `eq null` means
+ *   missing). Numbers compare numerically; `1` never equals `true` or `"1"`.
+ * - `ne`: the negation of `eq`, so missing properties match `ne 'x'`.
+ * - `lt`/`lte`/`gt`/`gte`: value is a number or a string; only properties of the same type
+ *   match (numbers numerically, strings by code point).
+ * - `in`: value is an array of `eq` values; matches when any is equal.
+ * - `contains`: value is a string; a case-insensitive substring of a string property
+ *   (case folding is guaranteed for ASCII letters).
+ * - `exists`: present and not null; with `value: false`, missing.
+ */
 export interface PropFilter {
   prop: string;
   op: FilterOp;
@@ -47,9 +60,16 @@ export interface NodeQuery {
   /** Only nodes carrying this label. */
   label: string;
   where?: PropFilter[];
-  /** Sort keys, applied in order; default: ascending by id. With `q` and no orderBy: by relevance. */
+  /**
+   * Sort keys, applied in order, then by id; default: ascending by id. With `q` and no orderBy:
+   * by relevance, then id. Missing values sort last ascending and first descending (as Cypher).
+   */
   orderBy?: Array<{ prop: string; direction?: 'asc' | 'desc' }>;
-  /** Full-text query over the node's string properties (all words must match, ranked by relevance). */
+  /**
+   * Full-text query over the node's string properties, nested ones included (all words must
+   * match, ranked by relevance; words are split by `searchWords` in engines/shared). A `q` with
+   * no words does not filter.
+   */
   q?: string;
   limit?: number;
   offset?: number;
@@ -118,7 +138,11 @@ export interface AuditRecord extends AuditEntryInput {
   seq: number;
   ts: string;
   prevHash: string;
-  /** sha256 hex of `prevHash` + canonical JSON of {seq, ts, actor, action, target, data}. */
+  /**
+   * sha256 hex of `prevHash` + canonical JSON of {seq, ts, actor, action, target, data}
+   * (`auditHash` in engines/shared/audit-chain). Seq starts at 1; the first record's
+   * `prevHash` is 64 zeros (`GENESIS_HASH`).
+   */
   hash: string;
 }
 
@@ -198,14 +222,22 @@ export interface GraphEngine {
   close(): Promise<void>;
   /** Where the engine lives, for /health/detail (a directory or a bolt URI without credentials). */
   endpoint(): string;
-  /** Creates a graph; EngineError `exists` when it already exists. */
+  /**
+   * Creates a graph; EngineError `exists` when it already exists. Graph names are letters,
+   * digits, `-` and `_` (`assertGraphName` in engines/shared/identifiers); others are
+   * `invalid_argument`.
+   */
   createGraph(name: string): Promise<Graph>;
   /** Opens an existing graph, or null. */
   openGraph(name: string): Promise<Graph | null>;
   /** Removes a graph and all its data. Returns false when there was none. */
   dropGraph(name: string): Promise<boolean>;
   listGraphs(): Promise<string[]>;
-  /** The operations or procedures the engine offers (for /maintenance/engine/procedures). */
+  /**
+   * The operations or procedures the engine offers (for /maintenance/engine/procedures).
+   * When no introspection query works, rejects with EngineError `unavailable` whose
+   * `details.attempts` lists what was tried.
+   */
   procedures(): Promise<ProcedureListing>;
   /** Checks the engine answers within `timeoutMs`; never throws. */
   probe(timeoutMs: number): Promise<ProbeResult>;
