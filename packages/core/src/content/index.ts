@@ -1,0 +1,41 @@
+export { contentId, deriveSlug, isSlug, parseContentId, slugify } from './content-id';
+export {
+  isSingleTarget,
+  RESERVED_FIELD_NAMES,
+  RESERVED_NODE_LABELS,
+  type StoredContentType,
+  TEXT_FIELD_TYPES,
+} from './definitions';
+export {
+  checkFieldValue,
+  compileFieldRegex,
+  isContentIdShape,
+  isIsoDate,
+  isIsoDateTime,
+  MAX_REGEX_LENGTH,
+  type ValueReference,
+} from './field-value';
+export { embeddingText, HASHED_BOW_DIMENSIONS, hashedBagOfWords, wordTokens } from './hashed-bag-of-words';
+export {
+  batchCount,
+  batchRanges,
+  GATEWAY_TIMEOUT_MS,
+  type GatewayTimeoutWarning,
+  gatewayTimeoutWarning,
+  IMPORT_MAX_EDGES,
+  IMPORT_MAX_RECORDS,
+  perSecond,
+  type SplitAdvice,
+  tooManyAdvice,
+} from './import-plan';
+export { findTypeChangeConflicts, type TypeChangeConflict } from './type-change-conflicts';
+export {
+  describeIssues,
+  type FieldIssue,
+  invalidFieldsError,
+  type ValidatedFields,
+  type ValidatedRelationships,
+  validateFields,
+  validateRelationships,
+} from './validate-fields';
+export { type TypeDefinitionResult, validateTypeDefinition } from './validate-type-definition';
