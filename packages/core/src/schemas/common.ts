@@ -51,3 +51,55 @@ export const QueryFlag = z
 
 /** A non-negative integer given in a query string. */
 export const QueryInt = z.coerce.number().int().min(0);
+
+/**
+ * A content type name: used as a URL path segment and as the `<type>` of `<type>:<slug>` ids.
+ * Letters, digits, `_` and `-`, starting with a letter.
+ */
+export const TypeName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'must start with a letter and hold only letters, digits, _ and -');
+
+/** A graph node label: an identifier such as `Movie`. */
+export const NodeLabel = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be an identifier such as Movie');
+
+/** A field name: an identifier such as `title` or `release_year`. */
+export const FieldName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier such as title');
+
+/**
+ * The name of a named resource that appears in a URL path (templates, scripts, queries,
+ * views, widgets, block types): letters, digits, `.`, `_` and `-`; no slashes.
+ */
+export const ResourceName = z
+  .string()
+  .min(1)
+  .max(120)
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]*$/, 'must hold only letters, digits, ., _ and -')
+  .refine((name) => !name.includes('..'), 'must not contain ..');
+
+/** A role on the platform or on a site (spec §5). */
+export const Role = z.enum(['owner', 'admin', 'editor', 'publisher', 'viewer']).meta({ id: 'Role' });
+export type Role = z.infer<typeof Role>;
+
+/**
+ * A `limit` query parameter: a positive integer up to `max`, `fallback` when absent.
+ */
+export function queryLimit({ fallback, max }: { fallback: number; max: number }) {
+  return z.coerce.number().int().min(1).max(max).default(fallback);
+}
+
+/** `true`/`1` query flag (also `false`/`0`), absent means false. */
+export const OptionalQueryFlag = QueryFlag.optional();
+
+/** `{ok: true}`: the body of a write whose answer carries nothing else. */
+export const OkResponse = z.object({ ok: z.literal(true) }).meta({ id: 'Ok' });

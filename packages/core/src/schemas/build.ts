@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { DateTime, QueryFlag, queryLimit } from './common';
+
+/**
+ * The mode a build is asked for: `full` rebuilds every page; `incremental` (default) only
+ * impacted artifacts; `auto` picks by change surface; `validate` renders in memory, deploys
+ * nothing and records no BuildEvent.
+ */
+export const BuildMode = z.enum(['full', 'incremental', 'auto', 'validate']).meta({ id: 'BuildMode' });
+export type BuildMode = z.infer<typeof BuildMode>;
+
+/** The mode a build ran in (`manual`: a legacy rollback or operator build). */
+export const BuildResultMode = z
+  .enum(['full', 'incremental', 'auto', 'manual', 'validate'])
+  .meta({ id: 'BuildResultMode' });
+export type BuildResultMode = z.infer<typeof BuildResultMode>;
+
+/** The state of a build: `running` until it ends with `ok` or `error`. */
+export const BuildStatusValue = z.enum(['running', 'ok', 'error']).meta({ id: 'BuildStatusValue' });
+export type BuildStatusValue = z.infer<typeof BuildStatusValue>;
+
+/** An environment name such as `dev` or `prod` (or its id `env:<name>`). */
+export const EnvName = z
+  .string()
+  .min(1)
+  .max(72)
+  .regex(/^(env:)?[a-z0-9][a-z0-9_-]*$/, 'must be an environment name such as prod');
+
+/** A post-deploy probe of the public URL. */
+export const ServeCheck = z
+  .object({
+    ok: z.boolean(),
+    status: z.number().int(),
+    durationMs: z.number().int().min(0),
+    url: z.string(),
+    error: z.string().nullable().optional(),
+  })
+  .meta({ id: 'ServeCheck' });
+export type ServeCheck = z.infer<typeof ServeCheck>;
+
+/** What a deploy did: where the files went and how many. */
+export const DeployResult = z
+  .object({
+    ok: z.boolean(),
+    bucket: z.string(),
+    keyPrefix: z.string(),
+    publicUrl: z.string().nullable(),
+    filesUploaded: z.number().int().min(0),
+    filesDeleted: z.number().int().min(0),
+    bytes: z.number().int().min(0),
+    durationMs: z.number().int().min(0),
+    serveCheck: ServeCheck.nullable(),
+  })
+  .meta({ id: 'DeployResult' });
+export type DeployResult = z.infer<typeof DeployResult>;
+
+/** A transform that failed on one item during a build. */
+export const TransformError = z
+  .object({ contentId: z.string(), transform: z.string(), error: z.string() })
+  .meta({ id: 'TransformError' });
+export type TransformError = z.infer<typeof TransformError>;
+
+/**
+ * Spec §2 BuildResult. `deploy` is null for a `validate` build (which lists its artifact
+ * paths in `artifactPaths` instead). `status`, `envId` and the times are set by the server.
+ */
+export const BuildResult = z
+  .object({
+    ok: z.boolean(),
+    buildId: z.string(),
+    mode: BuildResultMode,
+    artifacts: z.number().int().min(0),
+    durationMs: z.number().int().min(0),
+    transformErrors: z.array(TransformError),
+    deploy: DeployResult.nullable(),
+    status: BuildStatusValue.optional(),
+    envId: z.string().optional(),
+    dryRun: z.boolean().optional(),
+    artifactPaths: z.array(z.string()).optional(),
+    error: z.string().nullable().optional(),
+    startedAt: DateTime.optional(),
+    finishedAt: DateTime.nullable().optional(),
+  })
+  .meta({ id: 'BuildResult' });
+export type BuildResult = z.infer<typeof BuildResult>;
+
+/**
+ * GET /api/build/status/{buildId}, /build/last and /build/history entries: a build that may
+ * still run. While `running` only the id fields are certain; at the end it carries the final
+ * artifact and deploy counts of a BuildResult.
+ */
+export const BuildStatus = z
+  .object({
+    ok: z.boolean(),
+    buildId: z.string(),
+    envId: z.string(),
+    status: BuildStatusValue,
+    mode: BuildResultMode.optional(),
+    artifacts: z.number().int().min(0).optional(),
+    durationMs: z.number().int().min(0).optional(),
+    transformErrors: z.array(TransformError).optional(),
+    deploy: DeployResult.nullable().optional(),
+    error: z.string().nullable().optional(),
+    startedAt: DateTime.optional(),
+    finishedAt: DateTime.nullable().optional(),
+  })
+  .meta({ id: 'BuildStatus' });
+export type BuildStatus = z.infer<typeof BuildStatus>;
+
+/** POST /api/build query: `env` overrides the body's; `async` and `dryRun` are `0`/`1` flags. */
+export const BuildQuery = z.object({
+  env: EnvName.optional(),
+  async: QueryFlag.optional(),
+  dryRun: QueryFlag.optional(),
+});
+export type BuildQuery = z.infer<typeof BuildQuery>;
+
+/**
+ * POST /api/build body (optional: routes take `BuildBody.optional()`). `outputChannels`
+ * names the outputs to emit (e.g. `pages`, `search`, `sitemap`); absent: all.
+ */
+export const BuildBody = z
+  .object({
+    env: EnvName.optional(),
+    mode: BuildMode.optional(),
+    async: z.boolean().optional(),
+    outputChannels: z.array(z.string().min(1).max(64)).max(32).optional(),
+  })
+  .meta({ id: 'BuildBody' });
+export type BuildBody = z.infer<typeof BuildBody>;
+
+/** The 202 answer of an async build: poll `statusUrl`. */
+export const BuildAccepted = z
+  .object({
+    ok: z.boolean(),
+    buildId: z.string(),
+    envId: z.string(),
+    status: z.literal('running'),
+    statusUrl: z.string(),
+  })
+  .meta({ id: 'BuildAccepted' });
+export type BuildAccepted = z.infer<typeof BuildAccepted>;
+
+/** Path parameters of /api/build/status/{buildId} and /api/build/rollback/{buildId}. */
+export const BuildIdParams = z.object({ buildId: z.string().min(1).max(200) });
+export type BuildIdParams = z.infer<typeof BuildIdParams>;
+
+/** GET /api/build/last query. */
+export const BuildLastQuery = z.object({ env: EnvName.optional() });
+export type BuildLastQuery = z.infer<typeof BuildLastQuery>;
+
+/** GET /api/build/history query: `limit` default 50, at most 500. */
+export const BuildHistoryQuery = z.object({
+  env: EnvName.optional(),
+  limit: queryLimit({ fallback: 50, max: 500 }),
+});
+export type BuildHistoryQuery = z.infer<typeof BuildHistoryQuery>;
+
+/** GET /api/build/history: newest first. */
+export const BuildHistory = z.array(BuildStatus).meta({ id: 'BuildHistory' });
+export type BuildHistory = z.infer<typeof BuildHistory>;
+
+/** POST /api/build/rollback/{buildId}: the environment serves that build's output again. */
+export const BuildRollbackResponse = z
+  .object({
+    ok: z.boolean(),
+    buildId: z.string(),
+    envId: z.string(),
+    rolledBackFrom: z.string().nullable(),
+    deploy: DeployResult.nullable().optional(),
+  })
+  .meta({ id: 'BuildRollbackResponse' });
+export type BuildRollbackResponse = z.infer<typeof BuildRollbackResponse>;

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { ContentId, DateTime, JsonObject, QueryFlag, QueryInt, TypeName } from './common';
+
+/** One block of an item body: an id, a block type and its data. */
+export const Block = z
+  .object({
+    id: z.string().min(1).max(100),
+    type: z.string().min(1).max(64),
+    data: JsonObject,
+  })
+  .meta({ id: 'Block' });
+export type Block = z.infer<typeof Block>;
+
+/**
+ * The block document an item body persists as (spec §2): `time` (milliseconds since the
+ * epoch of the last edit), the ordered `blocks`, and the document format `version`.
+ */
+export const BlockDocument = z
+  .object({
+    time: z.number().int().min(0),
+    blocks: z.array(Block),
+    version: z.string().min(1).max(32),
+  })
+  .meta({ id: 'BlockDocument' });
+export type BlockDocument = z.infer<typeof BlockDocument>;
+
+/**
+ * Spec §2 ContentRecord. `fields` and `relationships` are free-form; the stored item also
+ * carries its workflow `status`, its `version` (bumped on every write), its content `hash`
+ * and its `body` block document.
+ */
+export const ContentRecord = z
+  .object({
+    id: ContentId,
+    type: z.string(),
+    fields: JsonObject,
+    relationships: JsonObject.optional(),
+    status: z.string().optional(),
+    version: z.number().int().min(1).optional(),
+    hash: z.string().optional(),
+    body: BlockDocument.optional(),
+    createdAt: DateTime.optional(),
+    updatedAt: DateTime.optional(),
+  })
+  .meta({ id: 'ContentRecord' });
+export type ContentRecord = z.infer<typeof ContentRecord>;
+
+/** The withMeta envelope of a content list. `total` counts every match, independent of `limit`. */
+export const ContentListEnvelope = z
+  .object({
+    items: z.array(ContentRecord),
+    total: z.number().int().min(0),
+    limit: z.number().int().nullable().optional(),
+    offset: z.number().int().min(0).optional(),
+    appliedFilters: JsonObject.optional(),
+  })
+  .meta({ id: 'ContentListEnvelope' });
+export type ContentListEnvelope = z.infer<typeof ContentListEnvelope>;
+
+/** Spec §2 ContentList: a bare array (default) or, with `withMeta`, the envelope. */
+export const ContentList = z.union([z.array(ContentRecord), ContentListEnvelope]).meta({ id: 'ContentList' });
+export type ContentList = z.infer<typeof ContentList>;
+
+/** The largest `limit` a content list takes (the spec leaves it open). */
+export const MAX_CONTENT_LIST_LIMIT = 1000;
+
+/**
+ * GET /api/content/{type} query: `withMeta` (`1`/`true`) asks for the envelope; `limit` (1 to
+ * 1000; absent: every item) and `offset` page; `q` is a full-text search; `status` filters
+ * by workflow status (e.g. `published`).
+ */
+export const ContentListQuery = z.object({
+  withMeta: QueryFlag.optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_CONTENT_LIST_LIMIT).optional(),
+  offset: QueryInt.optional(),
+  q: z.string().max(500).optional(),
+  status: z.string().min(1).max(64).optional(),
+});
+export type ContentListQuery = z.infer<typeof ContentListQuery>;
+
+/** The explicit form of a content write: `{fields, relationships?}` and nothing else. */
+export const ContentWrite = z
+  .strictObject({
+    fields: JsonObject,
+    relationships: JsonObject.optional(),
+  })
+  .meta({ id: 'ContentWrite' });
+export type ContentWrite = z.infer<typeof ContentWrite>;
+
+/**
+ * POST /api/content/{type}: either `{fields, relationships?}` (exactly those keys) or a
+ * free-form object whose keys are the fields. Use {@link toContentWrite} to read either.
+ */
+export const CreateContentBody = z.union([ContentWrite, JsonObject]).meta({ id: 'CreateContentBody' });
+export type CreateContentBody = z.infer<typeof CreateContentBody>;
+
+/**
+ * PATCH /api/content/{type}/{id}: a partial update, in either form. Given fields replace the
+ * stored ones; others stay. In the explicit form `expectedVersion` makes the write fail with
+ * 409 `version_conflict` when the item changed since it was read.
+ */
+export const UpdateContentBody = z
+  .union([
+    z
+      .strictObject({
+        fields: JsonObject.optional(),
+        relationships: JsonObject.optional(),
+        expectedVersion: z.number().int().min(1).optional(),
+      })
+      .refine((body) => body.fields !== undefined || body.relationships !== undefined, {
+        message: 'give fields or relationships',
+      }),
+    JsonObject,
+  ])
+  .meta({ id: 'UpdateContentBody' });
+export type UpdateContentBody = z.infer<typeof UpdateContentBody>;
+
+/** Reads a content write body in either form as `{fields, relationships?, expectedVersion?}`. */
+export function toContentWrite(body: Record<string, unknown>): {
+  fields: Record<string, unknown>;
+  relationships?: Record<string, unknown>;
+  expectedVersion?: number;
+} {
+  const explicit = z
+    .strictObject({
+      fields: JsonObject.optional(),
+      relationships: JsonObject.optional(),
+      expectedVersion: z.number().int().min(1).optional(),
+    })
+    .safeParse(body);
+  if (explicit.success && (explicit.data.fields !== undefined || explicit.data.relationships !== undefined)) {
+    return { ...explicit.data, fields: explicit.data.fields ?? {} };
+  }
+  return { fields: body };
+}
+
+/** Path parameters of /api/content/{type}. */
+export const ContentTypePathParams = z.object({ type: TypeName });
+export type ContentTypePathParams = z.infer<typeof ContentTypePathParams>;
+
+/** Path parameters of /api/content/{type}/{id}: `id` is the full id `<type>:<slug>` of that type. */
+export const ContentItemParams = z
+  .object({ type: TypeName, id: ContentId })
+  .refine((params) => params.id.startsWith(`${params.type}:`), {
+    message: 'the id must be <type>:<slug> with the type of the path',
+    path: ['id'],
+  });
+export type ContentItemParams = z.infer<typeof ContentItemParams>;
+
+/** Path parameters of /api/content/{type}/{id}/blocks/{bid}. */
+export const ContentBlockParams = z
+  .object({ type: TypeName, id: ContentId, bid: z.string().min(1).max(100) })
+  .refine((params) => params.id.startsWith(`${params.type}:`), {
+    message: 'the id must be <type>:<slug> with the type of the path',
+    path: ['id'],
+  });
+export type ContentBlockParams = z.infer<typeof ContentBlockParams>;
+
+/**
+ * POST /api/content/{type}/{id}/blocks: appends a block of `blockType` with `fields` as its
+ * data; `references` are item ids the block points at; `order` inserts at that index instead
+ * of the end.
+ */
+export const AppendBlockBody = z
+  .object({
+    blockType: z.string().min(1).max(64),
+    fields: JsonObject,
+    references: z.array(ContentId).max(500).optional(),
+    order: z.number().int().min(0).optional(),
+  })
+  .meta({ id: 'AppendBlockBody' });
+export type AppendBlockBody = z.infer<typeof AppendBlockBody>;
+
+/** The answer of a block append or removal: the block concerned and the item's new body. */
+export const BlockChangeResponse = z
+  .object({
+    ok: z.literal(true),
+    id: ContentId,
+    block: Block,
+    body: BlockDocument,
+    version: z.number().int().min(1).optional(),
+  })
+  .meta({ id: 'BlockChangeResponse' });
+export type BlockChangeResponse = z.infer<typeof BlockChangeResponse>;

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { DateTime } from './common';
+import { ContentRecord } from './content';
+import { ContentType } from './content-type';
+import { EdgeTriple } from './import';
+import { Route } from './routes';
+import { Site } from './site';
+import { Template } from './template';
+import { Transform } from './transforms';
+import { View } from './views';
+
+/** The format tag of a site snapshot. */
+export const SNAPSHOT_FORMAT = 'trellis-snapshot';
+/** The snapshot format version this code reads and writes. */
+export const SNAPSHOT_VERSION = 1;
+
+/**
+ * An item in a snapshot: a ContentRecord with the fields a build needs to decide what to
+ * publish: its `version` and content `hash`, its workflow `status` and the environments it
+ * has been published to (`publishedEnvs`, e.g. `["prod"]`; spec §3 build environment rule).
+ */
+export const SnapshotItem = ContentRecord.extend({
+  version: z.number().int().min(1),
+  hash: z.string(),
+  status: z.string(),
+  publishedEnvs: z.array(z.string()),
+  /** The item's embedding vector for `{% similar %}`, when the site has one. */
+  embedding: z.array(z.number()).nullable().optional(),
+}).meta({ id: 'SnapshotItem' });
+export type SnapshotItem = z.infer<typeof SnapshotItem>;
+
+/**
+ * A site snapshot: everything a build reads, in one JSON document. It is the input of a
+ * build (from a file with `cms-build`, or taken by the server) and the body of
+ * `GET /api/export`. Edges are the relationship triples between items. Templates are at
+ * their head version.
+ */
+export const SiteSnapshot = z
+  .object({
+    format: z.literal(SNAPSHOT_FORMAT),
+    version: z.literal(SNAPSHOT_VERSION),
+    site: Site,
+    types: z.array(ContentType),
+    items: z.array(SnapshotItem),
+    edges: z.array(EdgeTriple),
+    templates: z.array(Template),
+    transforms: z.array(Transform),
+    routes: z.array(Route),
+    views: z.array(View),
+    exportedAt: DateTime,
+  })
+  .meta({ id: 'SiteSnapshot' });
+export type SiteSnapshot = z.infer<typeof SiteSnapshot>;
