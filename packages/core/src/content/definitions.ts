@@ -42,7 +42,37 @@ export const RESERVED_FIELD_NAMES: readonly string[] = [
 ];
 
 /** Node labels the content store uses itself; no content type may take them as its nodeLabel. */
-export const RESERVED_NODE_LABELS: readonly string[] = ['ContentType', 'ItemVersion'];
+export const RESERVED_NODE_LABELS: readonly string[] = ['ContentType', 'ItemVersion', 'Content'];
+
+/**
+ * Type names no content type may take: item ids are `<type>:<slug>`, and these prefixes name
+ * other nodes of a site graph (content type definitions, releases, environments, …).
+ */
+export const RESERVED_TYPE_NAMES: readonly string[] = [
+  'type',
+  'template',
+  'release',
+  'env',
+  'deploy',
+  'asset',
+  'build',
+  'query',
+  'route',
+  'view',
+  'script',
+  'widget',
+  'blocktype',
+  'workflow',
+  'locale',
+  'transform',
+  'pagekit',
+  'site',
+  'user',
+  'key',
+  'audit',
+  'review',
+  'media',
+];
 
 /** Whether a relationship holds at most one target per item. */
 export function isSingleTarget(kind: RelationshipKind | undefined): boolean {

@@ -3,6 +3,7 @@ export {
   isSingleTarget,
   RESERVED_FIELD_NAMES,
   RESERVED_NODE_LABELS,
+  RESERVED_TYPE_NAMES,
   type StoredContentType,
   TEXT_FIELD_TYPES,
 } from './definitions';

@@ -34,6 +34,7 @@ describe('validateTypeDefinition', () => {
       { field: 'keyField', message: '`name` names no field of the type' },
     ]);
     expect(issuesOf({ nodeLabel: 'ItemVersion' })[0]?.field).toBe('nodeLabel');
+    expect(issuesOf({ name: 'release' })[0]?.field).toBe('name');
     expect(issuesOf({ fields: [...base.fields, { name: 'status', type: 'string' }] })[0]?.message).toContain(
       'reserved',
     );

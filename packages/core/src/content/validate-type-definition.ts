@@ -2,6 +2,7 @@ import type { ContentType, FieldDefinition, RelationshipDefinition } from '../sc
 import {
   RESERVED_FIELD_NAMES,
   RESERVED_NODE_LABELS,
+  RESERVED_TYPE_NAMES,
   type StoredContentType,
   TEXT_FIELD_TYPES,
 } from './definitions';
@@ -91,7 +92,7 @@ function checkRoutePattern(pattern: string, fieldNames: Set<string>, issues: Fie
 
 /**
  * The rules of a content type definition that its schema cannot check alone (the schema
- * checks shapes): reserved field names and node labels, `keyField` names a field, `values`
+ * checks shapes): reserved type names, field names and node labels, `keyField` names a field, `values`
  * only on enums, length and regex rules only on text fields, a `regex` that compiles and
  * cannot backtrack catastrophically (it runs on every write), a `default` that passes its
  * own field, relationship and reference `target`s that name a type of the site (`typeNames`;
@@ -110,6 +111,9 @@ export function validateTypeDefinition({
 }): TypeDefinitionResult {
   const issues: FieldIssue[] = [];
   const known = { typeNames, self: input.name };
+  if (RESERVED_TYPE_NAMES.includes(input.name.toLowerCase())) {
+    issues.push({ field: 'name', message: `\`${input.name}\` is reserved` });
+  }
   if (RESERVED_NODE_LABELS.includes(input.nodeLabel)) {
     issues.push({ field: 'nodeLabel', message: `\`${input.nodeLabel}\` is reserved` });
   }
