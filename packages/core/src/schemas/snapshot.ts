@@ -1,13 +1,17 @@
 import { z } from 'zod';
+import { BlockType } from './block-types';
 import { DateTime } from './common';
 import { ContentRecord } from './content';
 import { ContentType } from './content-type';
 import { EdgeTriple } from './import';
+import { Locale, Translations } from './locales';
+import { PageKit } from './page-kits';
 import { Route } from './routes';
 import { Site } from './site';
 import { Template } from './template';
 import { Transform } from './transforms';
 import { View } from './views';
+import { Widget } from './widgets';
 
 /** The format tag of a site snapshot. */
 export const SNAPSHOT_FORMAT = 'trellis-snapshot';
@@ -47,6 +51,12 @@ export const SiteSnapshot = z
     transforms: z.array(Transform),
     routes: z.array(Route),
     views: z.array(View),
+    /** Optional: block types, widgets, page kits, locales and translations the templates use. */
+    blockTypes: z.array(BlockType).optional(),
+    widgets: z.array(Widget).optional(),
+    pageKits: z.array(PageKit).optional(),
+    locales: z.array(Locale).optional(),
+    translations: z.array(Translations).optional(),
     exportedAt: DateTime,
   })
   .meta({ id: 'SiteSnapshot' });

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { AssetId, DateTime, QueryFlag, QueryInt } from './common';
+
+/** The largest media upload, in bytes (spec §8: 25 MB). */
+export const MAX_MEDIA_BYTES = 25 * 1024 * 1024;
+
+/**
+ * Spec §2 media asset. The file's sha256 is both its file name (`url`) and its de-duplication
+ * key. `width` and `height` are null for files that are not images or videos.
+ */
+export const MediaAsset = z
+  .object({
+    ok: z.boolean(),
+    id: AssetId,
+    url: z
+      .string()
+      .regex(/^\/media\/assets\/[0-9a-f]{64}\.[A-Za-z0-9]+$/, 'must be /media/assets/<sha>.<ext>'),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    filename: z.string(),
+    mimetype: z.string(),
+    bytes: z.number().int().min(0),
+    width: z.number().int().min(0).nullable().optional(),
+    height: z.number().int().min(0).nullable().optional(),
+    uploadedBy: z.string(),
+    uploadedAt: DateTime,
+  })
+  .meta({ id: 'MediaAsset' });
+export type MediaAsset = z.infer<typeof MediaAsset>;
+
+/** GET /api/media: newest first. */
+export const MediaAssetList = z.array(MediaAsset).meta({ id: 'MediaAssetList' });
+export type MediaAssetList = z.infer<typeof MediaAssetList>;
+
+/** GET /api/media with `countOnly=1`. */
+export const MediaCount = z.object({ total: z.number().int().min(0) }).meta({ id: 'MediaCount' });
+export type MediaCount = z.infer<typeof MediaCount>;
+
+/** GET /api/media query: `q` is a file-name substring; `countOnly` answers `{total}`. */
+export const MediaListQuery = z.object({
+  q: z.string().max(200).optional(),
+  countOnly: QueryFlag.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  offset: QueryInt.optional(),
+});
+export type MediaListQuery = z.infer<typeof MediaListQuery>;
+
+/** Path parameters of /api/media/{id}. */
+export const MediaParams = z.object({ id: AssetId });
+export type MediaParams = z.infer<typeof MediaParams>;
+
+/** DELETE /api/media/{id}: the asset node and its file are gone. */
+export const DeleteMediaResponse = z
+  .object({ ok: z.literal(true), id: AssetId })
+  .meta({ id: 'DeleteMediaResponse' });
+export type DeleteMediaResponse = z.infer<typeof DeleteMediaResponse>;
+
+/** The stock photo providers of GET /api/media/stock. */
+export const StockProvider = z.enum(['pexels', 'unsplash', 'pixabay']).meta({ id: 'StockProvider' });
+export type StockProvider = z.infer<typeof StockProvider>;
+
+/** GET /api/media/stock query. */
+export const StockQuery = z.object({
+  provider: StockProvider,
+  q: z.string().trim().min(1).max(200),
+  orientation: z.enum(['landscape', 'portrait', 'square']).optional(),
+});
+export type StockQuery = z.infer<typeof StockQuery>;
+
+/** One stock photo, normalized from the provider. */
+export const StockItem = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    thumb: z.string(),
+    photographer: z.string().nullable(),
+    source: z.string(),
+    width: z.number().int().min(0),
+    height: z.number().int().min(0),
+  })
+  .meta({ id: 'StockItem' });
+export type StockItem = z.infer<typeof StockItem>;
+
+/** The answer of GET /api/media/stock. */
+export const StockResponse = z.object({ items: z.array(StockItem) }).meta({ id: 'StockResponse' });
+export type StockResponse = z.infer<typeof StockResponse>;
