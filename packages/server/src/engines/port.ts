@@ -162,7 +162,9 @@ export interface GraphReader {
   getNodes(ids: string[]): Promise<GraphNode[]>;
   findNodes(query: NodeQuery): Promise<NodePage>;
   getEdges(query: EdgeQuery): Promise<GraphEdge[]>;
+  /** Nodes reachable from `from` (not `from` itself), ordered by depth, then id. */
   traverse(query: TraversalQuery): Promise<TraversalHit[]>;
+  /** The `k` nearest by cosine, highest score first (ties by id); [] when the graph has no embeddings. */
   similar(query: SimilarityQuery): Promise<SimilarHit[]>;
   /** Whether the node has a stored embedding. */
   hasEmbedding(id: string): Promise<boolean>;

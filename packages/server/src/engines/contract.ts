@@ -1,0 +1,851 @@
+/**
+ * The engine contract suite: the cases every GraphEngine adapter must pass. Each engine has a
+ * `*.contract.test.ts` that calls {@link describeEngineContract} with a factory:
+ *
+ * ```ts
+ * describeEngineContract('embedded', async () => {
+ *   const engine = createEmbeddedEngine({ dataDir });
+ *   await engine.init();
+ *   return { engine, tamperAudit, cleanup };
+ * });
+ * ```
+ *
+ * Factory contract ({@link EngineUnderTest}):
+ * - `engine` is already initialized (`init()` resolved). The suite calls the factory once per
+ *   file (beforeAll), and never calls `engine.close()` itself: `cleanup` does.
+ * - `tamperAudit(graph, seq)` changes the stored audit record `seq` of `graph` *behind the
+ *   engine's back* (raw SQL or Cypher, e.g. rewrite its `actor`), so that only hash
+ *   verification can notice. It must not go through the port.
+ * - `cleanup()` closes the engine and removes whatever the factory created (temp dirs). The
+ *   suite drops every graph it created before calling it.
+ *
+ * Every graph the suite creates is named `ct-<run id>-<n>`, unique per run, so runs against one
+ * shared server (Neo4j Community: one database for all graphs) never collide.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Graph, GraphEngine, GraphNode, NodeQuery } from './port';
+import { isEngineError } from './port';
+import { auditHash, GENESIS_HASH } from './shared/audit-chain';
+
+/** What an engine's contract test hands the suite. */
+export interface EngineUnderTest {
+  /** An initialized engine. */
+  engine: GraphEngine;
+  /** Alters audit record `seq` of graph `graph` without going through the engine. */
+  tamperAudit(graph: string, seq: number): Promise<void>;
+  /** Closes the engine and removes what the factory created. */
+  cleanup(): Promise<void>;
+}
+
+/** Builds a fresh engine under test (called once per suite). */
+export type EngineFactory = () => Promise<EngineUnderTest>;
+
+const ids = (nodes: GraphNode[]) => nodes.map((node) => node.id);
+
+/** Registers the contract cases for one engine. */
+export function describeEngineContract(name: string, makeEngine: EngineFactory): void {
+  describe(`engine contract: ${name}`, () => {
+    const runId = randomBytes(4).toString('hex');
+    let counter = 0;
+    const created: string[] = [];
+    let subject: EngineUnderTest;
+    let engine: GraphEngine;
+
+    /** A fresh graph with a name unique to this run. */
+    async function newGraph(): Promise<Graph> {
+      counter += 1;
+      const graphName = `ct-${runId}-${counter}`;
+      created.push(graphName);
+      return engine.createGraph(graphName);
+    }
+
+    async function expectKind(promise: Promise<unknown>, kind: string): Promise<void> {
+      const error = await promise.then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+      expect(error, `expected EngineError ${kind}`).not.toBeNull();
+      expect(isEngineError(error), `expected an EngineError, got ${String(error)}`).toBe(true);
+      expect((error as { kind: string }).kind).toBe(kind);
+    }
+
+    beforeAll(async () => {
+      subject = await makeEngine();
+      engine = subject.engine;
+    }, 120_000);
+
+    afterAll(async () => {
+      if (subject === undefined) return;
+      try {
+        for (const graphName of created) await engine.dropGraph(graphName);
+      } finally {
+        await subject.cleanup();
+      }
+    }, 120_000);
+
+    describe('graphs', () => {
+      it('creates, opens, lists and drops graphs', async () => {
+        const graph = await newGraph();
+        expect(graph.name).toMatch(/^ct-/);
+        expect(await engine.listGraphs()).toContain(graph.name);
+        const opened = await engine.openGraph(graph.name);
+        expect(opened?.name).toBe(graph.name);
+        await expectKind(engine.createGraph(graph.name), 'exists');
+        expect(await engine.dropGraph(graph.name)).toBe(true);
+        expect(await engine.listGraphs()).not.toContain(graph.name);
+        expect(await engine.openGraph(graph.name)).toBeNull();
+        expect(await engine.dropGraph(graph.name)).toBe(false);
+      });
+
+      it('opens nothing for an unknown graph', async () => {
+        expect(await engine.openGraph(`ct-${runId}-missing`)).toBeNull();
+      });
+
+      it('rejects unsafe graph names', async () => {
+        for (const bad of ['../escape', 'a/b', '', 'with space', '.hidden']) {
+          await expectKind(engine.createGraph(bad), 'invalid_argument');
+        }
+      });
+
+      it('keeps two graphs apart', async () => {
+        const a = await newGraph();
+        const b = await newGraph();
+        await a.createNode({ id: 'same', labels: ['Item'], props: { in: 'a' } });
+        await b.createNode({ id: 'same', labels: ['Item'], props: { in: 'b' } });
+        await a.createNode({ id: 'only-a', labels: ['Item'], props: { title: 'apple' } });
+        await a.mergeEdge({ from: 'same', type: 'LINKS', to: 'only-a', props: {} });
+        await a.appendAudit({ actor: 'system', action: 'test', target: 'same' });
+        await a.setEmbedding('same', [1, 0]);
+
+        expect((await a.getNode('same'))?.props).toEqual({ in: 'a' });
+        expect((await b.getNode('same'))?.props).toEqual({ in: 'b' });
+        expect(await b.getNode('only-a')).toBeNull();
+        expect((await b.findNodes({ label: 'Item' })).total).toBe(1);
+        expect((await b.findNodes({ label: 'Item', q: 'apple' })).total).toBe(0);
+        expect(await b.getEdges({ from: 'same' })).toEqual([]);
+        expect(await b.traverse({ from: 'same', direction: 'both', depth: 2 })).toEqual([]);
+        expect(await b.hasEmbedding('same')).toBe(false);
+        expect(await b.similar({ label: 'Item', vector: [1, 0], k: 5 })).toEqual([]);
+        expect((await b.verifyAudit()).status).toBe('empty');
+        expect((await a.verifyAudit()).records).toBe(1);
+        await a.ensureUnique('Item', 'in');
+        await b.createNode({ id: 'other', labels: ['Item'], props: { in: 'b2' } });
+        await b.createNode({ id: 'dup', labels: ['Item'], props: { in: 'a' } });
+      });
+    });
+
+    describe('nodes', () => {
+      it('creates, reads, replaces, updates and deletes nodes', async () => {
+        const graph = await newGraph();
+        const node = { id: 'post:hello', labels: ['Post', 'Published'], props: { title: 'Hello' } };
+        expect(await graph.createNode(node)).toEqual(node);
+        expect(await graph.getNode('post:hello')).toEqual(node);
+        expect(await graph.getNode('nope')).toBeNull();
+        await expectKind(graph.createNode(node), 'exists');
+
+        const replaced = { id: 'post:hello', labels: ['Post'], props: { title: 'Hi', n: 2 } };
+        await graph.putNode(replaced);
+        await graph.putNode(replaced);
+        expect(await graph.getNode('post:hello')).toEqual(replaced);
+        await graph.putNode({ id: 'post:new', labels: ['Post'], props: {} });
+        expect(await graph.getNode('post:new')).toEqual({ id: 'post:new', labels: ['Post'], props: {} });
+
+        const updated = await graph.updateNode('post:hello', { props: { title: 'Updated' } });
+        expect(updated).toEqual({ id: 'post:hello', labels: ['Post'], props: { title: 'Updated' } });
+        await graph.updateNode('post:hello', { props: { title: 'Relabelled' }, labels: ['Page', 'Post'] });
+        expect(await graph.getNode('post:hello')).toEqual({
+          id: 'post:hello',
+          labels: ['Page', 'Post'],
+          props: { title: 'Relabelled' },
+        });
+        expect((await graph.findNodes({ label: 'Page' })).total).toBe(1);
+        await expectKind(graph.updateNode('missing', { props: {} }), 'not_found');
+
+        expect(ids(await graph.getNodes(['post:new', 'missing', 'post:hello']))).toEqual([
+          'post:new',
+          'post:hello',
+        ]);
+        expect(await graph.deleteNode('post:hello')).toBe(true);
+        expect(await graph.deleteNode('post:hello')).toBe(false);
+        expect(await graph.getNode('post:hello')).toBeNull();
+        expect((await graph.findNodes({ label: 'Page' })).total).toBe(0);
+      });
+
+      it('round-trips JSON exactly: nested, unicode, numbers and large values', async () => {
+        const graph = await newGraph();
+        const large = `${'x'.repeat(1024 * 1024 - 7)}ü€😀中文`;
+        const props = {
+          nested: { a: [1, 2, { b: [true, false, null], c: {} }], d: [], e: { f: { g: { h: 'deep' } } } },
+          unicode: 'naïve café — Ελληνικά — 日本語 — עברית — 😀👩‍👩‍👧 — e\u0301',
+          quotes: 'He said "hi" \\ \'there\'\n\ttab',
+          numbers: [0, -1, 3.5, -0.25, 1e21, 2 ** 53 - 1, 1e-7],
+          flag: true,
+          off: false,
+          large,
+          sql: "'); DROP TABLE nodes; --",
+        };
+        await graph.createNode({ id: 'json', labels: ['Doc'], props });
+        const read = await graph.getNode('json');
+        expect(read?.props).toEqual(props);
+        expect(String(read?.props.large).length).toBe(large.length);
+        const [fromQuery] = (await graph.findNodes({ label: 'Doc' })).nodes;
+        expect(fromQuery?.props).toEqual(props);
+        expect(Object.keys(read ?? {}).sort()).toEqual(['id', 'labels', 'props']);
+        const unicodeId = 'ノード:ü/😀 with spaces';
+        await graph.createNode({ id: unicodeId, labels: ['Doc'], props: {} });
+        expect((await graph.getNode(unicodeId))?.id).toBe(unicodeId);
+      });
+    });
+
+    describe('queries', () => {
+      let graph: Graph;
+      const people = [
+        { id: 'p1', props: { name: 'Ada', age: 36, city: 'London', tags: ['math'], active: true } },
+        { id: 'p2', props: { name: 'Grace', age: 85, city: 'New York', active: false } },
+        { id: 'p3', props: { name: 'alan', age: 41, city: 'London' } },
+        { id: 'p4', props: { name: 'Edsger', age: 72, city: null } },
+        { id: 'p5', props: { name: 'Barbara', age: '80', city: 'Boston' } },
+        { id: 'p6', props: { name: 'Ken', age: 1, city: 'Berkeley', active: true } },
+      ];
+
+      beforeAll(async () => {
+        graph = await newGraph();
+        await graph.transaction(async (tx) => {
+          for (const person of people)
+            await tx.createNode({ id: person.id, labels: ['Person'], props: person.props });
+          await tx.createNode({ id: 'x1', labels: ['Robot'], props: { name: 'Ada', age: 36 } });
+        });
+      });
+
+      const find = async (query: Omit<NodeQuery, 'label'>) => {
+        const page = await graph.findNodes({ label: 'Person', ...query });
+        return { ids: ids(page.nodes), total: page.total };
+      };
+
+      it('lists a label in id order with an exact total', async () => {
+        expect(await find({})).toEqual({ ids: ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'], total: 6 });
+        expect((await graph.findNodes({ label: 'Nobody' })).total).toBe(0);
+      });
+
+      it('filters with every operator', async () => {
+        expect((await find({ where: [{ prop: 'city', op: 'eq', value: 'London' }] })).ids).toEqual([
+          'p1',
+          'p3',
+        ]);
+        expect((await find({ where: [{ prop: 'age', op: 'eq', value: 80 }] })).ids).toEqual([]);
+        expect((await find({ where: [{ prop: 'age', op: 'eq', value: '80' }] })).ids).toEqual(['p5']);
+        expect((await find({ where: [{ prop: 'active', op: 'eq', value: true }] })).ids).toEqual([
+          'p1',
+          'p6',
+        ]);
+        expect((await find({ where: [{ prop: 'active', op: 'eq', value: 1 }] })).ids).toEqual([]);
+        expect((await find({ where: [{ prop: 'city', op: 'eq', value: null }] })).ids).toEqual(['p4']);
+        expect((await find({ where: [{ prop: 'city', op: 'ne', value: 'London' }] })).ids).toEqual([
+          'p2',
+          'p4',
+          'p5',
+          'p6',
+        ]);
+        expect((await find({ where: [{ prop: 'active', op: 'ne', value: true }] })).ids).toEqual([
+          'p2',
+          'p3',
+          'p4',
+          'p5',
+        ]);
+        expect((await find({ where: [{ prop: 'age', op: 'lt', value: 41 }] })).ids).toEqual(['p1', 'p6']);
+        expect((await find({ where: [{ prop: 'age', op: 'lte', value: 41 }] })).ids).toEqual([
+          'p1',
+          'p3',
+          'p6',
+        ]);
+        expect((await find({ where: [{ prop: 'age', op: 'gt', value: 72 }] })).ids).toEqual(['p2']);
+        expect((await find({ where: [{ prop: 'age', op: 'gte', value: 72 }] })).ids).toEqual(['p2', 'p4']);
+        expect((await find({ where: [{ prop: 'name', op: 'gte', value: 'G' }] })).ids).toEqual([
+          'p2',
+          'p3',
+          'p6',
+        ]);
+        expect(
+          (await find({ where: [{ prop: 'city', op: 'in', value: ['Boston', 'Berkeley', 'Paris'] }] })).ids,
+        ).toEqual(['p5', 'p6']);
+        expect((await find({ where: [{ prop: 'age', op: 'in', value: [1, '80', 85] }] })).ids).toEqual([
+          'p2',
+          'p5',
+          'p6',
+        ]);
+        expect((await find({ where: [{ prop: 'city', op: 'in', value: [] }] })).total).toBe(0);
+        expect((await find({ where: [{ prop: 'name', op: 'contains', value: 'AL' }] })).ids).toEqual(['p3']);
+        expect((await find({ where: [{ prop: 'city', op: 'contains', value: 'on' }] })).ids).toEqual([
+          'p1',
+          'p3',
+          'p5',
+        ]);
+        expect((await find({ where: [{ prop: 'active', op: 'exists' }] })).ids).toEqual(['p1', 'p2', 'p6']);
+        expect((await find({ where: [{ prop: 'city', op: 'exists', value: true }] })).ids).toEqual([
+          'p1',
+          'p2',
+          'p3',
+          'p5',
+          'p6',
+        ]);
+        expect((await find({ where: [{ prop: 'city', op: 'exists', value: false }] })).ids).toEqual(['p4']);
+        expect((await find({ where: [{ prop: 'tags', op: 'exists' }] })).ids).toEqual(['p1']);
+      });
+
+      it('combines filters with AND', async () => {
+        expect(
+          await find({
+            where: [
+              { prop: 'city', op: 'eq', value: 'London' },
+              { prop: 'age', op: 'gt', value: 40 },
+            ],
+          }),
+        ).toEqual({ ids: ['p3'], total: 1 });
+      });
+
+      it('orders by properties, missing values last ascending and first descending', async () => {
+        expect((await find({ orderBy: [{ prop: 'city' }] })).ids).toEqual([
+          'p6',
+          'p5',
+          'p1',
+          'p3',
+          'p2',
+          'p4',
+        ]);
+        expect((await find({ orderBy: [{ prop: 'city', direction: 'desc' }] })).ids).toEqual([
+          'p4',
+          'p2',
+          'p1',
+          'p3',
+          'p5',
+          'p6',
+        ]);
+        expect(
+          (
+            await find({
+              orderBy: [
+                { prop: 'city', direction: 'desc' },
+                { prop: 'age', direction: 'desc' },
+              ],
+            })
+          ).ids,
+        ).toEqual(['p4', 'p2', 'p3', 'p1', 'p5', 'p6']);
+        expect(
+          (await find({ where: [{ prop: 'age', op: 'gte', value: 0 }], orderBy: [{ prop: 'age' }] })).ids,
+        ).toEqual(['p6', 'p1', 'p3', 'p4', 'p2']);
+      });
+
+      it('pages with limit and offset and keeps the total exact', async () => {
+        expect(await find({ limit: 2 })).toEqual({ ids: ['p1', 'p2'], total: 6 });
+        expect(await find({ limit: 2, offset: 2 })).toEqual({ ids: ['p3', 'p4'], total: 6 });
+        expect(await find({ limit: 10, offset: 5 })).toEqual({ ids: ['p6'], total: 6 });
+        expect(await find({ offset: 4 })).toEqual({ ids: ['p5', 'p6'], total: 6 });
+        expect(await find({ limit: 0 })).toEqual({ ids: [], total: 6 });
+        expect(await find({ limit: 5, offset: 100 })).toEqual({ ids: [], total: 6 });
+        expect(
+          await find({
+            where: [{ prop: 'city', op: 'exists' }],
+            orderBy: [{ prop: 'name' }],
+            limit: 2,
+            offset: 1,
+          }),
+        ).toEqual({ ids: ['p5', 'p2'], total: 5 });
+      });
+
+      it('rejects invalid queries with invalid_argument', async () => {
+        const bad: NodeQuery[] = [
+          { label: 'Person', where: [{ prop: 'x") OR 1=1 --', op: 'eq', value: 1 }] },
+          { label: 'Person', where: [{ prop: 'age', op: 'like' as 'eq', value: 1 }] },
+          { label: 'Person', where: [{ prop: 'age', op: 'in', value: 3 }] },
+          { label: 'Person', where: [{ prop: 'age', op: 'lt', value: { a: 1 } }] },
+          { label: 'Person', orderBy: [{ prop: 'age; DROP' }] },
+          { label: 'Person', limit: -1 },
+          { label: 'Person', offset: 1.5 },
+          { label: 'Bad Label' },
+        ];
+        for (const query of bad) await expectKind(graph.findNodes(query), 'invalid_argument');
+      });
+    });
+
+    describe('full-text search', () => {
+      it('matches all words and ranks nodes that mention a term more often higher', async () => {
+        const graph = await newGraph();
+        await graph.transaction(async (tx) => {
+          await tx.createNode({
+            id: 'once',
+            labels: ['Article'],
+            props: {
+              title: 'Gardening notes',
+              body: 'Tomatoes need sun and water, plus a long list of other chores.',
+            },
+          });
+          await tx.createNode({
+            id: 'thrice',
+            labels: ['Article'],
+            props: { title: 'Tomatoes', body: 'Tomatoes, tomatoes: how to grow tomatoes in sun.' },
+          });
+          await tx.createNode({
+            id: 'nested',
+            labels: ['Article'],
+            props: { title: 'Sauce', blocks: [{ text: 'Crushed tomatoes simmer slowly' }] },
+          });
+          await tx.createNode({ id: 'other', labels: ['Article'], props: { title: 'Potatoes in the sun' } });
+          await tx.createNode({
+            id: 'robot',
+            labels: ['Robot'],
+            props: { title: 'Tomatoes tomatoes tomatoes' },
+          });
+        });
+        const tomatoes = await graph.findNodes({ label: 'Article', q: 'tomatoes' });
+        expect(tomatoes.total).toBe(3);
+        expect(ids(tomatoes.nodes)[0]).toBe('thrice');
+        expect(ids(tomatoes.nodes).sort()).toEqual(['nested', 'once', 'thrice']);
+
+        const both = await graph.findNodes({ label: 'Article', q: 'Tomatoes SUN' });
+        expect(ids(both.nodes).sort()).toEqual(['once', 'thrice']);
+        expect(both.total).toBe(2);
+        expect((await graph.findNodes({ label: 'Article', q: 'tomatoes zucchini' })).total).toBe(0);
+
+        const paged = await graph.findNodes({ label: 'Article', q: 'tomatoes', limit: 1, offset: 1 });
+        expect(paged.total).toBe(3);
+        expect(paged.nodes).toHaveLength(1);
+
+        const filtered = await graph.findNodes({
+          label: 'Article',
+          q: 'sun',
+          where: [{ prop: 'title', op: 'contains', value: 'potato' }],
+        });
+        expect(ids(filtered.nodes)).toEqual(['other']);
+
+        const ordered = await graph.findNodes({ label: 'Article', q: 'sun', orderBy: [{ prop: 'title' }] });
+        expect(ids(ordered.nodes)).toEqual(['once', 'other', 'thrice']);
+
+        // Operators of the underlying query syntax are plain words here.
+        expect((await graph.findNodes({ label: 'Article', q: 'tomatoes OR "zucchini" NOT*' })).total).toBe(0);
+        expect((await graph.findNodes({ label: 'Article', q: '   ' })).total).toBe(4);
+
+        await graph.updateNode('thrice', { props: { title: 'Cucumbers' } });
+        expect((await graph.findNodes({ label: 'Article', q: 'tomatoes' })).total).toBe(2);
+        await graph.deleteNode('once');
+        expect(ids((await graph.findNodes({ label: 'Article', q: 'tomatoes' })).nodes)).toEqual(['nested']);
+      });
+    });
+
+    describe('similarity', () => {
+      it('returns the top k by cosine, honouring label and excludeId', async () => {
+        const graph = await newGraph();
+        const vectors: Record<string, number[]> = {
+          a: [1, 0, 0],
+          b: [0.9, 0.1, 0],
+          c: [0.5, 0.5, 0],
+          d: [0, 1, 0],
+          e: [-1, 0, 0],
+        };
+        await graph.transaction(async (tx) => {
+          for (const [id, vector] of Object.entries(vectors)) {
+            await tx.createNode({ id, labels: ['Post'], props: { id } });
+            await tx.setEmbedding(id, vector);
+          }
+          await tx.createNode({ id: 'page', labels: ['Page'], props: {} });
+          await tx.setEmbedding('page', [1, 0, 0]);
+          await tx.createNode({ id: 'bare', labels: ['Post'], props: {} });
+        });
+        expect(await graph.hasEmbedding('a')).toBe(true);
+        expect(await graph.hasEmbedding('bare')).toBe(false);
+
+        const hits = await graph.similar({ label: 'Post', vector: [1, 0, 0], k: 3 });
+        expect(hits.map((hit) => hit.node.id)).toEqual(['a', 'b', 'c']);
+        expect(hits[0]?.score).toBeCloseTo(1, 5);
+        expect(hits[2]?.score).toBeCloseTo(Math.SQRT1_2, 4);
+        expect(hits[0]?.node.labels).toEqual(['Post']);
+
+        const excluded = await graph.similar({ label: 'Post', vector: [1, 0, 0], k: 2, excludeId: 'a' });
+        expect(excluded.map((hit) => hit.node.id)).toEqual(['b', 'c']);
+        const all = await graph.similar({ label: 'Post', vector: [1, 0, 0], k: 10 });
+        expect(all.map((hit) => hit.node.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+        expect(all[4]?.score).toBeCloseTo(-1, 5);
+        expect(
+          (await graph.similar({ label: 'Page', vector: [0, 1, 0], k: 5 })).map((hit) => hit.node.id),
+        ).toEqual(['page']);
+
+        await graph.setEmbedding('e', [1, 0.01, 0]);
+        expect(
+          (await graph.similar({ label: 'Post', vector: [1, 0, 0], k: 2 })).map((hit) => hit.node.id),
+        ).toEqual(['a', 'e']);
+        await expectKind(graph.setEmbedding('missing', [1, 0, 0]), 'not_found');
+        await expectKind(graph.setEmbedding('a', [1, 0]), 'invalid_argument');
+        await expectKind(graph.similar({ label: 'Post', vector: [1, 0], k: 2 }), 'invalid_argument');
+        await graph.deleteNode('a');
+        expect(await graph.hasEmbedding('a')).toBe(false);
+        expect((await graph.similar({ label: 'Post', vector: [1, 0, 0], k: 1 }))[0]?.node.id).toBe('e');
+      });
+    });
+
+    describe('edges and traversal', () => {
+      let graph: Graph;
+
+      beforeAll(async () => {
+        graph = await newGraph();
+        // a -LINKS-> b -LINKS-> c -LINKS-> d -LINKS-> e ; a -CITES-> x ; y -LINKS-> a ; b -CITES-> d
+        await graph.transaction(async (tx) => {
+          for (const id of ['a', 'b', 'c', 'd', 'e', 'y'])
+            await tx.createNode({ id, labels: ['Doc'], props: { id } });
+          await tx.createNode({ id: 'x', labels: ['Source'], props: {} });
+          for (const [from, to] of [
+            ['a', 'b'],
+            ['b', 'c'],
+            ['c', 'd'],
+            ['d', 'e'],
+            ['y', 'a'],
+          ]) {
+            await tx.mergeEdge({ from: from as string, type: 'LINKS', to: to as string, props: {} });
+          }
+          await tx.mergeEdge({ from: 'a', type: 'CITES', to: 'x', props: { page: 3 } });
+          await tx.mergeEdge({ from: 'b', type: 'CITES', to: 'd', props: {} });
+        });
+      });
+
+      const hop = (hits: Array<{ node: GraphNode; depth: number }>) =>
+        hits.map((hit) => [hit.node.id, hit.depth]);
+
+      it('follows edges outwards to depth 1, 2 and 3', async () => {
+        expect(hop(await graph.traverse({ from: 'a', direction: 'out', depth: 1 }))).toEqual([
+          ['b', 1],
+          ['x', 1],
+        ]);
+        expect(hop(await graph.traverse({ from: 'a', direction: 'out', depth: 2 }))).toEqual([
+          ['b', 1],
+          ['x', 1],
+          ['c', 2],
+          ['d', 2],
+        ]);
+        expect(
+          hop(await graph.traverse({ from: 'a', direction: 'out', depth: 3, edgeTypes: ['LINKS'] })),
+        ).toEqual([
+          ['b', 1],
+          ['c', 2],
+          ['d', 3],
+        ]);
+      });
+
+      it('follows edges inwards and both ways', async () => {
+        expect(hop(await graph.traverse({ from: 'd', direction: 'in', depth: 1 }))).toEqual([
+          ['b', 1],
+          ['c', 1],
+        ]);
+        expect(
+          hop(await graph.traverse({ from: 'd', direction: 'in', depth: 3, edgeTypes: ['LINKS'] })),
+        ).toEqual([
+          ['c', 1],
+          ['b', 2],
+          ['a', 3],
+        ]);
+        expect(hop(await graph.traverse({ from: 'd', direction: 'in', depth: 3 }))).toEqual([
+          ['b', 1],
+          ['c', 1],
+          ['a', 2],
+          ['y', 3],
+        ]);
+        expect(hop(await graph.traverse({ from: 'a', direction: 'both', depth: 1 }))).toEqual([
+          ['b', 1],
+          ['x', 1],
+          ['y', 1],
+        ]);
+        expect(
+          hop(await graph.traverse({ from: 'c', direction: 'both', depth: 2, edgeTypes: ['LINKS'] })),
+        ).toEqual([
+          ['b', 1],
+          ['d', 1],
+          ['a', 2],
+          ['e', 2],
+        ]);
+      });
+
+      it('filters traversal by edge type and label, and limits', async () => {
+        expect(
+          hop(await graph.traverse({ from: 'a', direction: 'out', depth: 3, edgeTypes: ['CITES'] })),
+        ).toEqual([['x', 1]]);
+        expect(hop(await graph.traverse({ from: 'a', direction: 'out', depth: 3, label: 'Source' }))).toEqual(
+          [['x', 1]],
+        );
+        expect(hop(await graph.traverse({ from: 'a', direction: 'out', depth: 3, limit: 2 }))).toEqual([
+          ['b', 1],
+          ['x', 1],
+        ]);
+        expect(await graph.traverse({ from: 'missing', direction: 'both', depth: 2 })).toEqual([]);
+        await expectKind(graph.traverse({ from: 'a', direction: 'out', depth: 0 }), 'invalid_argument');
+      });
+
+      it('merges edges idempotently and refuses missing endpoints', async () => {
+        expect(await graph.mergeEdge({ from: 'e', type: 'LINKS', to: 'a', props: { w: 1 } })).toBe('created');
+        expect(await graph.mergeEdge({ from: 'e', type: 'LINKS', to: 'a', props: { w: 1 } })).toBe(
+          'unchanged',
+        );
+        expect(await graph.mergeEdge({ from: 'e', type: 'LINKS', to: 'a', props: { w: 2 } })).toBe('updated');
+        expect(await graph.mergeEdge({ from: 'e', type: 'CITES', to: 'a', props: {} })).toBe('created');
+        expect(await graph.getEdges({ from: 'e', to: 'a', type: 'LINKS' })).toEqual([
+          { from: 'e', type: 'LINKS', to: 'a', props: { w: 2 } },
+        ]);
+        expect(await graph.mergeEdge({ from: 'e', type: 'LINKS', to: 'ghost', props: {} })).toBe(
+          'missing_endpoint',
+        );
+        expect(await graph.mergeEdge({ from: 'ghost', type: 'LINKS', to: 'e', props: {} })).toBe(
+          'missing_endpoint',
+        );
+        expect(await graph.getEdges({ to: 'ghost' })).toEqual([]);
+        expect(await graph.getEdges({ from: 'ghost' })).toEqual([]);
+        const fromE = await graph.getEdges({ from: 'e' });
+        expect(fromE.map((edge) => edge.type).sort()).toEqual(['CITES', 'LINKS']);
+        expect(await graph.deleteEdge({ from: 'e', type: 'CITES', to: 'a' })).toBe(true);
+        expect(await graph.deleteEdge({ from: 'e', type: 'CITES', to: 'a' })).toBe(false);
+        expect(
+          (await graph.getEdges({ type: 'CITES' })).map((edge) => `${edge.from}>${edge.to}`).sort(),
+        ).toEqual(['a>x', 'b>d']);
+        expect((await graph.getEdges({ from: 'a', type: 'CITES' }))[0]?.props).toEqual({ page: 3 });
+      });
+
+      it('removes a node’s edges with the node', async () => {
+        const g = await newGraph();
+        await g.createNode({ id: 'hub', labels: ['N'], props: {} });
+        await g.createNode({ id: 'in', labels: ['N'], props: {} });
+        await g.createNode({ id: 'out', labels: ['N'], props: {} });
+        await g.mergeEdge({ from: 'in', type: 'TO', to: 'hub', props: {} });
+        await g.mergeEdge({ from: 'hub', type: 'TO', to: 'out', props: {} });
+        expect(await g.deleteNode('hub')).toBe(true);
+        expect(await g.getEdges({})).toEqual([]);
+        await g.createNode({ id: 'hub', labels: ['N'], props: {} });
+        expect(await g.getEdges({ to: 'hub' })).toEqual([]);
+        expect(await g.traverse({ from: 'in', direction: 'out', depth: 2 })).toEqual([]);
+      });
+    });
+
+    describe('transactions', () => {
+      it('commits everything together and lets the transaction read its own writes', async () => {
+        const graph = await newGraph();
+        const result = await graph.transaction(async (tx) => {
+          await tx.createNode({ id: 'a', labels: ['T'], props: { n: 1 } });
+          await tx.createNode({ id: 'b', labels: ['T'], props: { n: 2 } });
+          await tx.mergeEdge({ from: 'a', type: 'NEXT', to: 'b', props: {} });
+          expect((await tx.getNode('a'))?.props).toEqual({ n: 1 });
+          expect((await tx.findNodes({ label: 'T' })).total).toBe(2);
+          expect(hopIds(await tx.traverse({ from: 'a', direction: 'out', depth: 1 }))).toEqual(['b']);
+          return 'done';
+        });
+        expect(result).toBe('done');
+        expect((await graph.findNodes({ label: 'T' })).total).toBe(2);
+      });
+
+      it('rolls back every write, audit records included, when the callback throws', async () => {
+        const graph = await newGraph();
+        await graph.createNode({ id: 'keep', labels: ['T'], props: { v: 1 } });
+        await graph.appendAudit({ actor: 'system', action: 'seed', target: 'keep' });
+        const failure = new Error('boom');
+        await expect(
+          graph.transaction(async (tx) => {
+            await tx.createNode({ id: 'gone', labels: ['T'], props: { title: 'ephemeral words' } });
+            await tx.updateNode('keep', { props: { v: 2 } });
+            await tx.mergeEdge({ from: 'gone', type: 'TO', to: 'keep', props: {} });
+            await tx.setEmbedding('gone', [1, 2]);
+            await tx.appendAudit({ actor: 'u1', action: 'content.create', target: 'gone' });
+            await tx.deleteNode('keep');
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+        expect(await graph.getNode('gone')).toBeNull();
+        expect(await graph.getNode('keep')).toEqual({ id: 'keep', labels: ['T'], props: { v: 1 } });
+        expect(await graph.getEdges({})).toEqual([]);
+        expect((await graph.findNodes({ label: 'T', q: 'ephemeral' })).total).toBe(0);
+        expect(await graph.auditRecords()).toHaveLength(1);
+        const verdict = await graph.verifyAudit();
+        expect(verdict).toMatchObject({ status: 'ok', records: 1, last_seq: 1 });
+        // The graph is usable afterwards, and the next audit record continues the chain.
+        await graph.transaction(async (tx) => {
+          await tx.createNode({ id: 'next', labels: ['T'], props: {} });
+          await tx.appendAudit({ actor: 'u1', action: 'content.create', target: 'next' });
+        });
+        expect((await graph.auditRecords()).map((record) => record.seq)).toEqual([1, 2]);
+      });
+
+      it('hides uncommitted writes from reads outside the transaction', async () => {
+        const graph = await newGraph();
+        let resume!: () => void;
+        const paused = new Promise<void>((resolve) => {
+          resume = resolve;
+        });
+        let signal!: () => void;
+        const wrote = new Promise<void>((resolve) => {
+          signal = resolve;
+        });
+        const running = graph.transaction(async (tx) => {
+          await tx.createNode({ id: 'pending', labels: ['T'], props: {} });
+          signal();
+          await paused;
+        });
+        await wrote;
+        expect(await graph.getNode('pending')).toBeNull();
+        expect((await graph.findNodes({ label: 'T' })).total).toBe(0);
+        resume();
+        await running;
+        expect(await graph.getNode('pending')).not.toBeNull();
+      });
+
+      it('serializes concurrent transactions on one graph', async () => {
+        const graph = await newGraph();
+        await graph.createNode({ id: 'counter', labels: ['C'], props: { n: 0 } });
+        await Promise.all(
+          Array.from({ length: 8 }, () =>
+            graph.transaction(async (tx) => {
+              const node = await tx.getNode('counter');
+              await new Promise((resolve) => setTimeout(resolve, 2));
+              await tx.updateNode('counter', { props: { n: (node?.props.n as number) + 1 } });
+            }),
+          ),
+        );
+        expect((await graph.getNode('counter'))?.props.n).toBe(8);
+      });
+    });
+
+    describe('unique constraints', () => {
+      it('rejects a second node with the same value, in and out of transactions', async () => {
+        const graph = await newGraph();
+        await graph.ensureUnique('User', 'email');
+        await graph.ensureUnique('User', 'email');
+        await graph.createNode({ id: 'u1', labels: ['User'], props: { email: 'a@example.com' } });
+        await expectKind(
+          graph.createNode({ id: 'u2', labels: ['User'], props: { email: 'a@example.com' } }),
+          'unique_violation',
+        );
+        expect(await graph.getNode('u2')).toBeNull();
+        await expectKind(
+          graph.putNode({ id: 'u2', labels: ['User'], props: { email: 'a@example.com' } }),
+          'unique_violation',
+        );
+        // Same value on another label, missing values and the node itself are fine.
+        await graph.createNode({ id: 'g1', labels: ['Guest'], props: { email: 'a@example.com' } });
+        await graph.createNode({ id: 'u3', labels: ['User'], props: {} });
+        await graph.createNode({ id: 'u4', labels: ['User'], props: {} });
+        await graph.putNode({ id: 'u1', labels: ['User'], props: { email: 'a@example.com', name: 'A' } });
+        await graph.createNode({ id: 'u5', labels: ['User'], props: { email: 'b@example.com' } });
+        await expectKind(graph.updateNode('u5', { props: { email: 'a@example.com' } }), 'unique_violation');
+        expect((await graph.getNode('u5'))?.props.email).toBe('b@example.com');
+        // A freed value can be taken again.
+        await graph.updateNode('u1', { props: { email: 'c@example.com' } });
+        await graph.createNode({ id: 'u6', labels: ['User'], props: { email: 'a@example.com' } });
+        await graph.deleteNode('u6');
+        await graph.createNode({ id: 'u7', labels: ['User'], props: { email: 'a@example.com' } });
+
+        const error = await graph
+          .transaction(async (tx) => {
+            await tx.createNode({ id: 'tx1', labels: ['User'], props: { email: 'tx@example.com' } });
+            await tx.createNode({ id: 'tx2', labels: ['User'], props: { email: 'tx@example.com' } });
+          })
+          .catch((caught: unknown) => caught);
+        expect(isEngineError(error, 'unique_violation')).toBe(true);
+        expect(await graph.getNode('tx1')).toBeNull();
+
+        // Caught inside the transaction, the violation leaves no partial write behind.
+        await graph.transaction(async (tx) => {
+          await tx.createNode({ id: 'tx3', labels: ['User'], props: { email: 'tx3@example.com' } });
+          const inner = await tx
+            .createNode({ id: 'tx4', labels: ['User'], props: { email: 'tx3@example.com' } })
+            .catch((caught: unknown) => caught);
+          expect(isEngineError(inner, 'unique_violation')).toBe(true);
+        });
+        expect(await graph.getNode('tx3')).not.toBeNull();
+        expect(await graph.getNode('tx4')).toBeNull();
+      });
+
+      it('refuses a constraint that existing nodes already violate', async () => {
+        const graph = await newGraph();
+        await graph.createNode({ id: 'a', labels: ['Tag'], props: { slug: 'x' } });
+        await graph.createNode({ id: 'b', labels: ['Tag'], props: { slug: 'x' } });
+        await expectKind(graph.ensureUnique('Tag', 'slug'), 'unique_violation');
+        await graph.createNode({ id: 'c', labels: ['Tag'], props: { slug: 'x' } });
+      });
+    });
+
+    describe('audit chain', () => {
+      it('reports an empty chain', async () => {
+        const graph = await newGraph();
+        expect(await graph.verifyAudit()).toMatchObject({
+          graph: graph.name,
+          status: 'empty',
+          records: 0,
+          last_seq: 0,
+          reason: null,
+        });
+      });
+
+      it('chains records with sha256 and verifies them', async () => {
+        const graph = await newGraph();
+        const first = await graph.appendAudit({ actor: 'u1', action: 'content.create', target: 'post:1' });
+        const second = await graph.appendAudit({
+          actor: 'key:abc',
+          action: 'content.update',
+          target: 'post:1',
+          data: { hash: 'sha256:00', nested: { ü: [1, 'two'] } },
+        });
+        const third = await graph.transaction((tx) =>
+          tx.appendAudit({ actor: 'system', action: 'release.deploy', target: 'release:1' }),
+        );
+        expect([first.seq, second.seq, third.seq]).toEqual([1, 2, 3]);
+        expect(first.prevHash).toBe(GENESIS_HASH);
+        expect(second.prevHash).toBe(first.hash);
+        expect(third.prevHash).toBe(second.hash);
+        expect(first.hash).toBe(auditHash(GENESIS_HASH, first));
+        expect(second.hash).toBe(auditHash(first.hash, second));
+        expect(second.hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(Number.isNaN(Date.parse(first.ts))).toBe(false);
+
+        const records = await graph.auditRecords();
+        expect(records).toEqual([first, second, third]);
+        expect(await graph.auditRecords({ afterSeq: 1, limit: 1 })).toEqual([second]);
+
+        const verdict = await graph.verifyAudit();
+        expect(verdict).toMatchObject({
+          graph: graph.name,
+          status: 'ok',
+          records: 3,
+          last_seq: 3,
+          last_hash: third.hash,
+          reason: null,
+        });
+        expect(Number.isNaN(Date.parse(verdict.verified_at))).toBe(false);
+      });
+
+      it('reports a record changed behind the engine’s back as broken, naming it', async () => {
+        const graph = await newGraph();
+        for (let i = 1; i <= 4; i++)
+          await graph.appendAudit({ actor: 'u1', action: 'content.update', target: `post:${i}` });
+        expect((await graph.verifyAudit()).status).toBe('ok');
+        await subject.tamperAudit(graph.name, 3);
+        const verdict = await graph.verifyAudit();
+        expect(verdict.status).toBe('broken');
+        expect(verdict.reason).toMatch(/\b3\b/);
+        expect(verdict.reason).not.toMatch(/\b[124]\b/);
+      });
+    });
+
+    describe('introspection and probe', () => {
+      it('answers a probe', async () => {
+        const result = await engine.probe(3000);
+        expect(result.reachable).toBe(true);
+        expect(result.error).toBeNull();
+        expect(typeof result.probeMs).toBe('number');
+      });
+
+      it('lists its procedures and says how', async () => {
+        const listing = await engine.procedures();
+        expect(listing.via.length).toBeGreaterThan(0);
+        expect(listing.procedures.length).toBeGreaterThan(0);
+        expect(listing.attempts.some((attempt) => attempt.ok)).toBe(true);
+        expect(typeof engine.endpoint()).toBe('string');
+      });
+    });
+  });
+}
+
+function hopIds(hits: Array<{ node: GraphNode }>): string[] {
+  return hits.map((hit) => hit.node.id);
+}
