@@ -1,0 +1,136 @@
+import { type RetryOptions, Transport } from './http/transport';
+import { type AccessApi, createAccessApi } from './namespaces/access';
+import { type ApiKeysApi, createApiKeysApi } from './namespaces/api-keys';
+import { type AuditApi, createAuditApi } from './namespaces/audit';
+import { type BuildApi, createBuildApi } from './namespaces/build';
+import { type ContentApi, createContentApi } from './namespaces/content';
+import { createHealthApi, type HealthApi } from './namespaces/health';
+import { createImportApi, type ImportApi } from './namespaces/import';
+import { createMaintenanceApi, type MaintenanceApi } from './namespaces/maintenance';
+import { createMediaApi, type MediaApi } from './namespaces/media';
+import { createMembersApi, type MembersApi } from './namespaces/members';
+import { createReleasesApi, type ReleasesApi } from './namespaces/releases';
+import {
+  createQueriesApi,
+  createRoutesApi,
+  createTransformsApi,
+  createViewsApi,
+  type QueriesApi,
+  type RoutesApi,
+  type TransformsApi,
+  type ViewsApi,
+} from './namespaces/site-resources';
+import { createSitesApi, type SitesApi } from './namespaces/sites';
+import { createTemplatesApi, type TemplatesApi } from './namespaces/templates';
+import { createTypesApi, type TypesApi } from './namespaces/types';
+
+/** Options of {@link createClient}; the README documents each with its default. */
+export interface ClientOptions {
+  /** The server's address, e.g. `http://127.0.0.1:4000` (without `/api`). */
+  baseUrl: string;
+  /** An API key, sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Returns an ID token for each request (called before every attempt, so it can refresh). */
+  token?: () => Promise<string> | string;
+  /** Each attempt's timeout in ms. Default 30000. Synchronous builds default to 600000. */
+  timeoutMs?: number;
+  /** Retries of safe failures: a limit, `false` for none, or options. Default `{limit: 2}`. */
+  retry?: RetryOptions | number | false;
+  /** The `fetch` to use. Default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+/** The namespaces that work on one site: every request sends `X-Site-Id`. */
+export interface SiteClient {
+  /** The site id (`site:<slug>`) sent as `X-Site-Id`. */
+  readonly id: string;
+  readonly access: AccessApi;
+  readonly members: MembersApi;
+  readonly apiKeys: ApiKeysApi;
+  readonly types: TypesApi;
+  readonly content: ContentApi;
+  readonly import: ImportApi;
+  readonly templates: TemplatesApi;
+  readonly build: BuildApi;
+  readonly releases: ReleasesApi;
+  readonly media: MediaApi;
+  readonly audit: AuditApi;
+  readonly maintenance: MaintenanceApi;
+  readonly routes: RoutesApi;
+  readonly views: ViewsApi;
+  readonly transforms: TransformsApi;
+  readonly queries: QueriesApi;
+}
+
+/** The platform-level client. `site(id)` gives the site-scoped namespaces. */
+export interface TrellisClient {
+  readonly health: HealthApi;
+  readonly sites: SitesApi;
+  /** Only `mySites` works without a site; use `client.site(id).access` for the rest. */
+  readonly access: Pick<AccessApi, 'mySites'>;
+  /** A client for one site (sends `X-Site-Id: id`). */
+  site(id: string): SiteClient;
+}
+
+/**
+ * Creates a client for a Trellis server:
+ *
+ * ```ts
+ * const client = createClient({ baseUrl: 'http://127.0.0.1:4000', apiKey: process.env.CMS_API_KEY });
+ * const posts = await client.site('site:blog').content.list('post');
+ * ```
+ */
+export function createClient(options: ClientOptions): TrellisClient {
+  if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) {
+    throw new TypeError('createClient: baseUrl must be an http:// or https:// URL');
+  }
+  if (options.apiKey !== undefined && options.token !== undefined) {
+    throw new TypeError('createClient: give apiKey or token, not both');
+  }
+  const transport = Transport.create({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    token: options.token,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retry: options.retry ?? 2,
+    fetch: options.fetch,
+    headers: options.headers,
+  });
+  const sites = createSitesApi(transport);
+  const access = createAccessApi(transport);
+  return {
+    health: createHealthApi(transport),
+    sites,
+    access: { mySites: access.mySites },
+    site(id: string): SiteClient {
+      if (typeof id !== 'string' || id.length === 0) throw new TypeError('site(id): id must be a site id');
+      const scoped = transport.withSite(id);
+      let graphName: Promise<string> | undefined;
+      const graphOfSite = () => {
+        graphName ??= sites.get(id).then((site) => site.graphName);
+        return graphName;
+      };
+      return {
+        id,
+        access: createAccessApi(scoped),
+        members: createMembersApi(scoped),
+        apiKeys: createApiKeysApi(scoped),
+        types: createTypesApi(scoped),
+        content: createContentApi(scoped),
+        import: createImportApi(scoped),
+        templates: createTemplatesApi(scoped),
+        build: createBuildApi(scoped),
+        releases: createReleasesApi(scoped),
+        media: createMediaApi(scoped),
+        audit: createAuditApi(scoped, graphOfSite),
+        maintenance: createMaintenanceApi(scoped),
+        routes: createRoutesApi(scoped),
+        views: createViewsApi(scoped),
+        transforms: createTransformsApi(scoped),
+        queries: createQueriesApi(scoped),
+      };
+    },
+  };
+}

@@ -1,0 +1,28 @@
+/** What the retry policy looks at when a request fails. */
+export interface FailedAttempt {
+  /** Upper-case HTTP method. */
+  method: string;
+  /** The HTTP status; undefined when no answer came back (connection refused, reset). */
+  status: number | undefined;
+  /** The `code` of the error body, when there was one. */
+  code: string | undefined;
+}
+
+const READS = new Set(['GET', 'HEAD']);
+
+/**
+ * Whether a failed request is safe to send again (issue 7, spec §7):
+ * - reads (GET, HEAD) after a lost connection or a transient 500/502/504, since they change nothing;
+ * - any method on 429 and 503, which the server answers before doing any work;
+ * - 502 `template_write_not_visible` and 500 `partial_site_creation`, which the spec marks
+ *   as idempotent retries.
+ * Nothing else: a write that may have been applied is never repeated.
+ */
+export function isRetryable(attempt: FailedAttempt): boolean {
+  const isRead = READS.has(attempt.method.toUpperCase());
+  if (attempt.status === undefined) return isRead;
+  if (attempt.status === 429 || attempt.status === 503) return true;
+  if (attempt.status === 502 && attempt.code === 'template_write_not_visible') return true;
+  if (attempt.status === 500 && attempt.code === 'partial_site_creation') return true;
+  return isRead && (attempt.status === 500 || attempt.status === 502 || attempt.status === 504);
+}

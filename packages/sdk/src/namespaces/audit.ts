@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { CallOptions, Transport } from '../http/transport';
+import { AuditChecklist, AuditStatus } from '../schemas';
+
+export type AuditVerdict = z.output<typeof AuditStatus>;
+export type AuditChecklistResult = z.output<typeof AuditChecklist>;
+
+/**
+ * Audit-chain checks (site-scoped). `graph` defaults to the graph of the client's site,
+ * read once with GET /api/sites/{id}.
+ */
+export function createAuditApi(transport: Transport, graphOfSite: () => Promise<string>) {
+  const graphOf = async (graph: string | undefined) => graph ?? (await graphOfSite());
+  return {
+    /** GET /api/audit/verify: 200 whether the chain is intact or broken; `status` says which. */
+    verify: async (query: { graph?: string } = {}, options: CallOptions = {}): Promise<AuditVerdict> =>
+      transport.request({
+        method: 'get',
+        path: 'audit/verify',
+        schema: AuditStatus,
+        query: { graph: await graphOf(query.graph) },
+        ...options,
+      }),
+    /** POST /api/audit/checklist */
+    checklist: async (
+      query: { graph?: string } = {},
+      options: CallOptions = {},
+    ): Promise<AuditChecklistResult> =>
+      transport.request({
+        method: 'post',
+        path: 'audit/checklist',
+        schema: AuditChecklist,
+        query: { graph: await graphOf(query.graph) },
+        ...options,
+      }),
+  };
+}
+export type AuditApi = ReturnType<typeof createAuditApi>;

@@ -1,0 +1,131 @@
+import type { z } from 'zod';
+import { path } from '../http/path';
+import type { CallOptions, Transport } from '../http/transport';
+import {
+  BuildAccepted,
+  BuildHistory,
+  type BuildInput,
+  BuildResult,
+  BuildRollbackResponse,
+  BuildStatus,
+} from '../schemas';
+
+export type BuildOutcome = z.output<typeof BuildResult>;
+export type BuildState = z.output<typeof BuildStatus>;
+export type BuildStarted = z.output<typeof BuildAccepted>;
+export type BuildRollback = z.output<typeof BuildRollbackResponse>;
+
+/** Options of {@link BuildApi.wait} and {@link BuildApi.runAndWait}. */
+export interface WaitOptions extends CallOptions {
+  /** Milliseconds between two status reads. Default 1000. */
+  pollIntervalMs?: number;
+  /** Give up (rejecting with a `BuildWaitTimeoutError`) after this many ms. Default: wait for ever. */
+  maxWaitMs?: number;
+  /** Called with every status read, running or final. */
+  onStatus?: (status: BuildState) => void;
+}
+
+/** {@link BuildApi.wait} ran past `maxWaitMs`; the build may still be running on the server. */
+export class BuildWaitTimeoutError extends Error {
+  override readonly name = 'BuildWaitTimeoutError';
+  constructor(
+    readonly buildId: string,
+    readonly waitedMs: number,
+  ) {
+    super(`Build ${buildId} was still running after ${waitedMs} ms`);
+  }
+}
+
+/** Synchronous builds default to this timeout (each attempt), since a full build can take minutes. */
+const SYNC_BUILD_TIMEOUT_MS = 600_000;
+
+/** Builds of the client's site (site-scoped). */
+export function createBuildApi(transport: Transport) {
+  const api = {
+    /** POST /api/build: runs a build and resolves with its result when it ends (synchronous). */
+    run: (body: Omit<BuildInput, 'async'> = {}, options: CallOptions = {}): Promise<BuildOutcome> =>
+      transport.request({
+        method: 'post',
+        path: 'build',
+        schema: BuildResult,
+        json: { ...body, async: false },
+        timeoutMs: SYNC_BUILD_TIMEOUT_MS,
+        ...options,
+      }),
+    /** POST /api/build with `async`: starts a build and resolves at once (202) with its id. */
+    start: (body: Omit<BuildInput, 'async'> = {}, options: CallOptions = {}): Promise<BuildStarted> =>
+      transport.request({
+        method: 'post',
+        path: 'build',
+        schema: BuildAccepted,
+        json: { ...body, async: true },
+        ...options,
+      }),
+    /** GET /api/build/status/{buildId} */
+    status: (buildId: string, options: CallOptions = {}): Promise<BuildState> =>
+      transport.request({
+        method: 'get',
+        path: path('build', 'status', buildId),
+        schema: BuildStatus,
+        ...options,
+      }),
+    /** GET /api/build/last: the last build of the environment. */
+    last: (query: { env?: string } = {}, options: CallOptions = {}): Promise<BuildState> =>
+      transport.request({ method: 'get', path: 'build/last', schema: BuildStatus, query, ...options }),
+    /** GET /api/build/history: recent builds, newest first (default 50). */
+    history: (
+      query: { env?: string; limit?: number } = {},
+      options: CallOptions = {},
+    ): Promise<BuildState[]> =>
+      transport.request({ method: 'get', path: 'build/history', schema: BuildHistory, query, ...options }),
+    /** POST /api/build/rollback/{buildId}: serves a prior build's output again. */
+    rollback: (buildId: string, options: CallOptions = {}): Promise<BuildRollback> =>
+      transport.request({
+        method: 'post',
+        path: path('build', 'rollback', buildId),
+        schema: BuildRollbackResponse,
+        ...options,
+      }),
+    /** Polls GET /api/build/status/{buildId} until the build is no longer `running`. */
+    wait: async (buildId: string, options: WaitOptions = {}): Promise<BuildState> => {
+      const { pollIntervalMs = 1000, maxWaitMs, onStatus, ...callOptions } = options;
+      const started = Date.now();
+      for (;;) {
+        const status = await api.status(buildId, callOptions);
+        onStatus?.(status);
+        if (status.status !== 'running') return status;
+        const waited = Date.now() - started;
+        if (maxWaitMs !== undefined && waited >= maxWaitMs) throw new BuildWaitTimeoutError(buildId, waited);
+        await sleep(pollIntervalMs, callOptions.signal);
+      }
+    },
+    /** Starts an async build and resolves with its final status when it ends (`ok` or `error`). */
+    runAndWait: async (
+      body: Omit<BuildInput, 'async'> = {},
+      options: WaitOptions = {},
+    ): Promise<BuildState> => {
+      const started = await api.start(body, { signal: options.signal, timeoutMs: options.timeoutMs });
+      return api.wait(started.buildId, options);
+    },
+  };
+  return api;
+}
+export type BuildApi = ReturnType<typeof createBuildApi>;
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

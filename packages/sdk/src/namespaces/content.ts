@@ -1,0 +1,146 @@
+import type { z } from 'zod';
+import { path } from '../http/path';
+import type { CallOptions, Transport } from '../http/transport';
+import {
+  AnyObject,
+  type AppendBlockInput,
+  BlockChangeResponse,
+  type ContentCreateInput,
+  ContentListEnvelope,
+  ContentRecord,
+  ContentRecordList,
+  type ContentUpdateInput,
+} from '../schemas';
+
+export type ContentItem = z.output<typeof ContentRecord>;
+export type ContentPage = z.output<typeof ContentListEnvelope>;
+export type BlockChange = z.output<typeof BlockChangeResponse>;
+
+/** Filters of a content list. */
+export interface ContentFilter {
+  /** Full-text search. */
+  q?: string;
+  /** Workflow status, e.g. `published`. */
+  status?: string;
+}
+
+/** A page of a content list. */
+export interface ContentPageQuery extends ContentFilter {
+  /** Items per page (the server's maximum is 1000). */
+  limit?: number;
+  offset?: number;
+}
+
+/** Options of {@link ContentApi.iterate}. */
+export interface IterateOptions extends ContentFilter, CallOptions {
+  /** Items fetched per request. Default 100. */
+  pageSize?: number;
+}
+
+/** Content items of the client's site (site-scoped). Item ids are full ids: `<type>:<slug>`. */
+export function createContentApi(transport: Transport) {
+  const itemPath = (type: string, id: string) => path('content', type, id);
+  const api = {
+    /** GET /api/content/{type}: the items as a bare array (all of them unless `limit` is given). */
+    list: (type: string, query: ContentPageQuery = {}, options: CallOptions = {}): Promise<ContentItem[]> =>
+      transport.request({
+        method: 'get',
+        path: path('content', type),
+        schema: ContentRecordList,
+        query: { ...query },
+        ...options,
+      }),
+    /** GET /api/content/{type}?withMeta=1: one page with `total` (the count of every match). */
+    page: (type: string, query: ContentPageQuery = {}, options: CallOptions = {}): Promise<ContentPage> =>
+      transport.request({
+        method: 'get',
+        path: path('content', type),
+        schema: ContentListEnvelope,
+        query: { ...query, withMeta: 1 },
+        ...options,
+      }),
+    /**
+     * Every matching item, fetched `pageSize` at a time with `withMeta`/`limit`/`offset`:
+     * `for await (const item of site.content.iterate('post')) …`.
+     */
+    iterate: async function* (type: string, options: IterateOptions = {}): AsyncGenerator<ContentItem> {
+      const { pageSize = 100, q, status, ...callOptions } = options;
+      if (!Number.isInteger(pageSize) || pageSize < 1)
+        throw new RangeError('pageSize must be a positive integer');
+      let offset = 0;
+      for (;;) {
+        const page = await api.page(type, { limit: pageSize, offset, q, status }, callOptions);
+        for (const item of page.items) yield item;
+        offset += page.items.length;
+        if (page.items.length === 0 || offset >= page.total) return;
+      }
+    },
+    /** GET /api/content/{type}/{id} */
+    get: (type: string, id: string, options: CallOptions = {}): Promise<ContentItem> =>
+      transport.request({ method: 'get', path: itemPath(type, id), schema: ContentRecord, ...options }),
+    /** POST /api/content/{type}: `{fields, relationships?}` or a free-form object of fields. */
+    create: (type: string, body: ContentCreateInput, options: CallOptions = {}): Promise<ContentItem> =>
+      transport.request({
+        method: 'post',
+        path: path('content', type),
+        schema: ContentRecord,
+        json: body,
+        ...options,
+      }),
+    /** PATCH /api/content/{type}/{id}: given fields replace the stored ones. */
+    update: (
+      type: string,
+      id: string,
+      body: ContentUpdateInput,
+      options: CallOptions = {},
+    ): Promise<ContentItem> =>
+      transport.request({
+        method: 'patch',
+        path: itemPath(type, id),
+        schema: ContentRecord,
+        json: body,
+        ...options,
+      }),
+    /** DELETE /api/content/{type}/{id} (204). */
+    delete: async (type: string, id: string, options: CallOptions = {}): Promise<void> => {
+      await transport.send({ method: 'delete', path: itemPath(type, id), ...options });
+    },
+    /** POST /api/content/{type}/{id}/publish: moves the item to `published`. */
+    publish: (type: string, id: string, options: CallOptions = {}): Promise<Record<string, unknown>> =>
+      transport.request({
+        method: 'post',
+        path: `${itemPath(type, id)}/publish`,
+        schema: AnyObject,
+        ...options,
+      }),
+    /** POST /api/content/{type}/{id}/blocks: appends a block to the item's body. */
+    appendBlock: (
+      type: string,
+      id: string,
+      block: AppendBlockInput,
+      options: CallOptions = {},
+    ): Promise<BlockChange> =>
+      transport.request({
+        method: 'post',
+        path: `${itemPath(type, id)}/blocks`,
+        schema: BlockChangeResponse,
+        json: block,
+        ...options,
+      }),
+    /** DELETE /api/content/{type}/{id}/blocks/{bid}: removes a block. */
+    removeBlock: (
+      type: string,
+      id: string,
+      blockId: string,
+      options: CallOptions = {},
+    ): Promise<BlockChange> =>
+      transport.request({
+        method: 'delete',
+        path: `${itemPath(type, id)}/blocks/${encodeURIComponent(blockId)}`,
+        schema: BlockChangeResponse,
+        ...options,
+      }),
+  };
+  return api;
+}
+export type ContentApi = ReturnType<typeof createContentApi>;

@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+import type { CallOptions, Transport } from '../http/transport';
+import { AnyObject, EngineProcedures } from '../schemas';
+import type { Json } from './releases';
+
+export type EngineProcedureList = z.output<typeof EngineProcedures>;
+
+/** Maintenance of the client's site (site-scoped). */
+export function createMaintenanceApi(transport: Transport) {
+  return {
+    /**
+     * POST /api/maintenance/embeddings/materialize: computes missing embeddings of a type's
+     * items (idempotent). Run after a bulk import if `{% similar %}` finds nothing.
+     */
+    materializeEmbeddings: (type: string, options: CallOptions = {}): Promise<Json> =>
+      transport.request({
+        method: 'post',
+        path: 'maintenance/embeddings/materialize',
+        schema: AnyObject,
+        query: { type },
+        ...options,
+      }),
+    /** GET /api/maintenance/engine/procedures: what the graph engine offers. */
+    engineProcedures: (options: CallOptions = {}): Promise<EngineProcedureList> =>
+      transport.request({
+        method: 'get',
+        path: 'maintenance/engine/procedures',
+        schema: EngineProcedures,
+        ...options,
+      }),
+  };
+}
+export type MaintenanceApi = ReturnType<typeof createMaintenanceApi>;

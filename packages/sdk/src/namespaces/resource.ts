@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import { path } from '../http/path';
+import type { CallOptions, Transport } from '../http/transport';
+
+/** The four operations spec §4 gives each "other" site-scoped namespace. */
+export interface ResourceApi<Item, CreateInput, UpdateInput> {
+  /** GET /api/{resource} */
+  list(options?: CallOptions): Promise<Item[]>;
+  /** GET /api/{resource}/{key} */
+  get(key: string, options?: CallOptions): Promise<Item>;
+  /** POST /api/{resource} */
+  create(body: CreateInput, options?: CallOptions): Promise<Item>;
+  /** PATCH /api/{resource}/{key}: the given keys replace the stored ones. */
+  update(key: string, body: UpdateInput, options?: CallOptions): Promise<Item>;
+}
+
+/** Builds a {@link ResourceApi} for `/api/<base>` whose items parse with `item`. */
+export function createResourceApi<S extends z.ZodType, L extends z.ZodType<z.output<S>[]>, C, U>({
+  transport,
+  base,
+  item,
+  list,
+}: {
+  transport: Transport;
+  base: string;
+  item: S;
+  list: L;
+}): ResourceApi<z.output<S>, C, U> {
+  return {
+    list: (options = {}) => transport.request({ method: 'get', path: base, schema: list, ...options }),
+    get: (key, options = {}) =>
+      transport.request({ method: 'get', path: path(base, key), schema: item, ...options }),
+    create: (body, options = {}) =>
+      transport.request({ method: 'post', path: base, schema: item, json: body, ...options }),
+    update: (key, body, options = {}) =>
+      transport.request({ method: 'patch', path: path(base, key), schema: item, json: body, ...options }),
+  };
+}

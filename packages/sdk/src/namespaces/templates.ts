@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+import { path } from '../http/path';
+import type { CallOptions, Transport } from '../http/transport';
+import { Template, type TemplateCreateInput, TemplateList, type TemplateUpdateInput } from '../schemas';
+
+export type TemplateRecord = z.output<typeof Template>;
+
+/**
+ * Liquid templates of the client's site (site-scoped). Writes answered with 502
+ * `template_write_not_visible` are retried (they are idempotent).
+ */
+export function createTemplatesApi(transport: Transport) {
+  const api = {
+    /** GET /api/templates */
+    list: (options: CallOptions = {}): Promise<TemplateRecord[]> =>
+      transport.request({ method: 'get', path: 'templates', schema: TemplateList, ...options }),
+    /** GET /api/templates/{name}: the head version with its source. */
+    get: (name: string, options: CallOptions = {}): Promise<TemplateRecord> =>
+      transport.request({ method: 'get', path: path('templates', name), schema: Template, ...options }),
+    /** POST /api/templates: creates a template (version 1). */
+    create: (body: TemplateCreateInput, options: CallOptions = {}): Promise<TemplateRecord> =>
+      transport.request({ method: 'post', path: 'templates', schema: Template, json: body, ...options }),
+    /** PUT /api/templates/{name}: writes a new version. */
+    update: (name: string, body: TemplateUpdateInput, options: CallOptions = {}): Promise<TemplateRecord> =>
+      transport.request({
+        method: 'put',
+        path: path('templates', name),
+        schema: Template,
+        json: body,
+        ...options,
+      }),
+  };
+  return api;
+}
+export type TemplatesApi = ReturnType<typeof createTemplatesApi>;
