@@ -40,6 +40,10 @@ export const errorRegistry = {
     message:
       'The item changed since you read it (expected version {expected}, current {current}). Read it again and retry.',
   },
+  type_change_conflict: {
+    status: 409,
+    message: 'The type change would make {count} stored item(s) invalid at `{field}`: {detail}.',
+  },
   review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
   // 413
   payload_too_large: { status: 413, message: 'The request body is larger than {limit} bytes.' },
