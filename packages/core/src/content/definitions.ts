@@ -29,6 +29,7 @@ export const RESERVED_FIELD_NAMES: readonly string[] = [
   'type',
   'status',
   'publishedEnvs',
+  'publishedVersions',
   'publishedAt',
   'version',
   'hash',

@@ -36,6 +36,9 @@ export const ContentRecord = z
     fields: JsonObject,
     relationships: JsonObject.optional(),
     status: z.string().optional(),
+    /** The environments the item was published to (POST /content/{type}/{id}/publish); default `prod`. */
+    publishedEnvs: z.array(z.string()).optional(),
+    publishedAt: DateTime.nullable().optional(),
     version: z.number().int().min(1).optional(),
     hash: z.string().optional(),
     body: BlockDocument.optional(),
