@@ -11,14 +11,26 @@ import { createMediaApi, type MediaApi } from './namespaces/media';
 import { createMembersApi, type MembersApi } from './namespaces/members';
 import { createReleasesApi, type ReleasesApi } from './namespaces/releases';
 import {
+  type BlockTypesApi,
+  createBlockTypesApi,
+  createLocalesApi,
+  createPageKitsApi,
   createQueriesApi,
   createRoutesApi,
+  createScriptsApi,
   createTransformsApi,
   createViewsApi,
+  createWidgetsApi,
+  createWorkflowsApi,
+  type LocalesApi,
+  type PageKitsApi,
   type QueriesApi,
   type RoutesApi,
+  type ScriptsApi,
   type TransformsApi,
   type ViewsApi,
+  type WidgetsApi,
+  type WorkflowsApi,
 } from './namespaces/site-resources';
 import { createSitesApi, type SitesApi } from './namespaces/sites';
 import { createTemplatesApi, type TemplatesApi } from './namespaces/templates';
@@ -62,6 +74,12 @@ export interface SiteClient {
   readonly views: ViewsApi;
   readonly transforms: TransformsApi;
   readonly queries: QueriesApi;
+  readonly scripts: ScriptsApi;
+  readonly blockTypes: BlockTypesApi;
+  readonly widgets: WidgetsApi;
+  readonly pageKits: PageKitsApi;
+  readonly locales: LocalesApi;
+  readonly workflows: WorkflowsApi;
 }
 
 /** The platform-level client. `site(id)` gives the site-scoped namespaces. */
@@ -130,6 +148,12 @@ export function createClient(options: ClientOptions): TrellisClient {
         views: createViewsApi(scoped),
         transforms: createTransformsApi(scoped),
         queries: createQueriesApi(scoped),
+        scripts: createScriptsApi(scoped),
+        blockTypes: createBlockTypesApi(scoped),
+        widgets: createWidgetsApi(scoped),
+        pageKits: createPageKitsApi(scoped),
+        locales: createLocalesApi(scoped),
+        workflows: createWorkflowsApi(scoped),
       };
     },
   };

@@ -34,22 +34,20 @@ export type {
   ImportRecordsOptions,
   ImportRecordsResult,
 } from './namespaces/import';
-export type { EngineProcedureList, MaintenanceApi } from './namespaces/maintenance';
-export type { MediaApi } from './namespaces/media';
+export type { EmbeddingsMaterialized, EngineProcedureList, MaintenanceApi } from './namespaces/maintenance';
+export type { MediaApi, MediaAssetRecord, MediaDeleted, StockResult } from './namespaces/media';
 export type { MemberRevoked, MembersApi, SiteMember } from './namespaces/members';
-export type { Json, ReleasesApi } from './namespaces/releases';
-export type { ResourceApi } from './namespaces/resource';
 export type {
-  QueriesApi,
-  QueryRun,
-  RouteRecord,
-  RoutesApi,
-  SavedQueryRecord,
-  TransformRecord,
-  TransformsApi,
-  ViewRecord,
-  ViewsApi,
-} from './namespaces/site-resources';
+  DeploymentRecord,
+  DripPreview,
+  DripScheduled,
+  EnvironmentRecord,
+  ReleaseRecord,
+  ReleasesApi,
+  Replay,
+} from './namespaces/releases';
+export type { ResourceApi } from './namespaces/resource';
+export type * from './namespaces/site-resources';
 export type { SiteDeleted, SiteRecord, SitesApi } from './namespaces/sites';
 export type { TemplateRecord, TemplatesApi } from './namespaces/templates';
 export type { ApplyTypeResult, ContentTypeListEntry, ContentTypeRecord, TypesApi } from './namespaces/types';

@@ -4,32 +4,52 @@
  * answer is a JSON object or an array of them.
  */
 import type {
+  AddIncludeBody,
   AppendBlockBody,
   BuildBody,
   CreateApiKeyBody,
+  CreateBlockTypeBody,
   CreateContentBody,
   CreateContentTypeBody,
+  CreateLocaleBody,
+  CreatePageKitBody,
+  CreateReleaseBody,
   CreateRouteBody,
   CreateSavedQueryBody,
+  CreateScriptBody,
   CreateSiteBody,
   CreateTemplateBody,
   CreateTransformBody,
   CreateViewBody,
+  CreateWidgetBody,
+  CreateWorkflowBody,
+  DeployReleaseBody,
+  DripPreviewBody,
+  DripScheduleBody,
   EdgeTriple,
   GrantBody,
   ImportEdgesBody,
   ImportJsonBody,
+  ReleaseTransitionBody,
   RunQueryBody,
+  UpdateBlockTypeBody,
   UpdateContentBody,
   UpdateContentTypeBody,
+  UpdateLocaleBody,
   UpdateMemberRoleBody,
+  UpdatePageKitBody,
   UpdateRouteBody,
   UpdateSavedQueryBody,
+  UpdateScriptBody,
   UpdateSiteBody,
   UpdateTemplateBody,
   UpdateTransformBody,
+  UpdateTranslationsBody,
   UpdateViewBody,
+  UpdateWidgetBody,
+  UpsertEnvironmentBody,
   ViewSeoBody,
+  WorkflowTransitionBody,
 } from '@trelliscms/core';
 import { JsonObject } from '@trelliscms/core';
 import { z } from 'zod';
@@ -44,6 +64,8 @@ export {
   AuditChecklist,
   AuditStatus,
   BlockChangeResponse,
+  BlockType,
+  BlockTypeList,
   BuildAccepted,
   BuildHistory,
   BuildResult,
@@ -54,16 +76,34 @@ export {
   ContentType,
   ContentTypeSummary,
   ContentTypeSummaryList,
+  DeleteMediaResponse,
   DeleteSiteResponse,
+  Deployment,
+  DeploymentList,
+  DripPreviewResponse,
+  DripScheduleResponse,
+  EmbeddingsMaterializeResponse,
   EngineProcedures,
+  Environment,
+  EnvironmentList,
   GrantResponse,
   HealthDetailResponse,
   HealthResponse,
   ImportEdgesResponse,
   ImportJsonResponse,
   JsonObject,
+  Locale,
+  LocaleList,
+  MediaAsset,
+  MediaAssetList,
+  MediaCount,
   Member,
   MemberList,
+  PageKit,
+  PageKitList,
+  Release,
+  ReleaseList,
+  ReplayResponse,
   RevokeApiKeyResponse,
   RevokeMemberResponse,
   Route,
@@ -71,14 +111,23 @@ export {
   RunQueryResponse,
   SavedQuery,
   SavedQueryList,
+  Script,
+  ScriptList,
   Site,
   SiteList,
+  StockResponse,
   Template,
   TemplateList,
   Transform,
   TransformList,
+  Translations,
   View,
   ViewList,
+  Widget,
+  WidgetList,
+  Workflow,
+  WorkflowItemState,
+  WorkflowList,
 } from '@trelliscms/core';
 
 import { ContentRecord } from '@trelliscms/core';
@@ -119,3 +168,23 @@ export type TransformUpdateInput = z.input<typeof UpdateTransformBody>;
 export type SavedQueryCreateInput = z.input<typeof CreateSavedQueryBody>;
 export type SavedQueryUpdateInput = z.input<typeof UpdateSavedQueryBody>;
 export type RunQueryInput = z.input<typeof RunQueryBody>;
+export type UpsertEnvironmentInput = z.input<typeof UpsertEnvironmentBody>;
+export type ReleaseCreateInput = z.input<typeof CreateReleaseBody>;
+export type AddIncludeInput = z.input<typeof AddIncludeBody>;
+export type ReleaseTransitionInput = z.input<typeof ReleaseTransitionBody>;
+export type DeployReleaseInput = z.input<typeof DeployReleaseBody>;
+export type DripPreviewInput = z.input<typeof DripPreviewBody>;
+export type DripScheduleInput = z.input<typeof DripScheduleBody>;
+export type ScriptCreateInput = z.input<typeof CreateScriptBody>;
+export type ScriptUpdateInput = z.input<typeof UpdateScriptBody>;
+export type BlockTypeCreateInput = z.input<typeof CreateBlockTypeBody>;
+export type BlockTypeUpdateInput = z.input<typeof UpdateBlockTypeBody>;
+export type WidgetCreateInput = z.input<typeof CreateWidgetBody>;
+export type WidgetUpdateInput = z.input<typeof UpdateWidgetBody>;
+export type PageKitCreateInput = z.input<typeof CreatePageKitBody>;
+export type PageKitUpdateInput = z.input<typeof UpdatePageKitBody>;
+export type LocaleCreateInput = z.input<typeof CreateLocaleBody>;
+export type LocaleUpdateInput = z.input<typeof UpdateLocaleBody>;
+export type TranslationsUpdateInput = z.input<typeof UpdateTranslationsBody>;
+export type WorkflowCreateInput = z.input<typeof CreateWorkflowBody>;
+export type WorkflowTransitionInput = z.input<typeof WorkflowTransitionBody>;

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { CallOptions, Transport } from '../http/transport';
-import { AnyObject, EngineProcedures } from '../schemas';
-import type { Json } from './releases';
+import { EmbeddingsMaterializeResponse, EngineProcedures } from '../schemas';
 
 export type EngineProcedureList = z.output<typeof EngineProcedures>;
+export type EmbeddingsMaterialized = z.output<typeof EmbeddingsMaterializeResponse>;
 
 /** Maintenance of the client's site (site-scoped). */
 export function createMaintenanceApi(transport: Transport) {
@@ -12,11 +12,11 @@ export function createMaintenanceApi(transport: Transport) {
      * POST /api/maintenance/embeddings/materialize: computes missing embeddings of a type's
      * items (idempotent). Run after a bulk import if `{% similar %}` finds nothing.
      */
-    materializeEmbeddings: (type: string, options: CallOptions = {}): Promise<Json> =>
+    materializeEmbeddings: (type: string, options: CallOptions = {}): Promise<EmbeddingsMaterialized> =>
       transport.request({
         method: 'post',
         path: 'maintenance/embeddings/materialize',
-        schema: AnyObject,
+        schema: EmbeddingsMaterializeResponse,
         query: { type },
         ...options,
       }),

@@ -1,49 +1,55 @@
+import type { z } from 'zod';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
-import { AnyObject, AnyObjectOrList } from '../schemas';
-import type { Json } from './releases';
+import { DeleteMediaResponse, MediaAsset, MediaAssetList, MediaCount, StockResponse } from '../schemas';
+
+export type MediaAssetRecord = z.output<typeof MediaAsset>;
+export type MediaDeleted = z.output<typeof DeleteMediaResponse>;
+export type StockResult = z.output<typeof StockResponse>;
 
 /** Media assets of the client's site (site-scoped). */
 export function createMediaApi(transport: Transport) {
   return {
-    /** GET /api/media: assets newest first, filtered by a file-name substring `q`. */
-    list: (query: { q?: string } = {}, options: CallOptions = {}): Promise<Json[] | Json> =>
-      transport.request({ method: 'get', path: 'media', schema: AnyObjectOrList, query, ...options }),
-    /** GET /api/media?countOnly=1: `{total}`. */
-    count: (query: { q?: string } = {}, options: CallOptions = {}): Promise<Json> =>
-      transport.request({
+    /** GET /api/media: assets newest first; `q` filters by a file-name substring. */
+    list: (query: { q?: string } = {}, options: CallOptions = {}): Promise<MediaAssetRecord[]> =>
+      transport.request({ method: 'get', path: 'media', schema: MediaAssetList, query, ...options }),
+    /** GET /api/media?countOnly=1: how many assets match. */
+    count: async (query: { q?: string } = {}, options: CallOptions = {}): Promise<number> => {
+      const answer = await transport.request({
         method: 'get',
         path: 'media',
-        schema: AnyObject,
+        schema: MediaCount,
         query: { ...query, countOnly: 1 },
         ...options,
-      }),
-    /** POST /api/media/upload: uploads one file (images, videos, PDFs; 25 MB at most). */
-    upload: (file: Blob, filename: string, options: CallOptions = {}): Promise<Json> => {
+      });
+      return answer.total;
+    },
+    /** POST /api/media/upload: one file (images, videos, PDFs; 25 MB at most), de-duplicated by SHA-256. */
+    upload: (file: Blob, filename: string, options: CallOptions = {}): Promise<MediaAssetRecord> => {
       const form = new FormData();
       form.set('file', file, filename);
       return transport.request({
         method: 'post',
         path: 'media/upload',
-        schema: AnyObject,
+        schema: MediaAsset,
         body: form,
         ...options,
       });
     },
     /** DELETE /api/media/{id}: removes the asset and its file. */
-    delete: (id: string, options: CallOptions = {}): Promise<Json | undefined> =>
+    delete: (id: string, options: CallOptions = {}): Promise<MediaDeleted> =>
       transport.request({
         method: 'delete',
         path: path('media', id),
-        schema: AnyObject.optional(),
+        schema: DeleteMediaResponse,
         ...options,
       }),
     /** GET /api/media/stock: stock photos from `provider`, normalized. */
     stock: (
       query: { provider: 'pexels' | 'unsplash' | 'pixabay'; q?: string; orientation?: string },
       options: CallOptions = {},
-    ): Promise<Json> =>
-      transport.request({ method: 'get', path: 'media/stock', schema: AnyObject, query, ...options }),
+    ): Promise<StockResult> =>
+      transport.request({ method: 'get', path: 'media/stock', schema: StockResponse, query, ...options }),
   };
 }
 export type MediaApi = ReturnType<typeof createMediaApi>;

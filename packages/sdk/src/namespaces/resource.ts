@@ -10,7 +10,7 @@ export interface ResourceApi<Item, CreateInput, UpdateInput> {
   get(key: string, options?: CallOptions): Promise<Item>;
   /** POST /api/{resource} */
   create(body: CreateInput, options?: CallOptions): Promise<Item>;
-  /** PATCH /api/{resource}/{key}: the given keys replace the stored ones. */
+  /** PATCH (or PUT) /api/{resource}/{key}: the given keys replace the stored ones. */
   update(key: string, body: UpdateInput, options?: CallOptions): Promise<Item>;
 }
 
@@ -20,11 +20,13 @@ export function createResourceApi<S extends z.ZodType, L extends z.ZodType<z.out
   base,
   item,
   list,
+  updateMethod = 'patch',
 }: {
   transport: Transport;
   base: string;
   item: S;
   list: L;
+  updateMethod?: 'patch' | 'put';
 }): ResourceApi<z.output<S>, C, U> {
   return {
     list: (options = {}) => transport.request({ method: 'get', path: base, schema: list, ...options }),
@@ -33,6 +35,12 @@ export function createResourceApi<S extends z.ZodType, L extends z.ZodType<z.out
     create: (body, options = {}) =>
       transport.request({ method: 'post', path: base, schema: item, json: body, ...options }),
     update: (key, body, options = {}) =>
-      transport.request({ method: 'patch', path: path(base, key), schema: item, json: body, ...options }),
+      transport.request({
+        method: updateMethod,
+        path: path(base, key),
+        schema: item,
+        json: body,
+        ...options,
+      }),
   };
 }
