@@ -1,14 +1,12 @@
 import type { GraphEngine } from '../port';
+import { Neo4jEngine, type Neo4jEngineOptions } from './neo4j-engine';
 
-export interface Neo4jEngineOptions {
-  uri: string;
-  user: string;
-  password?: string;
-  /** `community`: one database, graph name on every node; `enterprise`: one database per graph. */
-  edition: 'community' | 'enterprise';
-}
+export type { Neo4jEngineOptions } from './neo4j-engine';
 
-/** The Neo4j engine over Bolt (being written; see issue 3). */
-export function createNeo4jEngine(_options: Neo4jEngineOptions): GraphEngine {
-  throw new Error('The Neo4j engine is not written yet');
+/**
+ * The Neo4j engine over Bolt (`neo4j-driver`). Nothing connects until `init()`, which
+ * creates the constraints and indexes it needs. See neo4j-engine.ts for the layout.
+ */
+export function createNeo4jEngine(options: Neo4jEngineOptions): GraphEngine {
+  return new Neo4jEngine(options);
 }

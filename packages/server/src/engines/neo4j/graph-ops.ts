@@ -1,0 +1,574 @@
+import { canonicalJson } from '@trelliscms/core';
+import { int, type ManagedTransaction } from 'neo4j-driver';
+import {
+  type AuditEntryInput,
+  type AuditRecord,
+  type EdgeQuery,
+  EngineError,
+  type GraphEdge,
+  type GraphNode,
+  type GraphWriter,
+  type MergeEdgeResult,
+  type NodePage,
+  type NodeQuery,
+  type Props,
+  type SimilarHit,
+  type SimilarityQuery,
+  type TraversalHit,
+  type TraversalQuery,
+} from '../port';
+import { auditHash, GENESIS_HASH } from '../shared/audit-chain';
+import {
+  assertCount,
+  assertIdentifier,
+  assertLabels,
+  assertNodeId,
+  assertProps,
+} from '../shared/identifiers';
+import { findNodesQuery } from './find-nodes-query';
+import { MAX_INDEXED_DIMENSION, vectorIndex } from './schema';
+import { decodeNode, NODE_PROJECTION, storedNode } from './stored-node';
+import { type UniqueClaim, type UniqueRule, uniqueClaims } from './unique-claims';
+
+/**
+ * The state of one attempt of a write transaction. The driver runs the transaction function
+ * again after a transient failure, so each attempt starts from a fresh WriteAttempt while
+ * `token` stays the same for the whole logical write. Nodes and audit records carry the token:
+ * when a commit succeeded but its acknowledgement was lost, the retry recognises its own
+ * earlier work instead of failing with `exists` or appending the audit entry twice.
+ */
+export interface WriteAttempt {
+  token: string;
+  /** Ids created by this attempt (a second createNode of one id in one transaction is `exists`). */
+  created: Set<string>;
+  /** Counts appendAudit calls, so the n-th append of a retry finds the n-th of the first try. */
+  auditCalls: number;
+  /** Embedding dimensions written, whose vector index is created after the commit. */
+  dimensions: Set<number>;
+  rules?: UniqueRule[];
+}
+
+export function newWriteAttempt(token: string): WriteAttempt {
+  return { token, created: new Set(), auditCalls: 0, dimensions: new Set() };
+}
+
+/** Which vector indexes are ready to answer queries. */
+export interface VectorIndexState {
+  isOnline(dimension: number): Promise<boolean>;
+}
+
+type Row = Record<string, unknown>;
+
+const TRAVERSAL_STEP = {
+  out: 'MATCH (a:TNode {g: $g})-[r]->(b:TNode)',
+  in: 'MATCH (a:TNode {g: $g})<-[r]-(b:TNode)',
+  both: 'MATCH (a:TNode {g: $g})-[r]-(b:TNode)',
+} as const;
+
+/** Most candidates asked of the vector index before falling back to an exact scan. */
+const MAX_VECTOR_CANDIDATES = 10_000;
+
+/** Largest accepted embedding. */
+const MAX_DIMENSION = 65_536;
+
+/**
+ * The reads and writes of one graph inside one Neo4j transaction. Every query is a fixed
+ * text with parameters; the only values spliced into query text are edge types, after
+ * assertIdentifier, inside backticks.
+ */
+export class GraphOps implements GraphWriter {
+  constructor(
+    private readonly tx: ManagedTransaction,
+    private readonly graph: string,
+    private readonly vectors: VectorIndexState,
+    private readonly attempt: WriteAttempt | null,
+  ) {}
+
+  private async run(query: string, params: Props = {}): Promise<Row[]> {
+    const result = await this.tx.run(query, { g: this.graph, ...params });
+    return result.records.map((record) => record.toObject() as Row);
+  }
+
+  private writing(): WriteAttempt {
+    if (this.attempt === null) throw new Error('A read transaction cannot write');
+    return this.attempt;
+  }
+
+  async getNode(id: string): Promise<GraphNode | null> {
+    assertNodeId(id);
+    const rows = await this.run(`MATCH (n:TNode {g: $g, id: $id}) RETURN ${NODE_PROJECTION} AS n`, { id });
+    return rows[0] ? decodeNode(rows[0].n) : null;
+  }
+
+  async getNodes(ids: string[]): Promise<GraphNode[]> {
+    if (!Array.isArray(ids)) throw new EngineError('invalid_argument', 'ids must be a list');
+    for (const id of ids) assertNodeId(id);
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const rows = await this.run(
+      `UNWIND $ids AS id MATCH (n:TNode {g: $g, id: id}) RETURN ${NODE_PROJECTION} AS n`,
+      { ids: unique },
+    );
+    const byId = new Map(rows.map((row) => [(row.n as { id: string }).id, decodeNode(row.n)]));
+    return unique.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async findNodes(query: NodeQuery): Promise<NodePage> {
+    const cypher = findNodesQuery({ graph: this.graph, query });
+    const [count] = await this.run(cypher.count, cypher.params);
+    const total = Number(count?.total ?? 0);
+    if (query.limit === 0 || total === 0) return { nodes: [], total };
+    const rows = await this.run(cypher.page, cypher.params);
+    return { nodes: rows.map((row) => decodeNode(row.n)), total };
+  }
+
+  async getEdges(query: EdgeQuery): Promise<GraphEdge[]> {
+    const params: Props = { from: query.from ?? null, to: query.to ?? null, type: query.type ?? null };
+    if (query.from !== undefined) assertNodeId(query.from, 'from');
+    if (query.to !== undefined) assertNodeId(query.to, 'to');
+    if (query.type !== undefined) assertIdentifier(query.type, 'edge type');
+    // Start from whichever end is known, so the (g, id) index is used.
+    const start =
+      query.from !== undefined
+        ? 'MATCH (a:TNode {g: $g, id: $from})-[r]->(b:TNode)'
+        : query.to !== undefined
+          ? 'MATCH (a:TNode)-[r]->(b:TNode {g: $g, id: $to})'
+          : 'MATCH (a:TNode {g: $g})-[r]->(b:TNode)';
+    const rows = await this.run(
+      `${start}
+       WHERE ($to IS NULL OR b.id = $to) AND ($type IS NULL OR type(r) = $type)
+       RETURN a.id AS from, type(r) AS type, b.id AS to, r.json AS json
+       ORDER BY from, type, to`,
+      params,
+    );
+    return rows.map((row) => ({
+      from: row.from as string,
+      type: row.type as string,
+      to: row.to as string,
+      props: JSON.parse((row.json as string | null) ?? '{}') as Props,
+    }));
+  }
+
+  async traverse(query: TraversalQuery): Promise<TraversalHit[]> {
+    assertNodeId(query.from, 'from');
+    if (!Number.isInteger(query.depth) || query.depth < 1 || query.depth > 5) {
+      throw new EngineError('invalid_argument', 'depth must be an integer from 1 to 5');
+    }
+    const step = TRAVERSAL_STEP[query.direction];
+    if (step === undefined) {
+      throw new EngineError('invalid_argument', `Unknown direction ${JSON.stringify(query.direction)}`);
+    }
+    if (query.edgeTypes !== undefined) {
+      if (!Array.isArray(query.edgeTypes))
+        throw new EngineError('invalid_argument', 'edgeTypes must be a list');
+      for (const type of query.edgeTypes) assertIdentifier(type, 'edge type');
+    }
+    if (query.label !== undefined) assertIdentifier(query.label, 'label');
+    assertCount(query.limit, 'limit');
+
+    // Breadth-first, one query per level: each node is reached once, at its shortest
+    // distance, without enumerating the (possibly exponential) paths of a *1..n pattern.
+    const depthOf = new Map<string, number>([[query.from, 0]]);
+    let frontier = [query.from];
+    for (let depth = 1; depth <= query.depth && frontier.length > 0; depth += 1) {
+      const rows = await this.run(
+        `${step}
+         WHERE a.id IN $frontier AND b.g = $g AND ($types IS NULL OR type(r) IN $types)
+         RETURN DISTINCT b.id AS id`,
+        { frontier, types: query.edgeTypes ?? null },
+      );
+      frontier = [];
+      for (const row of rows) {
+        const id = row.id as string;
+        if (depthOf.has(id)) continue;
+        depthOf.set(id, depth);
+        frontier.push(id);
+      }
+    }
+    depthOf.delete(query.from);
+    if (depthOf.size === 0) return [];
+    const rows = await this.run(
+      `UNWIND $ids AS id MATCH (n:TNode {g: $g, id: id})
+       WHERE $label IS NULL OR $label IN n.labels
+       RETURN ${NODE_PROJECTION} AS n`,
+      { ids: [...depthOf.keys()], label: query.label ?? null },
+    );
+    const hits = rows
+      .map((row) => {
+        const node = decodeNode(row.n);
+        return { node, depth: depthOf.get(node.id) ?? 0 };
+      })
+      .sort((a, b) => a.depth - b.depth || compareText(a.node.id, b.node.id));
+    return query.limit === undefined ? hits : hits.slice(0, query.limit);
+  }
+
+  async similar(query: SimilarityQuery): Promise<SimilarHit[]> {
+    assertIdentifier(query.label, 'label');
+    assertCount(query.k, 'k', 10_000);
+    assertVector(query.vector);
+    if (query.excludeId !== undefined) assertNodeId(query.excludeId, 'excludeId');
+    if (query.k === 0) return [];
+    const dimension = query.vector.length;
+    const [stored] = await this.run('MATCH (e:TEmb {g: $g}) RETURN e.dim AS dim LIMIT 1');
+    if (!stored) return [];
+    if (stored.dim !== dimension) {
+      throw new EngineError(
+        'invalid_argument',
+        `This graph's embeddings have ${stored.dim} dimensions; got a query vector of ${dimension}`,
+        { expected: stored.dim, actual: dimension },
+      );
+    }
+    const { name, property } = vectorIndex(dimension);
+    const params = {
+      label: query.label,
+      vector: query.vector,
+      prop: property,
+      dim: dimension,
+      exclude: query.excludeId ?? null,
+    };
+
+    let candidates: Array<{ node: GraphNode; vec: number[] }> | null = null;
+    if (dimension <= MAX_INDEXED_DIMENSION && (await this.vectors.isOnline(dimension))) {
+      // The index spans every graph of the database: ask for more neighbours than k,
+      // keep this graph's, and widen until k are found or the index has no more.
+      for (let n = Math.max(4 * query.k + 1, 32); n <= MAX_VECTOR_CANDIDATES; n *= 4) {
+        const [hits] = await this.run(
+          `CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node AS e
+           WITH collect(e) AS hits
+           RETURN size(hits) AS raw,
+                  [e IN hits WHERE e.g = $g AND ($exclude IS NULL OR e.id <> $exclude) | e.id] AS ids`,
+          { ...params, index: name, n: int(n) },
+        );
+        const ids = (hits?.ids as string[] | undefined) ?? [];
+        const rows = await this.run(
+          `UNWIND $ids AS id
+           MATCH (n:TNode {g: $g, id: id}) WHERE $label IN n.labels
+           MATCH (e:TEmb {g: $g, id: id})
+           RETURN ${NODE_PROJECTION} AS n, e[$prop] AS vec`,
+          { ...params, ids },
+        );
+        if (rows.length >= query.k || Number(hits?.raw ?? 0) < n) {
+          candidates = rows.map((row) => ({ node: decodeNode(row.n), vec: row.vec as number[] }));
+          break;
+        }
+      }
+    }
+    if (candidates === null) {
+      const rows = await this.run(
+        `MATCH (e:TEmb {g: $g}) WHERE e.dim = $dim AND ($exclude IS NULL OR e.id <> $exclude)
+         MATCH (n:TNode {g: $g, id: e.id}) WHERE $label IN n.labels
+         WITH n, e[$prop] AS vec
+         ORDER BY vector.similarity.cosine(vec, $vector) DESC, n.id ASC
+         LIMIT $k
+         RETURN ${NODE_PROJECTION} AS n, vec`,
+        { ...params, k: int(query.k) },
+      );
+      candidates = rows.map((row) => ({ node: decodeNode(row.n), vec: row.vec as number[] }));
+    }
+    // Scores are recomputed exactly: the index's are approximate and rescaled to [0, 1].
+    return candidates
+      .map(({ node, vec }) => ({ node, score: cosine(query.vector, vec) }))
+      .sort((a, b) => b.score - a.score || compareText(a.node.id, b.node.id))
+      .slice(0, query.k);
+  }
+
+  async hasEmbedding(id: string): Promise<boolean> {
+    assertNodeId(id);
+    const rows = await this.run('MATCH (e:TEmb {g: $g, id: $id}) RETURN count(e) AS c', { id });
+    return Number(rows[0]?.c ?? 0) > 0;
+  }
+
+  async createNode(node: GraphNode): Promise<GraphNode> {
+    const attempt = this.writing();
+    const clean = validNode(node);
+    const existing = await this.run(
+      'MATCH (n:TNode {g: $g, id: $id}) RETURN n.tx AS tx, n {.id, .labels, .json} AS n',
+      {
+        id: clean.id,
+      },
+    );
+    if (existing[0]) {
+      if (existing[0].tx === attempt.token && !attempt.created.has(clean.id)) {
+        // An earlier attempt of this very write committed; its acknowledgement was lost.
+        return decodeNode(existing[0].n);
+      }
+      throw new EngineError('exists', `Node ${clean.id} already exists`, { id: clean.id });
+    }
+    const claims = uniqueClaims(await this.uniqueRules(), clean);
+    await this.assertUnclaimed(clean.id, claims);
+    await this.run('CREATE (n:TNode) SET n = $stored', {
+      stored: storedNode({ graph: this.graph, node: clean, token: attempt.token }),
+    });
+    await this.syncClaims(clean.id, claims);
+    attempt.created.add(clean.id);
+    return clean;
+  }
+
+  async putNode(node: GraphNode): Promise<GraphNode> {
+    const attempt = this.writing();
+    const clean = validNode(node);
+    const claims = uniqueClaims(await this.uniqueRules(), clean);
+    await this.assertUnclaimed(clean.id, claims);
+    await this.run('MERGE (n:TNode {g: $g, id: $id}) SET n = $stored', {
+      id: clean.id,
+      stored: storedNode({ graph: this.graph, node: clean, token: attempt.token }),
+    });
+    await this.syncClaims(clean.id, claims);
+    return clean;
+  }
+
+  async updateNode(id: string, update: { props: Props; labels?: string[] }): Promise<GraphNode> {
+    const attempt = this.writing();
+    assertNodeId(id);
+    const rows = await this.run('MATCH (n:TNode {g: $g, id: $id}) RETURN n.labels AS labels', { id });
+    if (!rows[0]) throw new EngineError('not_found', `Node ${id} does not exist`, { id });
+    const clean = validNode({
+      id,
+      labels: update.labels ?? (rows[0].labels as string[]),
+      props: update.props,
+    });
+    const claims = uniqueClaims(await this.uniqueRules(), clean);
+    await this.assertUnclaimed(id, claims);
+    await this.run('MATCH (n:TNode {g: $g, id: $id}) SET n = $stored', {
+      id,
+      stored: storedNode({ graph: this.graph, node: clean, token: attempt.token }),
+    });
+    await this.syncClaims(id, claims);
+    return clean;
+  }
+
+  async deleteNode(id: string): Promise<boolean> {
+    this.writing();
+    assertNodeId(id);
+    const rows = await this.run(
+      `MATCH (n:TNode {g: $g, id: $id})
+       OPTIONAL MATCH (e:TEmb {g: $g, id: $id})
+       DETACH DELETE n, e
+       RETURN count(*) AS deleted`,
+      { id },
+    );
+    if (Number(rows[0]?.deleted ?? 0) === 0) return false;
+    await this.run('MATCH (u:TUnique {g: $g, owner: $id}) DELETE u', { id });
+    return true;
+  }
+
+  async mergeEdge(edge: GraphEdge): Promise<MergeEdgeResult> {
+    this.writing();
+    const type = edgeType(edge.type);
+    assertNodeId(edge.from, 'from');
+    assertNodeId(edge.to, 'to');
+    const props = edge.props ?? {};
+    assertProps(props, 'edge props');
+    const rows = await this.run(
+      `MATCH (a:TNode {g: $g, id: $from}), (b:TNode {g: $g, id: $to})
+       OPTIONAL MATCH (a)-[r:\`${type}\`]->(b)
+       RETURN r IS NOT NULL AS has, r.json AS json`,
+      { from: edge.from, to: edge.to },
+    );
+    if (!rows[0]) return 'missing_endpoint';
+    if (rows[0].has && canonicalJson(JSON.parse(rows[0].json as string)) === canonicalJson(props)) {
+      return 'unchanged';
+    }
+    await this.run(
+      `MATCH (a:TNode {g: $g, id: $from}), (b:TNode {g: $g, id: $to})
+       MERGE (a)-[r:\`${type}\`]->(b)
+       SET r.json = $json`,
+      { from: edge.from, to: edge.to, json: JSON.stringify(props) },
+    );
+    return rows[0].has ? 'updated' : 'created';
+  }
+
+  async deleteEdge(edge: { from: string; type: string; to: string }): Promise<boolean> {
+    this.writing();
+    const type = edgeType(edge.type);
+    assertNodeId(edge.from, 'from');
+    assertNodeId(edge.to, 'to');
+    const rows = await this.run(
+      `MATCH (a:TNode {g: $g, id: $from})-[r:\`${type}\`]->(b:TNode {g: $g, id: $to})
+       DELETE r
+       RETURN count(*) AS deleted`,
+      { from: edge.from, to: edge.to },
+    );
+    return Number(rows[0]?.deleted ?? 0) > 0;
+  }
+
+  async setEmbedding(id: string, vector: number[]): Promise<void> {
+    const attempt = this.writing();
+    assertNodeId(id);
+    assertVector(vector);
+    const rows = await this.run(
+      `OPTIONAL MATCH (n:TNode {g: $g, id: $id})
+       OPTIONAL MATCH (other:TEmb {g: $g}) WHERE other.id <> $id
+       WITH n, other LIMIT 1
+       RETURN n IS NOT NULL AS has, other.dim AS dim`,
+      { id },
+    );
+    if (!rows[0]?.has) throw new EngineError('not_found', `Node ${id} does not exist`, { id });
+    const dim = rows[0].dim as number | null;
+    if (dim !== null && dim !== vector.length) {
+      throw new EngineError(
+        'invalid_argument',
+        `This graph's embeddings have ${dim} dimensions; got a vector of ${vector.length}`,
+        { expected: dim, actual: vector.length },
+      );
+    }
+    const { property } = vectorIndex(vector.length);
+    await this.run('MERGE (e:TEmb {g: $g, id: $id}) SET e = $stored', {
+      id,
+      stored: { g: this.graph, id, dim: int(vector.length), [property]: vector },
+    });
+    attempt.dimensions.add(vector.length);
+  }
+
+  async appendAudit(entry: AuditEntryInput): Promise<AuditRecord> {
+    const attempt = this.writing();
+    for (const field of ['actor', 'action', 'target'] as const) {
+      if (typeof entry[field] !== 'string' || entry[field].length === 0) {
+        throw new EngineError('invalid_argument', `The audit entry needs a non-empty ${field}`);
+      }
+    }
+    if (entry.data !== undefined) assertProps(entry.data, 'audit data');
+    const op = `${attempt.token}:${attempt.auditCalls}`;
+    attempt.auditCalls += 1;
+    // The graph's write lock is held (see Neo4jGraph.write), so the last record cannot change
+    // under us; the (g, seq) constraint would refuse a second record with the same seq anyway.
+    const [row] = await this.run(
+      `OPTIONAL MATCH (same:TAudit {g: $g, op: $op})
+       WITH same
+       OPTIONAL MATCH (a:TAudit {g: $g}) WHERE a.seq IS NOT NULL
+       WITH same, a ORDER BY a.seq DESC LIMIT 1
+       RETURN same {.*} AS same, a.seq AS seq, a.hash AS hash`,
+      { op },
+    );
+    if (row?.same) return decodeAudit(row.same as Row);
+    const seq = row?.seq == null ? 1 : Number(row.seq) + 1;
+    const prevHash = row?.hash == null ? GENESIS_HASH : String(row.hash);
+    const ts = new Date().toISOString();
+    const { actor, action, target, data } = entry;
+    const hash = auditHash(prevHash, { seq, ts, actor, action, target, data });
+    const stored: Props = { g: this.graph, op, seq: int(seq), ts, actor, action, target, prevHash, hash };
+    if (data !== undefined) stored.data = JSON.stringify(data);
+    await this.run('CREATE (a:TAudit) SET a = $stored', { stored });
+    return { seq, ts, actor, action, target, ...(data !== undefined ? { data } : {}), prevHash, hash };
+  }
+
+  /** The graph's unique rules, read once per attempt (rules only change under the graph's write lock). */
+  private async uniqueRules(): Promise<UniqueRule[]> {
+    const attempt = this.writing();
+    if (attempt.rules === undefined) {
+      const rows = await this.run('MATCH (r:TUniqueRule {g: $g}) RETURN r.label AS label, r.prop AS prop');
+      attempt.rules = rows.map((row) => ({ label: row.label as string, prop: row.prop as string }));
+    }
+    return attempt.rules;
+  }
+
+  /** Refuses claims another node holds, before anything is written. */
+  async assertUnclaimed(owner: string, claims: UniqueClaim[]): Promise<void> {
+    if (claims.length === 0) return;
+    const rows = await this.run(
+      `UNWIND $keys AS k MATCH (u:TUnique {g: $g, k: k}) WHERE u.owner <> $owner
+       RETURN u.k AS k, u.owner AS owner LIMIT 1`,
+      { keys: claims.map((claim) => claim.k), owner },
+    );
+    if (rows[0]) {
+      const claim = claims.find((c) => c.k === rows[0]?.k);
+      throw uniqueViolation(claim, rows[0].owner as string);
+    }
+  }
+
+  /** Makes `owner`'s claims exactly `claims`: releases the others, takes the new ones. */
+  async syncClaims(owner: string, claims: UniqueClaim[]): Promise<void> {
+    if (claims.length === 0 && (this.attempt?.rules?.length ?? 0) === 0) return;
+    await this.run(
+      `OPTIONAL MATCH (u:TUnique {g: $g, owner: $owner}) WHERE NOT u.k IN $keys
+       DELETE u
+       WITH count(*) AS released
+       UNWIND $keys AS k
+       MERGE (c:TUnique {g: $g, k: k}) ON CREATE SET c.owner = $owner`,
+      { owner, keys: claims.map((claim) => claim.k) },
+    );
+  }
+}
+
+/** The EngineError for a value already claimed by `owner`. */
+export function uniqueViolation(claim: UniqueClaim | undefined, owner: string): EngineError {
+  return new EngineError(
+    'unique_violation',
+    `Another ${claim?.label ?? ''} node (${owner}) already has ${claim?.prop ?? 'this'} = ${JSON.stringify(claim?.value)}`,
+    { label: claim?.label, prop: claim?.prop, value: claim?.value, conflictingId: owner },
+  );
+}
+
+/** Decodes a `TAudit` node's properties; data that is not JSON (a tampered record) stays a string, so its hash fails. */
+export function decodeAudit(row: Row): AuditRecord {
+  const record: AuditRecord = {
+    seq: Number(row.seq),
+    ts: String(row.ts),
+    actor: String(row.actor),
+    action: String(row.action),
+    target: String(row.target),
+    prevHash: String(row.prevHash),
+    hash: String(row.hash),
+  };
+  if (row.data !== null && row.data !== undefined) {
+    try {
+      record.data = JSON.parse(String(row.data)) as Props;
+    } catch {
+      record.data = { unparseable: String(row.data) };
+    }
+  }
+  return {
+    seq: record.seq,
+    ts: record.ts,
+    actor: record.actor,
+    action: record.action,
+    target: record.target,
+    ...(record.data !== undefined ? { data: record.data } : {}),
+    prevHash: record.prevHash,
+    hash: record.hash,
+  };
+}
+
+function validNode(node: GraphNode): GraphNode {
+  if (typeof node !== 'object' || node === null)
+    throw new EngineError('invalid_argument', 'A node is an object');
+  assertNodeId(node.id);
+  assertLabels(node.labels);
+  assertProps(node.props);
+  // What a JSON round trip keeps is what the node is: undefined members dropped.
+  return { id: node.id, labels: [...node.labels], props: JSON.parse(JSON.stringify(node.props)) as Props };
+}
+
+function edgeType(type: unknown): string {
+  assertIdentifier(type, 'edge type');
+  return type;
+}
+
+function assertVector(vector: unknown): asserts vector is number[] {
+  if (
+    !Array.isArray(vector) ||
+    vector.length === 0 ||
+    vector.length > MAX_DIMENSION ||
+    !vector.every((x) => typeof x === 'number' && Number.isFinite(x))
+  ) {
+    throw new EngineError('invalid_argument', 'A vector is a non-empty list of finite numbers');
+  }
+}
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i += 1) {
+    const x = a[i] ?? 0;
+    const y = b[i] ?? 0;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

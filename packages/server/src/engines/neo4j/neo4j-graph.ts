@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import { type Driver, int, type ManagedTransaction } from 'neo4j-driver';
+import {
+  type AuditEntryInput,
+  type AuditRecord,
+  type AuditVerdict,
+  type EdgeQuery,
+  EngineError,
+  type Graph,
+  type GraphEdge,
+  type GraphNode,
+  type GraphWriter,
+  type MergeEdgeResult,
+  type NodePage,
+  type NodeQuery,
+  type Props,
+  type SimilarHit,
+  type SimilarityQuery,
+  type TraversalHit,
+  type TraversalQuery,
+} from '../port';
+import { verifyAuditChain } from '../shared/audit-chain';
+import { assertCount, assertIdentifier } from '../shared/identifiers';
+import {
+  decodeAudit,
+  GraphOps,
+  newWriteAttempt,
+  type VectorIndexState,
+  type WriteAttempt,
+} from './graph-ops';
+import { toEngineError } from './to-engine-error';
+import { uniqueClaims } from './unique-claims';
+
+/** What a graph needs from its engine. */
+export interface GraphContext {
+  driver: Driver;
+  /** The database holding the graph's data; undefined for the user's home database. */
+  database: string | undefined;
+  vectors: VectorIndexState;
+  /** Creates the vector indexes of dimensions written by a committed transaction. */
+  ensureVectorIndexes(dimensions: Iterable<number>): Promise<void>;
+}
+
+/**
+ * One graph on Neo4j. Each call outside `transaction` is its own managed transaction; writes
+ * first take the graph's write lock (its `TGraphHead` node), so the writes to one graph are
+ * serialized as the port promises and a read-then-write inside a transaction cannot race
+ * another. The driver retries a transaction function after transient failures, which the
+ * writes tolerate (see WriteAttempt).
+ */
+export class Neo4jGraph implements Graph {
+  constructor(
+    readonly name: string,
+    private readonly context: GraphContext,
+  ) {}
+
+  private async read<T>(fn: (ops: GraphOps) => Promise<T>): Promise<T> {
+    const session = this.context.driver.session({
+      database: this.context.database,
+      defaultAccessMode: 'READ',
+    });
+    try {
+      return await session.executeRead((tx) => fn(new GraphOps(tx, this.name, this.context.vectors, null)));
+    } catch (error) {
+      throw toEngineError(error);
+    } finally {
+      await session.close();
+    }
+  }
+
+  private async write<T>(
+    fn: (ops: GraphOps, tx: ManagedTransaction, attempt: WriteAttempt) => Promise<T>,
+  ): Promise<T> {
+    const token = randomUUID();
+    const session = this.context.driver.session({
+      database: this.context.database,
+      defaultAccessMode: 'WRITE',
+    });
+    let dimensions = new Set<number>();
+    try {
+      const result = await session.executeWrite(async (tx) => {
+        const attempt = newWriteAttempt(token);
+        await this.lock(tx);
+        const value = await fn(new GraphOps(tx, this.name, this.context.vectors, attempt), tx, attempt);
+        dimensions = attempt.dimensions;
+        return value;
+      });
+      if (dimensions.size > 0) await this.context.ensureVectorIndexes(dimensions);
+      return result;
+    } catch (error) {
+      throw toEngineError(error);
+    } finally {
+      await session.close();
+    }
+  }
+
+  /** Takes the graph's write lock for the rest of the transaction. */
+  private async lock(tx: ManagedTransaction): Promise<void> {
+    const result = await tx.run(
+      'MATCH (h:TGraphHead {g: $g}) SET h.writes = coalesce(h.writes, 0) + 1 RETURN h.g AS g',
+      { g: this.name },
+    );
+    if (result.records.length === 0) {
+      throw new EngineError('not_found', `Graph ${this.name} does not exist`, { graph: this.name });
+    }
+  }
+
+  transaction<T>(fn: (tx: GraphWriter) => Promise<T>): Promise<T> {
+    return this.write((ops) => fn(ops));
+  }
+
+  getNode(id: string): Promise<GraphNode | null> {
+    return this.read((ops) => ops.getNode(id));
+  }
+
+  getNodes(ids: string[]): Promise<GraphNode[]> {
+    return this.read((ops) => ops.getNodes(ids));
+  }
+
+  findNodes(query: NodeQuery): Promise<NodePage> {
+    return this.read((ops) => ops.findNodes(query));
+  }
+
+  getEdges(query: EdgeQuery): Promise<GraphEdge[]> {
+    return this.read((ops) => ops.getEdges(query));
+  }
+
+  traverse(query: TraversalQuery): Promise<TraversalHit[]> {
+    return this.read((ops) => ops.traverse(query));
+  }
+
+  similar(query: SimilarityQuery): Promise<SimilarHit[]> {
+    return this.read((ops) => ops.similar(query));
+  }
+
+  hasEmbedding(id: string): Promise<boolean> {
+    return this.read((ops) => ops.hasEmbedding(id));
+  }
+
+  createNode(node: GraphNode): Promise<GraphNode> {
+    return this.write((ops) => ops.createNode(node));
+  }
+
+  putNode(node: GraphNode): Promise<GraphNode> {
+    return this.write((ops) => ops.putNode(node));
+  }
+
+  updateNode(id: string, update: { props: Props; labels?: string[] }): Promise<GraphNode> {
+    return this.write((ops) => ops.updateNode(id, update));
+  }
+
+  deleteNode(id: string): Promise<boolean> {
+    return this.write((ops) => ops.deleteNode(id));
+  }
+
+  mergeEdge(edge: GraphEdge): Promise<MergeEdgeResult> {
+    return this.write((ops) => ops.mergeEdge(edge));
+  }
+
+  deleteEdge(edge: { from: string; type: string; to: string }): Promise<boolean> {
+    return this.write((ops) => ops.deleteEdge(edge));
+  }
+
+  setEmbedding(id: string, vector: number[]): Promise<void> {
+    return this.write((ops) => ops.setEmbedding(id, vector));
+  }
+
+  appendAudit(entry: AuditEntryInput): Promise<AuditRecord> {
+    return this.write((ops) => ops.appendAudit(entry));
+  }
+
+  async ensureUnique(label: string, prop: string): Promise<void> {
+    assertIdentifier(label, 'label');
+    assertIdentifier(prop, 'property name');
+    await this.write(async (ops, tx, attempt) => {
+      const rule = await tx.run(
+        `MERGE (r:TUniqueRule {g: $g, label: $label, prop: $prop})
+         ON CREATE SET r.tx = $token
+         RETURN r.tx = $token AS isNew`,
+        { g: this.name, label, prop, token: attempt.token },
+      );
+      if (!rule.records[0]?.get('isNew')) return;
+      // A new rule: every node already carrying the label claims its value, and duplicates
+      // refuse the rule (the transaction rolls back, leaving no rule behind).
+      const rules = [{ label, prop }];
+      const rows = await tx.run(
+        'MATCH (n:TNode {g: $g}) WHERE $label IN n.labels RETURN n.id AS id, n.labels AS labels, n.json AS json',
+        { g: this.name, label },
+      );
+      const seen = new Map<string, string>();
+      for (const record of rows.records) {
+        const node = {
+          id: record.get('id') as string,
+          labels: record.get('labels') as string[],
+          props: JSON.parse(record.get('json') as string) as Props,
+        };
+        const claims = uniqueClaims(rules, node);
+        for (const claim of claims) {
+          const holder = seen.get(claim.k);
+          if (holder !== undefined) {
+            throw new EngineError(
+              'unique_violation',
+              `Cannot make ${label}.${prop} unique: ${holder} and ${node.id} share the value ${JSON.stringify(claim.value)}`,
+              { label, prop, value: claim.value, conflictingId: holder },
+            );
+          }
+          seen.set(claim.k, node.id);
+        }
+        if (claims.length > 0) await ops.syncClaims(node.id, claims);
+      }
+    });
+  }
+
+  async auditRecords(options: { afterSeq?: number; limit?: number } = {}): Promise<AuditRecord[]> {
+    assertCount(options.afterSeq, 'afterSeq');
+    assertCount(options.limit, 'limit');
+    const session = this.context.driver.session({
+      database: this.context.database,
+      defaultAccessMode: 'READ',
+    });
+    try {
+      const result = await session.executeRead((tx) =>
+        tx.run(
+          `MATCH (a:TAudit {g: $g}) WHERE a.seq > $after
+           RETURN a {.*} AS a ORDER BY a.seq
+           ${options.limit === undefined ? '' : 'LIMIT $limit'}`,
+          { g: this.name, after: int(options.afterSeq ?? 0), limit: int(options.limit ?? 0) },
+        ),
+      );
+      return result.records.map((record) => decodeAudit(record.get('a') as Record<string, unknown>));
+    } catch (error) {
+      throw toEngineError(error);
+    } finally {
+      await session.close();
+    }
+  }
+
+  async verifyAudit(): Promise<AuditVerdict> {
+    const session = this.context.driver.session({
+      database: this.context.database,
+      defaultAccessMode: 'READ',
+    });
+    try {
+      const result = await session.executeRead((tx) =>
+        tx.run('MATCH (a:TAudit {g: $g}) RETURN a {.*} AS a ORDER BY a.seq', { g: this.name }),
+      );
+      return verifyAuditChain(
+        this.name,
+        result.records.map((record) => decodeAudit(record.get('a') as Record<string, unknown>)),
+      );
+    } catch (error) {
+      throw toEngineError(error);
+    } finally {
+      await session.close();
+    }
+  }
+}

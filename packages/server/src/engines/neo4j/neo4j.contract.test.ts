@@ -1,0 +1,40 @@
+import neo4j from 'neo4j-driver';
+import { describe } from 'vitest';
+import { describeEngineContract } from '../contract';
+import { databaseName } from './database-name';
+import { createNeo4jEngine } from './index';
+
+// Runs against a real Neo4j when NEO4J_URI is set (`pnpm neo4j:start`, or .ci/run).
+const uri = process.env.NEO4J_URI;
+const user = process.env.NEO4J_USER ?? 'neo4j';
+const password = process.env.NEO4J_PASSWORD;
+const edition = process.env.NEO4J_EDITION === 'enterprise' ? 'enterprise' : 'community';
+
+describe.skipIf(!uri)('neo4j engine', () => {
+  describeEngineContract(`neo4j (${edition})`, async () => {
+    const engine = createNeo4jEngine({ uri: uri as string, user, password, edition });
+    await engine.init();
+    // A driver of its own: the tampering goes straight to the database, not through the engine.
+    const raw = neo4j.driver(uri as string, neo4j.auth.basic(user, password ?? ''));
+    return {
+      engine,
+      async tamperAudit(graph, seq) {
+        const session = raw.session({ database: edition === 'enterprise' ? databaseName(graph) : undefined });
+        try {
+          const result = await session.run(
+            `MATCH (a:TAudit {g: $g, seq: $seq}) SET a.actor = a.actor + '-tampered' RETURN count(a) AS c`,
+            { g: graph, seq: neo4j.int(seq) },
+          );
+          if (result.records[0]?.get('c').toNumber() !== 1)
+            throw new Error(`No audit record ${seq} in ${graph}`);
+        } finally {
+          await session.close();
+        }
+      },
+      async cleanup() {
+        await raw.close();
+        await engine.close();
+      },
+    };
+  });
+});

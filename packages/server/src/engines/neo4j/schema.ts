@@ -1,0 +1,114 @@
+import type { Driver } from 'neo4j-driver';
+
+/**
+ * Labels of the engine's own nodes. Every graph's data carries its graph name in `g`, and
+ * every index leads with it, so one database holds many graphs (Community edition).
+ */
+export const LABELS = {
+  /** The registry of graphs, in the home database: `{name, db, createdAt}`. */
+  graph: 'TGraph',
+  /** One per graph: the write lock of its transactions. */
+  head: 'TGraphHead',
+  node: 'TNode',
+  /** A node's embedding: `{g, id, dim, v<dim>}`. */
+  embedding: 'TEmb',
+  audit: 'TAudit',
+  /** A declared unique (label, prop): `{g, label, prop}`. */
+  uniqueRule: 'TUniqueRule',
+  /** A claimed unique value: `{g, k, owner}`; `k` hashes (label, prop, value). */
+  unique: 'TUnique',
+} as const;
+
+/** The full-text index over `TNode.ft` (the words) and `TNode.ftg` (the graph name). */
+export const TEXT_INDEX = 'trellis_node_text';
+
+/** Statements that create the constraints and indexes of the graph data (idempotent). */
+export const DATA_SCHEMA = [
+  'CREATE CONSTRAINT trellis_head_g IF NOT EXISTS FOR (h:TGraphHead) REQUIRE h.g IS UNIQUE',
+  'CREATE CONSTRAINT trellis_node_key IF NOT EXISTS FOR (n:TNode) REQUIRE (n.g, n.id) IS UNIQUE',
+  'CREATE INDEX trellis_node_g IF NOT EXISTS FOR (n:TNode) ON (n.g)',
+  'CREATE CONSTRAINT trellis_emb_key IF NOT EXISTS FOR (e:TEmb) REQUIRE (e.g, e.id) IS UNIQUE',
+  'CREATE INDEX trellis_emb_g IF NOT EXISTS FOR (e:TEmb) ON (e.g)',
+  'CREATE CONSTRAINT trellis_audit_seq IF NOT EXISTS FOR (a:TAudit) REQUIRE (a.g, a.seq) IS UNIQUE',
+  'CREATE INDEX trellis_audit_g IF NOT EXISTS FOR (a:TAudit) ON (a.g)',
+  'CREATE INDEX trellis_audit_op IF NOT EXISTS FOR (a:TAudit) ON (a.g, a.op)',
+  'CREATE CONSTRAINT trellis_unique_key IF NOT EXISTS FOR (u:TUnique) REQUIRE (u.g, u.k) IS UNIQUE',
+  'CREATE INDEX trellis_unique_owner IF NOT EXISTS FOR (u:TUnique) ON (u.g, u.owner)',
+  'CREATE INDEX trellis_unique_g IF NOT EXISTS FOR (u:TUnique) ON (u.g)',
+  'CREATE CONSTRAINT trellis_unique_rule IF NOT EXISTS FOR (r:TUniqueRule) REQUIRE (r.g, r.label, r.prop) IS UNIQUE',
+  'CREATE INDEX trellis_unique_rule_g IF NOT EXISTS FOR (r:TUniqueRule) ON (r.g)',
+  `CREATE FULLTEXT INDEX ${TEXT_INDEX} IF NOT EXISTS FOR (n:TNode) ON EACH [n.ft, n.ftg]
+   OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace'}}`,
+];
+
+/** Statements that create the graph registry's constraint (home database). */
+export const REGISTRY_SCHEMA = [
+  'CREATE CONSTRAINT trellis_graph_name IF NOT EXISTS FOR (r:TGraph) REQUIRE r.name IS UNIQUE',
+];
+
+/** The labels a graph's data lives under, in the order dropGraph deletes them. */
+export const DATA_LABELS = [
+  LABELS.embedding,
+  LABELS.unique,
+  LABELS.uniqueRule,
+  LABELS.audit,
+  LABELS.node,
+  LABELS.head,
+] as const;
+
+/** Runs schema statements one by one (schema and data cannot share a transaction), then waits for the indexes. */
+export async function applySchema({
+  driver,
+  database,
+  statements,
+}: {
+  driver: Driver;
+  database: string | undefined;
+  statements: readonly string[];
+}): Promise<void> {
+  const session = driver.session({ database, defaultAccessMode: 'WRITE' });
+  try {
+    for (const statement of statements) {
+      await session.executeWrite((tx) => tx.run(statement));
+    }
+    await session.run('CALL db.awaitIndexes(300)');
+  } finally {
+    await session.close();
+  }
+}
+
+/** Largest vector the Neo4j 5 vector index accepts. */
+export const MAX_INDEXED_DIMENSION = 4096;
+
+/** The vector index and the property of `TEmb` that hold the embeddings of one dimension. */
+export function vectorIndex(dimension: number): { name: string; property: string } {
+  if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`Bad dimension ${dimension}`);
+  return { name: `trellis_vec_${dimension}`, property: `v${dimension}` };
+}
+
+/**
+ * Creates the cosine vector index for one dimension (idempotent; populated in the
+ * background). Only a validated integer reaches the statement text.
+ */
+export async function createVectorIndex({
+  driver,
+  database,
+  dimension,
+}: {
+  driver: Driver;
+  database: string | undefined;
+  dimension: number;
+}): Promise<void> {
+  const { name, property } = vectorIndex(dimension);
+  const session = driver.session({ database, defaultAccessMode: 'WRITE' });
+  try {
+    await session.executeWrite((tx) =>
+      tx.run(
+        `CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (e:TEmb) ON e.${property}
+         OPTIONS {indexConfig: {\`vector.dimensions\`: ${dimension}, \`vector.similarity_function\`: 'cosine'}}`,
+      ),
+    );
+  } finally {
+    await session.close();
+  }
+}

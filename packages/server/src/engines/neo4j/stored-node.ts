@@ -1,0 +1,60 @@
+import type { GraphNode, Props } from '../port';
+import { searchableText } from '../shared/search-text';
+import { textTerms } from './lucene';
+
+/** The fixed label every node of every graph carries in Neo4j. */
+export const NODE_LABEL = 'TNode';
+
+/** Prefix of the node properties that copy a top-level prop for filters and ordering. */
+export const FILTER_PREFIX = 'p_';
+
+const FILTERABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/**
+ * The Neo4j properties of a node. Neo4j properties cannot hold nested maps, so the props
+ * object is kept whole as the JSON string `json` (which round-trips exactly), and each
+ * top-level prop Neo4j can store (a string, number, boolean or a list of one of those) is
+ * copied to `p_<name>` for filters and ordering. `ft` holds the node's words for the
+ * full-text index, `ftg` the graph name (so a Lucene query can be confined to one graph),
+ * and `tx` the token of the write call that last wrote the node (see WriteAttempt).
+ */
+export function storedNode({ graph, node, token }: { graph: string; node: GraphNode; token: string }): Props {
+  const stored: Props = {
+    g: graph,
+    id: node.id,
+    labels: node.labels,
+    json: JSON.stringify(node.props),
+    ft: textTerms(searchableText(node.props)).join(' '),
+    ftg: graph,
+    tx: token,
+  };
+  for (const [key, value] of Object.entries(node.props)) {
+    if (!FILTERABLE_KEY.test(key)) continue;
+    const copy = filterValue(value);
+    if (copy !== undefined) stored[`${FILTER_PREFIX}${key}`] = copy;
+  }
+  return stored;
+}
+
+/** The value Neo4j stores for a filterable prop, or undefined when it cannot store it. */
+export function filterValue(value: unknown): unknown {
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (Array.isArray(value)) {
+    const kinds = new Set(value.map((item) => typeof item));
+    if (value.length === 0) return value;
+    if (kinds.size !== 1) return undefined;
+    if (kinds.has('string') || kinds.has('boolean')) return value;
+    if (kinds.has('number') && value.every((item) => Number.isFinite(item))) return value;
+  }
+  return undefined;
+}
+
+/** The map projection every node query returns as `n`. */
+export const NODE_PROJECTION = 'n {.id, .labels, .json}';
+
+/** Decodes a node projected with NODE_PROJECTION. */
+export function decodeNode(value: unknown): GraphNode {
+  const row = value as { id: string; labels: string[]; json: string };
+  return { id: row.id, labels: [...row.labels], props: JSON.parse(row.json) as Props };
+}
