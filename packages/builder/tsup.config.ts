@@ -1,9 +1,10 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/cli.ts'],
+  // The render worker is its own entry: build() starts it from dist/render-worker.js.
+  entry: { index: 'src/index.ts', cli: 'src/cli.ts', 'render-worker': 'src/render/render-worker.ts' },
   format: ['esm'],
-  dts: true,
+  dts: { entry: { index: 'src/index.ts' } },
   clean: true,
   sourcemap: true,
   target: 'node20',

@@ -1,1 +1,61 @@
-export {};
+export {
+  BUILDER_OUTPUT_VERSION,
+  type BuildFile,
+  type BuildMode,
+  type BuildOptions,
+  type BuildProgress,
+  type BuildResult,
+  build,
+  globalHashOf,
+} from './build';
+export { createDirectoryTarget } from './deploy/directory-target';
+export { createFolderTarget } from './deploy/folder-target';
+export { serveCheck } from './deploy/serve-check';
+export type {
+  DeployCapabilities,
+  DeployedVersion,
+  DeployResult,
+  DeploySession,
+  DeployTarget,
+  ServeCheck,
+} from './deploy/types';
+export { assertTemplateParses, checkTemplate, type TemplateProblem } from './liquid/check-template';
+export { createLiquid, type CreateLiquidParams, type LiquidLimits } from './liquid/create-liquid';
+export { absoluteUrl, markdownToHtml, mediaUrl, relativeUrl, slugify, type UrlSettings } from './liquid/filters';
+export {
+  type ArtifactSpec,
+  type BuildIssue,
+  type BuildPlan,
+  emitsPages,
+  pageTemplateFor,
+  planArtifacts,
+} from './plan/plan-artifacts';
+export { applyTransforms, type TransformError } from './render/apply-transforms';
+export type { WorkerLimits } from './render/render-pool';
+export { STUB_PAGE } from './render/renderer';
+export { renderTemplate } from './render-template';
+export { rollback } from './rollback';
+export { ApiSource, type ApiSourceOptions } from './source/api-source';
+export type {
+  ContentSource,
+  ListQuery,
+  ListResult,
+  MaybePromise,
+  SimilarQuery,
+  TraverseQuery,
+  WhereCondition,
+} from './source/content-source';
+export { isVisibleIn, SnapshotSource } from './source/snapshot-source';
+export { assertSnapshot, isSnapshot, readSnapshotFile } from './snapshot/read-snapshot';
+export type {
+  Snapshot,
+  SnapshotEdge,
+  SnapshotFieldDef,
+  SnapshotItem,
+  SnapshotRelationshipDef,
+  SnapshotRoute,
+  SnapshotSite,
+  SnapshotTemplate,
+  SnapshotTransform,
+  SnapshotType,
+} from './snapshot/types';

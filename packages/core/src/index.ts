@@ -1,4 +1,5 @@
 export * from './errors';
 export * from './hash';
 export * from './schemas';
+export * from './publishing';
 export * from './content';

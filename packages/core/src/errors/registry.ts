@@ -14,6 +14,12 @@ export const errorRegistry = {
   missing_parameter: { status: 400, message: 'The query parameter `{name}` is required.' },
   business_rule: { status: 400, message: '{detail}' },
   invalid_template: { status: 400, message: 'The template does not parse: {detail}' },
+  invalid_snapshot: { status: 400, message: 'The site snapshot is not valid: {detail}' },
+  invalid_deploy_options: { status: 400, message: 'The deploy target `{target}` cannot use these options: {detail}' },
+  build_version_not_found: {
+    status: 404,
+    message: 'Build `{buildId}` has no deployed version to roll back to. List versions with GET /api/build/history.',
+  },
   // 401 / 403
   unauthenticated: {
     status: 401,

@@ -1,0 +1,126 @@
+import { existsSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { BuildManifest } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core';
+import type { DeployedVersion, DeploySession, DeployTarget } from './types';
+
+const safeId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * The directory deploy target: each build is written to an immutable folder
+ * `<root>/versions/<buildId>/`, and the symlink `<root>/current` points at the live one. Going
+ * live and rolling back are one rename(2) of a fresh symlink over `current`, so a reader sees
+ * either the old or the new version, never a mix. Manifests are kept in `<root>/manifests/`.
+ * Unchanged files of incremental builds are hard-linked from the live version (copied across
+ * file systems).
+ */
+export function createDirectoryTarget(options: { root: string }): DeployTarget {
+  if (typeof options?.root !== 'string' || options.root.trim() === '') {
+    throw TrellisError.of('invalid_deploy_options', { target: 'directory', detail: '`root` must be a non-empty path' });
+  }
+  const root = resolve(options.root);
+  const versionsDir = join(root, 'versions');
+  const manifestsDir = join(root, 'manifests');
+  const pointer = join(root, 'current');
+
+  const liveBuildId = (): string | null => {
+    try {
+      return readlinkSync(pointer).split(/[\\/]/).pop() ?? null;
+    } catch {
+      return null;
+    }
+  };
+
+  const swap = (buildId: string) => {
+    const temp = join(root, `.current-${process.pid}-${Date.now()}`);
+    symlinkSync(join('versions', buildId), temp);
+    renameSync(temp, pointer);
+  };
+
+  const readManifest = async (buildId: string): Promise<BuildManifest | null> => {
+    try {
+      return JSON.parse(await readFile(join(manifestsDir, `${buildId}.json`), 'utf8')) as BuildManifest;
+    } catch {
+      return null;
+    }
+  };
+
+  return {
+    name: 'directory',
+    capabilities: { atomic: true, rollback: true },
+    liveDir: () => pointer,
+    async liveManifest() {
+      const live = liveBuildId();
+      return live ? readManifest(live) : null;
+    },
+    async begin({ buildId }): Promise<DeploySession> {
+      if (!safeId.test(buildId)) {
+        throw TrellisError.of('invalid_deploy_options', { target: 'directory', detail: `bad build id "${buildId}"` });
+      }
+      const final = join(versionsDir, buildId);
+      if (existsSync(final)) {
+        throw TrellisError.of('conflict', { detail: `version ${buildId} already exists; versions are immutable` });
+      }
+      const staging = join(versionsDir, `.staging-${buildId}`);
+      await rm(staging, { recursive: true, force: true });
+      await mkdir(staging, { recursive: true });
+      await mkdir(manifestsDir, { recursive: true });
+      const live = liveBuildId();
+      return {
+        dir: staging,
+        async carry(files) {
+          if (!live) return;
+          const made = new Set<string>();
+          for (const file of files) {
+            const from = join(versionsDir, live, file);
+            const to = join(staging, file);
+            const dir = dirname(to);
+            if (!made.has(dir)) {
+              await mkdir(dir, { recursive: true });
+              made.add(dir);
+            }
+            try {
+              await link(from, to);
+            } catch {
+              await copyFile(from, to);
+            }
+          }
+        },
+        async commit({ manifest }) {
+          await writeFile(join(manifestsDir, `${buildId}.json`), JSON.stringify(manifest));
+          await rename(staging, final);
+          swap(buildId);
+          return { bucket: 'directory', keyPrefix: join('versions', buildId) };
+        },
+        async abort() {
+          await rm(staging, { recursive: true, force: true });
+        },
+      };
+    },
+    async rollback(buildId) {
+      if (!safeId.test(buildId) || !existsSync(join(versionsDir, buildId))) {
+        throw TrellisError.of('build_version_not_found', { buildId });
+      }
+      const previous = liveBuildId();
+      swap(buildId);
+      return { buildId, previousBuildId: previous };
+    },
+    async versions(): Promise<DeployedVersion[]> {
+      const live = liveBuildId();
+      let names: string[] = [];
+      try {
+        names = (await readdir(versionsDir)).filter((name) => !name.startsWith('.'));
+      } catch {
+        return [];
+      }
+      const out: DeployedVersion[] = [];
+      for (const name of names) {
+        const manifest = await readManifest(name);
+        const created = manifest?.createdAt ?? (await stat(join(versionsDir, name))).mtime.toISOString();
+        out.push({ buildId: name, isLive: name === live, createdAt: created });
+      }
+      return out.sort((a, b) => ((a.createdAt ?? '') < (b.createdAt ?? '') ? 1 : -1));
+    },
+  };
+}

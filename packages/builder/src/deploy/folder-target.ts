@@ -1,0 +1,45 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { BuildManifest } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core';
+import type { DeploySession, DeployTarget } from './types';
+
+const MANIFEST = '.trellis/manifest.json';
+
+/**
+ * A plain output folder (`cms-build --out dir`): pages are written in place, files the new
+ * build no longer has are deleted, files the builder never wrote are left alone. Not atomic and
+ * no rollback; use the directory target for that. The manifest lives in `<dir>/.trellis/`.
+ */
+export function createFolderTarget(options: { dir: string }): DeployTarget {
+  if (typeof options?.dir !== 'string' || options.dir.trim() === '') {
+    throw TrellisError.of('invalid_deploy_options', { target: 'folder', detail: '`dir` must be a non-empty path' });
+  }
+  const dir = resolve(options.dir);
+  return {
+    name: 'folder',
+    capabilities: { atomic: false, rollback: false },
+    liveDir: () => dir,
+    async liveManifest() {
+      try {
+        return JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as BuildManifest;
+      } catch {
+        return null;
+      }
+    },
+    async begin(): Promise<DeploySession> {
+      await mkdir(dir, { recursive: true });
+      return {
+        dir,
+        async carry() {},
+        async commit({ manifest, removed }) {
+          for (const file of removed) await rm(join(dir, file), { force: true });
+          await mkdir(dirname(join(dir, MANIFEST)), { recursive: true });
+          await writeFile(join(dir, MANIFEST), JSON.stringify(manifest));
+          return { bucket: 'folder', keyPrefix: dir };
+        },
+        async abort() {},
+      };
+    },
+  };
+}

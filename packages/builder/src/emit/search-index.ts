@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import MiniSearch from 'minisearch';
+import { itemSlug } from '@trelliscms/core';
+import type { SnapshotItem, SnapshotType } from '../snapshot/types';
+
+/** One searchable page. */
+export interface SearchDoc {
+  id: string;
+  url: string;
+  title: string;
+  type: string;
+  text: string;
+}
+
+/** Files of the search index, by path relative to the site root. */
+export interface SearchFiles {
+  /** shard number → its index JSON and the hash of the documents it was built from */
+  shards: Array<{ file: string; content: string; docsHash: string }>;
+  manifest: { file: string; content: string };
+  vectors: Array<{ file: string; content: string }>;
+}
+
+const textTypes = new Set(['string', 'text', 'markdown', 'richtext', 'enum', 'stringlist']);
+const MAX_TEXT = 2000;
+/** Documents per shard; each shard is an independent MiniSearch index, so one edit rebuilds one shard. */
+export const DOCS_PER_SHARD = 2000;
+
+function plain(value: unknown): string {
+  if (Array.isArray(value)) return value.map(plain).join(' ');
+  if (typeof value !== 'string') return '';
+  return value
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/[#*_`>[\]()!|~-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The search document of an item with a page: title, and the text of its text-like fields. */
+export function searchDoc(item: SnapshotItem, type: SnapshotType | undefined, url: string): SearchDoc {
+  const fields = item.fields;
+  const titleValue = ['title', 'name', 'label', type?.keyField ?? ''].map((k) => fields[k]).find((v) => typeof v === 'string' && v);
+  const title = typeof titleValue === 'string' ? titleValue : itemSlug(item);
+  const parts: string[] = [];
+  for (const def of type?.fields ?? []) {
+    if (!textTypes.has(def.type)) continue;
+    const text = plain(fields[def.name]);
+    if (text && text !== title) parts.push(text);
+  }
+  return { id: item.id, url, title, type: item.type, text: parts.join(' ').slice(0, MAX_TEXT) };
+}
+
+/** The shard a document belongs to (FNV-1a of its id). */
+export function shardOf(id: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+/** MiniSearch options shared by the build and `search.js`. */
+export const miniSearchOptions = {
+  fields: ['title', 'text'],
+  storeFields: ['title', 'url', 'type'],
+  idField: 'id',
+};
+
+/**
+ * Groups documents into shards and hashes each shard's documents; `build` turns one shard into
+ * its MiniSearch index JSON. Deterministic: the same documents give the same bytes.
+ */
+export function planSearchShards(docs: readonly SearchDoc[]): Array<{ shard: number; docs: SearchDoc[]; docsHash: string }> {
+  const count = Math.max(1, Math.ceil(docs.length / DOCS_PER_SHARD));
+  const groups: SearchDoc[][] = Array.from({ length: count }, () => []);
+  const sorted = [...docs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const doc of sorted) groups[shardOf(doc.id, count)]!.push(doc);
+  return groups.map((group, shard) => ({
+    shard,
+    docs: group,
+    docsHash: createHash('sha256').update(JSON.stringify(group)).digest('base64url'),
+  }));
+}
+
+/** The MiniSearch index JSON of one shard. */
+export function buildShardIndex(docs: readonly SearchDoc[]): string {
+  const index = new MiniSearch<SearchDoc>(miniSearchOptions);
+  index.addAll(docs);
+  return JSON.stringify(index);
+}
+
+/** `search/manifest.json`: how many shards there are and how to load them. */
+export function searchManifest(params: { shards: number; vectors: boolean }): string {
+  return `${JSON.stringify({
+    format: 'trellis-search',
+    version: 1,
+    engine: 'minisearch',
+    options: miniSearchOptions,
+    shards: Array.from({ length: params.shards }, (_, i) => `index-${i}.json`),
+    vectors: params.vectors ? Array.from({ length: params.shards }, (_, i) => `vectors-${i}.json`) : [],
+  })}\n`;
+}

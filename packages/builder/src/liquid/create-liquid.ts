@@ -1,0 +1,63 @@
+import { Liquid } from 'liquidjs';
+import { absoluteUrl, markdownToHtml, mediaUrl, relativeUrl, sanitize, slugify, type UrlSettings } from './filters';
+import { createMemoryFs } from './memory-fs';
+import { type ReaderSlot, registerContentTags } from './tags';
+
+/** Limits of one render (liquidjs's own; a worker's memory and time limits back them up). */
+export interface LiquidLimits {
+  /** ms one page may take to render (liquidjs `renderLimit`); default 10 000 */
+  renderTimeMs?: number;
+  /** bytes of strings and arrays one render may allocate (liquidjs `memoryLimit`); default 64 MB */
+  memoryBytes?: number;
+  /** characters of template source one parse may read (liquidjs `parseLimit`); default 1 MB */
+  parseChars?: number;
+}
+
+export interface CreateLiquidParams {
+  /** template name → Liquid source: partials and layouts are read from here */
+  templates: ReadonlyMap<string, string>;
+  urls: UrlSettings;
+  slot?: ReaderSlot;
+  limits?: LiquidLimits;
+  /** `escape` (pages, the default) or `none` (transforms, which produce data, not HTML) */
+  escape?: 'escape' | 'none';
+}
+
+/**
+ * The site's Liquid environment: output escaped by default (`| raw` opts out; `markdown` and
+ * `sanitize` return sanitized HTML unescaped), own properties only, unknown filters are parse
+ * errors, partials and layouts only from the site's templates, render time / memory / parse
+ * limits, dates in UTC. Filters: `markdown`, `sanitize`, `relative_url`, `absolute_url`,
+ * `media_url`, `slugify`, plus liquidjs's standard ones (`date`, `escape`, ...). Tags:
+ * `{% list %}`, `{% traverse %}`, `{% similar %}` (see README).
+ */
+export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot: ReaderSlot } {
+  const slot = params.slot ?? { reader: null };
+  const limits = params.limits ?? {};
+  const liquid = new Liquid({
+    fs: createMemoryFs(params.templates),
+    root: ['/'],
+    partials: ['/'],
+    layouts: ['/'],
+    extname: '',
+    relativeReference: false,
+    dynamicPartials: true,
+    cache: true,
+    outputEscape: params.escape === 'none' ? undefined : 'escape',
+    ownPropertyOnly: true,
+    strictFilters: true,
+    timezoneOffset: 0,
+    renderLimit: limits.renderTimeMs ?? 10_000,
+    memoryLimit: limits.memoryBytes ?? 64_000_000,
+    parseLimit: limits.parseChars ?? 1_000_000,
+  });
+  const urls = params.urls;
+  liquid.registerFilter('markdown', { handler: markdownToHtml, raw: true });
+  liquid.registerFilter('sanitize', { handler: sanitize, raw: true });
+  liquid.registerFilter('relative_url', (value: unknown) => relativeUrl(value, urls));
+  liquid.registerFilter('absolute_url', (value: unknown) => absoluteUrl(value, urls));
+  liquid.registerFilter('media_url', (value: unknown) => mediaUrl(value, urls));
+  liquid.registerFilter('slugify', slugify);
+  registerContentTags(liquid, slot);
+  return { liquid, slot };
+}

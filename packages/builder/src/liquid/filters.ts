@@ -1,0 +1,83 @@
+import { marked } from 'marked';
+import sanitizeHtml from 'sanitize-html';
+
+/** What URL filters need to know about the site. */
+export interface UrlSettings {
+  /** the site's public URL, e.g. `https://example.org/blog` (null: root-relative URLs) */
+  publicUrl: string | null;
+  /** where `/media/...` paths are served from (default: the public URL's origin) */
+  mediaBaseUrl?: string | null;
+}
+
+const sanitizeOptions: sanitizeHtml.IOptions = {
+  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'h1', 'h2', 'figure', 'figcaption'],
+  allowedAttributes: {
+    ...sanitizeHtml.defaults.allowedAttributes,
+    img: ['src', 'srcset', 'alt', 'title', 'width', 'height', 'loading'],
+    '*': ['id'],
+  },
+  allowedSchemes: ['http', 'https', 'mailto'],
+};
+
+/** Markdown to sanitized HTML (marked, then sanitize-html: no scripts, no event handlers, no `javascript:` URLs). */
+export function markdownToHtml(source: unknown): string {
+  if (source === null || source === undefined) return '';
+  const html = marked.parse(String(source), { async: false, gfm: true }) as string;
+  return sanitizeHtml(html, sanitizeOptions);
+}
+
+/** Sanitizes HTML (for `richtext` fields). */
+export function sanitize(source: unknown): string {
+  if (source === null || source === undefined) return '';
+  return sanitizeHtml(String(source), sanitizeOptions);
+}
+
+/** `Hello, Wörld!` → `hello-world` */
+export function slugify(value: unknown): string {
+  return String(value ?? '')
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function basePath(publicUrl: string | null): string {
+  if (!publicUrl) return '';
+  try {
+    return new URL(publicUrl).pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+}
+
+/** A root-relative path prefixed with the public URL's path: `/about/` → `/blog/about/`. Absolute URLs pass through. */
+export function relativeUrl(value: unknown, settings: UrlSettings): string {
+  const text = String(value ?? '');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(text) || text.startsWith('//') || text.startsWith('#')) return text;
+  const path = text.startsWith('/') ? text : `/${text}`;
+  return `${basePath(settings.publicUrl)}${path}`;
+}
+
+/** A path made absolute against the public URL: `/about/` → `https://example.org/blog/about/`. */
+export function absoluteUrl(value: unknown, settings: UrlSettings): string {
+  const relative = relativeUrl(value, settings);
+  if (!settings.publicUrl || /^[a-z][a-z0-9+.-]*:/i.test(relative)) return relative;
+  try {
+    return new URL(relative, new URL(settings.publicUrl).origin).toString();
+  } catch {
+    return relative;
+  }
+}
+
+/** A media reference (`/media/assets/<sha>.<ext>`, an asset object with `url`, or a URL) as a URL. */
+export function mediaUrl(value: unknown, settings: UrlSettings): string {
+  const raw =
+    typeof value === 'object' && value !== null && typeof (value as { url?: unknown }).url === 'string'
+      ? (value as { url: string }).url
+      : String(value ?? '');
+  if (raw === '' || /^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith('//')) return raw;
+  const base = settings.mediaBaseUrl ?? null;
+  if (base) return `${base.replace(/\/+$/, '')}${raw.startsWith('/') ? raw : `/${raw}`}`;
+  return raw.startsWith('/') ? raw : `/${raw}`;
+}

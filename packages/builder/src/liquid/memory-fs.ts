@@ -1,0 +1,42 @@
+import type { FS } from 'liquidjs';
+
+/**
+ * An in-memory liquidjs file system over the site's templates, by name: `{% include 'header' %}`,
+ * `{% render 'card' %}` and `{% layout 'base' %}` read the template of that name. Nothing
+ * reaches the real file system.
+ */
+export function createMemoryFs(templates: ReadonlyMap<string, string>): FS {
+  const read = (file: string): string => {
+    const content = templates.get(file);
+    if (content === undefined) throw new Error(`template "${file}" not found`);
+    return content;
+  };
+  return {
+    exists: async (file) => templates.has(file),
+    existsSync: (file) => templates.has(file),
+    readFile: async (file) => read(file),
+    readFileSync: read,
+    resolve: (_dir, file) => file,
+    contains: async () => true,
+    containsSync: () => true,
+    sep: '/',
+    dirname: () => '',
+  };
+}
+
+const reference = /\{%-?\s*(?:include|render|layout)\s+(['"])([^'"]+)\1/g;
+
+/** Names of templates a template includes, renders or extends, directly or through others (itself included). */
+export function templateClosure(name: string, templates: ReadonlyMap<string, string>): string[] {
+  const seen = new Set<string>();
+  const stack = [name];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    if (seen.has(current)) continue;
+    seen.add(current);
+    const content = templates.get(current);
+    if (content === undefined) continue;
+    for (const match of content.matchAll(reference)) stack.push(match[2]!);
+  }
+  return [...seen].sort();
+}

@@ -1,0 +1,140 @@
+import type { Context, Emitter, Liquid, TagToken, TopLevelToken, ValueToken } from 'liquidjs';
+import { evalToken, Hash, Tag, Tokenizer } from 'liquidjs';
+import type { TraverseQuery } from '../source/content-source';
+import type { TrackingReader } from '../source/tracking-reader';
+import { parseSort, parseWhere } from '../source/where';
+
+/** Holds the reader of the render in progress; the custom tags read content through it. */
+export interface ReaderSlot {
+  reader: TrackingReader | null;
+}
+
+const tail = /^(.*?)\s+as\s+([A-Za-z_][\w-]*)\s*$/s;
+
+/** Splits `<args> as <var>`; throws a parse error naming the tag when `as <var>` is missing. */
+function splitAs(token: TagToken, liquid: Liquid): { tokenizer: Tokenizer; variable: string } {
+  const match = tail.exec(token.args);
+  if (!match) throw new Error(`{% ${token.name} %} needs "as <variable>" at the end`);
+  return { tokenizer: new Tokenizer(match[1]!, liquid.options.operators), variable: match[2]! };
+}
+
+function reader(slot: ReaderSlot): TrackingReader {
+  if (!slot.reader) throw new Error('content is not available in this render');
+  return slot.reader;
+}
+
+function toInt(value: unknown, fallback: number | undefined, max: number): number | undefined {
+  if (value === undefined || value === null || value === '') return fallback;
+  const number = Math.trunc(Number(value));
+  if (!Number.isFinite(number) || number < 0) return fallback;
+  return Math.min(number, max);
+}
+
+function idOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string') {
+    return (value as { id: string }).id;
+  }
+  return '';
+}
+
+/**
+ * Registers `{% list %}`, `{% traverse %}` and `{% similar %}`. Each assigns its result to a
+ * variable, like `assign`:
+ *
+ * - `{% list 'post' where: "featured == true", sort: "-date", limit: 10, offset: 0 as posts %}`
+ * - `{% traverse item 'RELATED' direction: 'out', depth: 2, limit: 20 as related %}`
+ * - `{% similar item limit: 5 as alike %}`
+ */
+export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
+  liquid.registerTag(
+    'list',
+    class ListTag extends Tag {
+      private readonly type: ValueToken;
+      private readonly args: Hash;
+      private readonly variable: string;
+      constructor(token: TagToken, remain: TopLevelToken[], engine: Liquid) {
+        super(token, remain, engine);
+        const { tokenizer, variable } = splitAs(token, engine);
+        const type = tokenizer.readValue();
+        if (!type) throw new Error('{% list %} needs a content type: {% list \'post\' as posts %}');
+        this.type = type;
+        this.args = new Hash(tokenizer);
+        this.variable = variable;
+      }
+      *render(ctx: Context, _emitter: Emitter): Generator<unknown, void, unknown> {
+        const type = String(yield evalToken(this.type, ctx));
+        const args = (yield this.args.render(ctx)) as Record<string, unknown>;
+        const result = reader(slot).list({
+          type,
+          where: typeof args.where === 'string' ? parseWhere(args.where) : [],
+          sort: parseSort(typeof args.sort === 'string' ? args.sort : undefined),
+          limit: toInt(args.limit, 100, 1000),
+          offset: toInt(args.offset, 0, Number.MAX_SAFE_INTEGER),
+        });
+        ctx.bottom()[this.variable] = result.items;
+        ctx.bottom()[`${this.variable}_total`] = result.total;
+      }
+    },
+  );
+
+  liquid.registerTag(
+    'traverse',
+    class TraverseTag extends Tag {
+      private readonly from: ValueToken;
+      private readonly edge: ValueToken;
+      private readonly args: Hash;
+      private readonly variable: string;
+      constructor(token: TagToken, remain: TopLevelToken[], engine: Liquid) {
+        super(token, remain, engine);
+        const { tokenizer, variable } = splitAs(token, engine);
+        const from = tokenizer.readValue();
+        const edge = tokenizer.readValue();
+        if (!from || !edge) throw new Error("{% traverse %} needs an item and an edge label: {% traverse item 'RELATED' as related %}");
+        this.from = from;
+        this.edge = edge;
+        this.args = new Hash(tokenizer);
+        this.variable = variable;
+      }
+      *render(ctx: Context, _emitter: Emitter): Generator<unknown, void, unknown> {
+        const from = idOf(yield evalToken(this.from, ctx));
+        const edge = String(yield evalToken(this.edge, ctx));
+        const args = (yield this.args.render(ctx)) as Record<string, unknown>;
+        const direction: TraverseQuery['direction'] =
+          args.direction === 'in' || args.direction === 'both' ? args.direction : 'out';
+        ctx.bottom()[this.variable] = from
+          ? reader(slot).traverse({
+              from,
+              edge,
+              direction,
+              depth: toInt(args.depth, 1, 3) ?? 1,
+              limit: toInt(args.limit, 100, 1000),
+            })
+          : [];
+      }
+    },
+  );
+
+  liquid.registerTag(
+    'similar',
+    class SimilarTag extends Tag {
+      private readonly from: ValueToken;
+      private readonly args: Hash;
+      private readonly variable: string;
+      constructor(token: TagToken, remain: TopLevelToken[], engine: Liquid) {
+        super(token, remain, engine);
+        const { tokenizer, variable } = splitAs(token, engine);
+        const from = tokenizer.readValue();
+        if (!from) throw new Error('{% similar %} needs an item: {% similar item limit: 5 as alike %}');
+        this.from = from;
+        this.args = new Hash(tokenizer);
+        this.variable = variable;
+      }
+      *render(ctx: Context, _emitter: Emitter): Generator<unknown, void, unknown> {
+        const from = idOf(yield evalToken(this.from, ctx));
+        const args = (yield this.args.render(ctx)) as Record<string, unknown>;
+        ctx.bottom()[this.variable] = from ? reader(slot).similar({ from, limit: toInt(args.limit, 5, 100) ?? 5 }) : [];
+      }
+    },
+  );
+}

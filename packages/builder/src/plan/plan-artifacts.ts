@@ -1,0 +1,203 @@
+import { normalizeRoute, parentRelationship, resolveRoute } from '@trelliscms/core';
+import type { SnapshotSource } from '../source/snapshot-source';
+import { isVisibleIn } from '../source/snapshot-source';
+import { parseSort, parseWhere } from '../source/where';
+import type { Snapshot, SnapshotItem, SnapshotRoute, SnapshotTemplate, SnapshotType } from '../snapshot/types';
+
+/** One page the build renders. */
+export type ArtifactSpec =
+  | {
+      kind: 'item';
+      key: string;
+      /** output file relative to the site root */
+      file: string;
+      path: string;
+      itemId: string;
+      template: string;
+      /** true in an environment the item is not published to: a fixed "not published" page */
+      stub: boolean;
+    }
+  | {
+      kind: 'route';
+      key: string;
+      file: string;
+      path: string;
+      route: SnapshotRoute;
+      template: string;
+      /** 1-based page number and page count (1 and 1 without pagination) */
+      page: number;
+      pages: number;
+    };
+
+/** An error or warning found while planning or rendering. */
+export interface BuildIssue {
+  /** `route_collision`, `template_missing`, `route_placeholder_missing`, `render_failed`, ... */
+  code: string;
+  message: string;
+  /** the artifact concerned, when there is one */
+  key?: string;
+  path?: string;
+  template?: string;
+}
+
+export interface BuildPlan {
+  artifacts: ArtifactSpec[];
+  /** item id → page path, for items with a (non-stub) page */
+  urls: Map<string, string>;
+  errors: BuildIssue[];
+  warnings: BuildIssue[];
+}
+
+/** `/a/b/` → `a/b/index.html`; `/` → `index.html`. */
+export function fileOf(path: string): string {
+  return path === '/' ? 'index.html' : `${path.slice(1)}index.html`;
+}
+
+/** Whether a type gets one page per item: `emitPages` when set, else not `listingOnly`. */
+export function emitsPages(type: SnapshotType): boolean {
+  if (typeof type.emitPages === 'boolean') return type.emitPages;
+  return type.listingOnly !== true;
+}
+
+/** Templates that are never page templates: partials and layouts by naming convention. */
+export function isPartialName(name: string): boolean {
+  return name.startsWith('_') || name.startsWith('partials/') || name.startsWith('layouts/');
+}
+
+/**
+ * The page template of a type: an enabled template bound to the type (the one named like the
+ * type first, else the first by name), else an enabled wildcard template (`boundType: ''`,
+ * not a partial; `default` or `item` first, else the first by name).
+ */
+export function pageTemplateFor(type: string, templates: readonly SnapshotTemplate[]): string | null {
+  const enabled = templates.filter((t) => t.enabled !== false && !isPartialName(t.name));
+  const byName = (a: SnapshotTemplate, b: SnapshotTemplate) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const bound = enabled.filter((t) => t.boundType === type).sort(byName);
+  if (bound.length > 0) return (bound.find((t) => t.name === type) ?? bound[0]!).name;
+  const wildcard = enabled.filter((t) => (t.boundType ?? '') === '').sort(byName);
+  if (wildcard.length === 0) return null;
+  return (wildcard.find((t) => t.name === 'default') ?? wildcard.find((t) => t.name === 'item') ?? wildcard[0]!).name;
+}
+
+function parentIdOf(item: SnapshotItem, type: SnapshotType, outEdges: Map<string, string[]>): string | null {
+  const rel = parentRelationship(type.relationships);
+  if (!rel) return null;
+  const viaEdge = outEdges.get(`${item.id}\n${rel.edgeLabel}`)?.[0];
+  if (viaEdge) return viaEdge;
+  const value = item.relationships?.[rel.name];
+  const first = Array.isArray(value) ? value[0] : value;
+  if (typeof first === 'string') return first;
+  if (typeof first === 'object' && first !== null && typeof (first as { id?: unknown }).id === 'string') {
+    return (first as { id: string }).id;
+  }
+  return null;
+}
+
+/**
+ * Plans every artifact of a build: listing/index routes (paginated), then one page per item of
+ * each type that emits pages, at its routePattern or `/<type>/<slug>/`. In an environment other
+ * than `dev`, an item not published there gets a stub page. Two artifacts at one path are a
+ * `route_collision` error: the first keeps the path, the second is not emitted.
+ */
+export function planArtifacts(params: { snapshot: Snapshot; source: SnapshotSource; env: string }): BuildPlan {
+  const { snapshot, source, env } = params;
+  const errors: BuildIssue[] = [];
+  const warnings: BuildIssue[] = [];
+  const artifacts: ArtifactSpec[] = [];
+  const urls = new Map<string, string>();
+  const taken = new Map<string, string>();
+  const templateNames = new Set(snapshot.templates.filter((t) => t.enabled !== false).map((t) => t.name));
+
+  const claim = (path: string, key: string): boolean => {
+    const holder = taken.get(path);
+    if (holder !== undefined) {
+      errors.push({
+        code: 'route_collision',
+        message: `${key} and ${holder} both resolve to ${path}; ${key} was not emitted`,
+        key,
+        path,
+      });
+      return false;
+    }
+    taken.set(path, key);
+    return true;
+  };
+
+  for (const route of [...(snapshot.routes ?? []), ...(snapshot.views ?? [])]) {
+    if (route.enabled === false || typeof route.path !== 'string' || typeof route.template !== 'string') continue;
+    if (!templateNames.has(route.template)) {
+      errors.push({
+        code: 'template_missing',
+        message: `route ${route.path} names template "${route.template}", which does not exist or is disabled`,
+        path: route.path,
+        template: route.template,
+      });
+      continue;
+    }
+    const base = normalizeRoute(route.path);
+    let pages = 1;
+    if (route.paginate) {
+      const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
+      const { total } = source.list({
+        type: route.paginate.type,
+        where: route.paginate.where ? parseWhere(route.paginate.where) : [],
+        sort: parseSort(route.paginate.sort),
+        limit: 0,
+      });
+      pages = Math.max(1, Math.ceil(total / size));
+    }
+    for (let page = 1; page <= pages; page++) {
+      const path = page === 1 ? base : `${base}page/${page}/`;
+      const key = `route:${base}#${page}`;
+      if (!claim(path, key)) continue;
+      artifacts.push({ kind: 'route', key, file: fileOf(path), path, route, template: route.template, page, pages });
+    }
+  }
+
+  const all = new Map(snapshot.items.map((item) => [item.id, item]));
+  const outEdges = new Map<string, string[]>();
+  for (const edge of snapshot.edges ?? []) {
+    const key = `${edge.from}\n${edge.edge}`;
+    const list = outEdges.get(key);
+    if (list) list.push(edge.to);
+    else outEdges.set(key, [edge.to]);
+  }
+  const sorted = [...snapshot.items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const types = new Map(snapshot.types.map((type) => [type.name, type]));
+  const templateOf = new Map<string, string | null>();
+  for (const item of sorted) {
+    const type = types.get(item.type);
+    if (!type || !emitsPages(type)) continue;
+    if (!templateOf.has(type.name)) {
+      const template = pageTemplateFor(type.name, snapshot.templates);
+      templateOf.set(type.name, template);
+      if (!template) {
+        warnings.push({
+          code: 'template_missing',
+          message: `type "${type.name}" emits pages but has no enabled template bound to it or to all types; its items get no pages`,
+        });
+      }
+    }
+    const template = templateOf.get(type.name);
+    if (!template) continue;
+    const parentId = parentIdOf(item, type, outEdges);
+    const parent = parentId ? (all.get(parentId) ?? null) : null;
+    const resolved = resolveRoute({ pattern: type.routePattern, item, parent });
+    let path = resolved.path;
+    if (resolved.missing.length > 0) {
+      path = resolveRoute({ pattern: null, item }).path;
+      warnings.push({
+        code: 'route_placeholder_missing',
+        message: `${item.id}: routePattern "${type.routePattern}" has no value for {${resolved.missing.join('}, {')}}; using ${path}`,
+        key: `item:${item.id}`,
+        path,
+      });
+    }
+    const key = `item:${item.id}`;
+    if (!claim(path, key)) continue;
+    const stub = !isVisibleIn(item, env);
+    if (!stub) urls.set(item.id, path);
+    artifacts.push({ kind: 'item', key, file: fileOf(path), path, itemId: item.id, template, stub });
+  }
+  return { artifacts, urls, errors, warnings };
+}

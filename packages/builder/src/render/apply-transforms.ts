@@ -1,0 +1,81 @@
+import type { Liquid } from 'liquidjs';
+import { createLiquid } from '../liquid/create-liquid';
+import { TrackingReader } from '../source/tracking-reader';
+import { SnapshotSource } from '../source/snapshot-source';
+import type { Snapshot, SnapshotItem, SnapshotTransform } from '../snapshot/types';
+
+/** A transform that failed on an item (spec BuildResult `transformErrors`). */
+export interface TransformError {
+  contentId: string;
+  transform: string;
+  error: string;
+}
+
+/**
+ * Runs the site's `before-render` transforms on every item and returns a snapshot whose items
+ * carry the results. Kinds: `set-field` renders `value` (Liquid, `item` in scope, no escaping)
+ * into `fields[field]`; `template` renders the named template into `fields[field]`. A transform
+ * that fails (or is of an unknown kind) is recorded in `errors` and its change is skipped; the
+ * item still renders with the fields it had. Transforms run in `order`, then by id.
+ */
+export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
+  snapshot: Snapshot;
+  errors: TransformError[];
+} {
+  const { snapshot, env } = params;
+  const transforms = (snapshot.transforms ?? [])
+    .filter((t) => t.enabled !== false && (t.hook === undefined || t.hook === '' || t.hook === 'before-render'))
+    .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (transforms.length === 0) return { snapshot, errors: [] };
+  const templates = new Map(snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]));
+  const { liquid } = createLiquid({
+    templates,
+    urls: { publicUrl: snapshot.site.publicUrl ?? null },
+    escape: 'none',
+    limits: { renderTimeMs: 2000, memoryBytes: 16_000_000 },
+  });
+  const reader = new TrackingReader({ source: new SnapshotSource({ snapshot, env }), urls: new Map() });
+  const compiled = new Map<string, ReturnType<Liquid['parse']> | Error>();
+  const errors: TransformError[] = [];
+  const items = snapshot.items.map((item) => {
+    let current: SnapshotItem = item;
+    for (const transform of transforms) {
+      if (transform.type && transform.type !== item.type) continue;
+      try {
+        const value = run(transform, current, liquid, compiled, reader);
+        current = { ...current, fields: { ...current.fields, [transform.field!]: value } };
+      } catch (error) {
+        errors.push({
+          contentId: item.id,
+          transform: transform.name ?? transform.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    return current;
+  });
+  return { snapshot: { ...snapshot, items }, errors };
+}
+
+function run(
+  transform: SnapshotTransform,
+  item: SnapshotItem,
+  liquid: Liquid,
+  compiled: Map<string, ReturnType<Liquid['parse']> | Error>,
+  reader: TrackingReader,
+): string {
+  if (!transform.field) throw new Error('the transform names no `field` to set');
+  let parsed = compiled.get(transform.id);
+  if (!parsed) {
+    try {
+      if (transform.kind === 'set-field') parsed = liquid.parse(String(transform.value ?? ''));
+      else if (transform.kind === 'template') parsed = liquid.parseFileSync(String(transform.template ?? ''));
+      else throw new Error(`unknown transform kind "${transform.kind}"`);
+    } catch (error) {
+      parsed = error instanceof Error ? error : new Error(String(error));
+    }
+    compiled.set(transform.id, parsed);
+  }
+  if (parsed instanceof Error) throw parsed;
+  return String(liquid.renderSync(parsed, { item: reader.view(item) }));
+}

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import type { ArtifactDeps } from '@trelliscms/core';
+import { itemSlug } from '@trelliscms/core';
+import type { SnapshotItem } from '../snapshot/types';
+import type { ListQuery, SimilarQuery, TraverseQuery } from './content-source';
+import { itemHash } from './item-hash';
+import type { SnapshotSource } from './snapshot-source';
+
+/** What a template sees of an item: its fields at top level, plus `id`, `type`, `slug`, `url` and metadata. */
+export type ItemView = Record<string, unknown> & { id: string; type: string; slug: string; url: string | null };
+
+/** A query as recorded in an artifact's dependencies. */
+export type QuerySpec =
+  | { kind: 'list'; query: ListQuery }
+  | { kind: 'traverse'; query: TraverseQuery }
+  | { kind: 'similar'; query: SimilarQuery };
+
+/** The canonical key of a query (stable JSON). */
+export function queryKey(spec: QuerySpec): string {
+  return JSON.stringify(spec);
+}
+
+/**
+ * Reads content for templates through a snapshot source and records what each artifact read
+ * (items, queries with a hash of their results). One reader serves one render at a time:
+ * `begin()` starts a fresh record, `deps` holds it.
+ */
+export class TrackingReader {
+  readonly source: SnapshotSource;
+  readonly urls: ReadonlyMap<string, string>;
+  deps: ArtifactDeps = { items: {}, templates: {}, queries: {} };
+  private readonly views = new WeakMap<SnapshotItem, ItemView>();
+
+  constructor(params: { source: SnapshotSource; urls: ReadonlyMap<string, string> }) {
+    this.source = params.source;
+    this.urls = params.urls;
+  }
+
+  /** Starts recording for a new artifact. */
+  begin(): void {
+    this.deps = { items: {}, templates: {}, queries: {} };
+  }
+
+  /** The template view of an item (memoized). */
+  view(item: SnapshotItem): ItemView {
+    let view = this.views.get(item);
+    if (!view) {
+      view = {
+        ...item.fields,
+        id: item.id,
+        type: item.type,
+        slug: itemSlug(item),
+        url: this.urls.get(item.id) ?? null,
+        status: item.status ?? null,
+        updatedAt: item.updatedAt ?? null,
+        version: item.version ?? null,
+        fields: item.fields,
+        relationships: item.relationships ?? {},
+      };
+      this.views.set(item, view);
+    }
+    return view;
+  }
+
+  /** Reads an item by id and records it (a missing item is recorded with hash `''`). */
+  item(id: string): ItemView | null {
+    const item = this.source.item(id);
+    this.deps.items[id] = item ? itemHash(item) : '';
+    return item ? this.view(item) : null;
+  }
+
+  list(query: ListQuery): { items: ItemView[]; total: number } {
+    const spec: QuerySpec = { kind: 'list', query };
+    const result = this.source.list(query);
+    this.deps.queries[queryKey(spec)] = resultHash(result.items, result.total, this.urls);
+    return { items: result.items.map((item) => this.view(item)), total: result.total };
+  }
+
+  traverse(query: TraverseQuery): ItemView[] {
+    const items = this.source.traverse(query);
+    this.deps.queries[queryKey({ kind: 'traverse', query })] = resultHash(items, items.length, this.urls);
+    return items.map((item) => this.view(item));
+  }
+
+  similar(query: SimilarQuery): ItemView[] {
+    const items = this.source.similar(query);
+    this.deps.queries[queryKey({ kind: 'similar', query })] = resultHash(items, items.length, this.urls);
+    return items.map((item) => this.view(item));
+  }
+}
+
+/** Hash of a query result: ids, item hashes and URLs, and the total. */
+export function resultHash(items: readonly SnapshotItem[], total: number, urls: ReadonlyMap<string, string>): string {
+  const hash = createHash('sha1');
+  hash.update(String(total));
+  for (const item of items) hash.update(`\n${item.id}\t${itemHash(item)}\t${urls.get(item.id) ?? ''}`);
+  return hash.digest('base64url');
+}
+
+/** Re-runs a recorded query against a source: the current hash of its result (for incremental planning). */
+export function currentQueryHash(key: string, source: SnapshotSource, urls: ReadonlyMap<string, string>): string {
+  let spec: QuerySpec;
+  try {
+    spec = JSON.parse(key) as QuerySpec;
+  } catch {
+    return '';
+  }
+  if (spec.kind === 'list') {
+    const result = source.list(spec.query);
+    return resultHash(result.items, result.total, urls);
+  }
+  const items = spec.kind === 'traverse' ? source.traverse(spec.query) : source.similar(spec.query);
+  return resultHash(items, items.length, urls);
+}

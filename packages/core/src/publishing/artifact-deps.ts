@@ -1,0 +1,49 @@
+/**
+ * What one rendered artifact read, each with the hash it had at render time. An artifact needs
+ * re-rendering when any of these hashes differs now. An item, template or query that did not
+ * exist is recorded with the hash `''`, so its appearance also counts as a change.
+ */
+export interface ArtifactDeps {
+  /** item id → the item's content hash */
+  items: Record<string, string>;
+  /** template name → hash of its content (layouts and partials included) */
+  templates: Record<string, string>;
+  /** canonical query key (`list`, `traverse`, `similar`) → hash of its result (ids, hashes, urls) */
+  queries: Record<string, string>;
+}
+
+/** One artifact of a previous build, as recorded in its manifest. */
+export interface ManifestArtifact {
+  /** stable identity across builds: `item:<id>`, `route:<path>#<page>`, `file:sitemap.xml` */
+  key: string;
+  /** output file path relative to the site root, e.g. `blog/hello/index.html` */
+  file: string;
+  /** sha256 of the file's bytes */
+  hash: string;
+  bytes: number;
+  deps: ArtifactDeps;
+}
+
+/** The record a build leaves for the next incremental build of the same site and environment. */
+export interface BuildManifest {
+  format: 'trellis-build-manifest';
+  version: 1;
+  buildId: string;
+  env: string;
+  /** hash of everything that, when changed, forces a full build (site settings, types, transforms, routes, builder version) */
+  globalHash: string;
+  createdAt: string;
+  artifacts: ManifestArtifact[];
+}
+
+/** Answers "what is the hash of X now" for {@link impactedArtifacts}; `''` when X does not exist. */
+export interface DependencyReader {
+  itemHash(id: string): string;
+  templateHash(name: string): string;
+  queryHash(key: string): string;
+}
+
+/** An empty dependency record. */
+export function emptyDeps(): ArtifactDeps {
+  return { items: {}, templates: {}, queries: {} };
+}

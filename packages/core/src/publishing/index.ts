@@ -1,0 +1,23 @@
+export {
+  type ArtifactDeps,
+  type BuildManifest,
+  type DependencyReader,
+  emptyDeps,
+  type ManifestArtifact,
+} from './artifact-deps';
+export {
+  chooseBuildMode,
+  depsChanged,
+  type IncrementalPlan,
+  impactedArtifacts,
+  type PlannedArtifact,
+} from './impacted-artifacts';
+export {
+  itemSlug,
+  normalizeRoute,
+  type ParentRelationship,
+  parentRelationship,
+  type ResolvedRoute,
+  type RoutableItem,
+  resolveRoute,
+} from './route-pattern';
