@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AppendBlockBody,
+  BlockDocument,
+  ContentItemParams,
+  ContentList,
+  ContentListQuery,
+  ContentRecord,
+  CreateContentBody,
+  toContentWrite,
+  UpdateContentBody,
+} from './content';
+
+const record = {
+  id: 'movie:alien',
+  type: 'movie',
+  fields: { title: 'Alien', released: 1979 },
+  relationships: { director: 'person:ridley-scott' },
+  createdAt: '2026-06-14T10:00:00Z',
+  updatedAt: '2026-06-14T10:00:00.000+02:00',
+};
+
+describe('ContentRecord', () => {
+  it('accepts the spec shape and needs id, type and fields', () => {
+    expect(ContentRecord.parse(record)).toEqual(record);
+    expect(ContentRecord.safeParse({ id: 'movie:alien', type: 'movie', fields: {} }).success).toBe(true);
+    expect(ContentRecord.safeParse({ id: 'movie:alien', type: 'movie' }).success).toBe(false);
+  });
+
+  it('rejects ids that are not <type>:<slug>', () => {
+    for (const id of ['alien', 'movie:', ':alien', 'movie:a lien', 'movie/alien', '1movie:alien']) {
+      expect(ContentRecord.safeParse({ ...record, id }).success, id).toBe(false);
+    }
+  });
+
+  it('rejects timestamps that are not ISO 8601 date-times', () => {
+    expect(ContentRecord.safeParse({ ...record, createdAt: '14/06/2026' }).success).toBe(false);
+  });
+});
+
+describe('ContentList', () => {
+  it('is a bare array or the withMeta envelope', () => {
+    expect(ContentList.safeParse([record]).success).toBe(true);
+    const envelope = {
+      items: [record],
+      total: 12,
+      limit: 1,
+      offset: 0,
+      appliedFilters: { status: 'published' },
+    };
+    expect(ContentList.parse(envelope)).toEqual(envelope);
+    expect(ContentList.safeParse({ items: [record], total: 1, limit: null }).success).toBe(true);
+    expect(ContentList.safeParse({ items: [record] }).success).toBe(false);
+  });
+});
+
+describe('ContentListQuery', () => {
+  it('reads withMeta 1/true and numeric limit and offset', () => {
+    expect(
+      ContentListQuery.parse({ withMeta: '1', limit: '20', offset: '40', q: 'alien', status: 'published' }),
+    ).toEqual({
+      withMeta: true,
+      limit: 20,
+      offset: 40,
+      q: 'alien',
+      status: 'published',
+    });
+    expect(ContentListQuery.parse({ withMeta: 'true' }).withMeta).toBe(true);
+    expect(ContentListQuery.parse({}).withMeta).toBeUndefined();
+  });
+
+  it('rejects bad flags and out-of-range numbers', () => {
+    for (const query of [
+      { withMeta: 'yes' },
+      { limit: '0' },
+      { limit: '1001' },
+      { limit: 'ten' },
+      { offset: '-1' },
+    ]) {
+      expect(ContentListQuery.safeParse(query).success, JSON.stringify(query)).toBe(false);
+    }
+  });
+});
+
+describe('content write bodies', () => {
+  it('takes {fields, relationships?} or a free-form object', () => {
+    expect(CreateContentBody.safeParse({ fields: { title: 'Alien' } }).success).toBe(true);
+    expect(CreateContentBody.safeParse({ title: 'Alien', released: 1979 }).success).toBe(true);
+    expect(CreateContentBody.safeParse(['Alien']).success).toBe(false);
+    expect(CreateContentBody.safeParse('Alien').success).toBe(false);
+  });
+
+  it('reads either form', () => {
+    expect(toContentWrite({ fields: { title: 'Alien' }, relationships: { director: 'person:x' } })).toEqual({
+      fields: { title: 'Alien' },
+      relationships: { director: 'person:x' },
+    });
+    expect(toContentWrite({ title: 'Alien', released: 1979 })).toEqual({
+      fields: { title: 'Alien', released: 1979 },
+    });
+    // With other keys beside `fields`, the object is free-form: `fields` is then a field.
+    expect(toContentWrite({ fields: { a: 1 }, title: 'x' })).toEqual({
+      fields: { fields: { a: 1 }, title: 'x' },
+    });
+    expect(toContentWrite({ relationships: { director: 'person:x' } })).toEqual({
+      fields: {},
+      relationships: { director: 'person:x' },
+    });
+  });
+
+  it('takes a partial update with an expected version', () => {
+    expect(UpdateContentBody.safeParse({ fields: { title: 'Aliens' }, expectedVersion: 3 }).success).toBe(
+      true,
+    );
+    expect(UpdateContentBody.safeParse({ title: 'Aliens' }).success).toBe(true);
+  });
+});
+
+describe('content path parameters', () => {
+  it('needs the full id of the type of the path', () => {
+    expect(ContentItemParams.safeParse({ type: 'movie', id: 'movie:alien' }).success).toBe(true);
+    expect(ContentItemParams.safeParse({ type: 'movie', id: 'alien' }).success).toBe(false);
+    expect(ContentItemParams.safeParse({ type: 'movie', id: 'person:alien' }).success).toBe(false);
+  });
+});
+
+describe('blocks', () => {
+  it('takes the block append body', () => {
+    const body = {
+      blockType: 'quote',
+      fields: { text: 'In space…' },
+      references: ['person:ripley'],
+      order: 0,
+    };
+    expect(AppendBlockBody.parse(body)).toEqual(body);
+    expect(AppendBlockBody.safeParse({ blockType: 'quote' }).success).toBe(false);
+    expect(AppendBlockBody.safeParse({ ...body, order: -1 }).success).toBe(false);
+    expect(AppendBlockBody.safeParse({ ...body, references: ['ripley'] }).success).toBe(false);
+  });
+
+  it('takes a block document', () => {
+    const document = {
+      time: 1_781_000_000_000,
+      blocks: [{ id: 'b1', type: 'paragraph', data: { text: 'Hello' } }],
+      version: '2.31.0',
+    };
+    expect(BlockDocument.parse(document)).toEqual(document);
+    expect(BlockDocument.safeParse({ ...document, blocks: [{ type: 'paragraph', data: {} }] }).success).toBe(
+      false,
+    );
+    expect(ContentRecord.safeParse({ ...record, body: document }).success).toBe(true);
+  });
+});
