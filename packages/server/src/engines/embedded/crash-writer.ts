@@ -1,0 +1,51 @@
+/**
+ * The child process of the crash test (`crash-safety.test.ts`): writes transactions to a graph
+ * in a loop until it is killed. Each transaction writes `batchSize` Item nodes sharing one
+ * batch id, edges between them, an embedding and one audit record, then prints
+ * `committed <batch>` once the commit is acknowledged.
+ *
+ * Usage: node --import tsx crash-writer.ts <dataDir> <graph> <batchSize> <prefix>
+ */
+import { createEmbeddedEngine } from './index';
+
+const [dataDir, graphName, batchSizeArg, prefix] = process.argv.slice(2);
+if (!dataDir || !graphName || !batchSizeArg || !prefix) {
+  console.error('usage: crash-writer <dataDir> <graph> <batchSize> <prefix>');
+  process.exit(2);
+}
+const batchSize = Number(batchSizeArg);
+const filler = 'lorem ipsum dolor sit amet '.repeat(40);
+
+const engine = createEmbeddedEngine({ dataDir });
+await engine.init();
+const graph = await engine.openGraph(graphName);
+if (graph === null) throw new Error(`no graph ${graphName}`);
+process.stdout.write('ready\n');
+
+for (let n = 0; ; n++) {
+  const batch = `${prefix}-${n}`;
+  await graph.transaction(async (tx) => {
+    for (let i = 0; i < batchSize; i++) {
+      await tx.createNode({
+        id: `${batch}:${i}`,
+        labels: ['Item'],
+        props: { batch, i, text: `${batch} ${filler}` },
+      });
+      if (i > 0)
+        await tx.mergeEdge({
+          from: `${batch}:${i - 1}`,
+          type: 'NEXT',
+          to: `${batch}:${i}`,
+          props: { batch },
+        });
+    }
+    await tx.setEmbedding(`${batch}:0`, [1, n % 7, 0.5]);
+    await tx.appendAudit({
+      actor: 'crash-writer',
+      action: 'batch.write',
+      target: batch,
+      data: { count: batchSize },
+    });
+  });
+  process.stdout.write(`committed ${batch}\n`);
+}
