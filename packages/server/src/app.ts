@@ -3,11 +3,20 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Config } from './config';
 import { createEngine } from './engines';
 import type { GraphEngine } from './engines/port';
-import { loggerOptions } from './logger';
+import { loggerOptions, requestChildLogger } from './logger';
+import { authPlugin } from './plugins/auth';
 import { contextPlugin } from './plugins/context';
 import { errorsPlugin } from './plugins/errors';
+import { loadSheddingPlugin } from './plugins/load-shedding';
 import { openapiPlugin } from './plugins/openapi';
+import { queryTimeoutPlugin } from './plugins/query-timeout';
+import { rateLimitPlugin } from './plugins/rate-limit';
+import { accessRoutes } from './routes/access';
+import { apiKeysRoutes } from './routes/api-keys';
+import { diagnosticsRoutes } from './routes/diagnostics';
 import { healthRoutes } from './routes/health';
+import { membersRoutes } from './routes/members';
+import { sitesRoutes } from './routes/sites';
 import { VERSION } from './version';
 
 export interface BuildAppOptions {
@@ -16,6 +25,8 @@ export interface BuildAppOptions {
   engine?: GraphEngine;
   /** Defaults to the config's LOG_LEVEL; tests pass false. */
   logger?: boolean;
+  /** Where log lines go (default stdout); tests pass a stream to read them. */
+  logStream?: NodeJS.WritableStream;
 }
 
 /**
@@ -25,7 +36,8 @@ export interface BuildAppOptions {
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL),
+    logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.logStream),
+    childLoggerFactory: requestChildLogger,
     requestIdLogLabel: 'requestId',
     genReqId: () => crypto.randomUUID(),
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -43,7 +55,24 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     engine: options.engine ?? createEngine(config),
     version: VERSION,
   });
+  await app.register(loadSheddingPlugin, {
+    maxEventLoopDelayMs: config.LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS,
+    maxHeapUsedBytes: config.LOAD_SHED_MAX_HEAP_USED_BYTES,
+    maxRssBytes: config.LOAD_SHED_MAX_RSS_BYTES,
+    sampleIntervalMs: config.LOAD_SHED_SAMPLE_INTERVAL_MS,
+  });
+  await app.register(rateLimitPlugin, {
+    max: config.RATE_LIMIT_MAX,
+    timeWindowMs: config.RATE_LIMIT_WINDOW_MS,
+  });
+  await app.register(authPlugin);
+  await app.register(queryTimeoutPlugin, { timeoutMs: config.MAX_QUERY_TIMEOUT_MS });
 
   await app.register(healthRoutes);
+  await app.register(diagnosticsRoutes);
+  await app.register(sitesRoutes);
+  await app.register(accessRoutes);
+  await app.register(membersRoutes);
+  await app.register(apiKeysRoutes);
   return app;
 }

@@ -26,6 +26,8 @@ export const ConfigSchema = z
     OIDC_ISSUER: z.url().optional(),
     OIDC_AUDIENCE: z.string().optional(),
     OIDC_JWKS_URL: z.url().optional(),
+    /** Least time between JWKS refetches triggered by an unknown `kid` (a rotated key is seen after it). */
+    OIDC_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
     MAX_QUERY_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(120_000),
     /** Body limit for JSON requests, in bytes. */
     BODY_LIMIT_BYTES: z.coerce
@@ -39,6 +41,14 @@ export const ConfigSchema = z
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
     CMS_SCHEDULER: Bool.default(true),
+    /** Load shedding (503): mean event-loop delay over a sample, in ms; 0 turns the check off. */
+    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().min(0).default(1000),
+    /** Load shedding (503): V8 heap used, in bytes; 0 turns the check off. */
+    LOAD_SHED_MAX_HEAP_USED_BYTES: z.coerce.number().int().min(0).default(0),
+    /** Load shedding (503): resident set size, in bytes; 0 turns the check off. */
+    LOAD_SHED_MAX_RSS_BYTES: z.coerce.number().int().min(0).default(0),
+    /** How often the load-shedding figures are sampled, in ms. */
+    LOAD_SHED_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   })
   .superRefine((config, ctx) => {
     if (config.CMS_ENGINE === 'neo4j' && !config.NEO4J_URI) {

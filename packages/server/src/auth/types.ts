@@ -35,6 +35,11 @@ export interface Principal {
   platformRole: 'owner' | 'admin' | null;
   /** Sites this credential is limited to; null = no restriction. */
   allowedSites: string[] | null;
+  /**
+   * An API key's own role: on a site it acts with the lower of this and its creator's role
+   * there. Absent for ID tokens and the platform-owner key.
+   */
+  keyRole?: Role;
 }
 
 /** The site a site-scoped request works on (spec §5.4 step 3), from `X-Site-Id`. */
@@ -60,5 +65,11 @@ declare module 'fastify' {
     public?: boolean;
     /** The permission the caller's role must hold; checked by the auth hook. */
     permission?: Permission;
+    /**
+     * The route works on the site named by this path parameter (e.g. `id` of
+     * `/api/sites/:id`) instead of `X-Site-Id`: the hook resolves it into `request.site`
+     * (404 unknown or deleted, 403 no access) and checks `permission` against its role.
+     */
+    siteParam?: string;
   }
 }

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { ApiKeyCache } from '../auth/api-key-cache';
 import type { Config } from '../config';
 import type { Graph, GraphEngine } from '../engines/port';
+import type { ApiKeyRecord } from '../platform/api-keys';
 
 /** The name of the platform graph (sites, users, members, API keys). */
 export const PLATFORM_GRAPH = 'platform';
@@ -14,6 +16,8 @@ export interface TrellisContext {
   platformGraphName: string;
   version: string;
   lastBuild: { id: string; at: string } | null;
+  /** The API-key cache (auth/api-key-cache.ts); its counters appear on /health/detail. */
+  apiKeyCache: ApiKeyCache<ApiKeyRecord>;
 }
 
 declare module 'fastify' {
@@ -38,6 +42,7 @@ export const contextPlugin = fp(
       platformGraphName: PLATFORM_GRAPH,
       version: opts.version,
       lastBuild: null,
+      apiKeyCache: new ApiKeyCache<ApiKeyRecord>(),
     } satisfies TrellisContext);
     app.addHook('onClose', async () => {
       await engine.close();

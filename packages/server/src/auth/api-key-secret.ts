@@ -1,0 +1,47 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Service-minted keys look like `tk_<prefixId>_<secret>`: the prefix is a lookup id, not a secret. */
+const KEY_PATTERN = /^tk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+
+export interface MintedApiKey {
+  /** The non-secret lookup id (12 lowercase hex characters). */
+  prefixId: string;
+  /** The whole key the caller sends as `Authorization: Bearer …`; shown once. */
+  token: string;
+  /** What is stored: sha256 of the whole token, hex. */
+  hash: string;
+}
+
+/** sha256 hex of a token. Keys carry 256 bits of entropy, so a fast hash is enough. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Mints a new key: 48 bits of lookup prefix and 256 bits of secret. */
+export function mintApiKey(): MintedApiKey {
+  const prefixId = randomBytes(6).toString('hex');
+  const token = `tk_${prefixId}_${randomBytes(32).toString('base64url')}`;
+  return { prefixId, token, hash: hashToken(token) };
+}
+
+/**
+ * The lookup id of a bearer token that may be an API key: the prefix of a minted key, or for
+ * an operator-chosen key (`CMS_OWNER_KEY`) `h` plus the first 11 hex digits of its hash.
+ */
+export function apiKeyLookupId(token: string): string {
+  const match = KEY_PATTERN.exec(token);
+  if (match?.[1]) return match[1];
+  return `h${hashToken(token).slice(0, 11)}`;
+}
+
+/** Whether `token` looks like a minted key (`tk_…`). */
+export function isMintedKey(token: string): boolean {
+  return KEY_PATTERN.test(token);
+}
+
+/** Compares the token's hash to the stored hash in constant time. */
+export function tokenMatchesHash(token: string, storedHash: string): boolean {
+  const actual = Buffer.from(hashToken(token), 'hex');
+  const expected = Buffer.from(storedHash, 'hex');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,84 @@
+import { TrellisError } from '@trelliscms/core';
+import type { Graph } from '../engines/port';
+import { type ApiKeyRecord, loadApiKey } from '../platform/api-keys';
+import { getUser, userForSubject } from '../platform/users';
+import type { ApiKeyCache } from './api-key-cache';
+import { apiKeyLookupId, tokenMatchesHash } from './api-key-secret';
+import { IdTokenError, type IdTokenVerifier } from './id-token';
+import type { Principal } from './types';
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
+
+/** The bearer token of an `Authorization` header, or null. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer[ \t]+(\S{1,8192})[ \t]*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+/**
+ * Spec §5.4 steps 1 and 2: checks the credential and resolves the platform user. An
+ * ID token (three dot-separated parts) is verified against the OpenID Connect provider and
+ * mapped to a user by `sub`; anything else is looked up as an API key by its non-secret
+ * prefix (through the cache) and compared in constant time. Throws 401
+ * `invalid_credential` otherwise; the message never echoes the token.
+ */
+export async function authenticate({
+  token,
+  platform,
+  cache,
+  verifyIdToken,
+}: {
+  token: string;
+  platform: Graph;
+  cache: ApiKeyCache<ApiKeyRecord>;
+  verifyIdToken: IdTokenVerifier | null;
+}): Promise<Principal> {
+  if (JWT_SHAPE.test(token)) {
+    if (!verifyIdToken) {
+      throw TrellisError.of('invalid_credential', {
+        detail: 'ID tokens are not accepted (no OIDC provider is configured)',
+      });
+    }
+    let claims: Awaited<ReturnType<IdTokenVerifier>>;
+    try {
+      claims = await verifyIdToken(token);
+    } catch (error) {
+      const detail = error instanceof IdTokenError ? error.message : 'the token could not be verified';
+      throw TrellisError.of('invalid_credential', { detail });
+    }
+    const user = await userForSubject(platform, claims);
+    return { kind: 'id_token', userId: user.id, platformRole: user.platformRole, allowedSites: null };
+  }
+
+  const lookupId = apiKeyLookupId(token);
+  const record = await cache.get(lookupId, () => loadApiKey(platform, lookupId));
+  if (!record || !tokenMatchesHash(token, record.hash) || record.revokedAt !== null) {
+    throw TrellisError.of('invalid_credential', { detail: 'unknown or revoked API key' });
+  }
+  if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) {
+    throw TrellisError.of('invalid_credential', { detail: 'the API key has expired' });
+  }
+  if (record.platformRole === 'owner') {
+    const user = await getUser(platform, record.userId);
+    if (user?.platformRole !== 'owner') {
+      throw TrellisError.of('invalid_credential', { detail: 'unknown or revoked API key' });
+    }
+    return {
+      kind: 'api_key',
+      userId: record.userId,
+      keyId: record.id,
+      platformRole: 'owner',
+      allowedSites: null,
+    };
+  }
+  const user = await getUser(platform, record.userId);
+  return {
+    kind: 'api_key',
+    userId: record.userId,
+    keyId: record.id,
+    platformRole: user?.platformRole ?? null,
+    allowedSites: record.allowedSites ?? (record.siteId ? [record.siteId] : []),
+    keyRole: record.role,
+  };
+}

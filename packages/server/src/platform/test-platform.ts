@@ -1,0 +1,96 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app';
+import type { Role } from '../auth/types';
+import { type Config, loadConfig } from '../config';
+import { createEmbeddedEngine } from '../engines/embedded';
+import type { GraphEngine } from '../engines/port';
+import { createApiKey } from './api-keys';
+import { setMembership } from './members';
+import { createUser } from './users';
+
+/** The owner key every test platform starts with. */
+export const TEST_OWNER_KEY = 'test-owner-key-0123456789abcdef';
+
+export interface TestPlatform {
+  app: FastifyInstance;
+  engine: GraphEngine;
+  dataDir: string;
+  ownerKey: string;
+  /** Creates a platform user (optionally a platform admin) with its own API key on `siteId`. */
+  addUser(input: {
+    name: string;
+    siteId?: string;
+    role?: Role;
+    platformRole?: 'admin' | null;
+  }): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+export interface TestUser {
+  userId: string;
+  /** An API key acting for the user on `siteId` with `role` (or with the platform role). */
+  key: string;
+  keyId: string;
+}
+
+/**
+ * A real app on a real embedded engine in a fresh temp directory, bootstrapped with
+ * {@link TEST_OWNER_KEY}. For tests only.
+ */
+export async function startTestPlatform(
+  options: { env?: Record<string, string>; engine?: GraphEngine; logStream?: NodeJS.WritableStream } = {},
+): Promise<TestPlatform> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'trellis-platform-'));
+  const config: Config = loadConfig({
+    CMS_DATA_DIR: dataDir,
+    CMS_OWNER_KEY: TEST_OWNER_KEY,
+    LOG_LEVEL: 'silent',
+    CMS_SCHEDULER: '0',
+    RATE_LIMIT_MAX: '100000',
+    ...options.env,
+  });
+  const engine = options.engine ?? createEmbeddedEngine({ dataDir });
+  const app = await buildApp({
+    config,
+    engine,
+    logger: options.logStream !== undefined,
+    logStream: options.logStream,
+  });
+  await app.ready();
+  const platform = app.trellis.platform;
+  return {
+    app,
+    engine,
+    dataDir,
+    ownerKey: TEST_OWNER_KEY,
+    async addUser({ name, siteId, role, platformRole = null }) {
+      return platform.transaction(async (tx) => {
+        const user = await createUser(tx, {
+          name,
+          email: `${name}@example.test`,
+          sub: null,
+          platformRole,
+          persona: null,
+          actor: 'test',
+        });
+        if (siteId && role) await setMembership(tx, { userId: user.id, siteId, role, actor: 'test' });
+        const { record, token } = await createApiKey(tx, {
+          name: `${name} key`,
+          role: role ?? platformRole ?? 'viewer',
+          userId: user.id,
+          siteId: siteId ?? null,
+          allowedSites: siteId ? [siteId] : null,
+          actor: 'test',
+        });
+        return { userId: user.id, key: token, keyId: record.id };
+      });
+    },
+    async close() {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { SiteId, TrellisError } from '@trelliscms/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { authenticate, bearerToken } from '../auth/authenticate';
+import { createIdTokenVerifier, type IdTokenVerifier } from '../auth/id-token';
+import { roleHasPermission } from '../auth/permissions';
+import { siteRoleFor } from '../auth/site-role';
+import { isSiteScoped } from '../auth/site-scope';
+import type { Permission, Role } from '../auth/types';
+import type { Config } from '../config';
+import { bootstrapOwner, type OwnerBootstrap } from '../platform/bootstrap-owner';
+import { getSite } from '../platform/sites';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set on the first start only: the platform owner and their key (main.ts prints a generated one once). */
+    ownerBootstrap: OwnerBootstrap | null;
+  }
+}
+
+/**
+ * The permission a site-scoped route needs when it declares none: reads need `site:read`,
+ * anything else `site:update` (admin), so a forgotten declaration fails closed.
+ */
+export function defaultPermission(method: string): Permission {
+  return method === 'GET' || method === 'HEAD' ? 'site:read' : 'site:update';
+}
+
+/** Builds the ID-token verifier the configuration asks for, or null when OIDC is not configured. */
+export function idTokenVerifierFrom(config: Config): IdTokenVerifier | null {
+  if (!config.OIDC_ISSUER || !config.OIDC_AUDIENCE || !config.OIDC_JWKS_URL) return null;
+  return createIdTokenVerifier({
+    issuer: config.OIDC_ISSUER,
+    audience: config.OIDC_AUDIENCE,
+    jwksUrl: config.OIDC_JWKS_URL,
+    jwksCooldownMs: config.OIDC_JWKS_COOLDOWN_MS,
+  });
+}
+
+/**
+ * Authentication and authorization for every route, in the order of spec §5.4, as one
+ * global `onRequest` hook (it covers routes registered later by any plugin):
+ * 1. token check: `Authorization: Bearer` API key or ID token, else 401;
+ * 2. platform user and role;
+ * 3. site context: from `X-Site-Id` on site-scoped routes (400 `site_required` when absent,
+ *    403 for an unknown site or no access) or from the path parameter named by
+ *    `config.siteParam` (404 unknown, 403 no access);
+ * 4. the route's `config.permission` against the role (auth/permissions.ts), else 403.
+ * Routes with `config.public` skip all of it. Also bootstraps the platform owner on first start.
+ */
+export const authPlugin = fp(
+  async (app: FastifyInstance) => {
+    const { trellis } = app;
+    const verifyIdToken = idTokenVerifierFrom(trellis.config);
+    app.decorate(
+      'ownerBootstrap',
+      await bootstrapOwner({ platform: trellis.platform, ownerKey: trellis.config.CMS_OWNER_KEY }),
+    );
+    app.decorateRequest('principal', null);
+    app.decorateRequest('site', null);
+
+    async function resolveSite(
+      request: FastifyRequest,
+      siteId: string,
+      unknownIs: 'forbidden' | 'not_found',
+    ): Promise<void> {
+      const principal = request.principal;
+      if (!principal) return;
+      const unknown = () =>
+        unknownIs === 'not_found'
+          ? TrellisError.of('not_found', { resource: 'Site' })
+          : TrellisError.of('forbidden', { resource: 'site' });
+      if (!SiteId.safeParse(siteId).success) throw unknown();
+      const site = await getSite(trellis.platform, siteId);
+      if (!site) throw unknown();
+      const role: Role | null = await siteRoleFor({ platform: trellis.platform, principal, siteId });
+      if (!role) throw TrellisError.of('forbidden', { resource: 'site' });
+      const graph = await trellis.engine.openGraph(site.graphName);
+      if (!graph) {
+        throw TrellisError.of('engine_error', { detail: `the graph of ${site.id} is missing` });
+      }
+      request.site = { id: site.id, graphName: site.graphName, graph, role };
+    }
+
+    app.addHook('onRequest', async (request) => {
+      const routePattern = request.routeOptions.url;
+      const config = request.routeOptions.config;
+      // No route matched: the not-found handler answers 404 and touches nothing.
+      if (routePattern === undefined || config.public) return;
+
+      const token = bearerToken(request.headers.authorization);
+      if (!token) throw TrellisError.of('unauthenticated');
+      request.principal = await authenticate({
+        token,
+        platform: trellis.platform,
+        cache: trellis.apiKeyCache,
+        verifyIdToken,
+      });
+
+      if (config.siteParam) {
+        const siteId = (request.params as Record<string, string | undefined>)[config.siteParam] ?? '';
+        await resolveSite(request, siteId, 'not_found');
+      } else if (isSiteScoped(routePattern)) {
+        const header = request.headers['x-site-id'];
+        if (typeof header !== 'string' || header.length === 0) throw TrellisError.of('site_required');
+        await resolveSite(request, header, 'forbidden');
+      }
+
+      const site = request.site;
+      if (site) {
+        const permission = config.permission ?? defaultPermission(request.method);
+        if (!roleHasPermission(site.role, permission)) {
+          throw TrellisError.of(
+            'forbidden',
+            { resource: 'operation' },
+            { hint: `It needs the ${permission} permission; your role on ${site.id} is ${site.role}.` },
+          );
+        }
+      } else if (config.permission) {
+        const platformRole = request.principal.platformRole;
+        if (!platformRole || !roleHasPermission(platformRole, config.permission)) {
+          throw TrellisError.of('forbidden', { resource: 'operation' });
+        }
+      }
+    });
+  },
+  { name: 'trellis-auth', dependencies: ['trellis-context'] },
+);

@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import { TrellisError } from '@trelliscms/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+
+/**
+ * The rate-limit bucket of a request: the client address (`request.ip`, which honours
+ * `X-Forwarded-For` only from proxies listed in `TRUST_PROXY`) plus a short hash of the
+ * bearer credential. Never a body field, never an untrusted header; the credential itself
+ * never becomes a key (or a log line).
+ */
+export function rateLimitKey(request: FastifyRequest): string {
+  const authorization = request.headers.authorization;
+  const credential =
+    typeof authorization === 'string' && authorization.length > 0
+      ? createHash('sha256').update(authorization).digest('hex').slice(0, 16)
+      : '-';
+  return `${request.ip}|${credential}`;
+}
+
+/**
+ * 429 with `Retry-After` past `max` requests per `timeWindowMs` per {@link rateLimitKey}.
+ * Runs as a global `onRequest` hook registered before authentication, so floods of bad
+ * credentials are limited too. `/api/health` stays reachable for probes.
+ */
+export const rateLimitPlugin = fp(
+  async (app: FastifyInstance, opts: { max: number; timeWindowMs: number }) => {
+    await app.register(rateLimit, {
+      global: false,
+      max: opts.max,
+      timeWindow: opts.timeWindowMs,
+      keyGenerator: rateLimitKey,
+      errorResponseBuilder: (_request, context) => {
+        const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+        return TrellisError.of(
+          'rate_limited',
+          { retryAfter: seconds },
+          { headers: { 'retry-after': String(seconds) } },
+        );
+      },
+    });
+    const limit = app.rateLimit();
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.routeOptions.url === '/api/health') return;
+      await limit.call(app, request, reply);
+    });
+  },
+  { name: 'trellis-rate-limit' },
+);
