@@ -35,6 +35,13 @@ async function main(): Promise<void> {
     { address, engine: config.CMS_ENGINE, dataDir: config.CMS_DATA_DIR },
     `Trellis listening on ${address}`,
   );
+  const bootstrap = app.ownerBootstrap;
+  if (bootstrap?.generated) {
+    // Printed once, straight to stdout and never through the logger: it is not stored anywhere.
+    process.stdout.write(
+      `\nPlatform owner API key (shown once; store it now):\n\n  ${bootstrap.token}\n\nUse it as: Authorization: Bearer <key>\n\n`,
+    );
+  }
 }
 
 main().catch((error: unknown) => {

@@ -11,8 +11,17 @@ import type { Config } from '../config';
 import { bootstrapOwner, type OwnerBootstrap } from '../platform/bootstrap-owner';
 import { getSite } from '../platform/sites';
 
+/** A route as registered, for the authorization matrix and docs. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  config: { public?: boolean; permission?: Permission; siteParam?: string };
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
+    /** Every route registered after the auth plugin (all API routes), with its auth config. */
+    routeTable: RouteEntry[];
     /** Set on the first start only: the platform owner and their key (main.ts prints a generated one once). */
     ownerBootstrap: OwnerBootstrap | null;
   }
@@ -56,6 +65,19 @@ export const authPlugin = fp(
       'ownerBootstrap',
       await bootstrapOwner({ platform: trellis.platform, ownerKey: trellis.config.CMS_OWNER_KEY }),
     );
+    const routeTable: RouteEntry[] = [];
+    app.decorate('routeTable', routeTable);
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const config = (route.config ?? {}) as RouteEntry['config'];
+      for (const method of methods) routeTable.push({ method, url: route.url, config });
+      if (!config.public && !config.permission && !config.siteParam && isSiteScoped(route.url)) {
+        app.log.warn(
+          { route: `${methods.join(',')} ${route.url}` },
+          'site-scoped route declares no permission; the default applies (read: site:read, write: site:update)',
+        );
+      }
+    });
     app.decorateRequest('principal', null);
     app.decorateRequest('site', null);
 
