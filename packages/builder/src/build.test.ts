@@ -1,17 +1,220 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import MiniSearch from 'minisearch';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Fixture, loadFixture } from '../test/load-fixture';
+import { STUB_PAGE } from './render/renderer';
 
 let fixture: Fixture;
 afterEach(() => fixture?.cleanup());
 
 describe('build', () => {
-  it('renders pages, listings, sitemap and search index of the blog fixture', async () => {
+  it('renders item pages with layouts, partials, tags and sanitized markdown', async () => {
     fixture = loadFixture('blog');
     const result = await fixture.build({ mode: 'full' });
     expect(result.errors).toEqual([]);
     expect(result.ok).toBe(true);
-    const post = await fixture.readFile('/blog/hello-world/');
-    console.log(post);
-    console.log(result.files.map((f) => f.file));
+    expect(result.effectiveMode).toBe('full');
+    const post = await fixture.readFile('/blog/liquid-layouts/');
+    expect(post).toContain('<title>Liquid Layouts · Fixture Blog</title>');
+    expect(post).toContain('<a href="/tags/web/">Web</a>');
+    expect(post).not.toContain('<script>alert(1)</script>');
+    const hello = await fixture.readFile('/blog/hello-world/');
+    expect(hello).toContain('<strong>first</strong>');
+    expect(hello).toContain('<p class="author">By Ada</p>');
+    expect(hello).toContain('<p class="excerpt">The **first** post of the fixture...</p>');
+    const tag = await fixture.readFile('/tags/web/');
+    expect(tag.match(/class="post-card"/g)).toHaveLength(3);
+  });
+
+  it('escapes output by default', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.items[0]!.fields.title = '<img src=x onerror=alert(1)>';
+    await fixture.build({ mode: 'full' });
+    const page = await fixture.readFile('/blog/hello-world/');
+    expect(page).toContain('<h1>&lt;img src=x onerror=alert(1)&gt;</h1>');
+  });
+
+  it('resolves routePatterns: literal + slug, the fallback, and {parent.slug}', async () => {
+    fixture = loadFixture('blog');
+    await fixture.build({ mode: 'full' });
+    expect(fixture.pathExists('/blog/hello-world/')).toBe(true);
+    expect(fixture.pathExists('/page/about/')).toBe(true);
+    expect(fixture.pathExists('/about/team/')).toBe(true);
+  });
+
+  it('emits no pages for listingOnly types, and emitPages wins over listingOnly', async () => {
+    fixture = loadFixture('blog');
+    await fixture.build({ mode: 'full' });
+    expect(fixture.pathExists('/author/ada/')).toBe(false);
+    const tagType = fixture.snapshot.types.find((t) => t.name === 'tag')!;
+    tagType.emitPages = false;
+    const author = fixture.snapshot.types.find((t) => t.name === 'author')!;
+    author.emitPages = true;
+    const result = await fixture.build({ mode: 'full' });
+    expect(result.ok).toBe(true);
+    expect(fixture.pathExists('/tags/web/')).toBe(false);
+    expect(fixture.pathExists('/author/ada/')).toBe(true);
+    // tags stay readable through {% traverse %}
+    expect(await fixture.readFile('/blog/hello-world/')).toContain('>Web</a>');
+  });
+
+  it('paginates listing routes', async () => {
+    fixture = loadFixture('blog');
+    await fixture.build({ mode: 'full' });
+    const first = await fixture.readFile('/blog/');
+    expect(first).toContain('Blog, page 1 of 3');
+    expect(first).toContain('<a rel="next" href="/blog/page/2/">');
+    expect(first.indexOf('Static Speed')).toBeLessThan(first.indexOf('Draft Ideas'));
+    const last = await fixture.readFile('/blog/page/3/');
+    expect(last).toContain('Hello World');
+    expect(last).toContain('<a rel="prev" href="/blog/page/2/">');
+    expect(await fixture.readFile('/')).toContain('<p class="count">5 posts</p>');
+  });
+
+  it('writes sitemap.xml and a MiniSearch index that finds pages', async () => {
+    fixture = loadFixture('blog');
+    await fixture.build({ mode: 'full' });
+    const sitemap = await fixture.readFile('sitemap.xml');
+    expect(sitemap).toContain(
+      '<url><loc>https://blog.example.org/blog/hello-world/</loc><lastmod>2026-01-05</lastmod></url>',
+    );
+    expect(sitemap).toContain('<loc>https://blog.example.org/</loc>');
+    const manifest = JSON.parse(await fixture.readFile('search/manifest.json'));
+    const index = MiniSearch.loadJSON(
+      await fixture.readFile(`search/${manifest.shards[0]}`),
+      manifest.options,
+    );
+    const hits = index.search('zucchini');
+    expect(hits.map((hit) => hit.url)).toEqual(['/blog/graph-gardening/']);
+    expect(fixture.pathExists('search/search.js')).toBe(true);
+    expect(await fixture.readFile('search/minisearch.js')).toContain('MiniSearch');
+  });
+
+  it('emits no search index when searchEmission is none', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.site.searchEmission = 'none';
+    const result = await fixture.build({ mode: 'full' });
+    expect(result.files.some((f) => f.file.startsWith('search/'))).toBe(false);
+  });
+
+  it('prod builds only content published to prod; other items get a stub page', async () => {
+    fixture = loadFixture('blog');
+    const result = await fixture.build({ mode: 'full', env: 'prod' });
+    expect(result.ok).toBe(true);
+    expect(await fixture.readFile('/blog/draft-ideas/')).toBe(STUB_PAGE);
+    expect(await fixture.readFile('/')).toContain('<p class="count">4 posts</p>');
+    expect(await fixture.readFile('/blog/')).not.toContain('Draft Ideas');
+    expect(await fixture.readFile('sitemap.xml')).not.toContain('draft-ideas');
+    const dev = loadFixture('blog');
+    try {
+      await dev.build({ mode: 'full', env: 'dev' });
+      expect(await dev.readFile('/blog/draft-ideas/')).toContain('<h1>Draft Ideas</h1>');
+    } finally {
+      dev.cleanup();
+    }
+  });
+
+  it('reports a template error for the page and deploys nothing, without throwing', async () => {
+    fixture = loadFixture('blog');
+    await fixture.build({ mode: 'full' });
+    const before = await fixture.readFile('/tags/web/');
+    fixture.snapshot.templates.find((t) => t.name === 'tag')!.content = '{{ item.name | no_such_filter }}';
+    const result = await fixture.build({ mode: 'full' });
+    expect(result.ok).toBe(false);
+    expect(result.deploy).toBeNull();
+    const failed = result.errors.filter((e) => e.code === 'render_failed');
+    expect(failed.map((e) => e.key).sort()).toEqual(['item:tag:graphs', 'item:tag:web']);
+    expect(failed[0]!.message).toMatch(/no_such_filter/);
+    expect(failed[0]!.template).toBe('tag');
+    expect(await fixture.readFile('/tags/web/')).toBe(before);
+  });
+
+  it('reports a runtime template error (render limit) as a page error', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.templates.find((t) => t.name === 'tag')!.content =
+      '{% for i in (1..100000000) %}{{ i }}{% endfor %}';
+    const result = await fixture.build({ mode: 'validate', limits: { memoryBytes: 1_000_000 } });
+    expect(result.ok).toBe(false);
+    expect(result.errors.filter((e) => e.code === 'render_failed')).toHaveLength(2);
+  });
+
+  it('reports a failing transform in transformErrors and still renders the item', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.transforms!.push(
+      {
+        id: 'tf-broken',
+        name: 'broken',
+        kind: 'set-field',
+        type: 'tag',
+        field: 'label',
+        value: '{{ item.name | nope }}',
+      },
+      {
+        id: 'tf-upper',
+        name: 'upper',
+        kind: 'set-field',
+        type: 'tag',
+        field: 'name',
+        value: '{{ item.name | upcase }}',
+      },
+    );
+    const result = await fixture.build({ mode: 'full' });
+    expect(result.ok).toBe(true);
+    expect(result.transformErrors).toHaveLength(2);
+    expect(result.transformErrors[0]).toMatchObject({ contentId: 'tag:graphs', transform: 'broken' });
+    expect(result.transformErrors[0]!.error).toMatch(/nope/);
+    expect(await fixture.readFile('/tags/web/')).toContain('<h1>Tag: WEB</h1>');
+  });
+
+  it('reports route collisions instead of overwriting a page', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.items.push({
+      id: 'page:blog',
+      type: 'page',
+      fields: { title: 'Clash' },
+      publishedEnvs: ['prod'],
+    });
+    fixture.snapshot.types.find((t) => t.name === 'page')!.routePattern = '/{slug}/';
+    const result = await fixture.build({ mode: 'full' });
+    expect(result.ok).toBe(false);
+    const collision = result.errors.find((e) => e.code === 'route_collision');
+    expect(collision).toMatchObject({ key: 'item:page:blog', path: '/blog/' });
+    expect(collision!.message).toContain('route:/blog/#1');
+    expect(result.deploy).toBeNull();
+  });
+
+  it('validate renders in memory, returns the files and writes nothing', async () => {
+    fixture = loadFixture('blog');
+    const result = await fixture.build({ mode: 'validate' });
+    expect(result.ok).toBe(true);
+    expect(result.manifest).toBeNull();
+    expect(result.deploy).toBeNull();
+    expect(result.files.map((f) => f.file)).toContain('blog/hello-world/index.html');
+    expect(result.transformErrors).toEqual([]);
+    expect(existsSync(join(fixture.root, 'site'))).toBe(false);
+    expect(readdirSync(fixture.root)).toEqual([]);
+  });
+
+  it('stops a hostile template with the worker limit and ends only its own build', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.templates.find((t) => t.name === 'tag')!.content =
+      '{% for i in (1..1000000000) %}{% for j in (1..1000000000) %}{% endfor %}{% endfor %}';
+    const result = await fixture.build({
+      mode: 'full',
+      // liquidjs's own limits off: only the worker watchdog is left to stop it
+      limits: {
+        renderTimeMs: Number.POSITIVE_INFINITY,
+        memoryBytes: Number.POSITIVE_INFINITY,
+        stallTimeoutMs: 1500,
+      },
+    });
+    expect(result.ok).toBe(false);
+    expect(result.errors[0]).toMatchObject({ code: 'build_stopped' });
+    expect(result.errors[0]!.message).toMatch(/no progress/);
+    expect(existsSync(join(fixture.root, 'site', 'current'))).toBe(false);
+    // the next build of the same site works
+    fixture.snapshot = loadFixture('blog').snapshot;
+    expect((await fixture.build({ mode: 'full' })).ok).toBe(true);
   });
 });

@@ -4,8 +4,8 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { BuildManifest, DependencyReader, ManifestArtifact } from '@trelliscms/core';
 import { chooseBuildMode, contentHash, impactedArtifacts, TrellisError } from '@trelliscms/core';
-import type { DeployResult, DeploySession, DeployTarget } from './deploy/types';
 import { serveCheck } from './deploy/serve-check';
+import type { DeployResult, DeploySession, DeployTarget } from './deploy/types';
 import { miniSearchBrowserBuild, SEARCH_SCRIPT } from './emit/search-client';
 import { buildShardIndex, planSearchShards, searchDoc, searchManifest } from './emit/search-index';
 import { renderSitemap } from './emit/sitemap';
@@ -16,12 +16,12 @@ import { applyTransforms, type TransformError } from './render/apply-transforms'
 import { RenderAbortedError, renderInWorkers, type WorkerLimits } from './render/render-pool';
 import { hashText, Renderer } from './render/renderer';
 import type { WorkerArtifact } from './render/worker-protocol';
+import { assertSnapshot, isSnapshot } from './snapshot/read-snapshot';
+import type { Snapshot } from './snapshot/types';
 import type { ContentSource } from './source/content-source';
 import { itemHash } from './source/item-hash';
 import { SnapshotSource } from './source/snapshot-source';
 import { currentQueryHash } from './source/tracking-reader';
-import { assertSnapshot, isSnapshot } from './snapshot/read-snapshot';
-import type { Snapshot } from './snapshot/types';
 
 /** Bumped when the builder's output for the same input changes: forces full builds. */
 export const BUILDER_OUTPUT_VERSION = 1;
@@ -84,6 +84,8 @@ export interface BuildResult {
   artifacts: number;
   /** pages rendered by this build */
   rendered: number;
+  /** keys of the pages rendered (`item:<id>`, `route:<path>#<page>`) */
+  renderedKeys: string[];
   /** pages carried over unchanged from the previous build */
   carried: number;
   durationMs: number;
@@ -98,7 +100,10 @@ export interface BuildResult {
 }
 
 function newBuildId(now: Date): string {
-  const stamp = now.toISOString().replace(/[-:TZ.]/g, '').slice(0, 17);
+  const stamp = now
+    .toISOString()
+    .replace(/[-:TZ.]/g, '')
+    .slice(0, 17);
   return `b${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -132,7 +137,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const progress = options.onProgress ?? (() => {});
   const target = options.target ?? null;
   if (mode !== 'validate' && !target) {
-    throw TrellisError.of('validation_failed', { detail: 'a deploy target is required unless mode is validate' });
+    throw TrellisError.of('validation_failed', {
+      detail: 'a deploy target is required unless mode is validate',
+    });
   }
 
   const raw = isSnapshot(options.source) ? options.source : await options.source.snapshot();
@@ -168,7 +175,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       templateHash: (name) => templateHashes.get(name) ?? '',
       queryHash: (key) => {
         let hash = queryCache.get(key);
-        if (hash === undefined) queryCache.set(key, (hash = currentQueryHash(key, source, plan.urls)));
+        if (hash === undefined) {
+          hash = currentQueryHash(key, source, plan.urls);
+          queryCache.set(key, hash);
+        }
         return hash;
       },
     };
@@ -198,6 +208,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     mode,
     effectiveMode,
     rendered: 0,
+    renderedKeys: [],
     carried: carried.length,
     transformErrors,
     errors,
@@ -226,7 +237,16 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   progress({ phase: 'render', done: 0, total: toRender.length });
   try {
     if (workers <= 0) {
-      rendered = await renderInProcess({ specs: toRender, snapshot, env, urls, limits, mediaBaseUrl, outDir, progress });
+      rendered = await renderInProcess({
+        specs: toRender,
+        snapshot,
+        env,
+        urls,
+        limits,
+        mediaBaseUrl,
+        outDir,
+        progress,
+      });
     } else {
       rendered = await renderInWorkers({
         specs: toRender,
@@ -262,7 +282,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       });
     }
   }
-  base.rendered = rendered.filter((r) => r.error === undefined).length;
+  base.renderedKeys = rendered.filter((r) => r.error === undefined).map((r) => r.key);
+  base.rendered = base.renderedKeys.length;
 
   // Emit: sitemap and search index.
   progress({ phase: 'emit', done: 0, total: 1 });
@@ -272,20 +293,35 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const itemsById = new Map(snapshot.items.map((item) => [item.id, item]));
   const sitemapEntries = plan.artifacts
     .filter((a) => a.kind === 'route' || !a.stub)
-    .map((a) => ({ path: a.path, lastmod: a.kind === 'item' ? (itemsById.get(a.itemId)?.updatedAt ?? null) : null }));
-  extras.push({ key: 'file:sitemap.xml', file: 'sitemap.xml', content: renderSitemap({ entries: sitemapEntries, publicUrl }) });
+    .map((a) => ({
+      path: a.path,
+      lastmod: a.kind === 'item' ? (itemsById.get(a.itemId)?.updatedAt ?? null) : null,
+    }));
+  extras.push({
+    key: 'file:sitemap.xml',
+    file: 'sitemap.xml',
+    content: renderSitemap({ entries: sitemapEntries, publicUrl }),
+  });
 
   const emission = snapshot.site.searchEmission ?? 'bm25';
   if (emission !== 'none') {
     const types = new Map(snapshot.types.map((type) => [type.name, type]));
     const docs = plan.artifacts.flatMap((a) =>
       a.kind === 'item' && !a.stub
-        ? [searchDoc(itemsById.get(a.itemId)!, types.get(itemsById.get(a.itemId)!.type), relativeUrl(a.path, { publicUrl }))]
+        ? [
+            searchDoc(
+              itemsById.get(a.itemId)!,
+              types.get(itemsById.get(a.itemId)!.type),
+              relativeUrl(a.path, { publicUrl }),
+            ),
+          ]
         : [],
     );
     const shards = planSearchShards(docs);
     const withVectors = emission === 'bm25+vector';
-    const before = new Map((compatible && effectiveMode === 'incremental' ? previous!.artifacts : []).map((a) => [a.key, a]));
+    const before = new Map(
+      (compatible && effectiveMode === 'incremental' ? previous!.artifacts : []).map((a) => [a.key, a]),
+    );
     for (const shard of shards) {
       const key = `search:${shard.shard}`;
       const file = `search/index-${shard.shard}.json`;
@@ -306,13 +342,23 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         else extras.push({ key: vkey, file: vfile, content: JSON.stringify(vectors), deps });
       }
     }
-    extras.push({ key: 'file:search/manifest.json', file: 'search/manifest.json', content: searchManifest({ shards: shards.length, vectors: withVectors }) });
+    extras.push({
+      key: 'file:search/manifest.json',
+      file: 'search/manifest.json',
+      content: searchManifest({ shards: shards.length, vectors: withVectors }),
+    });
     extras.push({ key: 'file:search/search.js', file: 'search/search.js', content: SEARCH_SCRIPT });
-    extras.push({ key: 'file:search/minisearch.js', file: 'search/minisearch.js', content: miniSearchBrowserBuild() });
+    extras.push({
+      key: 'file:search/minisearch.js',
+      file: 'search/minisearch.js',
+      content: miniSearchBrowserBuild(),
+    });
   }
 
   const files: BuildFile[] = [
-    ...rendered.filter((r) => r.error === undefined).map((r) => ({ key: r.key, file: r.file, bytes: r.bytes })),
+    ...rendered
+      .filter((r) => r.error === undefined)
+      .map((r) => ({ key: r.key, file: r.file, bytes: r.bytes })),
     ...carried.map((a) => ({ key: a.key, file: a.file, bytes: a.bytes })),
     ...extraCarried.map((a) => ({ key: a.key, file: a.file, bytes: a.bytes })),
     ...extras.map((e) => ({ key: e.key, file: e.file, bytes: Buffer.byteLength(e.content) })),
@@ -411,7 +457,8 @@ async function renderInProcess(params: {
       await writeFile(path, html);
     }
     out.push(rest);
-    if (out.length % 50 === 0) params.progress({ phase: 'render', done: out.length, total: params.specs.length });
+    if (out.length % 50 === 0)
+      params.progress({ phase: 'render', done: out.length, total: params.specs.length });
   }
   return out;
 }

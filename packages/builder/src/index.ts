@@ -20,8 +20,15 @@ export type {
   ServeCheck,
 } from './deploy/types';
 export { assertTemplateParses, checkTemplate, type TemplateProblem } from './liquid/check-template';
-export { createLiquid, type CreateLiquidParams, type LiquidLimits } from './liquid/create-liquid';
-export { absoluteUrl, markdownToHtml, mediaUrl, relativeUrl, slugify, type UrlSettings } from './liquid/filters';
+export { type CreateLiquidParams, createLiquid, type LiquidLimits } from './liquid/create-liquid';
+export {
+  absoluteUrl,
+  markdownToHtml,
+  mediaUrl,
+  relativeUrl,
+  slugify,
+  type UrlSettings,
+} from './liquid/filters';
 export {
   type ArtifactSpec,
   type BuildIssue,
@@ -35,17 +42,6 @@ export type { WorkerLimits } from './render/render-pool';
 export { STUB_PAGE } from './render/renderer';
 export { renderTemplate } from './render-template';
 export { rollback } from './rollback';
-export { ApiSource, type ApiSourceOptions } from './source/api-source';
-export type {
-  ContentSource,
-  ListQuery,
-  ListResult,
-  MaybePromise,
-  SimilarQuery,
-  TraverseQuery,
-  WhereCondition,
-} from './source/content-source';
-export { isVisibleIn, SnapshotSource } from './source/snapshot-source';
 export { assertSnapshot, isSnapshot, readSnapshotFile } from './snapshot/read-snapshot';
 export type {
   Snapshot,
@@ -59,3 +55,14 @@ export type {
   SnapshotTransform,
   SnapshotType,
 } from './snapshot/types';
+export { ApiSource, type ApiSourceOptions } from './source/api-source';
+export type {
+  ContentSource,
+  ListQuery,
+  ListResult,
+  MaybePromise,
+  SimilarQuery,
+  TraverseQuery,
+  WhereCondition,
+} from './source/content-source';
+export { isVisibleIn, SnapshotSource } from './source/snapshot-source';

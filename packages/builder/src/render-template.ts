@@ -1,7 +1,7 @@
 import { createLiquid } from './liquid/create-liquid';
+import type { Snapshot } from './snapshot/types';
 import { SnapshotSource } from './source/snapshot-source';
 import { TrackingReader } from './source/tracking-reader';
-import type { Snapshot } from './snapshot/types';
 
 /**
  * Renders Liquid source in this thread against a snapshot (previews, tests): the site's
@@ -15,11 +15,23 @@ export function renderTemplate(params: {
   item?: string;
   scope?: Record<string, unknown>;
 }): string {
-  const templates = new Map(params.snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]));
-  const { liquid, slot } = createLiquid({ templates, urls: { publicUrl: params.snapshot.site.publicUrl ?? null } });
-  const reader = new TrackingReader({ source: new SnapshotSource({ snapshot: params.snapshot, env: params.env }), urls: new Map() });
+  const templates = new Map(
+    params.snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]),
+  );
+  const { liquid, slot } = createLiquid({
+    templates,
+    urls: { publicUrl: params.snapshot.site.publicUrl ?? null },
+  });
+  const reader = new TrackingReader({
+    source: new SnapshotSource({ snapshot: params.snapshot, env: params.env }),
+    urls: new Map(),
+  });
   slot.reader = reader;
-  const scope: Record<string, unknown> = { site: params.snapshot.site, env: params.env ?? 'dev', ...params.scope };
+  const scope: Record<string, unknown> = {
+    site: params.snapshot.site,
+    env: params.env ?? 'dev',
+    ...params.scope,
+  };
   if (params.item) scope.item = reader.item(params.item);
   return String(liquid.parseAndRenderSync(params.content, scope));
 }

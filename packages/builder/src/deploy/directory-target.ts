@@ -17,7 +17,10 @@ const safeId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  */
 export function createDirectoryTarget(options: { root: string }): DeployTarget {
   if (typeof options?.root !== 'string' || options.root.trim() === '') {
-    throw TrellisError.of('invalid_deploy_options', { target: 'directory', detail: '`root` must be a non-empty path' });
+    throw TrellisError.of('invalid_deploy_options', {
+      target: 'directory',
+      detail: '`root` must be a non-empty path',
+    });
   }
   const root = resolve(options.root);
   const versionsDir = join(root, 'versions');
@@ -56,11 +59,16 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
     },
     async begin({ buildId }): Promise<DeploySession> {
       if (!safeId.test(buildId)) {
-        throw TrellisError.of('invalid_deploy_options', { target: 'directory', detail: `bad build id "${buildId}"` });
+        throw TrellisError.of('invalid_deploy_options', {
+          target: 'directory',
+          detail: `bad build id "${buildId}"`,
+        });
       }
       const final = join(versionsDir, buildId);
       if (existsSync(final)) {
-        throw TrellisError.of('conflict', { detail: `version ${buildId} already exists; versions are immutable` });
+        throw TrellisError.of('conflict', {
+          detail: `version ${buildId} already exists; versions are immutable`,
+        });
       }
       const staging = join(versionsDir, `.staging-${buildId}`);
       await rm(staging, { recursive: true, force: true });

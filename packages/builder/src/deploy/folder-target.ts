@@ -13,7 +13,10 @@ const MANIFEST = '.trellis/manifest.json';
  */
 export function createFolderTarget(options: { dir: string }): DeployTarget {
   if (typeof options?.dir !== 'string' || options.dir.trim() === '') {
-    throw TrellisError.of('invalid_deploy_options', { target: 'folder', detail: '`dir` must be a non-empty path' });
+    throw TrellisError.of('invalid_deploy_options', {
+      target: 'folder',
+      detail: '`dir` must be a non-empty path',
+    });
   }
   const dir = resolve(options.dir);
   return {

@@ -8,7 +8,10 @@ import type { ServeCheck } from './types';
 export async function serveCheck(url: string, options: { timeoutMs?: number } = {}): Promise<ServeCheck> {
   const started = performance.now();
   try {
-    const response = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(options.timeoutMs ?? 5000) });
+    const response = await fetch(url, {
+      redirect: 'follow',
+      signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
+    });
     await response.arrayBuffer();
     return {
       ok: response.ok,

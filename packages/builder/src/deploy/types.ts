@@ -15,7 +15,10 @@ export interface DeploySession {
   /** makes these files of the live version part of the new one unchanged (incremental builds) */
   carry(files: readonly string[]): Promise<void>;
   /** makes the new version live and records its manifest; `removed` are live files the new version no longer has */
-  commit(params: { manifest: BuildManifest; removed: readonly string[] }): Promise<{ bucket: string; keyPrefix: string }>;
+  commit(params: {
+    manifest: BuildManifest;
+    removed: readonly string[];
+  }): Promise<{ bucket: string; keyPrefix: string }>;
   /** throws the staged files away */
   abort(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import MiniSearch from 'minisearch';
 import { itemSlug } from '@trelliscms/core';
+import MiniSearch from 'minisearch';
 import type { SnapshotItem, SnapshotType } from '../snapshot/types';
 
 /** One searchable page. */
@@ -38,7 +38,9 @@ function plain(value: unknown): string {
 /** The search document of an item with a page: title, and the text of its text-like fields. */
 export function searchDoc(item: SnapshotItem, type: SnapshotType | undefined, url: string): SearchDoc {
   const fields = item.fields;
-  const titleValue = ['title', 'name', 'label', type?.keyField ?? ''].map((k) => fields[k]).find((v) => typeof v === 'string' && v);
+  const titleValue = ['title', 'name', 'label', type?.keyField ?? '']
+    .map((k) => fields[k])
+    .find((v) => typeof v === 'string' && v);
   const title = typeof titleValue === 'string' ? titleValue : itemSlug(item);
   const parts: string[] = [];
   for (const def of type?.fields ?? []) {
@@ -70,7 +72,9 @@ export const miniSearchOptions = {
  * Groups documents into shards and hashes each shard's documents; `build` turns one shard into
  * its MiniSearch index JSON. Deterministic: the same documents give the same bytes.
  */
-export function planSearchShards(docs: readonly SearchDoc[]): Array<{ shard: number; docs: SearchDoc[]; docsHash: string }> {
+export function planSearchShards(
+  docs: readonly SearchDoc[],
+): Array<{ shard: number; docs: SearchDoc[]; docsHash: string }> {
   const count = Math.max(1, Math.ceil(docs.length / DOCS_PER_SHARD));
   const groups: SearchDoc[][] = Array.from({ length: count }, () => []);
   const sorted = [...docs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -1,5 +1,13 @@
 import { Liquid } from 'liquidjs';
-import { absoluteUrl, markdownToHtml, mediaUrl, relativeUrl, sanitize, slugify, type UrlSettings } from './filters';
+import {
+  absoluteUrl,
+  markdownToHtml,
+  mediaUrl,
+  relativeUrl,
+  sanitize,
+  slugify,
+  type UrlSettings,
+} from './filters';
 import { createMemoryFs } from './memory-fs';
 import { type ReaderSlot, registerContentTags } from './tags';
 

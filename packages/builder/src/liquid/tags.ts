@@ -57,7 +57,7 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
         super(token, remain, engine);
         const { tokenizer, variable } = splitAs(token, engine);
         const type = tokenizer.readValue();
-        if (!type) throw new Error('{% list %} needs a content type: {% list \'post\' as posts %}');
+        if (!type) throw new Error("{% list %} needs a content type: {% list 'post' as posts %}");
         this.type = type;
         this.args = new Hash(tokenizer);
         this.variable = variable;
@@ -90,7 +90,10 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
         const { tokenizer, variable } = splitAs(token, engine);
         const from = tokenizer.readValue();
         const edge = tokenizer.readValue();
-        if (!from || !edge) throw new Error("{% traverse %} needs an item and an edge label: {% traverse item 'RELATED' as related %}");
+        if (!from || !edge)
+          throw new Error(
+            "{% traverse %} needs an item and an edge label: {% traverse item 'RELATED' as related %}",
+          );
         this.from = from;
         this.edge = edge;
         this.args = new Hash(tokenizer);
@@ -133,7 +136,9 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
       *render(ctx: Context, _emitter: Emitter): Generator<unknown, void, unknown> {
         const from = idOf(yield evalToken(this.from, ctx));
         const args = (yield this.args.render(ctx)) as Record<string, unknown>;
-        ctx.bottom()[this.variable] = from ? reader(slot).similar({ from, limit: toInt(args.limit, 5, 100) ?? 5 }) : [];
+        ctx.bottom()[this.variable] = from
+          ? reader(slot).similar({ from, limit: toInt(args.limit, 5, 100) ?? 5 })
+          : [];
       }
     },
   );

@@ -1,8 +1,14 @@
 import { normalizeRoute, parentRelationship, resolveRoute } from '@trelliscms/core';
+import type {
+  Snapshot,
+  SnapshotItem,
+  SnapshotRoute,
+  SnapshotTemplate,
+  SnapshotType,
+} from '../snapshot/types';
 import type { SnapshotSource } from '../source/snapshot-source';
 import { isVisibleIn } from '../source/snapshot-source';
 import { parseSort, parseWhere } from '../source/where';
-import type { Snapshot, SnapshotItem, SnapshotRoute, SnapshotTemplate, SnapshotType } from '../snapshot/types';
 
 /** One page the build renders. */
 export type ArtifactSpec =
@@ -71,12 +77,17 @@ export function isPartialName(name: string): boolean {
  */
 export function pageTemplateFor(type: string, templates: readonly SnapshotTemplate[]): string | null {
   const enabled = templates.filter((t) => t.enabled !== false && !isPartialName(t.name));
-  const byName = (a: SnapshotTemplate, b: SnapshotTemplate) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const byName = (a: SnapshotTemplate, b: SnapshotTemplate) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
   const bound = enabled.filter((t) => t.boundType === type).sort(byName);
   if (bound.length > 0) return (bound.find((t) => t.name === type) ?? bound[0]!).name;
   const wildcard = enabled.filter((t) => (t.boundType ?? '') === '').sort(byName);
   if (wildcard.length === 0) return null;
-  return (wildcard.find((t) => t.name === 'default') ?? wildcard.find((t) => t.name === 'item') ?? wildcard[0]!).name;
+  return (
+    wildcard.find((t) => t.name === 'default') ??
+    wildcard.find((t) => t.name === 'item') ??
+    wildcard[0]!
+  ).name;
 }
 
 function parentIdOf(item: SnapshotItem, type: SnapshotType, outEdges: Map<string, string[]>): string | null {
@@ -99,7 +110,11 @@ function parentIdOf(item: SnapshotItem, type: SnapshotType, outEdges: Map<string
  * than `dev`, an item not published there gets a stub page. Two artifacts at one path are a
  * `route_collision` error: the first keeps the path, the second is not emitted.
  */
-export function planArtifacts(params: { snapshot: Snapshot; source: SnapshotSource; env: string }): BuildPlan {
+export function planArtifacts(params: {
+  snapshot: Snapshot;
+  source: SnapshotSource;
+  env: string;
+}): BuildPlan {
   const { snapshot, source, env } = params;
   const errors: BuildIssue[] = [];
   const warnings: BuildIssue[] = [];
@@ -124,7 +139,8 @@ export function planArtifacts(params: { snapshot: Snapshot; source: SnapshotSour
   };
 
   for (const route of [...(snapshot.routes ?? []), ...(snapshot.views ?? [])]) {
-    if (route.enabled === false || typeof route.path !== 'string' || typeof route.template !== 'string') continue;
+    if (route.enabled === false || typeof route.path !== 'string' || typeof route.template !== 'string')
+      continue;
     if (!templateNames.has(route.template)) {
       errors.push({
         code: 'template_missing',
@@ -150,7 +166,16 @@ export function planArtifacts(params: { snapshot: Snapshot; source: SnapshotSour
       const path = page === 1 ? base : `${base}page/${page}/`;
       const key = `route:${base}#${page}`;
       if (!claim(path, key)) continue;
-      artifacts.push({ kind: 'route', key, file: fileOf(path), path, route, template: route.template, page, pages });
+      artifacts.push({
+        kind: 'route',
+        key,
+        file: fileOf(path),
+        path,
+        route,
+        template: route.template,
+        page,
+        pages,
+      });
     }
   }
 

@@ -1,8 +1,8 @@
 import type { Liquid } from 'liquidjs';
 import { createLiquid } from '../liquid/create-liquid';
-import { TrackingReader } from '../source/tracking-reader';
-import { SnapshotSource } from '../source/snapshot-source';
 import type { Snapshot, SnapshotItem, SnapshotTransform } from '../snapshot/types';
+import { SnapshotSource } from '../source/snapshot-source';
+import { TrackingReader } from '../source/tracking-reader';
 
 /** A transform that failed on an item (spec BuildResult `transformErrors`). */
 export interface TransformError {
@@ -24,10 +24,14 @@ export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
 } {
   const { snapshot, env } = params;
   const transforms = (snapshot.transforms ?? [])
-    .filter((t) => t.enabled !== false && (t.hook === undefined || t.hook === '' || t.hook === 'before-render'))
+    .filter(
+      (t) => t.enabled !== false && (t.hook === undefined || t.hook === '' || t.hook === 'before-render'),
+    )
     .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (transforms.length === 0) return { snapshot, errors: [] };
-  const templates = new Map(snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]));
+  const templates = new Map(
+    snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]),
+  );
   const { liquid } = createLiquid({
     templates,
     urls: { publicUrl: snapshot.site.publicUrl ?? null },

@@ -4,10 +4,10 @@ import type { Liquid, Template } from 'liquidjs';
 import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
 import { templateClosure } from '../liquid/memory-fs';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
+import type { Snapshot } from '../snapshot/types';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 import { parseSort, parseWhere } from '../source/where';
-import type { Snapshot } from '../snapshot/types';
 
 /** The outcome of rendering one artifact. */
 export interface RenderedArtifact {
@@ -74,7 +74,10 @@ export class Renderer {
     for (const [name, content] of this.templates) this.templateHashes.set(name, hashText(content));
     const { liquid, slot } = createLiquid({
       templates: this.templates,
-      urls: { publicUrl: options.snapshot.site.publicUrl ?? null, mediaBaseUrl: options.mediaBaseUrl ?? null },
+      urls: {
+        publicUrl: options.snapshot.site.publicUrl ?? null,
+        mediaBaseUrl: options.mediaBaseUrl ?? null,
+      },
       limits: options.limits,
     });
     this.liquid = liquid;
@@ -87,7 +90,8 @@ export class Renderer {
     let deps = this.closures.get(name);
     if (!deps) {
       deps = {};
-      for (const member of templateClosure(name, this.templates)) deps[member] = this.templateHashes.get(member) ?? '';
+      for (const member of templateClosure(name, this.templates))
+        deps[member] = this.templateHashes.get(member) ?? '';
       this.closures.set(name, deps);
     }
     return deps;
@@ -164,7 +168,14 @@ export class Renderer {
   }
 
   private finish(spec: ArtifactSpec, html: string, deps: ArtifactDeps): RenderedArtifact {
-    return { key: spec.key, file: spec.file, html, bytes: Buffer.byteLength(html), hash: hashText(html), deps };
+    return {
+      key: spec.key,
+      file: spec.file,
+      html,
+      bytes: Buffer.byteLength(html),
+      hash: hashText(html),
+      deps,
+    };
   }
 
   private fail(spec: ArtifactSpec, error: unknown, deps: ArtifactDeps): RenderedArtifact {

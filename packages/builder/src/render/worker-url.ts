@@ -29,7 +29,9 @@ async function bundleFromSource(): Promise<URL> {
     format: 'esm',
     target: 'node20',
     alias: { '@trelliscms/core': coreSource },
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
     logLevel: 'silent',
   });
   return pathToFileURL(out);

@@ -4,7 +4,11 @@ import type { Snapshot } from './types';
 
 /** True for a value shaped like a site snapshot (`format: 'trellis-snapshot'`). */
 export function isSnapshot(value: unknown): value is Snapshot {
-  return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === 'trellis-snapshot';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { format?: unknown }).format === 'trellis-snapshot'
+  );
 }
 
 /**
@@ -20,7 +24,12 @@ export function assertSnapshot(value: unknown): Snapshot {
     if (!Array.isArray(value[key])) throw fail(`\`${key}\` must be an array`);
   }
   value.items.forEach((item, index) => {
-    if (typeof item?.id !== 'string' || typeof item.type !== 'string' || typeof item.fields !== 'object' || item.fields === null) {
+    if (
+      typeof item?.id !== 'string' ||
+      typeof item.type !== 'string' ||
+      typeof item.fields !== 'object' ||
+      item.fields === null
+    ) {
       throw fail(`items[${index}] needs string \`id\` and \`type\` and an object \`fields\``);
     }
   });

@@ -49,7 +49,9 @@ export class ApiSource implements ContentSource {
         try {
           message = (JSON.parse(text) as { error?: string }).error ?? message;
         } catch {}
-        throw TrellisError.of('invalid_snapshot', { detail: `GET ${endpoint} answered ${response.status}: ${message}` });
+        throw TrellisError.of('invalid_snapshot', {
+          detail: `GET ${endpoint} answered ${response.status}: ${message}`,
+        });
       }
       let body: unknown;
       try {

@@ -1,4 +1,11 @@
-import type { Snapshot, SnapshotEdge, SnapshotItem, SnapshotSite, SnapshotTemplate, SnapshotType } from '../snapshot/types';
+import type {
+  Snapshot,
+  SnapshotEdge,
+  SnapshotItem,
+  SnapshotSite,
+  SnapshotTemplate,
+  SnapshotType,
+} from '../snapshot/types';
 import type { ContentSource, ListQuery, ListResult, SimilarQuery, TraverseQuery } from './content-source';
 import { compareValues, matches, readField } from './where';
 
@@ -27,9 +34,7 @@ export class SnapshotSource implements ContentSource {
     for (const item of this.data.items) {
       if (!isVisibleIn(item, this.env)) continue;
       this.byId.set(item.id, item);
-      let list = this.byType.get(item.type);
-      if (!list) this.byType.set(item.type, (list = []));
-      list.push(item);
+      push(this.byType, item.type, item);
     }
     for (const edge of this.data.edges ?? []) {
       if (!this.byId.has(edge.from) || !this.byId.has(edge.to)) continue;
@@ -97,10 +102,12 @@ export class SnapshotSource implements ContentSource {
       for (const id of frontier) {
         const steps: string[] = [];
         if (query.direction !== 'in') {
-          for (const edge of this.edgesOf(id, 'out')) if (query.edge === '*' || edge.edge === query.edge) steps.push(edge.to);
+          for (const edge of this.edgesOf(id, 'out'))
+            if (query.edge === '*' || edge.edge === query.edge) steps.push(edge.to);
         }
         if (query.direction !== 'out') {
-          for (const edge of this.edgesOf(id, 'in')) if (query.edge === '*' || edge.edge === query.edge) steps.push(edge.from);
+          for (const edge of this.edgesOf(id, 'in'))
+            if (query.edge === '*' || edge.edge === query.edge) steps.push(edge.from);
         }
         for (const target of steps) {
           if (seen.has(target)) continue;

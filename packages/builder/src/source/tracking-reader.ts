@@ -7,7 +7,12 @@ import { itemHash } from './item-hash';
 import type { SnapshotSource } from './snapshot-source';
 
 /** What a template sees of an item: its fields at top level, plus `id`, `type`, `slug`, `url` and metadata. */
-export type ItemView = Record<string, unknown> & { id: string; type: string; slug: string; url: string | null };
+export type ItemView = Record<string, unknown> & {
+  id: string;
+  type: string;
+  slug: string;
+  url: string | null;
+};
 
 /** A query as recorded in an artifact's dependencies. */
 export type QuerySpec =
@@ -90,7 +95,11 @@ export class TrackingReader {
 }
 
 /** Hash of a query result: ids, item hashes and URLs, and the total. */
-export function resultHash(items: readonly SnapshotItem[], total: number, urls: ReadonlyMap<string, string>): string {
+export function resultHash(
+  items: readonly SnapshotItem[],
+  total: number,
+  urls: ReadonlyMap<string, string>,
+): string {
   const hash = createHash('sha1');
   hash.update(String(total));
   for (const item of items) hash.update(`\n${item.id}\t${itemHash(item)}\t${urls.get(item.id) ?? ''}`);
@@ -98,7 +107,11 @@ export function resultHash(items: readonly SnapshotItem[], total: number, urls: 
 }
 
 /** Re-runs a recorded query against a source: the current hash of its result (for incremental planning). */
-export function currentQueryHash(key: string, source: SnapshotSource, urls: ReadonlyMap<string, string>): string {
+export function currentQueryHash(
+  key: string,
+  source: SnapshotSource,
+  urls: ReadonlyMap<string, string>,
+): string {
   let spec: QuerySpec;
   try {
     spec = JSON.parse(key) as QuerySpec;

@@ -1,6 +1,6 @@
+import { itemSlug } from '@trelliscms/core';
 import type { SnapshotItem } from '../snapshot/types';
 import type { WhereCondition } from './content-source';
-import { itemSlug } from '@trelliscms/core';
 
 /** The value of a field or a built-in (`id`, `slug`, `type`, `status`, `updatedAt`) of an item. */
 export function readField(item: SnapshotItem, field: string): unknown {

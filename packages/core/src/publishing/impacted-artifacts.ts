@@ -19,7 +19,8 @@ export interface IncrementalPlan {
 /** True when any recorded dependency hash differs from the reader's current one. */
 export function depsChanged(deps: ArtifactDeps, reader: DependencyReader): boolean {
   for (const [id, hash] of Object.entries(deps.items)) if (reader.itemHash(id) !== hash) return true;
-  for (const [name, hash] of Object.entries(deps.templates)) if (reader.templateHash(name) !== hash) return true;
+  for (const [name, hash] of Object.entries(deps.templates))
+    if (reader.templateHash(name) !== hash) return true;
   for (const [key, hash] of Object.entries(deps.queries)) if (reader.queryHash(key) !== hash) return true;
   return false;
 }

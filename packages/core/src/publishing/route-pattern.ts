@@ -82,7 +82,9 @@ export interface ParentRelationship {
  * `parent` or with edge label `PARENT`, else the first `many-to-one` relationship of the type.
  * Null when the type has neither.
  */
-export function parentRelationship(relationships: readonly ParentRelationship[] | undefined): ParentRelationship | null {
+export function parentRelationship(
+  relationships: readonly ParentRelationship[] | undefined,
+): ParentRelationship | null {
   if (!relationships || relationships.length === 0) return null;
   return (
     relationships.find((rel) => rel.name === 'parent' || rel.edgeLabel === 'PARENT') ??

@@ -1,0 +1,97 @@
+import { resolve } from 'node:path';
+import { isTrellisError } from '@trelliscms/core';
+import { type BuildMode, type BuildProgress, type BuildResult, build } from '../build';
+import { createDirectoryTarget } from '../deploy/directory-target';
+import { createFolderTarget } from '../deploy/folder-target';
+import { readSnapshotFile } from '../snapshot/read-snapshot';
+import type { Snapshot } from '../snapshot/types';
+import { ApiSource } from '../source/api-source';
+import type { ContentSource } from '../source/content-source';
+
+/** The options of `cms-build`, as commander parses them. */
+export interface BuildCommandOptions {
+  snapshot?: string;
+  api?: string;
+  key?: string;
+  site?: string;
+  out?: string;
+  target?: string;
+  env?: string;
+  mode?: string;
+  workers?: string;
+  json?: boolean;
+}
+
+/** Where the command writes: stdout for results, stderr for progress and messages. */
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** true when stderr is a terminal (progress redraws one line) */
+  isTty: boolean;
+}
+
+const modes: readonly BuildMode[] = ['full', 'incremental', 'auto', 'validate'];
+
+/** Runs `cms-build`; resolves to the exit code (0 ok, 1 build errors, 2 bad input). */
+export async function runBuildCommand(options: BuildCommandOptions, io: CommandIo): Promise<number> {
+  const fail = (message: string) => {
+    io.stderr(`cms-build: ${message}\n`);
+    return 2;
+  };
+  const mode = (options.mode ?? 'incremental') as BuildMode;
+  if (!modes.includes(mode)) return fail(`--mode must be one of ${modes.join(', ')}`);
+  if (Boolean(options.snapshot) === Boolean(options.api))
+    return fail('give either --snapshot <file> or --api <url>');
+  if (options.api && (!options.key || !options.site)) return fail('--api needs --key and --site');
+  if (!options.out && mode !== 'validate') return fail('--out <dir> is required');
+  const targetName = options.target ?? 'dir';
+  if (targetName !== 'dir' && targetName !== 'directory') return fail('--target must be dir or directory');
+  const workers = options.workers === undefined ? undefined : Number(options.workers);
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 0))
+    return fail('--workers must be an integer >= 0');
+
+  let result: BuildResult;
+  let lastDraw = 0;
+  const onProgress = (p: BuildProgress) => {
+    if (p.phase !== 'render') {
+      if (p.done === 0) io.stderr(`${p.phase}…\n`);
+      return;
+    }
+    const now = Date.now();
+    if (p.done !== p.total && now - lastDraw < 100) return;
+    lastDraw = now;
+    const line = `rendered ${p.done}/${p.total}`;
+    if (io.isTty) io.stderr(`\r${line}${p.done === p.total ? '\n' : ''}`);
+    else if (p.done === p.total || p.done === 0) io.stderr(`${line}\n`);
+  };
+  try {
+    const source: ContentSource | Snapshot = options.snapshot
+      ? await readSnapshotFile(resolve(options.snapshot))
+      : new ApiSource({ url: options.api!, key: options.key!, site: options.site!, env: options.env });
+    const out = options.out ? resolve(options.out) : null;
+    const target =
+      mode === 'validate' || !out
+        ? null
+        : targetName === 'directory'
+          ? createDirectoryTarget({ root: out })
+          : createFolderTarget({ dir: out });
+    result = await build({ source, target, env: options.env ?? 'dev', mode, workers, onProgress });
+  } catch (error) {
+    if (isTrellisError(error)) return fail(`${error.message} (${error.code})`);
+    throw error;
+  }
+  if (options.json)
+    io.stdout(`${JSON.stringify(result, (key, value) => (key === 'manifest' ? undefined : value), 2)}\n`);
+  const summary = `${result.ok ? 'ok' : 'failed'}: ${result.effectiveMode} build ${result.buildId} (env ${result.env}): ${result.artifacts} files, ${result.rendered} rendered, ${result.carried} carried over, ${result.durationMs} ms`;
+  io.stderr(`${summary}\n`);
+  if (result.deploy) {
+    io.stderr(
+      `deployed: ${result.deploy.filesUploaded} uploaded, ${result.deploy.filesDeleted} deleted, ${result.deploy.bytes} bytes\n`,
+    );
+  }
+  for (const error of result.transformErrors)
+    io.stderr(`transform ${error.transform} on ${error.contentId}: ${error.error}\n`);
+  for (const warning of result.warnings) io.stderr(`warning: ${warning.message}\n`);
+  for (const error of result.errors) io.stderr(`error: ${error.code}: ${error.message}\n`);
+  return result.ok ? 0 : 1;
+}
