@@ -62,7 +62,7 @@ export async function createSite({
   try {
     graph = await engine.createGraph(record.graphName);
   } catch (error) {
-    throw TrellisError.of('partial_site_creation', {}, { cause: error });
+    throw TrellisError.of('partial_site_creation', {}, { cause: error, extra: { step: 'graph' } });
   }
   try {
     await seedStarterKit({ graph, kit: input.starterKit, actor: input.actor, siteId: record.id });
@@ -87,7 +87,7 @@ export async function createSite({
     if (isEngineError(error, 'exists')) {
       throw TrellisError.of('conflict', { detail: `A site with the slug \`${slug}\` already exists.` });
     }
-    throw TrellisError.of('partial_site_creation', {}, { cause: error });
+    throw TrellisError.of('partial_site_creation', {}, { cause: error, extra: { step: 'seed-or-record' } });
   }
   return record;
 }

@@ -1,9 +1,15 @@
+import type { ContentType } from '@trelliscms/core';
+import { createType } from '../content/type-repository';
 import type { Graph } from '../engines/port';
 import { STARTER_KITS, type StarterKit } from './starter-kits';
 
+/** Node label of templates in a site graph (until the templates repository lands; see the report of issue 4). */
+const TEMPLATE_LABEL = 'Template';
+
 /**
- * Writes a starter kit's content types and templates into a new site's graph in one
- * transaction, audited as `site.seed`.
+ * Writes a starter kit into a new site's graph: its content types through the content
+ * type repository (validated and stored exactly as POST /types stores them), then its
+ * templates at version 1, audited as `site.seed`.
  */
 export async function seedStarterKit({
   graph,
@@ -17,19 +23,15 @@ export async function seedStarterKit({
   siteId: string;
 }): Promise<void> {
   const contents = STARTER_KITS[kit];
+  for (const type of contents.types) {
+    await createType({ graph, input: type as ContentType, actor });
+  }
   await graph.transaction(async (tx) => {
     const now = new Date().toISOString();
-    for (const type of contents.types) {
-      await tx.putNode({
-        id: `type:${type.name}`,
-        labels: ['ContentType'],
-        props: { ...type, createdAt: now, updatedAt: now },
-      });
-    }
     for (const template of contents.templates) {
       await tx.putNode({
         id: `template:${template.name}`,
-        labels: ['Template'],
+        labels: [TEMPLATE_LABEL],
         props: { ...template, version: 1, latestVersion: 1, enabled: true, updatedAt: now },
       });
     }

@@ -63,7 +63,7 @@ const page: StarterType = {
   fields: [
     { name: 'title', type: 'string', required: true, maxLength: 200 },
     { name: 'slug', type: 'string', required: true, unique: true, maxLength: 120 },
-    { name: 'body', type: 'markdown' },
+    { name: 'content', type: 'markdown' },
     { name: 'seoDescription', type: 'text', maxLength: 300 },
   ],
   routePattern: '/{slug}/',
@@ -94,9 +94,9 @@ const post: StarterType = {
   fields: [
     { name: 'title', type: 'string', required: true, maxLength: 200 },
     { name: 'slug', type: 'string', required: true, unique: true, maxLength: 120 },
-    { name: 'publishedAt', type: 'datetime' },
+    { name: 'publishDate', type: 'datetime' },
     { name: 'excerpt', type: 'text', maxLength: 500 },
-    { name: 'body', type: 'markdown', required: true },
+    { name: 'content', type: 'markdown', required: true },
     { name: 'tags', type: 'stringlist' },
     { name: 'cover', type: 'image' },
   ],
@@ -134,7 +134,7 @@ const doc: StarterType = {
     { name: 'slug', type: 'string', required: true, unique: true, maxLength: 120 },
     { name: 'section', type: 'enum', values: ['guide', 'reference', 'tutorial'], default: 'guide' },
     { name: 'order', type: 'number' },
-    { name: 'body', type: 'markdown', required: true },
+    { name: 'content', type: 'markdown', required: true },
   ],
   relationships: [{ name: 'next', edgeLabel: 'NEXT', target: 'doc', kind: 'one-to-one' }],
   routePattern: '/docs/{section}/{slug}/',
@@ -145,13 +145,13 @@ const changelog: StarterType = {
   name: 'release-note',
   label: 'Release note',
   nodeLabel: 'ReleaseNote',
-  keyField: 'version',
+  keyField: 'release',
   fields: [
-    { name: 'version', type: 'string', required: true, unique: true, maxLength: 40 },
+    { name: 'release', type: 'string', required: true, unique: true, maxLength: 40 },
     { name: 'date', type: 'date', required: true },
-    { name: 'body', type: 'markdown' },
+    { name: 'content', type: 'markdown' },
   ],
-  routePattern: '/changelog/{version}/',
+  routePattern: '/changelog/{release}/',
   icon: 'tag',
 };
 
@@ -166,7 +166,7 @@ const wildcard = itemTemplate(
   '',
   `    <article>
       <h1>{{ item.fields.title | default: item.fields.name }}</h1>
-      {{ item.fields.body | markdown }}
+      {{ item.fields.content | markdown }}
     </article>`,
 );
 
@@ -182,8 +182,8 @@ export const STARTER_KITS: Readonly<Record<StarterKit, StarterKitContents>> = {
         'post',
         `    <article>
       <h1>{{ item.fields.title }}</h1>
-      {% if item.fields.publishedAt %}<time datetime="{{ item.fields.publishedAt }}">{{ item.fields.publishedAt | date: "%B %-d, %Y" }}</time>{% endif %}
-      {{ item.fields.body | markdown }}
+      {% if item.fields.publishDate %}<time datetime="{{ item.fields.publishDate }}">{{ item.fields.publishDate | date: "%B %-d, %Y" }}</time>{% endif %}
+      {{ item.fields.content | markdown }}
       {% if item.fields.tags %}<ul class="tags">{% for tag in item.fields.tags %}<li>{{ tag }}</li>{% endfor %}</ul>{% endif %}
     </article>`,
       ),
@@ -222,15 +222,15 @@ export const STARTER_KITS: Readonly<Record<StarterKit, StarterKitContents>> = {
         `    <article class="doc">
       <p class="section">{{ item.fields.section }}</p>
       <h1>{{ item.fields.title }}</h1>
-      {{ item.fields.body | markdown }}
+      {{ item.fields.content | markdown }}
     </article>`,
       ),
       itemTemplate(
         'release-note',
         'release-note',
-        `    <h1>{{ item.fields.version }}</h1>
+        `    <h1>{{ item.fields.release }}</h1>
     <time>{{ item.fields.date }}</time>
-    {{ item.fields.body | markdown }}`,
+    {{ item.fields.content | markdown }}`,
       ),
     ],
   },
