@@ -1,0 +1,102 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFixtureSnapshot } from '../../test/load-fixture';
+import { build } from '../build';
+import { createFolderTarget } from '../deploy/folder-target';
+import { runBuildCommand } from './run-build-command';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function pages(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (name === '.trellis') continue;
+      if (statSync(path).isDirectory()) walk(path);
+      else out.set(relative(root, path), readFileSync(path, 'utf8'));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+function io() {
+  const out = { stdout: '', stderr: '' };
+  return {
+    out,
+    io: {
+      stdout: (t: string) => void (out.stdout += t),
+      stderr: (t: string) => void (out.stderr += t),
+      isTty: false,
+    },
+  };
+}
+
+describe('cms-build', () => {
+  it('builds a snapshot file into a folder, byte-identical to the library build', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'site.json');
+    writeFileSync(file, JSON.stringify(readFixtureSnapshot('blog')));
+    const { out, io: streams } = io();
+    const code = await runBuildCommand(
+      { snapshot: file, out: join(dir, 'cli'), mode: 'full', json: true },
+      streams,
+    );
+    expect(code).toBe(0);
+    expect(out.stderr).toContain('rendered 13/13');
+    expect(out.stderr).toMatch(/ok: full build b\d+-[0-9a-f]+ \(env dev\): 18 files/);
+    const result = JSON.parse(out.stdout);
+    expect(result).toMatchObject({ ok: true, artifacts: 18, deploy: { ok: true, filesUploaded: 18 } });
+
+    const library = join(dir, 'library');
+    await build({
+      source: readFixtureSnapshot('blog'),
+      target: createFolderTarget({ dir: library }),
+      mode: 'full',
+      workers: 2,
+    });
+    expect(pages(join(dir, 'cli'))).toEqual(pages(library));
+  });
+
+  it('exits 1 with the errors of a failed build and 2 on bad input', async () => {
+    const dir = tempDir();
+    const snapshot = readFixtureSnapshot('blog');
+    snapshot.templates.find((t) => t.name === 'post')!.content = '{{ x | nope }}';
+    const file = join(dir, 'site.json');
+    writeFileSync(file, JSON.stringify(snapshot));
+    const failed = io();
+    expect(await runBuildCommand({ snapshot: file, out: join(dir, 'out') }, failed.io)).toBe(1);
+    expect(failed.out.stderr).toContain('error: render_failed: item:post:hello-world');
+
+    const bad = io();
+    writeFileSync(join(dir, 'bad.json'), '{"format":"nope"}');
+    expect(await runBuildCommand({ snapshot: join(dir, 'bad.json'), out: join(dir, 'out') }, bad.io)).toBe(2);
+    expect(bad.out.stderr).toContain('invalid_snapshot');
+    const none = io();
+    expect(await runBuildCommand({ out: dir }, none.io)).toBe(2);
+    expect(none.out.stderr).toContain('give either --snapshot <file> or --api <url>');
+  });
+
+  it('validate writes nothing', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'site.json');
+    writeFileSync(file, JSON.stringify(readFixtureSnapshot('blog')));
+    const run = io();
+    expect(await runBuildCommand({ snapshot: file, out: join(dir, 'out'), mode: 'validate' }, run.io)).toBe(
+      0,
+    );
+    expect(readdirSync(dir)).toEqual(['site.json']);
+  });
+});
