@@ -1,2 +1,22 @@
 #!/usr/bin/env node
-export {};
+import * as fs from 'node:fs/promises';
+import { run } from './program';
+
+// The bin is only this: real process I/O in, exit code out.
+run(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  fs,
+  cwd: process.cwd(),
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `cms: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,154 @@
+import { basename, resolve } from 'node:path';
+import type { EdgeInput } from '@trelliscms/sdk';
+import { ExitCode, UsageError } from '../errors';
+import type { Fs } from '../io/cli-io';
+import { createProgress } from '../io/progress';
+import { readRecords } from '../io/read-records';
+import type { SiteCommandDeps } from './context';
+
+export interface ImportRecordsCommandOptions {
+  file: string;
+  type: string;
+  format?: string;
+  batchSize?: number;
+  callSize?: number;
+  skipExisting: boolean;
+  dryRun: boolean;
+  errorsFile?: string;
+}
+
+/**
+ * `cms import records <file> --type T`: reads JSON, NDJSON or CSV, imports it in as many
+ * requests as needed with a progress bar, prints a summary and writes failed records to
+ * an errors file. Exits 4 when some records failed.
+ */
+export async function importRecords({
+  site,
+  out,
+  io,
+  ...options
+}: SiteCommandDeps & ImportRecordsCommandOptions): Promise<number> {
+  const records = await readRecords({
+    fs: io.fs,
+    cwd: io.cwd,
+    file: options.file,
+    format: options.format,
+    key: 'records',
+    pick: options.type,
+  });
+  const progress = createProgress({ stderr: io.stderr, label: `${options.type}`, total: records.length });
+  let result: Awaited<ReturnType<typeof site.import.records>>;
+  try {
+    result = await site.import.records({
+      typeName: options.type,
+      records,
+      batchSize: options.batchSize,
+      callSize: options.callSize,
+      skipExisting: options.skipExisting,
+      dryRun: options.dryRun,
+      onProgress: (p) => progress.update(p),
+    });
+  } finally {
+    progress.stop();
+  }
+  const errorsFile =
+    result.errors.length > 0
+      ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), result.errors)
+      : null;
+  out.result({ ...result, errorsFile }, () => [
+    `${options.dryRun ? 'Checked' : 'Imported'} ${result.totalRecords} ${options.type} record(s) in ${seconds(result.tookMs)}: ` +
+      `${result.created} created, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ''} ` +
+      `(${result.recordsPerSec} records/s, ${result.calls} request(s)).`,
+    ...(errorsFile ? [`Errors written to ${errorsFile}.`, ...firstErrors(result.errors)] : []),
+  ]);
+  return result.failed > 0 ? ExitCode.partial : ExitCode.ok;
+}
+
+export interface ImportEdgesCommandOptions {
+  file: string;
+  format?: string;
+  batchSize?: number;
+  callSize?: number;
+  errorsFile?: string;
+}
+
+/**
+ * `cms import edges <file>`: edges `{from, edge, to, props?}` as JSON (an array or
+ * `{edges: [...]}`), NDJSON, or CSV with `from,edge,to` columns (other columns become
+ * props). Exits 4 when some edges failed.
+ */
+export async function importEdges({
+  site,
+  out,
+  io,
+  ...options
+}: SiteCommandDeps & ImportEdgesCommandOptions): Promise<number> {
+  const rows = await readRecords({
+    fs: io.fs,
+    cwd: io.cwd,
+    file: options.file,
+    format: options.format,
+    key: 'edges',
+  });
+  const edges = rows.map((row, index) => toEdge(row, index, options.file));
+  const progress = createProgress({
+    stderr: io.stderr,
+    label: 'edges',
+    total: edges.length,
+    createdLabel: 'merged',
+  });
+  let result: Awaited<ReturnType<typeof site.import.allEdges>>;
+  try {
+    result = await site.import.allEdges({
+      edges,
+      batchSize: options.batchSize,
+      callSize: options.callSize,
+      onProgress: (p) => progress.update(p),
+    });
+  } finally {
+    progress.stop();
+  }
+  const errorsFile =
+    result.errors.length > 0
+      ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), result.errors)
+      : null;
+  out.result({ ...result, errorsFile }, () => [
+    `Imported ${result.totalEdges} edge(s) in ${seconds(result.tookMs)}: ${result.merged} merged, ` +
+      `${result.mismatch} skipped (an end does not exist), ${result.failed} failed ` +
+      `(${result.edgesPerSec} edges/s, ${result.calls} request(s)).`,
+    ...(errorsFile ? [`Errors written to ${errorsFile}.`, ...firstErrors(result.errors)] : []),
+  ]);
+  return result.failed > 0 ? ExitCode.partial : ExitCode.ok;
+}
+
+function toEdge(row: Record<string, unknown>, index: number, file: string): EdgeInput {
+  const { from, edge, to, props, ...rest } = row;
+  if (typeof from !== 'string' || typeof edge !== 'string' || typeof to !== 'string') {
+    throw new UsageError(`${file}: edge ${index} needs string "from", "edge" and "to"`);
+  }
+  const extra = Object.keys(rest).length > 0 ? rest : undefined;
+  const merged =
+    props && typeof props === 'object' ? { ...(props as Record<string, unknown>), ...extra } : extra;
+  return merged ? { from, edge, to, props: merged } : { from, edge, to };
+}
+
+function defaultErrorsFile(input: string): string {
+  return `${basename(input).replace(/\.[^.]+$/, '')}.errors.ndjson`;
+}
+
+async function writeErrors(fs: Fs, cwd: string, file: string, errors: object[]): Promise<string> {
+  const path = resolve(cwd, file);
+  await fs.writeFile(path, `${errors.map((error) => JSON.stringify(error)).join('\n')}\n`);
+  return path;
+}
+
+function firstErrors(errors: { index: number; id?: string; error: string }[]): string[] {
+  const shown = errors
+    .slice(0, 5)
+    .map((error) => `  #${error.index}${error.id ? ` ${error.id}` : ''}: ${error.error}`);
+  return errors.length > 5 ? [...shown, `  … and ${errors.length - 5} more`] : shown;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

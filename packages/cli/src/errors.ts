@@ -1,0 +1,76 @@
+import { isApiError, isConnectionError, isSchemaError } from '@trelliscms/sdk';
+
+/** The exit codes of `cms` (documented in the README). */
+export const ExitCode = {
+  /** Everything worked. */
+  ok: 0,
+  /** The server answered with an error (4xx/5xx), or a build ended in error. */
+  apiError: 1,
+  /** The command line was wrong: unknown option, missing argument, unreadable input file, no site. */
+  usage: 2,
+  /** The server could not be reached, or did not answer in time. */
+  connection: 3,
+  /** Partly done: some records or edges failed, or a build finished with transform errors. */
+  partial: 4,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A mistake on the command line or in its input; exits with {@link ExitCode.usage}. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** True for a {@link UsageError}, also matched by name. */
+export function isUsageError(value: unknown): value is UsageError {
+  return value instanceof UsageError || (value as { name?: unknown } | null)?.name === 'UsageError';
+}
+
+/** The exit code an error ends the command with. */
+export function exitCodeOf(error: unknown): ExitCodeValue {
+  if (isUsageError(error)) return ExitCode.usage;
+  if (isConnectionError(error)) return ExitCode.connection;
+  return ExitCode.apiError;
+}
+
+/**
+ * One or two lines for a person: what failed (status and code for API errors) and, when
+ * the server gave one, the hint. Never a stack trace.
+ */
+export function formatError(error: unknown): string {
+  if (isApiError(error)) {
+    const code = error.code ? ` ${error.code}` : '';
+    const lines = [`Error: ${error.status}${code}: ${error.error}`];
+    if (error.hint) lines.push(`Hint: ${error.hint}`);
+    else if (error.status === 401) lines.push('Hint: check the API key (cms login --url <url> --key <key>).');
+    else if (error.status === 403) lines.push('Hint: the key has no access to this site or action.');
+    return lines.join('\n');
+  }
+  if (isConnectionError(error)) {
+    const what = error.isTimeout ? 'did not answer in time' : 'could not be reached';
+    return `Error: the server ${what} (${error.method} ${error.url}).\nHint: check --url / CMS_URL and that the server is running.`;
+  }
+  if (isSchemaError(error)) {
+    return `Error: the server's answer to ${error.method} ${error.url} is not what this CLI expects (${error.issues
+      .slice(0, 2)
+      .map((issue) => `${issue.path || '(root)'}: ${issue.message}`)
+      .join('; ')}).\nHint: the CLI and server versions may differ.`;
+  }
+  if (isUsageError(error)) return `Error: ${error.message}`;
+  return `Error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** A JSON body for `--json` output of an error. */
+export function errorJson(error: unknown): Record<string, unknown> {
+  if (isApiError(error)) {
+    return {
+      ok: false,
+      status: error.status,
+      code: error.code ?? null,
+      error: error.error,
+      hint: error.hint ?? null,
+    };
+  }
+  if (isConnectionError(error)) return { ok: false, code: 'connection_error', error: error.message };
+  if (isUsageError(error)) return { ok: false, code: 'usage_error', error: error.message };
+  return { ok: false, error: error instanceof Error ? error.message : String(error) };
+}

@@ -1,0 +1,24 @@
+import type * as fsPromises from 'node:fs/promises';
+
+/** A place text is written to: `process.stdout`, `process.stderr`, or a test buffer. */
+export interface TextSink {
+  write(chunk: string): unknown;
+  /** True when a person is watching a terminal (progress bars, colours). */
+  isTTY?: boolean;
+  columns?: number;
+}
+
+/** The file-system calls commands use, so tests can pass a real temp dir or a fake. */
+export type Fs = Pick<typeof fsPromises, 'readFile' | 'writeFile' | 'readdir' | 'mkdir' | 'stat' | 'chmod'>;
+
+/** Everything a command touches outside itself. */
+export interface CliIo {
+  stdout: TextSink;
+  stderr: TextSink;
+  env: Record<string, string | undefined>;
+  fs: Fs;
+  /** The directory relative paths are resolved from. */
+  cwd: string;
+  /** The fetch the SDK uses; the global one by default. */
+  fetch?: typeof fetch;
+}

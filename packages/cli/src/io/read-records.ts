@@ -1,0 +1,126 @@
+import { extname } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { UsageError } from '../errors';
+import type { Fs } from './cli-io';
+import { readText } from './read-json-file';
+
+/** The input formats of `cms import`. */
+export type RecordFormat = 'json' | 'ndjson' | 'csv';
+
+/** The format of `file` from `--format`, else its extension (`.json`, `.ndjson`/`.jsonl`, `.csv`). */
+export function formatOf(file: string, format: string | undefined): RecordFormat {
+  const chosen =
+    format ??
+    { '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.csv': 'csv' }[extname(file).toLowerCase()];
+  if (chosen === 'json' || chosen === 'ndjson' || chosen === 'csv') return chosen;
+  throw new UsageError(
+    format
+      ? `Unknown --format ${format}: use json, ndjson or csv.`
+      : `Cannot tell the format of ${file}: pass --format json|ndjson|csv.`,
+  );
+}
+
+/**
+ * Parses `text` into objects:
+ * - json: an array; or an object with an array under `key` (`records`, `edges`); or, when
+ *   that is an object of arrays, the array under `pick` (e.g. `records.country`);
+ * - ndjson: one object per non-empty line;
+ * - csv: a header row, then one object per row; numbers and `true`/`false` become JSON
+ *   values, empty cells are left out.
+ */
+export function parseRecords({
+  text,
+  format,
+  file,
+  key,
+  pick,
+}: {
+  text: string;
+  format: RecordFormat;
+  file: string;
+  key: 'records' | 'edges';
+  pick?: string;
+}): Record<string, unknown>[] {
+  if (format === 'csv') {
+    try {
+      const rows: Record<string, unknown>[] = parse(text, {
+        columns: true,
+        skip_empty_lines: true,
+        trim: true,
+        bom: true,
+        cast: (value) => castCell(value),
+      });
+      return rows.map((row) =>
+        Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined)),
+      );
+    } catch (error) {
+      throw new UsageError(`${file}: not valid CSV: ${(error as Error).message}`);
+    }
+  }
+  if (format === 'ndjson') {
+    const rows: Record<string, unknown>[] = [];
+    for (const [index, line] of text.split(/\r?\n/).entries()) {
+      if (line.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (error) {
+        throw new UsageError(`${file} line ${index + 1}: not valid JSON: ${(error as Error).message}`);
+      }
+      if (!isObject(value))
+        throw new UsageError(`${file} line ${index + 1}: each line must be a JSON object`);
+      rows.push(value);
+    }
+    return rows;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  let list: unknown = value;
+  if (isObject(value) && key in value) {
+    list = value[key];
+    if (isObject(list) && pick !== undefined) {
+      if (!(pick in list)) {
+        throw new UsageError(`${file}: "${key}" has no "${pick}" (it has: ${Object.keys(list).join(', ')})`);
+      }
+      list = list[pick];
+    }
+  }
+  if (!Array.isArray(list)) {
+    throw new UsageError(`${file}: expected an array of objects, or an object with a "${key}" array`);
+  }
+  for (const [index, entry] of list.entries()) {
+    if (!isObject(entry)) throw new UsageError(`${file}: entry ${index} is not a JSON object`);
+  }
+  return list as Record<string, unknown>[];
+}
+
+/** Reads and parses an import file (see {@link parseRecords}). */
+export async function readRecords(options: {
+  fs: Fs;
+  cwd: string;
+  file: string;
+  format?: string;
+  key: 'records' | 'edges';
+  pick?: string;
+}): Promise<Record<string, unknown>[]> {
+  const format = formatOf(options.file, options.format);
+  const text = await readText(options.fs, options.cwd, options.file);
+  return parseRecords({ text, format, file: options.file, key: options.key, pick: options.pick });
+}
+
+function castCell(value: string): unknown {
+  if (value === '') return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  // Numbers only when they read back the same, so codes such as 007 stay strings.
+  if (/^-?(0|[1-9]\d{0,14})(\.\d+)?$/.test(value)) return Number(value);
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
