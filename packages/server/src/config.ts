@@ -41,14 +41,20 @@ export const ConfigSchema = z
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
     CMS_SCHEDULER: Bool.default(true),
+    /** An OpenAI-compatible embeddings endpoint (`…/v1` or `…/v1/embeddings`); unset: the offline hashed-bow provider. */
+    EMBEDDINGS_URL: z.url().optional(),
+    EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+    EMBEDDINGS_API_KEY: z.string().optional(),
+    /** The import throughput assumed when projecting an import's duration (gatewayTimeoutWarning). */
+    IMPORT_ESTIMATED_RECORDS_PER_SEC: z.coerce.number().int().min(1).default(5000),
     /** Load shedding (503): mean event-loop delay over a sample, in ms; 0 turns the check off. */
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().min(0).default(1000),
     /** Load shedding (503): V8 heap used, in bytes; 0 turns the check off. */
     LOAD_SHED_MAX_HEAP_USED_BYTES: z.coerce.number().int().min(0).default(0),
     /** Load shedding (503): resident set size, in bytes; 0 turns the check off. */
     LOAD_SHED_MAX_RSS_BYTES: z.coerce.number().int().min(0).default(0),
-    /** How often the load-shedding figures are sampled, in ms. */
-    LOAD_SHED_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+    /** How often the load-shedding figures are sampled, in ms (at least 50: the event-loop histogram needs several 10 ms ticks per sample). */
+    LOAD_SHED_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
   })
   .superRefine((config, ctx) => {
     if (config.CMS_ENGINE === 'neo4j' && !config.NEO4J_URI) {

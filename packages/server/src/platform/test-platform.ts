@@ -41,7 +41,13 @@ export interface TestUser {
  * {@link TEST_OWNER_KEY}. For tests only.
  */
 export async function startTestPlatform(
-  options: { env?: Record<string, string>; engine?: GraphEngine; logStream?: NodeJS.WritableStream } = {},
+  options: {
+    env?: Record<string, string>;
+    engine?: GraphEngine;
+    logStream?: NodeJS.WritableStream;
+    /** Registers extra (test-only) routes before the app is ready. */
+    beforeReady?: (app: FastifyInstance) => void | Promise<void>;
+  } = {},
 ): Promise<TestPlatform> {
   const dataDir = await mkdtemp(join(tmpdir(), 'trellis-platform-'));
   const config: Config = loadConfig({
@@ -59,6 +65,7 @@ export async function startTestPlatform(
     logger: options.logStream !== undefined,
     logStream: options.logStream,
   });
+  await options.beforeReady?.(app);
   await app.ready();
   const platform = app.trellis.platform;
   return {
