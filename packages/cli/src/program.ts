@@ -52,6 +52,13 @@ function toNonNegativeInt(value: string): number {
   return number;
 }
 
+/** A client for `url`; a URL that is not http(s) is a usage error. */
+function clientFor(url: string, key: string | undefined, io: CliIo): TrellisClient {
+  if (!/^https?:\/\/[^/]/.test(url))
+    throw new UsageError(`The server URL must start with http:// or https:// (got ${url}).`);
+  return createClient({ baseUrl: url, apiKey: key, fetch: io.fetch });
+}
+
 /**
  * Builds the `cms` command tree. Each action resolves its connection and calls a command
  * module with its I/O; `state.exitCode` receives the module's exit code.
@@ -130,30 +137,27 @@ Example:
   const sub = (parent: Command, name: string, description: string, example: string) =>
     parent.command(name).description(description).addHelpText('after', `\nExample:\n  $ ${example}`);
 
-  // login
+  // login: --url, --key, --site and --profile are the global options, required here.
   sub(
     program,
     'login',
-    'Save a server URL and API key as a profile (checked with the server first)',
+    'Save --url and --key as a profile (checked with the server first); --site sets its default site',
     'cms login --url http://127.0.0.1:4000 --key tk_... --profile local',
   )
-    .requiredOption('--url <url>', 'server URL')
-    .requiredOption('--key <key>', 'API key')
-    .option('--profile <name>', 'profile name', 'default')
-    .option('--site <id>', 'default site of this profile')
     .option('--no-verify', 'save without checking the URL and key')
     .action(
       action(async (context, _args, options) => {
-        const out = context.out;
-        const client = createClient({ baseUrl: options.url, apiKey: options.key, fetch: io.fetch });
+        const { url, key, site, profile = 'default' } = context.flags;
+        if (!url || !key) throw new UsageError('cms login needs --url <url> and --key <key>.');
+        const client = clientFor(url, key, io);
         return login({
           io,
-          out,
+          out: context.out,
           configFile: context.configFile,
-          url: options.url,
-          key: options.key,
-          profile: options.profile,
-          site: options.site,
+          url,
+          key,
+          profile,
+          site,
           verify: options.verify !== false,
           client,
         });
