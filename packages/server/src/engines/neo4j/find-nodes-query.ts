@@ -81,7 +81,8 @@ WHERE ${where.join(' AND ')}`;
   }
   return {
     count: `${match}\nRETURN count(n) AS total`,
-    page: `${match}\nRETURN ${NODE_PROJECTION} AS n\nORDER BY ${order.join(', ')}${paging}`,
+    // Sort and page the nodes themselves (the projection has no p_ properties), then project.
+    page: `${match}\nWITH n${lucene !== null ? ', score' : ''}\nORDER BY ${order.join(', ')}${paging}\nRETURN ${NODE_PROJECTION} AS n`,
     params,
   };
 }

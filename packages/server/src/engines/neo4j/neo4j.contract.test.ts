@@ -1,5 +1,5 @@
 import neo4j from 'neo4j-driver';
-import { describe } from 'vitest';
+import { describe, vi } from 'vitest';
 import { describeEngineContract } from '../contract';
 import { databaseName } from './database-name';
 import { createNeo4jEngine } from './index';
@@ -11,6 +11,9 @@ const password = process.env.NEO4J_PASSWORD;
 const edition = process.env.NEO4J_EDITION === 'enterprise' ? 'enterprise' : 'community';
 
 describe.skipIf(!uri)('neo4j engine', () => {
+  // A freshly started server compiles each query shape once (and creates vector indexes on
+  // first use), which on a loaded CI machine can take longer than the default per-test limit.
+  vi.setConfig({ testTimeout: 120_000 });
   describeEngineContract(`neo4j (${edition})`, async () => {
     const engine = createNeo4jEngine({ uri: uri as string, user, password, edition });
     await engine.init();

@@ -1,0 +1,257 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import neo4j, { Neo4jError } from 'neo4j-driver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Graph, isEngineError } from '../port';
+import { GraphOps, newWriteAttempt } from './graph-ops';
+import { createNeo4jEngine } from './index';
+import type { Neo4jEngine } from './neo4j-engine';
+
+const uri = process.env.NEO4J_URI;
+const user = process.env.NEO4J_USER ?? 'neo4j';
+const password = process.env.NEO4J_PASSWORD;
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === 'object' && address !== null ? address.port : 1;
+}
+
+describe('neo4j engine without a server', () => {
+  it('reports an unreachable server from probe without throwing, even before init', async () => {
+    const engine = createNeo4jEngine({
+      uri: `bolt://127.0.0.1:${await closedPort()}`,
+      user: 'neo4j',
+      password: 'secret',
+      edition: 'community',
+    });
+    const result = await engine.probe(3000);
+    expect(result.reachable).toBe(false);
+    expect(result.probeMs).toBeNull();
+    expect(result.error).toEqual(expect.any(String));
+    expect(result.error?.length).toBeGreaterThan(0);
+  });
+
+  it('fails init with EngineError unavailable', async () => {
+    const engine = createNeo4jEngine({
+      uri: `bolt://127.0.0.1:${await closedPort()}`,
+      user: 'neo4j',
+      password: 'secret',
+      edition: 'community',
+    });
+    const error = await engine.init().catch((caught: unknown) => caught);
+    expect(isEngineError(error, 'unavailable')).toBe(true);
+  });
+
+  it('shows its endpoint without credentials', () => {
+    const engine = createNeo4jEngine({
+      uri: 'bolt://admin:hunter2@db.example:7687',
+      user: 'neo4j',
+      edition: 'community',
+    });
+    expect(engine.endpoint()).toBe('bolt://db.example:7687');
+  });
+});
+
+describe.skipIf(!uri)('neo4j engine on a real server', () => {
+  const runId = randomBytes(4).toString('hex');
+  const graphs: string[] = [];
+  let engine: Neo4jEngine;
+  const raw = uri ? neo4j.driver(uri, neo4j.auth.basic(user, password ?? '')) : null;
+
+  async function newGraph(suffix: string): Promise<Graph> {
+    const name = `nt-${runId}-${suffix}`;
+    graphs.push(name);
+    return engine.createGraph(name);
+  }
+
+  async function cypher(query: string, params: Record<string, unknown> = {}) {
+    const result = await raw!.executeQuery(query, params);
+    return result.records.map((record) => record.toObject());
+  }
+
+  beforeAll(async () => {
+    engine = createNeo4jEngine({ uri: uri as string, user, password, edition: 'community' }) as Neo4jEngine;
+    await engine.init();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const name of graphs) await engine?.dropGraph(name);
+    await engine?.close();
+    await raw?.close();
+  }, 120_000);
+
+  it('keeps graphs whose names share a prefix apart in the one database', async () => {
+    const short = await newGraph('iso');
+    const long = await newGraph('iso-2');
+    await short.createNode({ id: 'n', labels: ['Doc'], props: { body: 'shared word' } });
+    await long.createNode({ id: 'n', labels: ['Doc'], props: { body: 'shared word twice word' } });
+    await long.createNode({ id: 'm', labels: ['Doc'], props: { body: 'shared' } });
+    expect((await short.findNodes({ label: 'Doc', q: 'shared' })).total).toBe(1);
+    expect((await long.findNodes({ label: 'Doc', q: 'shared' })).total).toBe(2);
+    // Both graphs' nodes sit in one database, told apart by `g`.
+    const rows = await cypher('MATCH (n:TNode {id: $id}) WHERE n.g IN $graphs RETURN n.g AS g ORDER BY g', {
+      id: 'n',
+      graphs: [short.name, long.name],
+    });
+    expect(rows.map((row) => row.g)).toEqual([short.name, long.name]);
+    await engine.dropGraph(long.name);
+    expect(await short.getNode('n')).not.toBeNull();
+    expect(await cypher('MATCH (x {g: $g}) RETURN count(x) AS c', { g: long.name })).toEqual([
+      { c: neo4j.int(0) },
+    ]);
+  });
+
+  it('reads Lucene syntax in q as plain words', async () => {
+    const graph = await newGraph('lucene');
+    await graph.createNode({
+      id: 'hit',
+      labels: ['Doc'],
+      props: { body: 'C++ and (parentheses) with title:colon AND star* "quoted" ~tilde a\\b' },
+    });
+    await graph.createNode({ id: 'miss', labels: ['Doc'], props: { body: 'nothing relevant' } });
+    for (const q of [
+      'C++',
+      '(parentheses)',
+      'title:colon',
+      'AND',
+      'star*',
+      '"quoted"',
+      '~tilde',
+      'a\\b',
+      'c && ||',
+    ]) {
+      const page = await graph.findNodes({ label: 'Doc', q });
+      expect(
+        page.nodes.map((node) => node.id),
+        q,
+      ).toEqual(['hit']);
+    }
+    for (const q of ['*', 'nothing OR hit', 'ftg:*', 'relevant NOT nothing', '[a TO z]']) {
+      const error = await graph.findNodes({ label: 'Doc', q }).catch((caught: unknown) => caught);
+      expect(error, q).not.toBeInstanceOf(Error);
+    }
+    expect((await graph.findNodes({ label: 'Doc', q: 'nothing OR hit' })).total).toBe(0);
+  });
+
+  it('never splices labels, types or property names into Cypher', async () => {
+    const graph = await newGraph('inject');
+    await graph.createNode({ id: 'a', labels: ['Doc'], props: {} });
+    await graph.createNode({ id: 'b', labels: ['Doc'], props: {} });
+    const attempts: Array<() => Promise<unknown>> = [
+      () => graph.mergeEdge({ from: 'a', type: 'X]->() DETACH DELETE a //', to: 'b', props: {} }),
+      () => graph.createNode({ id: 'c', labels: ['Doc`) DETACH DELETE (n'], props: {} }),
+      () => graph.findNodes({ label: 'Doc', orderBy: [{ prop: 'x] DESC //' }] }),
+      () => graph.findNodes({ label: 'Doc', where: [{ prop: "x') OR true //", op: 'eq', value: 1 }] }),
+      () => graph.traverse({ from: 'a', direction: 'out', depth: 1, edgeTypes: ['A|B'] }),
+      () => graph.ensureUnique('Doc', 'a.b'),
+    ];
+    for (const attempt of attempts) {
+      const error = await attempt().catch((caught: unknown) => caught);
+      expect(isEngineError(error, 'invalid_argument')).toBe(true);
+    }
+    expect((await graph.findNodes({ label: 'Doc' })).total).toBe(2);
+  });
+
+  it('applies a write once when the driver retries after a transient failure', async () => {
+    const graph = await newGraph('retry');
+    let attempts = 0;
+    await graph.transaction(async (tx) => {
+      attempts += 1;
+      await tx.createNode({ id: 'once', labels: ['Doc'], props: { n: attempts } });
+      await tx.appendAudit({ actor: 'system', action: 'test', target: 'once' });
+      if (attempts === 1) {
+        // What the server sends for a transient failure; the driver rolls back and retries.
+        throw new Neo4jError(
+          'simulated',
+          'Neo.TransientError.General.DatabaseUnavailable',
+          '50N00',
+          'transient',
+        );
+      }
+    });
+    expect(attempts).toBe(2);
+    expect((await graph.getNode('once'))?.props).toEqual({ n: 2 });
+    expect((await graph.auditRecords()).map((record) => record.seq)).toEqual([1]);
+    expect((await graph.verifyAudit()).status).toBe('ok');
+  });
+
+  it('recognises its own committed work when a write is retried after a lost acknowledgement', async () => {
+    const graph = await newGraph('replay');
+    const token = randomUUID();
+    // The same logical write run twice, as the driver does when a commit succeeded but the
+    // connection dropped before the acknowledgement arrived.
+    const attempt = async () => {
+      const session = raw!.session();
+      try {
+        return await session.executeWrite(async (tx) => {
+          const ops = new GraphOps(tx, graph.name, { isOnline: async () => false }, newWriteAttempt(token));
+          const node = await ops.createNode({ id: 'n', labels: ['Doc'], props: { v: 1 } });
+          const record = await ops.appendAudit({ actor: 'system', action: 'create', target: 'n' });
+          return { node, record };
+        });
+      } finally {
+        await session.close();
+      }
+    };
+    const first = await attempt();
+    const second = await attempt();
+    expect(second).toEqual(first);
+    expect(await graph.auditRecords()).toEqual([first.record]);
+    // Another write of the same id is still refused.
+    const error = await graph
+      .createNode({ id: 'n', labels: ['Doc'], props: {} })
+      .catch((caught: unknown) => caught);
+    expect(isEngineError(error, 'exists')).toBe(true);
+  });
+
+  it('refuses the same id twice within one transaction', async () => {
+    const graph = await newGraph('twice');
+    const error = await graph
+      .transaction(async (tx) => {
+        await tx.createNode({ id: 'n', labels: ['Doc'], props: {} });
+        await tx.createNode({ id: 'n', labels: ['Doc'], props: {} });
+      })
+      .catch((caught: unknown) => caught);
+    expect(isEngineError(error, 'exists')).toBe(true);
+    expect(await graph.getNode('n')).toBeNull();
+  });
+
+  it('answers similarity from the vector index once it is online', async () => {
+    const graph = await newGraph('vectors');
+    const dimension = 7;
+    await graph.transaction(async (tx) => {
+      for (let i = 0; i < 40; i += 1) {
+        await tx.createNode({
+          id: `v${String(i).padStart(2, '0')}`,
+          labels: [i % 2 ? 'Odd' : 'Even'],
+          props: {},
+        });
+        await tx.setEmbedding(
+          `v${String(i).padStart(2, '0')}`,
+          Array.from({ length: dimension }, (_, j) => Math.cos(i + j)),
+        );
+      }
+    });
+    await cypher('CALL db.awaitIndexes(120)');
+    const online = await cypher(
+      `SHOW VECTOR INDEXES YIELD name, state WHERE name = 'trellis_vec_7' RETURN state`,
+    );
+    expect(online).toEqual([{ state: 'ONLINE' }]);
+    const query = Array.from({ length: dimension }, (_, j) => Math.cos(3 + j));
+    const hits = await graph.similar({ label: 'Odd', vector: query, k: 3 });
+    expect(hits[0]?.node.id).toBe('v03');
+    expect(hits[0]?.score).toBeCloseTo(1, 6);
+    expect(hits.every((hit) => hit.node.labels.includes('Odd'))).toBe(true);
+    expect(hits.map((hit) => hit.score)).toEqual([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
+  });
+
+  it('lists procedures through SHOW PROCEDURES', async () => {
+    const listing = await engine.procedures();
+    expect(listing.via).toBe('SHOW PROCEDURES');
+    expect(listing.procedures.map((procedure) => procedure.name)).toContain('db.index.fulltext.queryNodes');
+  });
+});
