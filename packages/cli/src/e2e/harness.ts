@@ -1,0 +1,129 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The workspace root (this file is packages/cli/src/e2e/harness.ts). */
+export const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+export const SERVER_MAIN = join(ROOT, 'packages/server/dist/main.js');
+export const CLI_MAIN = join(ROOT, 'packages/cli/dist/cli.js');
+export const SDK_DIST = join(ROOT, 'packages/sdk/dist/index.js');
+export const FIXTURE = join(ROOT, 'packages/server/test/fixtures/world-factbook.json');
+
+/** Throws a clear message when the packages the end-to-end tests run are not built. */
+export function assertBuilt(): void {
+  const missing = [SERVER_MAIN, CLI_MAIN, SDK_DIST].filter((file) => !existsSync(file));
+  if (missing.length > 0) {
+    throw new Error(
+      `End-to-end tests run the built packages; run \`pnpm build\` first (missing ${missing.join(', ')})`,
+    );
+  }
+}
+
+/** A port nothing listens on right now: listen on port 0, read the port, close. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The built server running as a child process on a temp data dir. */
+export interface ServerProcess {
+  url: string;
+  ownerKey: string;
+  dataDir: string;
+  /** Everything the server wrote to stdout and stderr (JSON log lines). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `node packages/server/dist/main.js` and waits until GET /api/health answers. */
+export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'trellis-e2e-'));
+  const port = await freePort();
+  const ownerKey = `e2e-owner-key-${Math.random().toString(36).slice(2)}-0123456789`;
+  const child: ChildProcess = spawn(process.execPath, [SERVER_MAIN], {
+    cwd: dataDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dataDir,
+      CMS_DATA_DIR: join(dataDir, 'data'),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CMS_OWNER_KEY: ownerKey,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`The server exited with ${child.exitCode}:\n${output}`);
+    try {
+      const response = await fetch(`${url}/api/health`);
+      if (response.ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The server did not answer within 60 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    ownerKey,
+    dataDir,
+    log: () => output,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What one `cms` run gave. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `cms` as a child process (no terminal), with `env` and `cwd`. */
+export function cms(
+  args: string[],
+  { env, cwd }: { env: Record<string, string>; cwd: string },
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_MAIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
