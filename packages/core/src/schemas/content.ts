@@ -185,3 +185,54 @@ export const BlockChangeResponse = z
   })
   .meta({ id: 'BlockChangeResponse' });
 export type BlockChangeResponse = z.infer<typeof BlockChangeResponse>;
+
+/** An environment name as publish takes it: `prod`, `dev`, `staging` (an `env:` prefix is allowed). */
+export const PublishEnv = z
+  .string()
+  .regex(/^(env:)?[a-z0-9][a-z0-9_-]{0,63}$/, 'must be an environment name such as prod')
+  .transform((env) => env.replace(/^env:/, ''));
+
+/** POST /api/content/{type}/{id}/publish query: `env` (overrides the body's; default `prod`). */
+export const PublishContentQuery = z.object({ env: PublishEnv.optional() });
+export type PublishContentQuery = z.infer<typeof PublishContentQuery>;
+
+/** POST /api/content/{type}/{id}/publish body (optional): `env`, and `expectedVersion` (like If-Match). */
+export const PublishContentBody = z
+  .object({ env: PublishEnv.optional(), expectedVersion: z.number().int().min(1).optional() })
+  .meta({ id: 'PublishContentBody' });
+export type PublishContentBody = z.infer<typeof PublishContentBody>;
+
+/**
+ * One recorded version of an item: every write records one, with a snapshot of the fields and
+ * body and its content `hash`, so releases can bundle exact versions.
+ */
+export const ItemVersion = z
+  .object({
+    /** `<itemId>@<version>` */
+    id: z.string(),
+    itemId: ContentId,
+    version: z.number().int().min(1),
+    hash: z.string(),
+    status: z.string(),
+    /** What made it, e.g. `content.update`, `content.publish`, `content.import`. */
+    action: z.string(),
+    actor: z.string(),
+    at: DateTime,
+    fields: JsonObject,
+    body: BlockDocument.nullable(),
+  })
+  .meta({ id: 'ItemVersion' });
+export type ItemVersion = z.infer<typeof ItemVersion>;
+
+/** GET /api/content/{type}/{id}/versions: newest first. */
+export const ItemVersionList = z.array(ItemVersion).meta({ id: 'ItemVersionList' });
+export type ItemVersionList = z.infer<typeof ItemVersionList>;
+
+/** Path parameters of /api/content/{type}/{id}/versions/{version}. */
+export const ItemVersionParams = z
+  .object({ type: TypeName, id: ContentId, version: z.coerce.number().int().min(1) })
+  .refine((params) => params.id.startsWith(`${params.type}:`), {
+    message: 'the id must be <type>:<slug> with the type of the path',
+    path: ['id'],
+  });
+export type ItemVersionParams = z.infer<typeof ItemVersionParams>;

@@ -1,0 +1,96 @@
+import {
+  type EmbeddingsMaterializeResponse,
+  embeddingText,
+  type StoredContentType,
+  TrellisError,
+} from '@trelliscms/core';
+import type { Graph } from '../../engines/port';
+import { isEngineError } from '../../engines/port';
+import { splitItemProps } from '../item-record';
+import { type EmbeddingProvider, EmbeddingProviderError } from './provider';
+
+/** Items embedded per provider call (and per write transaction). */
+const CHUNK = 64;
+
+/**
+ * Computes and stores an embedding for every item of `type` that has none; items that have
+ * one are untouched, so it is idempotent. A provider failure is 502
+ * `embedding_provider_failed`, an engine failure 502 `engine_error`, both with a hint and the
+ * type and nodeLabel. Chunks already written stay written (re-running continues).
+ */
+export async function materializeEmbeddings({
+  graph,
+  type,
+  provider,
+  actor,
+}: {
+  graph: Graph;
+  type: StoredContentType;
+  provider: EmbeddingProvider;
+  actor: string;
+}): Promise<EmbeddingsMaterializeResponse> {
+  const started = performance.now();
+  const extra = { type: type.name, nodeLabel: type.nodeLabel };
+  let embedded = 0;
+  let present = 0;
+  try {
+    const missing: Array<{ id: string; text: string }> = [];
+    for (let offset = 0; ; offset += 1000) {
+      const page = await graph.findNodes({ label: type.nodeLabel, limit: 1000, offset });
+      for (const node of page.nodes) {
+        if (await graph.hasEmbedding(node.id)) present += 1;
+        else
+          missing.push({
+            id: node.id,
+            text: embeddingText({ type, fields: splitItemProps(node.props).fields }),
+          });
+      }
+      if (page.nodes.length < 1000) break;
+    }
+    for (let start = 0; start < missing.length; start += CHUNK) {
+      const chunk = missing.slice(start, start + CHUNK);
+      const vectors = await provider.embed(chunk.map((item) => item.text));
+      await graph.transaction(async (tx) => {
+        for (const [index, item] of chunk.entries()) await tx.setEmbedding(item.id, vectors[index]!);
+        await tx.appendAudit({
+          actor,
+          action: 'embeddings.materialize',
+          target: `type:${type.name}`,
+          data: { count: chunk.length, provider: provider.name },
+        });
+      });
+      embedded += chunk.length;
+    }
+  } catch (error) {
+    if (error instanceof EmbeddingProviderError) {
+      throw TrellisError.of(
+        'embedding_provider_failed',
+        { detail: error.message },
+        {
+          hint: `Check EMBEDDINGS_URL, EMBEDDINGS_MODEL and EMBEDDINGS_API_KEY, or unset EMBEDDINGS_URL to use the offline hashed-bow provider. ${embedded} item(s) were embedded before the failure; re-run to continue.`,
+          extra,
+        },
+      );
+    }
+    const detail = isEngineError(error) ? error.message : 'the engine rejected the embeddings';
+    throw TrellisError.of(
+      'engine_error',
+      { detail },
+      {
+        hint: 'All embeddings of a graph must have one dimension: if the provider changed, use the previous one. GET /api/health/detail shows the engine state.',
+        extra,
+      },
+    );
+  }
+  return {
+    ok: true,
+    type: type.name,
+    nodeLabel: type.nodeLabel,
+    durationMs: Math.round(performance.now() - started),
+    note:
+      embedded === 0
+        ? `All ${present} item(s) already had an embedding; nothing to do.`
+        : `Embedded ${embedded} item(s) with ${provider.name}; ${present} already had one.`,
+    embedded,
+  };
+}

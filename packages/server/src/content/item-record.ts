@@ -1,0 +1,148 @@
+import type { BlockDocument, ContentRecord, StoredContentType } from '@trelliscms/core';
+import { isSingleTarget } from '@trelliscms/core';
+import type { GraphEdge, GraphNode, Props } from '../engines/port';
+
+/** The second label every item node carries beside its type's nodeLabel. */
+export const CONTENT_LABEL = 'Content';
+
+/** The workflow status of a new item. */
+export const DRAFT = 'draft';
+/** The status POST /content/{type}/{id}/publish sets. */
+export const PUBLISHED = 'published';
+
+/**
+ * The bookkeeping properties of an item node; every other property is a field. (Fields are
+ * top-level properties so unique constraints, filters and full-text search apply to them.)
+ *
+ * - `status`: `draft` until published, then `published` (edits keep it).
+ * - `publishedEnvs`: the environment names the item was published to (default `prod`);
+ *   the build's prod rule reads it. `publishedVersions` maps each of them to the item
+ *   version published there.
+ * - `version`: 1 on create, +1 on every write; `hash`: contentHash of `{fields, body}`.
+ */
+export interface ItemMeta {
+  status: string;
+  publishedEnvs: string[];
+  publishedVersions: Record<string, number>;
+  publishedAt: string | null;
+  version: number;
+  hash: string;
+  body: BlockDocument;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string;
+  updatedBy: string;
+}
+
+const META_KEYS: ReadonlySet<string> = new Set<keyof ItemMeta>([
+  'status',
+  'publishedEnvs',
+  'publishedVersions',
+  'publishedAt',
+  'version',
+  'hash',
+  'body',
+  'createdAt',
+  'updatedAt',
+  'createdBy',
+  'updatedBy',
+]);
+
+/** The format version of the block documents items carry. */
+export const BLOCK_DOCUMENT_VERSION = '1';
+
+/** An empty block document. */
+export function emptyBody(time = Date.now()): BlockDocument {
+  return { time, blocks: [], version: BLOCK_DOCUMENT_VERSION };
+}
+
+/** Splits an item node's properties into its fields and its bookkeeping. */
+export function splitItemProps(props: Props): { fields: Record<string, unknown>; meta: ItemMeta } {
+  const fields: Record<string, unknown> = {};
+  const meta: Record<string, unknown> = {};
+  for (const key in props) {
+    if (META_KEYS.has(key)) meta[key] = props[key];
+    else fields[key] = props[key];
+  }
+  return {
+    fields,
+    meta: {
+      status: typeof meta.status === 'string' ? meta.status : DRAFT,
+      publishedEnvs: Array.isArray(meta.publishedEnvs) ? (meta.publishedEnvs as string[]) : [],
+      publishedVersions: (meta.publishedVersions as Record<string, number> | undefined) ?? {},
+      publishedAt: typeof meta.publishedAt === 'string' ? meta.publishedAt : null,
+      version: typeof meta.version === 'number' ? meta.version : 1,
+      hash: typeof meta.hash === 'string' ? meta.hash : '',
+      body: (meta.body as BlockDocument | undefined) ?? emptyBody(0),
+      createdAt: String(meta.createdAt ?? ''),
+      updatedAt: String(meta.updatedAt ?? meta.createdAt ?? ''),
+      createdBy: String(meta.createdBy ?? ''),
+      updatedBy: String(meta.updatedBy ?? ''),
+    },
+  };
+}
+
+/** The properties of an item node. */
+export function itemProps(fields: Record<string, unknown>, meta: ItemMeta): Props {
+  return { ...fields, ...meta };
+}
+
+/** The type name of an item id `<type>:<slug>`. */
+export function typeOfId(id: string): string {
+  return id.slice(0, id.indexOf(':'));
+}
+
+/**
+ * Groups an item's outgoing edges by the type's relationships (an edge belongs to a
+ * relationship when its label and its target's type match); single-target kinds read as
+ * one id, others as an array. Edges that match no relationship are left out.
+ */
+export function relationshipsOf(type: StoredContentType, edges: GraphEdge[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const relationship of type.relationships) {
+    const targets = edges
+      .filter((edge) => edge.type === relationship.edgeLabel && typeOfId(edge.to) === relationship.target)
+      .map((edge) => edge.to)
+      .sort();
+    if (isSingleTarget(relationship.kind)) {
+      if (targets.length > 0) out[relationship.name] = targets[0];
+    } else if (targets.length > 0) out[relationship.name] = targets;
+  }
+  return out;
+}
+
+/** An item node as the API shows it (spec §2 ContentRecord). */
+export function toContentRecord(node: GraphNode, relationships?: Record<string, unknown>): ContentRecord {
+  const { fields, meta } = splitItemProps(node.props);
+  const record: ContentRecord & { publishedEnvs: string[]; publishedAt: string | null } = {
+    id: node.id,
+    type: typeOfId(node.id),
+    fields,
+    status: meta.status,
+    publishedEnvs: meta.publishedEnvs,
+    publishedAt: meta.publishedAt,
+    version: meta.version,
+    hash: meta.hash,
+    body: meta.body,
+    createdAt: meta.createdAt,
+    updatedAt: meta.updatedAt,
+  };
+  if (relationships !== undefined) record.relationships = relationships;
+  return record;
+}
+
+/** The ETag of an item version: `"<version>"`. */
+export function etagOf(version: number): string {
+  return `"${version}"`;
+}
+
+/**
+ * The version an `If-Match` header expects: `"3"`, `W/"3"` or `3`; null for `*` or no header.
+ * Anything else is an expectation no version meets (-1), so the write answers 409.
+ */
+export function expectedVersionFrom(ifMatch: string | string[] | undefined): number | null {
+  const header = Array.isArray(ifMatch) ? ifMatch[0] : ifMatch;
+  if (header === undefined || header.trim() === '*' || header.trim() === '') return null;
+  const match = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(header);
+  return match ? Number(match[1]) : -1;
+}

@@ -1,0 +1,499 @@
+import {
+  type AppendBlockBody,
+  type Block,
+  type ContentRecord,
+  contentHash,
+  contentId,
+  deriveSlug,
+  invalidFieldsError,
+  type StoredContentType,
+  TrellisError,
+  validateFields,
+  validateRelationships,
+} from '@trelliscms/core';
+import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
+import type { ItemInput } from './item-input';
+import {
+  CONTENT_LABEL,
+  DRAFT,
+  emptyBody,
+  type ItemMeta,
+  itemProps,
+  PUBLISHED,
+  relationshipsOf,
+  splitItemProps,
+  toContentRecord,
+  typeOfId,
+} from './item-record';
+import { missingReferences } from './references';
+import { VERSION_LABEL, versionNode } from './versions';
+
+/** Default and maximum `limit` of GET /api/content/{type}. */
+export const CONTENT_LIST_LIMIT = { default: 100, max: 1000 } as const;
+
+/** A written item: its record and its new version. */
+export interface WrittenItem {
+  record: ContentRecord;
+  version: number;
+}
+
+function notFound(id: string): TrellisError {
+  return TrellisError.of('not_found', { resource: `Item \`${id}\`` });
+}
+
+function assertExpectedVersion(id: string, expected: number | null | undefined, current: number): void {
+  if (expected === null || expected === undefined || expected === current) return;
+  throw TrellisError.of(
+    'version_conflict',
+    { expected: expected < 0 ? 'an unknown ETag' : expected, current },
+    { extra: { id, currentVersion: current }, headers: { ETag: `"${current}"` } },
+  );
+}
+
+/** The content hash of an item version: sha256 of the canonical JSON of its fields and body. */
+export function itemHash(fields: Record<string, unknown>, body: unknown): string {
+  return contentHash({ fields, body });
+}
+
+async function readItem(reader: GraphReader, type: StoredContentType, id: string): Promise<GraphNode> {
+  const node = await reader.getNode(id);
+  if (!node?.labels.includes(type.nodeLabel) || typeOfId(id) !== type.name) throw notFound(id);
+  return node;
+}
+
+/** Checks the fields and relationships of a write and the existence of what they point at. */
+async function checkInput({
+  reader,
+  type,
+  fields,
+  relationships,
+  isCreate,
+}: {
+  reader: GraphReader;
+  type: StoredContentType;
+  fields: Record<string, unknown>;
+  relationships: Record<string, unknown>;
+  isCreate: boolean;
+}): Promise<{ fields: Record<string, unknown>; targets: Record<string, string[]> }> {
+  const checked = validateFields({ type, fields, applyDefaults: isCreate });
+  const related = validateRelationships({ type, relationships, isCreate });
+  const issues = [...checked.issues, ...related.issues];
+  if (issues.length > 0) throw invalidFieldsError(issues);
+  const references = [
+    ...checked.references,
+    ...Object.entries(related.targets).flatMap(([field, ids]) => ids.map((id) => ({ field, id }))),
+  ];
+  const missing = await missingReferences({ reader, references });
+  if (missing.length > 0) throw invalidFieldsError(missing);
+  return { fields: checked.fields, targets: related.targets };
+}
+
+/** Replaces the edges of each given relationship with its new targets. */
+export async function writeRelationships(
+  tx: GraphWriter,
+  type: StoredContentType,
+  id: string,
+  targets: Record<string, string[]>,
+  isCreate: boolean,
+): Promise<void> {
+  for (const [name, ids] of Object.entries(targets)) {
+    const relationship = type.relationships.find((candidate) => candidate.name === name)!;
+    if (!isCreate) {
+      const edges = await tx.getEdges({ from: id, type: relationship.edgeLabel });
+      for (const edge of edges) {
+        if (typeOfId(edge.to) === relationship.target && !ids.includes(edge.to)) await tx.deleteEdge(edge);
+      }
+    }
+    for (const to of ids) await tx.mergeEdge({ from: id, type: relationship.edgeLabel, to, props: {} });
+  }
+}
+
+/** Writes the item node's new state, its version node and the audit entry. */
+async function commitVersion({
+  tx,
+  id,
+  labels,
+  fields,
+  meta,
+  action,
+  actor,
+  isCreate,
+}: {
+  tx: GraphWriter;
+  id: string;
+  labels: string[];
+  fields: Record<string, unknown>;
+  meta: ItemMeta;
+  action: string;
+  actor: string;
+  isCreate: boolean;
+}): Promise<GraphNode> {
+  const node = { id, labels, props: itemProps(fields, meta) };
+  if (isCreate) await tx.createNode(node);
+  else await tx.updateNode(id, { props: node.props });
+  await tx.createNode(versionNode({ id, fields, meta, action, actor }));
+  await tx.appendAudit({ actor, action, target: id, data: { version: meta.version, hash: meta.hash } });
+  return node;
+}
+
+/**
+ * Creates an item: 201 with id `<type>:<slug>` (slug from `input.id` or the type's keyField).
+ * 400 when a field or relationship is invalid or points at nothing, 409 `conflict` when the
+ * id exists, 409 `unique_violation` when a unique field's value is taken.
+ */
+export async function createItem({
+  graph,
+  type,
+  input,
+  actor,
+}: {
+  graph: Graph;
+  type: StoredContentType;
+  input: ItemInput;
+  actor: string;
+}): Promise<WrittenItem> {
+  const slug = deriveSlug({ type, id: input.id, fields: input.fields });
+  if (slug === null) {
+    throw invalidFieldsError([
+      {
+        field: type.keyField,
+        message: 'is the key field: give it a value with a letter or digit (or give an id)',
+      },
+    ]);
+  }
+  const id = contentId({ type: type.name, slug });
+  return graph.transaction(async (tx) => {
+    if (await tx.getNode(id)) {
+      throw TrellisError.of('conflict', { detail: `The item ${id} already exists; PATCH it instead.` });
+    }
+    const { fields, targets } = await checkInput({
+      reader: tx,
+      type,
+      fields: input.fields,
+      relationships: input.relationships,
+      isCreate: true,
+    });
+    const now = new Date().toISOString();
+    const body = emptyBody();
+    const meta: ItemMeta = {
+      status: DRAFT,
+      publishedEnvs: [],
+      publishedVersions: {},
+      publishedAt: null,
+      version: 1,
+      hash: itemHash(fields, body),
+      body,
+      createdAt: now,
+      updatedAt: now,
+      createdBy: actor,
+      updatedBy: actor,
+    };
+    const node = await commitVersion({
+      tx,
+      id,
+      labels: [type.nodeLabel, CONTENT_LABEL],
+      fields,
+      meta,
+      action: 'content.create',
+      actor,
+      isCreate: true,
+    });
+    await writeRelationships(tx, type, id, targets, true);
+    return { record: toContentRecord(node, relationshipsFromTargets(type, targets)), version: 1 };
+  });
+}
+
+function relationshipsFromTargets(type: StoredContentType, targets: Record<string, string[]>) {
+  return relationshipsOf(
+    type,
+    Object.entries(targets).flatMap(([name, ids]) => {
+      const relationship = type.relationships.find((candidate) => candidate.name === name)!;
+      return ids.map((to) => ({ from: '', type: relationship.edgeLabel, to, props: {} }));
+    }),
+  );
+}
+
+/** One item with its relationships; 404 when the type has no such item. */
+export async function getItem({
+  graph,
+  type,
+  id,
+}: {
+  graph: GraphReader;
+  type: StoredContentType;
+  id: string;
+}): Promise<WrittenItem> {
+  const node = await readItem(graph, type, id);
+  const relationships =
+    type.relationships.length > 0 ? relationshipsOf(type, await graph.getEdges({ from: id })) : {};
+  const record = toContentRecord(node, relationships);
+  return { record, version: record.version ?? 1 };
+}
+
+/**
+ * A page of a type's items (ordered by id, or by relevance with `q`), with the total count
+ * of matches independent of `limit`/`offset`. Items are listed without relationships.
+ */
+export async function listItems({
+  graph,
+  type,
+  limit = CONTENT_LIST_LIMIT.default,
+  offset = 0,
+  q,
+  status,
+}: {
+  graph: GraphReader;
+  type: StoredContentType;
+  limit?: number;
+  offset?: number;
+  q?: string;
+  status?: string;
+}): Promise<{ items: ContentRecord[]; total: number }> {
+  const page = await graph.findNodes({
+    label: type.nodeLabel,
+    where: status === undefined ? [] : [{ prop: 'status', op: 'eq', value: status }],
+    ...(q !== undefined && q.trim() !== '' ? { q } : {}),
+    limit,
+    offset,
+  });
+  return { items: page.nodes.map((node) => toContentRecord(node)), total: page.total };
+}
+
+/** Runs a write on an existing item inside one transaction, checking the expected version. */
+async function mutateItem({
+  graph,
+  type,
+  id,
+  expectedVersion,
+  actor,
+  action,
+  change,
+}: {
+  graph: Graph;
+  type: StoredContentType;
+  id: string;
+  expectedVersion: number | null | undefined;
+  actor: string;
+  action: string;
+  change: (
+    tx: GraphWriter,
+    current: { fields: Record<string, unknown>; meta: ItemMeta },
+  ) => Promise<{
+    fields: Record<string, unknown>;
+    meta: Partial<ItemMeta>;
+    targets?: Record<string, string[]>;
+  }>;
+}): Promise<WrittenItem> {
+  return graph.transaction(async (tx) => {
+    const node = await readItem(tx, type, id);
+    const current = splitItemProps(node.props);
+    assertExpectedVersion(id, expectedVersion, current.meta.version);
+    const next = await change(tx, current);
+    const meta: ItemMeta = { ...current.meta, ...next.meta };
+    meta.version = current.meta.version + 1;
+    meta.hash = itemHash(next.fields, meta.body);
+    meta.updatedAt = new Date().toISOString();
+    meta.updatedBy = actor;
+    const written = await commitVersion({
+      tx,
+      id,
+      labels: node.labels,
+      fields: next.fields,
+      meta,
+      action,
+      actor,
+      isCreate: false,
+    });
+    if (next.targets) await writeRelationships(tx, type, id, next.targets, false);
+    const relationships =
+      type.relationships.length > 0 ? relationshipsOf(type, await tx.getEdges({ from: id })) : {};
+    return { record: toContentRecord(written, relationships), version: meta.version };
+  });
+}
+
+/**
+ * A partial update: given fields replace the stored ones (`null` clears one), given
+ * relationships replace that relationship's edges. 409 `version_conflict` when
+ * `expectedVersion` (If-Match or body) is not the current version.
+ */
+export async function updateItem({
+  graph,
+  type,
+  id,
+  input,
+  expectedVersion,
+  actor,
+}: {
+  graph: Graph;
+  type: StoredContentType;
+  id: string;
+  input: ItemInput;
+  expectedVersion: number | null | undefined;
+  actor: string;
+}): Promise<WrittenItem> {
+  return mutateItem({
+    graph,
+    type,
+    id,
+    expectedVersion,
+    actor,
+    action: 'content.update',
+    change: async (tx, current) => {
+      const merged = { ...current.fields, ...input.fields };
+      const { fields, targets } = await checkInput({
+        reader: tx,
+        type,
+        fields: merged,
+        relationships: input.relationships,
+        isCreate: false,
+      });
+      return { fields, meta: {}, targets };
+    },
+  });
+}
+
+/** Deletes an item, its edges and its version history; 404 when there is none. */
+export async function deleteItem({
+  graph,
+  type,
+  id,
+  expectedVersion,
+  actor,
+}: {
+  graph: Graph;
+  type: StoredContentType;
+  id: string;
+  expectedVersion: number | null | undefined;
+  actor: string;
+}): Promise<void> {
+  await graph.transaction(async (tx) => {
+    const node = await readItem(tx, type, id);
+    const { meta } = splitItemProps(node.props);
+    assertExpectedVersion(id, expectedVersion, meta.version);
+    await tx.deleteNode(id);
+    const versions = await tx.findNodes({
+      label: VERSION_LABEL,
+      where: [{ prop: 'itemId', op: 'eq', value: id }],
+    });
+    for (const version of versions.nodes) await tx.deleteNode(version.id);
+    await tx.appendAudit({ actor, action: 'content.delete', target: id, data: { version: meta.version } });
+  });
+}
+
+function newBlockId(): string {
+  return `blk_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
+}
+
+/** Appends a block (at `order`, else at the end) to the item's body; references must exist. */
+export async function appendBlock({
+  graph,
+  type,
+  id,
+  block: input,
+  expectedVersion,
+  actor,
+}: {
+  graph: Graph;
+  type: StoredContentType;
+  id: string;
+  block: AppendBlockBody;
+  expectedVersion: number | null | undefined;
+  actor: string;
+}): Promise<WrittenItem & { block: Block }> {
+  const block: Block = {
+    id: newBlockId(),
+    type: input.blockType,
+    data: { ...input.fields, ...(input.references ? { references: input.references } : {}) },
+  };
+  const written = await mutateItem({
+    graph,
+    type,
+    id,
+    expectedVersion,
+    actor,
+    action: 'content.block.append',
+    change: async (tx, current) => {
+      const missing = await missingReferences({
+        reader: tx,
+        references: (input.references ?? []).map((ref) => ({ field: 'references', id: ref })),
+      });
+      if (missing.length > 0) throw invalidFieldsError(missing);
+      const blocks = [...current.meta.body.blocks];
+      blocks.splice(Math.min(input.order ?? blocks.length, blocks.length), 0, block);
+      return { fields: current.fields, meta: { body: { ...current.meta.body, time: Date.now(), blocks } } };
+    },
+  });
+  return { ...written, block };
+}
+
+/** Removes block `blockId` from the item's body; 404 when the body has no such block. */
+export async function removeBlock({
+  graph,
+  type,
+  id,
+  blockId,
+  expectedVersion,
+  actor,
+}: {
+  graph: Graph;
+  type: StoredContentType;
+  id: string;
+  blockId: string;
+  expectedVersion: number | null | undefined;
+  actor: string;
+}): Promise<WrittenItem & { block: Block }> {
+  let removed: Block | undefined;
+  const written = await mutateItem({
+    graph,
+    type,
+    id,
+    expectedVersion,
+    actor,
+    action: 'content.block.remove',
+    change: async (_tx, current) => {
+      removed = current.meta.body.blocks.find((block) => block.id === blockId);
+      if (!removed) throw TrellisError.of('not_found', { resource: `Block \`${blockId}\` of ${id}` });
+      const blocks = current.meta.body.blocks.filter((block) => block.id !== blockId);
+      return { fields: current.fields, meta: { body: { ...current.meta.body, time: Date.now(), blocks } } };
+    },
+  });
+  return { ...written, block: removed! };
+}
+
+/**
+ * Publishes the item to `env` (default `prod`): status `published`, `env` added to
+ * `publishedEnvs`, `publishedVersions[env]` set to the new version, a new version recorded.
+ */
+export async function publishItem({
+  graph,
+  type,
+  id,
+  env,
+  expectedVersion,
+  actor,
+}: {
+  graph: Graph;
+  type: StoredContentType;
+  id: string;
+  env: string;
+  expectedVersion: number | null | undefined;
+  actor: string;
+}): Promise<WrittenItem> {
+  return mutateItem({
+    graph,
+    type,
+    id,
+    expectedVersion,
+    actor,
+    action: 'content.publish',
+    change: async (_tx, current) => ({
+      fields: current.fields,
+      meta: {
+        status: PUBLISHED,
+        publishedEnvs: [...new Set([...current.meta.publishedEnvs, env])].sort(),
+        publishedVersions: { ...current.meta.publishedVersions, [env]: current.meta.version + 1 },
+        publishedAt: new Date().toISOString(),
+      },
+    }),
+  });
+}
