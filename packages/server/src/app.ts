@@ -13,10 +13,14 @@ import { queryTimeoutPlugin } from './plugins/query-timeout';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { accessRoutes } from './routes/access';
 import { apiKeysRoutes } from './routes/api-keys';
+import { contentRoutes } from './routes/content';
 import { diagnosticsRoutes } from './routes/diagnostics';
+import { embeddingsRoutes } from './routes/embeddings';
 import { healthRoutes } from './routes/health';
+import { importRoutes } from './routes/import';
 import { membersRoutes } from './routes/members';
 import { sitesRoutes } from './routes/sites';
+import { typesRoutes } from './routes/types';
 import { VERSION } from './version';
 
 export interface BuildAppOptions {
@@ -74,5 +78,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(accessRoutes);
   await app.register(membersRoutes);
   await app.register(apiKeysRoutes);
+  await app.register(typesRoutes);
+  await app.register(contentRoutes);
+  await app.register(importRoutes);
+  await app.register(embeddingsRoutes);
   return app;
 }
