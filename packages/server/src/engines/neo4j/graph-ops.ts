@@ -60,9 +60,9 @@ export interface VectorIndexState {
 type Row = Record<string, unknown>;
 
 const TRAVERSAL_STEP = {
-  out: 'MATCH (a:TNode {g: $g})-[r]->(b:TNode)',
-  in: 'MATCH (a:TNode {g: $g})<-[r]-(b:TNode)',
-  both: 'MATCH (a:TNode {g: $g})-[r]-(b:TNode)',
+  out: 'MATCH (a:TNode {g: $g, id: fid})-[r]->(b:TNode)',
+  in: 'MATCH (a:TNode {g: $g, id: fid})<-[r]-(b:TNode)',
+  both: 'MATCH (a:TNode {g: $g, id: fid})-[r]-(b:TNode)',
 } as const;
 
 /** Most candidates asked of the vector index before falling back to an exact scan. */
@@ -172,8 +172,9 @@ export class GraphOps implements GraphWriter {
     let frontier = [query.from];
     for (let depth = 1; depth <= query.depth && frontier.length > 0; depth += 1) {
       const rows = await this.run(
-        `${step}
-         WHERE a.id IN $frontier AND b.g = $g AND ($types IS NULL OR type(r) IN $types)
+        `UNWIND $frontier AS fid
+         ${step}
+         WHERE b.g = $g AND ($types IS NULL OR type(r) IN $types)
          RETURN DISTINCT b.id AS id`,
         { frontier, types: query.edgeTypes ?? null },
       );
@@ -348,7 +349,7 @@ export class GraphOps implements GraphWriter {
       { id },
     );
     if (Number(rows[0]?.deleted ?? 0) === 0) return false;
-    await this.run('MATCH (u:TUnique {g: $g, owner: $id}) DELETE u', { id });
+    await this.run('MATCH (u:TUnique {g: $g, owner: $id}) USING INDEX u:TUnique(g, owner) DELETE u', { id });
     return true;
   }
 
@@ -432,17 +433,18 @@ export class GraphOps implements GraphWriter {
     attempt.auditCalls += 1;
     // The graph's write lock is held (see Neo4jGraph.write), so the last record cannot change
     // under us; the (g, seq) constraint would refuse a second record with the same seq anyway.
-    const [row] = await this.run(
-      `OPTIONAL MATCH (same:TAudit {g: $g, op: $op})
-       WITH same
-       OPTIONAL MATCH (a:TAudit {g: $g}) WHERE a.seq IS NOT NULL
-       WITH same, a ORDER BY a.seq DESC LIMIT 1
-       RETURN same {.*} AS same, a.seq AS seq, a.hash AS hash`,
+    const [same] = await this.run(
+      'MATCH (same:TAudit {g: $g, op: $op}) USING INDEX same:TAudit(g, op) RETURN same {.*} AS same',
       { op },
     );
-    if (row?.same) return decodeAudit(row.same as Row);
-    const seq = row?.seq == null ? 1 : Number(row.seq) + 1;
-    const prevHash = row?.hash == null ? GENESIS_HASH : String(row.hash);
+    if (same) return decodeAudit(same.same as Row);
+    // Ordering by the whole (g, seq) index key lets Neo4j read the last record straight from the index.
+    const [last] = await this.run(
+      `MATCH (a:TAudit {g: $g}) WHERE a.seq IS NOT NULL
+       RETURN a.seq AS seq, a.hash AS hash ORDER BY a.g DESC, a.seq DESC LIMIT 1`,
+    );
+    const seq = last?.seq == null ? 1 : Number(last.seq) + 1;
+    const prevHash = last?.hash == null ? GENESIS_HASH : String(last.hash);
     const ts = new Date().toISOString();
     const { actor, action, target, data } = entry;
     const hash = auditHash(prevHash, { seq, ts, actor, action, target, data });
@@ -480,7 +482,7 @@ export class GraphOps implements GraphWriter {
   async syncClaims(owner: string, claims: UniqueClaim[]): Promise<void> {
     if (claims.length === 0 && (this.attempt?.rules?.length ?? 0) === 0) return;
     await this.run(
-      `OPTIONAL MATCH (u:TUnique {g: $g, owner: $owner}) WHERE NOT u.k IN $keys
+      `OPTIONAL MATCH (u:TUnique {g: $g, owner: $owner}) USING INDEX u:TUnique(g, owner) WHERE NOT u.k IN $keys
        DELETE u
        WITH count(*) AS released
        UNWIND $keys AS k

@@ -221,9 +221,9 @@ export class Neo4jGraph implements Graph {
     try {
       const result = await session.executeRead((tx) =>
         tx.run(
-          `MATCH (a:TAudit {g: $g}) WHERE a.seq > $after
-           RETURN a {.*} AS a ORDER BY a.seq
-           ${options.limit === undefined ? '' : 'LIMIT $limit'}`,
+          `MATCH (a:TAudit {g: $g}) USING INDEX a:TAudit(g, seq) WHERE a.seq > $after
+           WITH a ORDER BY a.g, a.seq ${options.limit === undefined ? '' : 'LIMIT $limit'}
+           RETURN a {.*} AS a`,
           { g: this.name, after: int(options.afterSeq ?? 0), limit: int(options.limit ?? 0) },
         ),
       );
@@ -242,7 +242,13 @@ export class Neo4jGraph implements Graph {
     });
     try {
       const result = await session.executeRead((tx) =>
-        tx.run('MATCH (a:TAudit {g: $g}) RETURN a {.*} AS a ORDER BY a.seq', { g: this.name }),
+        tx.run(
+          `MATCH (a:TAudit {g: $g}) USING INDEX a:TAudit(g, seq) WHERE a.seq IS NOT NULL
+           WITH a ORDER BY a.g, a.seq RETURN a {.*} AS a
+           UNION ALL
+           MATCH (a:TAudit {g: $g}) WHERE a.seq IS NULL RETURN a {.*} AS a`,
+          { g: this.name },
+        ),
       );
       return verifyAuditChain(
         this.name,
