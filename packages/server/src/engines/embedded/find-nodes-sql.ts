@@ -2,6 +2,7 @@ import type { NodeQuery, PropFilter } from '../port';
 import type { FilterScalar } from '../shared/node-query';
 import { searchWords } from '../shared/search-text';
 import type { SqlValue } from './connection';
+import { LABELLED } from './schema';
 
 /** A compiled node query: the page and the exact total, parameters only. */
 export interface CompiledNodeQuery {
@@ -82,11 +83,11 @@ export function ftsMatch(q: string | undefined): string | null {
  */
 export function compileNodeQuery(query: NodeQuery): CompiledNodeQuery {
   const match = ftsMatch(query.q);
-  let from = 'FROM node_labels l JOIN nodes n ON n.rid = l.rid';
-  const where = ['l.label = ?'];
-  const params: SqlValue[] = [query.label];
+  let from = 'FROM nodes n';
+  const where = [`n.rid IN ${LABELLED}`];
+  const params: SqlValue[] = [query.label, query.label];
   if (match !== null) {
-    from += ' JOIN nodes_fts ON nodes_fts.rowid = l.rid';
+    from += ' JOIN nodes_fts ON nodes_fts.rowid = n.rid';
     where.push('nodes_fts MATCH ?');
     params.push(match);
   }

@@ -3,23 +3,28 @@ export const SCHEMA_VERSION = '1';
 
 /**
  * One database file per graph. Node ids are the caller's strings; `rid` is the internal
- * rowid that the label index, the full-text index and the embeddings point at.
- * Labels are stored space-separated (they are identifiers), props as JSON text.
+ * rowid that the full-text index, the embeddings and the label index point at. Labels and
+ * props are JSON text. The primary (first) label is a column with its own index, so the usual
+ * single-label node is one row in one table; further labels go to `node_labels` (see
+ * {@link LABELLED}). Triggers keep `node_labels` in step and remove the full-text entry,
+ * embedding and unique values of a changed or deleted node; the store writes full-text
+ * entries (`searchableText` of the props) in batches within the transaction.
  */
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS nodes (
   rid INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
+  label TEXT NOT NULL,
   labels TEXT NOT NULL,
   props TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS nodes_label ON nodes (label);
 CREATE TABLE IF NOT EXISTS node_labels (
   label TEXT NOT NULL,
   rid INTEGER NOT NULL,
   PRIMARY KEY (label, rid)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS node_labels_rid ON node_labels (rid);
 CREATE TABLE IF NOT EXISTS edges (
   from_id TEXT NOT NULL,
   type TEXT NOT NULL,
@@ -48,6 +53,21 @@ CREATE TABLE IF NOT EXISTS unique_values (
   PRIMARY KEY (label, prop, value)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unique_values_rid ON unique_values (rid);
+CREATE TRIGGER IF NOT EXISTS nodes_after_insert AFTER INSERT ON nodes
+WHEN json_array_length(NEW.labels) > 1 BEGIN
+  INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
+END;
+CREATE TRIGGER IF NOT EXISTS nodes_after_update AFTER UPDATE ON nodes BEGIN
+  DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
+  INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
+  DELETE FROM nodes_fts WHERE rowid = OLD.rid;
+END;
+CREATE TRIGGER IF NOT EXISTS nodes_after_delete AFTER DELETE ON nodes BEGIN
+  DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
+  DELETE FROM nodes_fts WHERE rowid = OLD.rid;
+  DELETE FROM embeddings WHERE rid = OLD.rid;
+  DELETE FROM unique_values WHERE rid = OLD.rid;
+END;
 CREATE TABLE IF NOT EXISTS audit (
   seq INTEGER PRIMARY KEY,
   ts TEXT NOT NULL,
@@ -59,3 +79,10 @@ CREATE TABLE IF NOT EXISTS audit (
   hash TEXT NOT NULL
 );
 `;
+
+/**
+ * SQL for "the rids of nodes carrying label ?" (binds the label twice): the primary label
+ * index plus the extra labels.
+ */
+export const LABELLED =
+  '(SELECT rid FROM nodes WHERE label = ? UNION ALL SELECT rid FROM node_labels WHERE label = ?)';
