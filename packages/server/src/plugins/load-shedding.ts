@@ -26,6 +26,10 @@ const REASONS: Record<string, string> = {
  * Sheds load with 503 `overloaded` (and `Retry-After`) while the process is under memory or
  * event-loop pressure (`@fastify/under-pressure`). The health routes are never shed, so an
  * operator can still see what is going on.
+ *
+ * Also the shutdown half of shedding: once `app.close()` starts, Fastify answers new
+ * requests 503 (`return503OnClosing`) and in-flight ones finish; their answers carry
+ * `Connection: close` so keep-alive sockets end with them instead of holding the close open.
  */
 export const loadSheddingPlugin = fp(
   async (app: FastifyInstance, opts: LoadSheddingOptions) => {
@@ -43,6 +47,13 @@ export const loadSheddingPlugin = fp(
           { headers: { 'retry-after': '10' } },
         );
       },
+    });
+    let isClosing = false;
+    app.addHook('preClose', async () => {
+      isClosing = true;
+    });
+    app.addHook('onSend', async (_request, reply) => {
+      if (isClosing) reply.header('connection', 'close');
     });
   },
   { name: 'trellis-load-shedding' },
