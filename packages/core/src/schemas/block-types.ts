@@ -24,7 +24,11 @@ const blockTypeShape = {
 /** A block type (GET /api/block-types/{name}). */
 export const BlockType = z
   .object({ ...blockTypeShape, createdAt: DateTime.optional(), updatedAt: DateTime.optional() })
-  .meta({ id: 'BlockType' });
+  .meta({
+    id: 'BlockType',
+    description:
+      'A kind of block an item body is built from: the fields of its data (same field definitions as content types), the template rendering one block, and the content types whose bodies may use it.',
+  });
 export type BlockType = z.infer<typeof BlockType>;
 
 /** GET /api/block-types */

@@ -62,8 +62,11 @@ export const ImportTooLarge = z
   .object({
     error: z.string(),
     code: z.literal('too_many_records'),
+    hint: z.string().optional(),
     suggestedBatchSize: z.number().int().min(1),
     suggestedCallCount: z.number().int().min(1),
+    /** The most records (or edges) one request takes. */
+    max: z.number().int().min(1).optional(),
   })
   .meta({ id: 'ImportTooLarge' });
 export type ImportTooLarge = z.infer<typeof ImportTooLarge>;

@@ -25,7 +25,11 @@ export const Locale = z
     enabled: z.boolean().default(true),
     updatedAt: DateTime.optional(),
   })
-  .meta({ id: 'Locale' });
+  .meta({
+    id: 'Locale',
+    description:
+      'A language the site publishes in (BCP 47 code), with an optional fallback locale; its translations map message keys to text for the t filter.',
+  });
 export type Locale = z.infer<typeof Locale>;
 
 /** GET /api/locales */

@@ -32,7 +32,11 @@ const pageKitShape = {
 /** A page kit (GET /api/page-kits/{id}). */
 export const PageKit = z
   .object({ ...pageKitShape, createdAt: DateTime.optional(), updatedAt: DateTime.optional() })
-  .meta({ id: 'PageKit' });
+  .meta({
+    id: 'PageKit',
+    description:
+      'A reusable layout fragment: a ready-made arrangement of blocks an editor drops into an item body, and/or a Liquid fragment with named slots.',
+  });
 export type PageKit = z.infer<typeof PageKit>;
 
 /** GET /api/page-kits */

@@ -113,7 +113,11 @@ export const GraphQuery = z
     limit: z.number().int().min(1).max(1000).optional(),
     offset: z.number().int().min(0).optional(),
   })
-  .meta({ id: 'GraphQuery' });
+  .meta({
+    id: 'GraphQuery',
+    description:
+      'A graph query in the portable JSON query language: match.label picks start nodes by node label; where filters (AND-ed) use the ops eq, ne, lt, lte, gt, gte, in (array value), contains, exists; traverse steps follow edges of an uppercase label out/in/both, optionally keeping a label and matching their own where; orderBy sorts; limit (1..1000) and offset page. A value {"$param": "name"} is bound from the run parameters.',
+  });
 export type GraphQuery = z.infer<typeof GraphQuery>;
 
 /** A declared parameter of a saved query. */

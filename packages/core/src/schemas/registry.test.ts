@@ -51,6 +51,24 @@ describe('the schema registry', () => {
     }
   });
 
+  it('describes the resources whose fields the spec leaves open, so the OpenAPI document does', () => {
+    for (const id of [
+      'Script',
+      'GraphQuery',
+      'Route',
+      'View',
+      'BlockType',
+      'Workflow',
+      'Locale',
+      'Transform',
+      'Widget',
+      'PageKit',
+    ]) {
+      const exported = (schemas as Record<string, unknown>)[id] as z.ZodType;
+      expect(z.globalRegistry.get(exported)?.description, id).toMatch(/\w{20,}|\w+ \w+ \w+/);
+    }
+  });
+
   it('converts every registered schema to JSON Schema for input and output', () => {
     for (const io of ['input', 'output'] as const) {
       const { schemas: converted } = z.toJSONSchema(z.globalRegistry, {

@@ -66,7 +66,11 @@ function checkRouteKind(route: RouteLike, ctx: z.RefinementCtx): void {
 /** A route (GET /api/routes/{slug}). */
 export const Route = z
   .object({ ...routeShape, createdAt: DateTime.optional(), updatedAt: DateTime.optional() })
-  .meta({ id: 'Route' });
+  .meta({
+    id: 'Route',
+    description:
+      'A hand-made URL of a site: a page (template at path with data or an item), a listing (template at path over the items paginate selects, page n at <path>page/<n>/) or a redirect (to redirectTo with status 301/302).',
+  });
 export type Route = z.infer<typeof Route>;
 
 /** GET /api/routes */

@@ -33,7 +33,11 @@ export const Script = z
     createdAt: DateTime.optional(),
     updatedAt: DateTime.optional(),
   })
-  .meta({ id: 'Script' });
+  .meta({
+    id: 'Script',
+    description:
+      'A server-side hook in JavaScript: receives {item, site, event} and returns the changed item (or nothing). Runs sandboxed within timeoutMs at its event, for items of type (every type when null), from a script transform, or on demand (manual).',
+  });
 export type Script = z.infer<typeof Script>;
 
 /** GET /api/scripts */

@@ -85,7 +85,11 @@ function checkKind(transform: TransformLike, ctx: z.RefinementCtx): void {
 /** A lifecycle hook (GET /api/transforms/{id}). */
 export const Transform = z
   .object({ ...transformShape, createdAt: DateTime.optional(), updatedAt: DateTime.optional() })
-  .meta({ id: 'Transform' });
+  .meta({
+    id: 'Transform',
+    description:
+      'A lifecycle hook: at event, for items of type (every type when null), enabled transforms run in ascending order. set-field sets field to value (a string value is Liquid with item in scope), template sets field to the output of the named site template, script runs the named script. Failures are reported in the transformErrors of a build.',
+  });
 export type Transform = z.infer<typeof Transform>;
 
 /** GET /api/transforms: ordered by event, then `order`. */

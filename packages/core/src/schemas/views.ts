@@ -34,7 +34,11 @@ const viewShape = {
 /** A view (GET /api/views/{name}). */
 export const View = z
   .object({ ...viewShape, createdAt: DateTime.optional(), updatedAt: DateTime.optional() })
-  .meta({ id: 'View' });
+  .meta({
+    id: 'View',
+    description:
+      'A listing page: the items paginate selects (type, size, sort and where in the {% list %} syntax) rendered with template at path, page n at <path>page/<n>/, with SEO settings.',
+  });
 export type View = z.infer<typeof View>;
 
 /** GET /api/views */

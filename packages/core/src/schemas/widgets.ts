@@ -26,7 +26,11 @@ const widgetShape = {
 /** A widget (GET /api/widgets/{name}). */
 export const Widget = z
   .object({ ...widgetShape, createdAt: DateTime.optional(), updatedAt: DateTime.optional() })
-  .meta({ id: 'Widget' });
+  .meta({
+    id: 'Widget',
+    description:
+      'A reusable page piece placed in a layout area (e.g. sidebar): its Liquid template rendered with its settings; an area shows its enabled widgets in ascending order.',
+  });
 export type Widget = z.infer<typeof Widget>;
 
 /** GET /api/widgets */

@@ -82,7 +82,11 @@ function checkWorkflow(workflow: WorkflowLike, ctx: z.RefinementCtx): void {
 /** A workflow (GET /api/workflows entries). */
 export const Workflow = z
   .object({ ...workflowShape, createdAt: DateTime.optional(), updatedAt: DateTime.optional() })
-  .meta({ id: 'Workflow' });
+  .meta({
+    id: 'Workflow',
+    description:
+      'The editorial states an item moves through: states (one initial; published ones are live), the allowed transitions (optionally limited to roles) and the content types it applies to.',
+  });
 export type Workflow = z.infer<typeof Workflow>;
 
 /** GET /api/workflows */
