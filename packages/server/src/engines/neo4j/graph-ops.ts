@@ -282,25 +282,36 @@ export class GraphOps implements GraphWriter {
   async createNode(node: GraphNode): Promise<GraphNode> {
     const attempt = this.writing();
     const clean = validNode(node);
-    const existing = await this.run(
-      'MATCH (n:TNode {g: $g, id: $id}) RETURN n.tx AS tx, n {.id, .labels, .json} AS n',
-      {
-        id: clean.id,
-      },
-    );
-    if (existing[0]) {
-      if (existing[0].tx === attempt.token && !attempt.created.has(clean.id)) {
+    const claims = uniqueClaims(await this.uniqueRules(), clean);
+    const stored = storedNode({ graph: this.graph, node: clean, token: attempt.token });
+    let existing: Row | undefined;
+    if (claims.length === 0) {
+      // One statement: create unless the id is taken (then nothing is written).
+      [existing] = await this.run(
+        `OPTIONAL MATCH (x:TNode {g: $g, id: $id})
+         FOREACH (_ IN CASE WHEN x IS NULL THEN [1] ELSE [] END | CREATE (:TNode $stored))
+         WITH x WHERE x IS NOT NULL
+         RETURN x.tx AS tx, x {.id, .labels, .json} AS n`,
+        { id: clean.id, stored },
+      );
+    } else {
+      [existing] = await this.run(
+        'MATCH (x:TNode {g: $g, id: $id}) RETURN x.tx AS tx, x {.id, .labels, .json} AS n',
+        { id: clean.id },
+      );
+      if (!existing) {
+        await this.assertUnclaimed(clean.id, claims);
+        await this.run('CREATE (:TNode $stored)', { stored });
+        await this.syncClaims(clean.id, claims);
+      }
+    }
+    if (existing) {
+      if (existing.tx === attempt.token && !attempt.created.has(clean.id)) {
         // An earlier attempt of this very write committed; its acknowledgement was lost.
-        return decodeNode(existing[0].n);
+        return decodeNode(existing.n);
       }
       throw new EngineError('exists', `Node ${clean.id} already exists`, { id: clean.id });
     }
-    const claims = uniqueClaims(await this.uniqueRules(), clean);
-    await this.assertUnclaimed(clean.id, claims);
-    await this.run('CREATE (n:TNode) SET n = $stored', {
-      stored: storedNode({ graph: this.graph, node: clean, token: attempt.token }),
-    });
-    await this.syncClaims(clean.id, claims);
     attempt.created.add(clean.id);
     return clean;
   }
