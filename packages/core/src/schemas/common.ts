@@ -103,3 +103,6 @@ export const OptionalQueryFlag = QueryFlag.optional();
 
 /** `{ok: true}`: the body of a write whose answer carries nothing else. */
 export const OkResponse = z.object({ ok: z.literal(true) }).meta({ id: 'Ok' });
+
+/** The response schema of a 204 No Content answer (no body). */
+export const NoContent = z.null().describe('No content');
