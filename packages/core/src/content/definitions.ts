@@ -33,7 +33,7 @@ export const RESERVED_FIELD_NAMES: readonly string[] = [
   'publishedAt',
   'version',
   'hash',
-  'body',
+  'blockDocument',
   'createdAt',
   'updatedAt',
   'createdBy',

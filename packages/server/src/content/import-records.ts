@@ -37,21 +37,21 @@ function prepare(
   index: number,
 ): { ok: PreparedRecord } | { error: ImportError } {
   const input = readItemInput(record);
-  const slug = deriveSlug({ type, id: input.id, fields: input.fields });
+  const checked = validateFields({ type, fields: input.fields, applyDefaults: true });
+  const related = validateRelationships({ type, relationships: input.relationships, isCreate: true });
+  const slug = deriveSlug({ type, id: input.id, fields: checked.fields });
+  const id = slug === null ? '' : contentId({ type: type.name, slug });
+  const issues = [...checked.issues, ...related.issues];
+  if (issues.length > 0) return { error: { index, id, error: describeIssues(issues) } };
   if (slug === null) {
     return {
       error: {
         index,
-        id: '',
-        error: `field \`${type.keyField}\` is the key field: give it a value (or give an id)`,
+        id,
+        error: `field \`${type.keyField}\` is the key field: give it a value with a letter or digit (or give an id)`,
       },
     };
   }
-  const id = contentId({ type: type.name, slug });
-  const checked = validateFields({ type, fields: input.fields, applyDefaults: true });
-  const related = validateRelationships({ type, relationships: input.relationships, isCreate: true });
-  const issues = [...checked.issues, ...related.issues];
-  if (issues.length > 0) return { error: { index, id, error: describeIssues(issues) } };
   const references = [
     ...checked.references.map(({ field, id: target }) => ({ field, id: target })),
     ...Object.entries(related.targets).flatMap(([field, ids]) =>

@@ -19,6 +19,7 @@ export const PUBLISHED = 'published';
  *   the build's prod rule reads it. `publishedVersions` maps each of them to the item
  *   version published there.
  * - `version`: 1 on create, +1 on every write; `hash`: contentHash of `{fields, body}`.
+ * - `body`: the block document, stored as `blockDocument`.
  */
 export interface ItemMeta {
   status: string;
@@ -34,14 +35,17 @@ export interface ItemMeta {
   updatedBy: string;
 }
 
-const META_KEYS: ReadonlySet<string> = new Set<keyof ItemMeta>([
+/** The node property the block document is stored under (`body` is a likely field name). */
+const BODY_PROP = 'blockDocument';
+
+const META_KEYS: ReadonlySet<string> = new Set<string>([
   'status',
   'publishedEnvs',
   'publishedVersions',
   'publishedAt',
   'version',
   'hash',
-  'body',
+  BODY_PROP,
   'createdAt',
   'updatedAt',
   'createdBy',
@@ -73,7 +77,7 @@ export function splitItemProps(props: Props): { fields: Record<string, unknown>;
       publishedAt: typeof meta.publishedAt === 'string' ? meta.publishedAt : null,
       version: typeof meta.version === 'number' ? meta.version : 1,
       hash: typeof meta.hash === 'string' ? meta.hash : '',
-      body: (meta.body as BlockDocument | undefined) ?? emptyBody(0),
+      body: (meta[BODY_PROP] as BlockDocument | undefined) ?? emptyBody(0),
       createdAt: String(meta.createdAt ?? ''),
       updatedAt: String(meta.updatedAt ?? meta.createdAt ?? ''),
       createdBy: String(meta.createdBy ?? ''),
@@ -84,7 +88,8 @@ export function splitItemProps(props: Props): { fields: Record<string, unknown>;
 
 /** The properties of an item node. */
 export function itemProps(fields: Record<string, unknown>, meta: ItemMeta): Props {
-  return { ...fields, ...meta };
+  const { body, ...rest } = meta;
+  return { ...fields, ...rest, [BODY_PROP]: body };
 }
 
 /** The type name of an item id `<type>:<slug>`. */

@@ -152,7 +152,9 @@ export async function createItem({
   input: ItemInput;
   actor: string;
 }): Promise<WrittenItem> {
-  const slug = deriveSlug({ type, id: input.id, fields: input.fields });
+  const preview = validateFields({ type, fields: input.fields, applyDefaults: true });
+  if (preview.issues.length > 0) throw invalidFieldsError(preview.issues);
+  const slug = deriveSlug({ type, id: input.id, fields: preview.fields });
   if (slug === null) {
     throw invalidFieldsError([
       {

@@ -308,7 +308,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         description: `Sets status \`published\` and adds the environment (query \`env\`, else body \`env\`, else \`${DEFAULT_PUBLISH_ENV}\`) to \`publishedEnvs\`; records a new version.`,
         params: ContentItemParams,
         querystring: PublishContentQuery,
-        body: PublishContentBody.optional(),
+        body: PublishContentBody.nullable().optional(),
         response: { 200: ContentRecord, ...errors },
       },
       config: { permission: 'content:publish' },

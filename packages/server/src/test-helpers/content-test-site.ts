@@ -23,7 +23,15 @@ export interface ContentTestSite {
 export async function createContentTestSite(
   options: { env?: Record<string, string>; slug?: string } = {},
 ): Promise<ContentTestSite> {
-  const platform = await startTestPlatform({ env: options.env });
+  // Load shedding watches the event loop, which parallel test files on a small machine delay.
+  const platform = await startTestPlatform({
+    env: {
+      LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+      LOAD_SHED_MAX_HEAP_USED_BYTES: '0',
+      LOAD_SHED_MAX_RSS_BYTES: '0',
+      ...options.env,
+    },
+  });
   const ownerHeaders = { authorization: `Bearer ${platform.ownerKey}` };
   const created = await platform.app.inject({
     method: 'POST',
