@@ -20,6 +20,7 @@ import { healthRoutes } from './routes/health';
 import { importRoutes } from './routes/import';
 import { membersRoutes } from './routes/members';
 import { sitesRoutes } from './routes/sites';
+import { templatesRoutes } from './routes/templates';
 import { typesRoutes } from './routes/types';
 import { VERSION } from './version';
 
@@ -82,5 +83,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(contentRoutes);
   await app.register(importRoutes);
   await app.register(embeddingsRoutes);
+  await app.register(templatesRoutes);
   return app;
 }
