@@ -81,6 +81,15 @@ describe('GET /api/openapi.json', () => {
     }
   });
 
+  it('marks the public endpoints of spec §5 as needing no credential, and the others as bearer', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    expect(document.security).toEqual([{ bearer: [] }]);
+    for (const path of ['/api/health', '/api/health/detail', '/api/metrics/apikey-cache']) {
+      expect(document.paths[path]?.get?.security, path).toEqual([]);
+    }
+    expect(document.paths['/api/sites'].get.security).toBeUndefined();
+  });
+
   it('needs no credential', async () => {
     const res = await app.inject({
       method: 'GET',

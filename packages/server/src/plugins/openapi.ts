@@ -25,7 +25,12 @@ export const openapiPlugin = fp(
         },
         security: [{ bearer: [] }],
       },
-      transform: jsonSchemaTransform,
+      // Public routes (`config.public`) need no credential: `security: []` says so in the document.
+      transform: (input) => {
+        const result = jsonSchemaTransform(input);
+        const isPublic = (input.route.config as { public?: boolean } | undefined)?.public === true;
+        return isPublic ? { ...result, schema: { ...result.schema, security: [] } } : result;
+      },
       transformObject: jsonSchemaTransformObject,
     });
     app.get('/api/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
