@@ -10,7 +10,8 @@ const ITERATIONS = 20;
 const BATCH_SIZE = 100;
 const serverDir = fileURLToPath(new URL('../../..', import.meta.url));
 const writer = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
-const coreSource = fileURLToPath(new URL('../../../../core/src/index.ts', import.meta.url));
+// The engine needs only core's hashing; loading just that keeps each child's start short.
+const coreHashSource = fileURLToPath(new URL('../../../../core/src/hash/index.ts', import.meta.url));
 
 /** Runs the writer until it has acknowledged `minCommits` batches, waits `delayMs` more, then SIGKILLs it. */
 function runAndKill(options: {
@@ -69,13 +70,13 @@ describe('embedded engine crash safety', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'trellis-crash-'));
-    // The child runs the engine from source; point @trelliscms/core at its source too.
+    // The child runs the engine from source, with @trelliscms/core from source too.
     tsconfig = join(dataDir, 'tsconfig.json');
     writeFileSync(
       tsconfig,
       JSON.stringify({
         extends: join(serverDir, 'tsconfig.json'),
-        compilerOptions: { paths: { '@trelliscms/core': [coreSource] } },
+        compilerOptions: { paths: { '@trelliscms/core': [coreHashSource] } },
       }),
     );
     const engine = createEmbeddedEngine({ dataDir });
