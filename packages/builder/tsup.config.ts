@@ -8,4 +8,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // only used to bundle the worker when running from source (tests)
+  external: ['esbuild'],
 });

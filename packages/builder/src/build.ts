@@ -7,13 +7,18 @@ import { chooseBuildMode, contentHash, impactedArtifacts, TrellisError } from '@
 import { serveCheck } from './deploy/serve-check';
 import type { DeployResult, DeploySession, DeployTarget } from './deploy/types';
 import { miniSearchBrowserBuild, SEARCH_SCRIPT } from './emit/search-client';
-import { buildShardIndex, planSearchShards, searchDoc, searchManifest } from './emit/search-index';
+import { buildShardIndex, planSearchShards, searchDocWithHash, searchManifest } from './emit/search-index';
 import { renderSitemap } from './emit/sitemap';
 import type { LiquidLimits } from './liquid/create-liquid';
 import { relativeUrl } from './liquid/filters';
 import { type ArtifactSpec, type BuildIssue, planArtifacts } from './plan/plan-artifacts';
 import { applyTransforms, type TransformError } from './render/apply-transforms';
-import { RenderAbortedError, renderInWorkers, type WorkerLimits } from './render/render-pool';
+import {
+  RenderAbortedError,
+  type RenderPool,
+  renderInWorkers,
+  type WorkerLimits,
+} from './render/render-pool';
 import { hashText, Renderer } from './render/renderer';
 import type { WorkerArtifact } from './render/worker-protocol';
 import { assertSnapshot, isSnapshot } from './snapshot/read-snapshot';
@@ -21,7 +26,9 @@ import type { Snapshot } from './snapshot/types';
 import type { ContentSource } from './source/content-source';
 import { itemHash } from './source/item-hash';
 import { SnapshotSource } from './source/snapshot-source';
-import { currentQueryHash } from './source/tracking-reader';
+import { currentQueryHash, graphHashOf } from './source/tracking-reader';
+
+const TRAVERSE_PREFIX = '{"kind":"traverse"';
 
 /** Bumped when the builder's output for the same input changes: forces full builds. */
 export const BUILDER_OUTPUT_VERSION = 1;
@@ -50,6 +57,8 @@ export interface BuildOptions {
   buildId?: string;
   /** render worker threads; default min(2, cores). 0 renders in this thread (no isolation; for debugging) */
   workers?: number;
+  /** warm render workers kept between builds (one per site and environment); default: workers started and ended per build */
+  pool?: RenderPool;
   /** render limits: liquidjs's (`renderTimeMs`, `memoryBytes`, `parseChars`), the workers' (`memoryMb`, `stallTimeoutMs`), `maxPageBytes` */
   limits?: LiquidLimits & WorkerLimits & { maxPageBytes?: number };
   /** base URL for `media_url` of `/media/...` paths */
@@ -151,6 +160,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const warnings: BuildIssue[] = [...plan.warnings];
   progress({ phase: 'plan', done: plan.artifacts.length, total: plan.artifacts.length });
   const globalHash = globalHashOf(input, env, mediaBaseUrl);
+  const graphHash = graphHashOf(source);
 
   // Which pages to render.
   let previous: BuildManifest | null = null;
@@ -167,13 +177,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
     );
     const queryCache = new Map<string, string>();
+    const graphUnchanged = previous.graphHash === graphHash;
     const reader: DependencyReader = {
       itemHash: (id) => {
         const item = source.item(id);
-        return item ? itemHash(item) : '';
+        return item ? `${itemHash(item)}|${plan.urls.get(id) ?? ''}` : '';
       },
       templateHash: (name) => templateHashes.get(name) ?? '',
-      queryHash: (key) => {
+      queryHash: (key, recorded) => {
+        if (graphUnchanged && key.startsWith(TRAVERSE_PREFIX)) return recorded;
         let hash = queryCache.get(key);
         if (hash === undefined) {
           hash = currentQueryHash(key, source, plan.urls);
@@ -248,22 +260,18 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         progress,
       });
     } else {
-      rendered = await renderInWorkers({
+      const run = {
         specs: toRender,
-        workers,
+        snapshot,
+        env,
+        urls,
         limits,
+        mediaBaseUrl,
+        outDir,
         signal: options.signal,
-        onProgress: (done) => progress({ phase: 'render', done, total: toRender.length }),
-        init: {
-          snapshotJson: JSON.stringify(snapshot),
-          env,
-          urls,
-          limits,
-          maxPageBytes: limits.maxPageBytes,
-          mediaBaseUrl,
-          outDir,
-        },
-      });
+        onProgress: (done: number) => progress({ phase: 'render', done, total: toRender.length }),
+      };
+      rendered = options.pool ? await options.pool.render(run) : await renderInWorkers({ ...run, workers });
     }
   } catch (error) {
     await session?.abort();
@@ -309,7 +317,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const docs = plan.artifacts.flatMap((a) =>
       a.kind === 'item' && !a.stub
         ? [
-            searchDoc(
+            searchDocWithHash(
               itemsById.get(a.itemId)!,
               types.get(itemsById.get(a.itemId)!.type),
               relativeUrl(a.path, { publicUrl }),
@@ -404,6 +412,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     buildId,
     env,
     globalHash,
+    graphHash,
     createdAt: now().toISOString(),
     artifacts,
   };

@@ -142,3 +142,41 @@ describe('rollback', () => {
     });
   });
 });
+
+describe('a warm render pool', () => {
+  it('gives the same files as one-shot workers across builds, and recovers after a stopped build', async () => {
+    const { RenderPool } = await import('./render/render-pool');
+    const pool = new RenderPool({ size: 2 });
+    try {
+      const fixture = fixtureOf('blog');
+      expect((await fixture.build({ mode: 'full', pool, workers: 2 })).ok).toBe(true);
+      edit(fixture);
+      const incremental = await fixture.build({ mode: 'incremental', pool });
+      expect(incremental.renderedKeys).toHaveLength(3);
+      const full = fixtureOf('blog');
+      edit(full);
+      await full.build({ mode: 'full' });
+      expect(liveFiles(fixture)).toEqual(liveFiles(full));
+
+      const hostile = structuredClone(fixture.snapshot);
+      hostile.templates.find((t) => t.name === 'tag')!.content = '{% for i in (1..1000000000) %}{% endfor %}';
+      const stopped = await fixture.build({
+        source: hostile,
+        mode: 'full',
+        pool,
+        limits: {
+          renderTimeMs: Number.POSITIVE_INFINITY,
+          memoryBytes: Number.POSITIVE_INFINITY,
+          stallTimeoutMs: 1000,
+        },
+      });
+      expect(stopped.errors[0]?.code).toBe('build_stopped');
+      fixture.snapshot.items.find((i) => i.id === 'tag:web')!.fields = { name: 'Webby' };
+      const after = await fixture.build({ mode: 'incremental', pool });
+      expect(after.ok).toBe(true);
+      expect(await fixture.readFile('/tags/web/')).toContain('Tag: Webby');
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -38,7 +38,7 @@ export {
   planArtifacts,
 } from './plan/plan-artifacts';
 export { applyTransforms, type TransformError } from './render/apply-transforms';
-export type { WorkerLimits } from './render/render-pool';
+export { RenderPool, type WorkerLimits } from './render/render-pool';
 export { STUB_PAGE } from './render/renderer';
 export { renderTemplate } from './render-template';
 export { rollback } from './rollback';

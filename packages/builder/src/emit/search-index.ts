@@ -21,9 +21,9 @@ export interface SearchFiles {
 }
 
 const textTypes = new Set(['string', 'text', 'markdown', 'richtext', 'enum', 'stringlist']);
-const MAX_TEXT = 2000;
+const MAX_TEXT = 1000;
 /** Documents per shard; each shard is an independent MiniSearch index, so one edit rebuilds one shard. */
-export const DOCS_PER_SHARD = 2000;
+export const DOCS_PER_SHARD = 500;
 
 function plain(value: unknown): string {
   if (Array.isArray(value)) return value.map(plain).join(' ');
@@ -35,8 +35,20 @@ function plain(value: unknown): string {
     .trim();
 }
 
-/** The search document of an item with a page: title, and the text of its text-like fields. */
+const docCache = new WeakMap<SnapshotItem, { url: string; doc: SearchDoc; hash: string }>();
+
+/** The search document of an item with a page: title, and the text of its text-like fields (memoized per item object). */
 export function searchDoc(item: SnapshotItem, type: SnapshotType | undefined, url: string): SearchDoc {
+  return cachedDoc(item, type, url).doc;
+}
+
+function cachedDoc(
+  item: SnapshotItem,
+  type: SnapshotType | undefined,
+  url: string,
+): { doc: SearchDoc; hash: string } {
+  const cached = docCache.get(item);
+  if (cached && cached.url === url) return cached;
   const fields = item.fields;
   const titleValue = ['title', 'name', 'label', type?.keyField ?? '']
     .map((k) => fields[k])
@@ -48,7 +60,19 @@ export function searchDoc(item: SnapshotItem, type: SnapshotType | undefined, ur
     const text = plain(fields[def.name]);
     if (text && text !== title) parts.push(text);
   }
-  return { id: item.id, url, title, type: item.type, text: parts.join(' ').slice(0, MAX_TEXT) };
+  const doc = { id: item.id, url, title, type: item.type, text: parts.join(' ').slice(0, MAX_TEXT) };
+  const entry = { url, doc, hash: createHash('sha1').update(JSON.stringify(doc)).digest('base64url') };
+  docCache.set(item, entry);
+  return entry;
+}
+
+/** The search document and its hash (memoized per item object). */
+export function searchDocWithHash(
+  item: SnapshotItem,
+  type: SnapshotType | undefined,
+  url: string,
+): { doc: SearchDoc; hash: string } {
+  return cachedDoc(item, type, url);
 }
 
 /** The shard a document belongs to (FNV-1a of its id). */
@@ -73,17 +97,17 @@ export const miniSearchOptions = {
  * its MiniSearch index JSON. Deterministic: the same documents give the same bytes.
  */
 export function planSearchShards(
-  docs: readonly SearchDoc[],
+  docs: ReadonlyArray<{ doc: SearchDoc; hash: string }>,
 ): Array<{ shard: number; docs: SearchDoc[]; docsHash: string }> {
   const count = Math.max(1, Math.ceil(docs.length / DOCS_PER_SHARD));
-  const groups: SearchDoc[][] = Array.from({ length: count }, () => []);
-  const sorted = [...docs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (const doc of sorted) groups[shardOf(doc.id, count)]!.push(doc);
-  return groups.map((group, shard) => ({
-    shard,
-    docs: group,
-    docsHash: createHash('sha256').update(JSON.stringify(group)).digest('base64url'),
-  }));
+  const groups: Array<Array<{ doc: SearchDoc; hash: string }>> = Array.from({ length: count }, () => []);
+  const sorted = [...docs].sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0));
+  for (const entry of sorted) groups[shardOf(entry.doc.id, count)]!.push(entry);
+  return groups.map((group, shard) => {
+    const hash = createHash('sha256');
+    for (const entry of group) hash.update(entry.hash);
+    return { shard, docs: group.map((entry) => entry.doc), docsHash: hash.digest('base64url') };
+  });
 }
 
 /** The MiniSearch index JSON of one shard. */

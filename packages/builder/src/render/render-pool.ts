@@ -1,6 +1,9 @@
 import { Worker } from 'node:worker_threads';
+import type { LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
-import type { WorkerArtifact, WorkerInit, WorkerMessage } from './worker-protocol';
+import type { Snapshot, SnapshotItem } from '../snapshot/types';
+import { itemHash } from '../source/item-hash';
+import type { WorkerArtifact, WorkerInit, WorkerMessage, WorkerPatch } from './worker-protocol';
 import { renderWorkerUrl } from './worker-url';
 
 /** Limits of the render workers (isolation beyond liquidjs's own limits). */
@@ -16,106 +19,255 @@ export class RenderAbortedError extends Error {
   override readonly name = 'RenderAbortedError';
 }
 
-/**
- * Renders artifacts in `workers` worker threads (each with its own copy of the snapshot,
- * a heap limit and a stall watchdog). Chunks are handed out on demand. Resolves with one result
- * per spec, in spec order; rejects with {@link RenderAbortedError} when a worker runs out of
- * memory, crashes or stalls — every worker is terminated then, so nothing keeps running.
- */
-export async function renderInWorkers(params: {
+interface Loaded {
+  snapshot: Snapshot;
+  key: string;
+}
+
+interface Slot {
+  worker: Worker;
+  loaded: Loaded | null;
+}
+
+/** What one render run needs. */
+export interface RenderRun {
   specs: readonly ArtifactSpec[];
-  init: Omit<WorkerInit, 'type'>;
-  workers: number;
-  limits?: WorkerLimits;
+  snapshot: Snapshot;
+  env: string;
+  urls: Record<string, string>;
+  limits?: LiquidLimits & WorkerLimits & { maxPageBytes?: number };
+  mediaBaseUrl?: string | null;
+  outDir: string | null;
   chunkSize?: number;
   onProgress?: (done: number) => void;
   signal?: AbortSignal;
-}): Promise<WorkerArtifact[]> {
-  const { specs, init, limits = {}, onProgress, signal } = params;
-  if (specs.length === 0) return [];
-  const count = Math.max(1, Math.min(params.workers, Math.ceil(specs.length / 50)));
-  const chunkSize = params.chunkSize ?? Math.max(10, Math.min(200, Math.ceil(specs.length / (count * 8))));
-  const chunks: ArtifactSpec[][] = [];
-  for (let i = 0; i < specs.length; i += chunkSize) chunks.push(specs.slice(i, i + chunkSize));
-  const url = await renderWorkerUrl();
-  const stallTimeoutMs = limits.stallTimeoutMs ?? 30_000;
-  const results = new Map<string, WorkerArtifact>();
-  const workers: Worker[] = [];
-  let next = 0;
-  let done = 0;
+}
 
-  await new Promise<void>((resolve, reject) => {
-    let settled = false;
-    let finished = 0;
-    const timers = new Map<Worker, NodeJS.Timeout>();
-    const stop = (error: Error | null) => {
-      if (settled) return;
-      settled = true;
-      for (const timer of timers.values()) clearTimeout(timer);
-      for (const worker of workers) void worker.terminate();
-      signal?.removeEventListener('abort', onAbort);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onAbort = () => stop(new RenderAbortedError('the build was cancelled'));
-    signal?.addEventListener('abort', onAbort);
-    const arm = (worker: Worker) => {
-      clearTimeout(timers.get(worker));
-      timers.set(
-        worker,
-        setTimeout(
-          () =>
-            stop(
-              new RenderAbortedError(
-                `a render worker made no progress for ${stallTimeoutMs} ms and was stopped (a template may loop without end)`,
-              ),
-            ),
-          stallTimeoutMs,
-        ),
-      );
-    };
-    const dispatch = (worker: Worker) => {
-      const chunk = chunks[next++];
-      if (!chunk) {
-        clearTimeout(timers.get(worker));
-        timers.delete(worker);
-        finished++;
-        if (finished === workers.length) stop(null);
-        return;
-      }
-      arm(worker);
-      worker.postMessage({ type: 'render', specs: chunk });
-    };
-    for (let i = 0; i < count; i++) {
-      const worker = new Worker(url, {
-        resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb ?? 1536, stackSizeMb: 4 },
-      });
-      workers.push(worker);
-      worker.on('message', (message: WorkerMessage) => {
-        if (settled) return;
-        if (message.type === 'ready') dispatch(worker);
-        else if (message.type === 'progress') {
-          arm(worker);
-          done += message.done;
-          onProgress?.(done);
-        } else if (message.type === 'done') {
-          for (const result of message.results) results.set(result.key, result);
-          dispatch(worker);
-        } else stop(new RenderAbortedError(`a render worker failed: ${message.error}`));
-      });
-      worker.on('error', (error: Error & { code?: string }) => {
-        const reason =
-          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? `a render worker ran out of memory (limit ${limits.memoryMb ?? 1536} MB) and was stopped`
-            : `a render worker crashed: ${error.message}`;
-        stop(new RenderAbortedError(reason));
-      });
-      worker.on('exit', (code) => {
-        if (!settled) stop(new RenderAbortedError(`a render worker exited unexpectedly (code ${code})`));
-      });
-      arm(worker);
-      worker.postMessage({ type: 'init', ...init } satisfies WorkerInit);
+/** Everything but the items: when it changes, workers reload the whole snapshot. */
+function structureKey(run: RenderRun): string {
+  const { snapshot } = run;
+  return JSON.stringify([
+    run.env,
+    run.mediaBaseUrl ?? null,
+    run.limits ?? null,
+    snapshot.site,
+    snapshot.types,
+    snapshot.templates,
+    snapshot.routes ?? [],
+    snapshot.views ?? [],
+    snapshot.transforms ?? [],
+  ]);
+}
+
+function sameEdges(a: Snapshot, b: Snapshot): boolean {
+  if (a.edges === b.edges) return true;
+  if (a.edges.length !== b.edges.length) return false;
+  for (let i = 0; i < a.edges.length; i++) {
+    const x = a.edges[i]!;
+    const y = b.edges[i]!;
+    if (x.from !== y.from || x.edge !== y.edge || x.to !== y.to) return false;
+    if ((x.props || y.props) && JSON.stringify(x.props ?? null) !== JSON.stringify(y.props ?? null))
+      return false;
+  }
+  return true;
+}
+
+/** Items that differ between two snapshots with the same structure, or null when a full reload is simpler. */
+function diffItems(before: Snapshot, after: Snapshot): { items: SnapshotItem[]; removed: string[] } | null {
+  if (!sameEdges(before, after)) return null;
+  const old = new Map(before.items.map((item) => [item.id, item]));
+  const items: SnapshotItem[] = [];
+  for (const item of after.items) {
+    const previous = old.get(item.id);
+    old.delete(item.id);
+    if (previous === item) continue;
+    if (
+      !previous ||
+      itemHash(previous) !== itemHash(item) ||
+      JSON.stringify(previous.embedding ?? null) !== JSON.stringify(item.embedding ?? null)
+    ) {
+      items.push(item);
     }
-  });
-  return specs.map((spec) => results.get(spec.key)!);
+  }
+  const removed = [...old.keys()];
+  if (items.length + removed.length > after.items.length / 4) return null;
+  return { items, removed };
+}
+
+/**
+ * Render worker threads kept between builds. Each worker holds the snapshot of the last build
+ * it served; the next build sends it only the items that changed (or the whole snapshot when
+ * types, templates, settings or edges changed), so a small incremental build does not pay for
+ * loading the site again. Keep one pool per site and environment; `close()` ends its workers.
+ * Idle workers do not keep the process alive.
+ */
+export class RenderPool {
+  readonly size: number;
+  private slots: Slot[] = [];
+  private memoryMb: number | null = null;
+
+  constructor(options: { size?: number } = {}) {
+    this.size = Math.max(1, options.size ?? 2);
+  }
+
+  /** Ends every worker. The pool can be used again afterwards (it starts new workers). */
+  async close(): Promise<void> {
+    const slots = this.slots;
+    this.slots = [];
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  /**
+   * Renders artifacts on up to `size` workers, chunks handed out on demand. Resolves with one
+   * result per spec, in spec order; rejects with {@link RenderAbortedError} when a worker runs
+   * out of memory, crashes or stalls — every worker is terminated then.
+   */
+  async render(run: RenderRun): Promise<WorkerArtifact[]> {
+    const { specs, limits = {}, onProgress, signal } = run;
+    if (specs.length === 0) return [];
+    const memoryMb = limits.memoryMb ?? 1536;
+    if (this.memoryMb !== null && this.memoryMb !== memoryMb) await this.close();
+    this.memoryMb = memoryMb;
+    const count = Math.max(1, Math.min(this.size, Math.ceil(specs.length / 50)));
+    const chunkSize = run.chunkSize ?? Math.max(10, Math.min(200, Math.ceil(specs.length / (count * 8))));
+    const chunks: ArtifactSpec[][] = [];
+    for (let i = 0; i < specs.length; i += chunkSize) chunks.push(specs.slice(i, i + chunkSize));
+    const url = await renderWorkerUrl();
+    while (this.slots.length < count) {
+      const worker = new Worker(url, {
+        resourceLimits: { maxOldGenerationSizeMb: memoryMb, stackSizeMb: 4 },
+      });
+      this.slots.push({ worker, loaded: null });
+    }
+    const slots = this.slots.slice(0, count);
+    const key = structureKey(run);
+    const diffs = new Map<Snapshot, ReturnType<typeof diffItems>>();
+    const stallTimeoutMs = limits.stallTimeoutMs ?? 30_000;
+    const results = new Map<string, WorkerArtifact>();
+    let next = 0;
+    let done = 0;
+
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let settled = false;
+        let finished = 0;
+        const timers = new Map<Worker, NodeJS.Timeout>();
+        const cleanup = () => {
+          for (const timer of timers.values()) clearTimeout(timer);
+          for (const slot of slots) {
+            slot.worker.removeAllListeners('message');
+            slot.worker.removeAllListeners('error');
+            slot.worker.removeAllListeners('exit');
+            slot.worker.unref();
+          }
+          signal?.removeEventListener('abort', onAbort);
+        };
+        const stop = (error: Error | null) => {
+          if (settled) return;
+          settled = true;
+          cleanup();
+          if (error) reject(error);
+          else resolve();
+        };
+        const onAbort = () => stop(new RenderAbortedError('the build was cancelled'));
+        signal?.addEventListener('abort', onAbort);
+        const arm = (worker: Worker) => {
+          clearTimeout(timers.get(worker));
+          timers.set(
+            worker,
+            setTimeout(
+              () =>
+                stop(
+                  new RenderAbortedError(
+                    `a render worker made no progress for ${stallTimeoutMs} ms and was stopped (a template may loop without end)`,
+                  ),
+                ),
+              stallTimeoutMs,
+            ),
+          );
+        };
+        const dispatch = (slot: Slot) => {
+          const chunk = chunks[next++];
+          if (!chunk) {
+            clearTimeout(timers.get(slot.worker));
+            timers.delete(slot.worker);
+            finished++;
+            if (finished === slots.length) stop(null);
+            return;
+          }
+          arm(slot.worker);
+          slot.worker.postMessage({ type: 'render', specs: chunk, outDir: run.outDir });
+        };
+        for (const slot of slots) {
+          const { worker } = slot;
+          worker.ref();
+          worker.on('message', (message: WorkerMessage) => {
+            if (settled) return;
+            if (message.type === 'ready') {
+              slot.loaded = { snapshot: run.snapshot, key };
+              dispatch(slot);
+            } else if (message.type === 'progress') {
+              arm(worker);
+              done += message.done;
+              onProgress?.(done);
+            } else if (message.type === 'done') {
+              for (const result of message.results) results.set(result.key, result);
+              dispatch(slot);
+            } else stop(new RenderAbortedError(`a render worker failed: ${message.error}`));
+          });
+          worker.on('error', (error: Error & { code?: string }) => {
+            const reason =
+              error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+                ? `a render worker ran out of memory (limit ${memoryMb} MB) and was stopped`
+                : `a render worker crashed: ${error.message}`;
+            stop(new RenderAbortedError(reason));
+          });
+          worker.on('exit', (code) =>
+            stop(new RenderAbortedError(`a render worker exited unexpectedly (code ${code})`)),
+          );
+          arm(worker);
+          const loaded = slot.loaded;
+          let diff: ReturnType<typeof diffItems> = null;
+          if (loaded && loaded.key === key) {
+            if (!diffs.has(loaded.snapshot))
+              diffs.set(loaded.snapshot, diffItems(loaded.snapshot, run.snapshot));
+            diff = diffs.get(loaded.snapshot) ?? null;
+          }
+          slot.loaded = null;
+          if (diff) {
+            worker.postMessage({
+              type: 'patch',
+              items: diff.items,
+              removed: diff.removed,
+              urls: run.urls,
+            } satisfies WorkerPatch);
+          } else {
+            worker.postMessage({
+              type: 'init',
+              snapshotJson: JSON.stringify(run.snapshot),
+              env: run.env,
+              urls: run.urls,
+              limits: run.limits,
+              maxPageBytes: run.limits?.maxPageBytes,
+              mediaBaseUrl: run.mediaBaseUrl ?? null,
+            } satisfies WorkerInit);
+          }
+        }
+      });
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+    return specs.map((spec) => results.get(spec.key)!);
+  }
+}
+
+/** Renders with a pool of its own, closed afterwards (one-shot builds such as `cms-build`). */
+export async function renderInWorkers(run: RenderRun & { workers: number }): Promise<WorkerArtifact[]> {
+  const pool = new RenderPool({ size: run.workers });
+  try {
+    return await pool.render(run);
+  } finally {
+    await pool.close();
+  }
 }

@@ -1,8 +1,9 @@
 import type { LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
+import type { SnapshotItem } from '../snapshot/types';
 import type { RenderedArtifact } from './renderer';
 
-/** Sent once to a render worker. The snapshot travels as JSON text (one copy, parsed in the worker). */
+/** Loads a snapshot into a render worker. The snapshot travels as JSON text (one copy, parsed in the worker). */
 export interface WorkerInit {
   type: 'init';
   snapshotJson: string;
@@ -11,13 +12,21 @@ export interface WorkerInit {
   limits?: LiquidLimits;
   maxPageBytes?: number;
   mediaBaseUrl?: string | null;
-  /** where the worker writes pages; null renders in memory only */
-  outDir: string | null;
 }
 
+/** Updates the loaded snapshot: changed or new items replace or join it, `removed` ids leave it. */
+export interface WorkerPatch {
+  type: 'patch';
+  items: SnapshotItem[];
+  removed: string[];
+  urls: Record<string, string>;
+}
+
+/** Renders a chunk; pages are written under `outDir` (null: in memory only). */
 export interface WorkerTask {
   type: 'render';
   specs: ArtifactSpec[];
+  outDir: string | null;
 }
 
 /** A rendered artifact as it comes back from a worker (the page itself stays on disk). */

@@ -1,27 +1,63 @@
-import { contentHash } from '@trelliscms/core';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '@trelliscms/core';
 import type { SnapshotItem } from '../snapshot/types';
 
-const cache = new WeakMap<SnapshotItem, string>();
+interface Cached {
+  fields: unknown;
+  relationships: unknown;
+  publishedEnvs: unknown;
+  status: unknown;
+  given: unknown;
+  version: unknown;
+  updatedAt: unknown;
+  hash: string;
+}
+
+const cache = new WeakMap<SnapshotItem, Cached>();
 
 /**
  * The content hash of an item as a build dependency: the snapshot's `hash` when the item
  * carries one, else the hash of what a template can see of it. Publishing state is part of
- * it, so publishing to an environment invalidates that environment's pages.
+ * it, so publishing to an environment invalidates that environment's pages. Memoized per item
+ * object; replacing a member (`item.fields = {...}`) is noticed, mutating one in place is not.
  */
 export function itemHash(item: SnapshotItem): string {
-  let hash = cache.get(item);
-  if (hash === undefined) {
-    const base =
-      item.hash ??
-      contentHash({
-        fields: item.fields,
-        relationships: item.relationships ?? null,
-        status: item.status ?? null,
-        updatedAt: item.updatedAt ?? null,
-        version: item.version ?? null,
-      });
-    hash = `${base}|${(item.publishedEnvs ?? []).join(',')}|${item.status ?? ''}`;
-    cache.set(item, hash);
+  const cached = cache.get(item);
+  if (
+    cached &&
+    cached.fields === item.fields &&
+    cached.relationships === item.relationships &&
+    cached.publishedEnvs === item.publishedEnvs &&
+    cached.status === item.status &&
+    cached.given === item.hash &&
+    cached.version === item.version &&
+    cached.updatedAt === item.updatedAt
+  ) {
+    return cached.hash;
   }
+  const base =
+    item.hash ??
+    sha256({
+      fields: item.fields,
+      relationships: item.relationships ?? null,
+      status: item.status ?? null,
+      updatedAt: item.updatedAt ?? null,
+      version: item.version ?? null,
+    });
+  const hash = `${base}|${(item.publishedEnvs ?? []).join(',')}|${item.status ?? ''}`;
+  cache.set(item, {
+    fields: item.fields,
+    relationships: item.relationships,
+    publishedEnvs: item.publishedEnvs,
+    status: item.status,
+    given: item.hash,
+    version: item.version,
+    updatedAt: item.updatedAt,
+    hash,
+  });
   return hash;
+}
+
+function sha256(value: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
 }

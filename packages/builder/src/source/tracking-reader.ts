@@ -67,10 +67,15 @@ export class TrackingReader {
     return view;
   }
 
+  /** An item's dependency hash: its content hash and its URL (which its parent can change). */
+  depHash(item: SnapshotItem): string {
+    return `${itemHash(item)}|${this.urls.get(item.id) ?? ''}`;
+  }
+
   /** Reads an item by id and records it (a missing item is recorded with hash `''`). */
   item(id: string): ItemView | null {
     const item = this.source.item(id);
-    this.deps.items[id] = item ? itemHash(item) : '';
+    this.deps.items[id] = item ? this.depHash(item) : '';
     return item ? this.view(item) : null;
   }
 
@@ -84,6 +89,9 @@ export class TrackingReader {
   traverse(query: TraverseQuery): ItemView[] {
     const items = this.source.traverse(query);
     this.deps.queries[queryKey({ kind: 'traverse', query })] = resultHash(items, items.length, this.urls);
+    // The items reached are dependencies too: while the graph is unchanged, they are all that
+    // can change the result (see graphHashOf).
+    for (const item of items) this.deps.items[item.id] = this.depHash(item);
     return items.map((item) => this.view(item));
   }
 
@@ -124,4 +132,17 @@ export function currentQueryHash(
   }
   const items = spec.kind === 'traverse' ? source.traverse(spec.query) : source.similar(spec.query);
   return resultHash(items, items.length, urls);
+}
+
+/**
+ * Hash of the edges whose both ends are visible in the source's environment. While it is
+ * unchanged, every traversal returns the same items, so only their content can change it.
+ */
+export function graphHashOf(source: SnapshotSource): string {
+  const hash = createHash('sha1');
+  for (const edge of source.data.edges ?? []) {
+    if (source.item(edge.from) && source.item(edge.to))
+      hash.update(`${edge.from}\t${edge.edge}\t${edge.to}\n`);
+  }
+  return hash.digest('base64url');
 }

@@ -32,6 +32,8 @@ export interface BuildManifest {
   env: string;
   /** hash of everything that, when changed, forces a full build (site settings, types, transforms, routes, builder version) */
   globalHash: string;
+  /** hash of the edges between items visible in `env`; while it holds, traversals only change through the items they return */
+  graphHash?: string;
   createdAt: string;
   artifacts: ManifestArtifact[];
 }
@@ -40,7 +42,8 @@ export interface BuildManifest {
 export interface DependencyReader {
   itemHash(id: string): string;
   templateHash(name: string): string;
-  queryHash(key: string): string;
+  /** the current hash of a query's result; `recorded` may be returned when the reader knows the result cannot have changed */
+  queryHash(key: string, recorded: string): string;
 }
 
 /** An empty dependency record. */

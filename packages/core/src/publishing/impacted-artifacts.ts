@@ -21,7 +21,8 @@ export function depsChanged(deps: ArtifactDeps, reader: DependencyReader): boole
   for (const [id, hash] of Object.entries(deps.items)) if (reader.itemHash(id) !== hash) return true;
   for (const [name, hash] of Object.entries(deps.templates))
     if (reader.templateHash(name) !== hash) return true;
-  for (const [key, hash] of Object.entries(deps.queries)) if (reader.queryHash(key) !== hash) return true;
+  for (const [key, hash] of Object.entries(deps.queries))
+    if (reader.queryHash(key, hash) !== hash) return true;
   return false;
 }
 

@@ -1,0 +1,123 @@
+// `pnpm bench` (the bench package): the Trellis builder against Eleventy 3.1.7 on the same
+// generated site; writes its section of docs/benchmarks.md. Every run is bounded in time.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateContent, trellisSnapshot, writeEleventyProject } from './generate-site.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, 'out');
+mkdirSync(out, { recursive: true });
+const N = Number(process.env.BENCH_ITEMS ?? 10_000);
+const LARGE = Number(process.env.BENCH_LARGE_ITEMS ?? 100_000);
+const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+
+function child(script, args, { timeoutMs, heapMb } = {}) {
+  const execArgv = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
+  const started = performance.now();
+  const run = spawnSync(process.execPath, [...execArgv, join(here, script), ...args], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const wallMs = Math.round(performance.now() - started);
+  if (run.status !== 0) {
+    const reason =
+      run.error?.code === 'ETIMEDOUT' || run.signal === 'SIGKILL'
+        ? `timed out after ${timeoutMs} ms`
+        : `exit ${run.status}`;
+    return {
+      ok: false,
+      wallMs,
+      error: `${reason}: ${(run.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`,
+    };
+  }
+  const line = run.stdout.trim().split('\n').pop();
+  return { ok: true, wallMs, ...JSON.parse(line) };
+}
+
+log(`generating ${N} posts`);
+const content = generateContent(N);
+const snapshotPath = join(out, `site-${N}.json`);
+writeFileSync(snapshotPath, JSON.stringify(trellisSnapshot(content)));
+const eleventyDir = join(out, 'eleventy');
+writeEleventyProject(content, eleventyDir);
+
+log('trellis: full + incremental (folder target)');
+const trellis = child('run-trellis.mjs', [snapshotPath, join(out, 'trellis-folder'), 'folder'], {
+  timeoutMs: 180_000,
+});
+log(JSON.stringify(trellis));
+log('trellis: full + incremental (directory target: versions + symlink)');
+const directory = child('run-trellis.mjs', [snapshotPath, join(out, 'trellis-directory'), 'directory'], {
+  timeoutMs: 180_000,
+});
+log(JSON.stringify(directory));
+log('eleventy 3.1.7: full build');
+const eleventy = child('run-eleventy.mjs', [eleventyDir], { timeoutMs: 240_000, heapMb: 8192 });
+log(JSON.stringify(eleventy));
+
+log(`generating ${LARGE} posts`);
+const largePath = join(out, `site-${LARGE}.json`);
+writeFileSync(largePath, JSON.stringify(trellisSnapshot(generateContent(LARGE))));
+log('trellis: 100k full build');
+const large = child('run-trellis.mjs', [largePath, join(out, 'trellis-large'), 'large'], {
+  timeoutMs: 300_000,
+});
+log(JSON.stringify(large));
+
+const rate = (r) => (r.ok && r.pages ? Math.round(r.pages / (r.fullMs / 1000)) : null);
+const fmt = (v, unit = '') => (v === null || v === undefined ? 'n/a' : `${v.toLocaleString('en-US')}${unit}`);
+const speedup = trellis.ok && eleventy.ok ? (eleventy.fullMs / trellis.fullMs).toFixed(1) : null;
+const incShare = trellis.ok ? ((trellis.incrementalMs / trellis.fullMs) * 100).toFixed(2) : null;
+const node = process.version;
+const cpu = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`;
+const date = new Date().toISOString().slice(0, 10);
+const mark = (ok) => (ok ? 'met' : 'not met');
+const section = `<!-- bench:build:start -->
+## Static build
+
+Measured by \`pnpm bench\` (\`bench/build-bench.mjs\`), ${date}, Node ${node}, ${cpu}, other work running on the machine.
+Same generated content for both: ${N.toLocaleString('en-US')} posts (markdown bodies, 1–3 of 50 tags, an author, 3 related posts),
+50 tag pages (up to 50 posts each), a home page (10 latest) and the paginated archive (${Math.ceil(N / 20)} pages of 20), with equivalent
+Liquid templates (layout, a card partial, markdown filter on marked + sanitize-html for both). Trellis also writes
+\`sitemap.xml\` and the MiniSearch index; Eleventy reads precomputed data (tags, related posts) where Trellis follows edges with
+\`{% traverse %}\`. Each build runs in its own child process; peak memory is that process's maxRSS (Trellis: main thread +
+2 render workers). Full-build times exclude reading the input (Trellis snapshot JSON.parse: ${fmt(trellis.loadMs, ' ms')}).
+
+| | Trellis builder | Eleventy 3.1.7 |
+| --- | ---: | ---: |
+| full build, ${N.toLocaleString('en-US')} items (${fmt(trellis.pages)} / ${fmt(eleventy.pages)} pages) | ${fmt(trellis.fullMs, ' ms')} | ${eleventy.ok ? fmt(eleventy.fullMs, ' ms') : eleventy.error} |
+| pages/s | ${fmt(rate(trellis))} | ${fmt(rate(eleventy))} |
+| peak memory (maxRSS) | ${fmt(trellis.maxRssMb, ' MB')} | ${fmt(eleventy.maxRssMb, ' MB')} |
+| incremental one-item rebuild (warm, folder target) | ${fmt(trellis.incrementalMs, ' ms')} (${fmt(trellis.incrementalRendered)} pages re-rendered, ${fmt(trellis.incrementalUploaded)} files changed) | not measured |
+| incremental one-item rebuild (directory target: new version folder, unchanged files hard-linked, pointer swap) | ${fmt(directory.incrementalMs, ' ms')} | – |
+| full build, ${LARGE.toLocaleString('en-US')} items | ${large.ok ? `${fmt(large.fullMs, ' ms')}, ${fmt(large.pages)} pages, ${fmt(rate(large))} pages/s, peak ${fmt(large.maxRssMb, ' MB')}` : large.error} | not run |
+
+Goals, measured side by side in this run:
+
+- full build ≥ 4× faster than Eleventy: ${speedup ? `${speedup}× — ${mark(Number(speedup) >= 4)}` : 'n/a'}
+- incremental one-item rebuild < 2 % of the full build: ${incShare ? `${incShare} % — ${mark(Number(incShare) < 2)}` : 'n/a'}
+- peak memory < 600 MB at ${N.toLocaleString('en-US')} items: ${trellis.ok ? `${trellis.maxRssMb} MB — ${mark(trellis.maxRssMb < 600)}` : 'n/a'}
+- a ${LARGE.toLocaleString('en-US')}-item site builds: ${large.ok ? 'met' : `not met (${large.error})`}
+<!-- bench:build:end -->`;
+
+const docPath = join(here, '..', 'docs', 'benchmarks.md');
+let doc = '';
+try {
+  doc = readFileSync(docPath, 'utf8');
+} catch {
+  doc = '# Benchmarks\n';
+}
+const start = doc.indexOf('<!-- bench:build:start -->');
+const end = doc.indexOf('<!-- bench:build:end -->');
+doc =
+  start !== -1 && end !== -1
+    ? `${doc.slice(0, start)}${section}${doc.slice(end + '<!-- bench:build:end -->'.length)}`
+    : `${doc.trimEnd()}\n\n${section}\n`;
+writeFileSync(docPath, doc);
+log(`wrote ${docPath}`);
+process.stdout.write(`${section}\n`);

@@ -1,0 +1,17 @@
+// Child process: one Eleventy build of the generated project; prints a JSON line.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Eleventy from '@11ty/eleventy';
+
+const [projectDir] = process.argv.slice(2);
+process.chdir(projectDir);
+rmSync(join(projectDir, '_site'), { recursive: true, force: true });
+const started = performance.now();
+const elev = new Eleventy('src', '_site', { quietMode: true, configPath: 'eleventy.config.mjs' });
+elev.disableLogger?.();
+const results = await elev.write();
+const fullMs = Math.round(performance.now() - started);
+const pages = Array.isArray(results) ? results.flat().length : null;
+process.stdout.write(
+  `${JSON.stringify({ fullMs, pages, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+);
