@@ -90,6 +90,18 @@ describe('GET /api/openapi.json', () => {
     expect(document.paths['/api/sites'].get.security).toBeUndefined();
   });
 
+  it('documents the X-Site-Id header on site-scoped endpoints only', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    const siteHeader = (operation: { parameters?: { in: string; name: string; required?: boolean }[] }) =>
+      operation.parameters?.find(
+        (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'x-site-id',
+      );
+    expect(siteHeader(document.paths['/api/types'].get)).toMatchObject({ required: true });
+    expect(siteHeader(document.paths['/api/auth/api-keys'].post)).toMatchObject({ required: true });
+    expect(siteHeader(document.paths['/api/sites'].get)).toBeUndefined();
+    expect(siteHeader(document.paths['/api/access/my-sites'].get)).toBeUndefined();
+  });
+
   it('needs no credential', async () => {
     const res = await app.inject({
       method: 'GET',
