@@ -249,6 +249,24 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
     expect(hits.map((hit) => hit.score)).toEqual([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
   });
 
+  it.skipIf(process.env.NEO4J_EDITION === 'enterprise')(
+    'refuses one database per graph on Community with a hint, registering nothing',
+    async () => {
+      const enterprise = createNeo4jEngine({ uri: uri as string, user, password, edition: 'enterprise' });
+      await enterprise.init();
+      try {
+        const name = `nt-${runId}-enterprise`;
+        const error = await enterprise.createGraph(name).catch((caught: unknown) => caught);
+        expect(isEngineError(error, 'unavailable')).toBe(true);
+        expect((error as { details: { hint: string } }).details.hint).toMatch(/NEO4J_EDITION=community/);
+        expect(await enterprise.listGraphs()).not.toContain(name);
+        expect(await enterprise.openGraph(name)).toBeNull();
+      } finally {
+        await enterprise.close();
+      }
+    },
+  );
+
   it('lists procedures through SHOW PROCEDURES', async () => {
     const listing = await engine.procedures();
     expect(listing.via).toBe('SHOW PROCEDURES');

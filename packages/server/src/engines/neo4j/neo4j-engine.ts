@@ -39,6 +39,8 @@ export class Neo4jEngine implements GraphEngine {
   private driver: Driver | null = null;
   /** Vector indexes created (`<database>/<dimension>`) and known to be online. */
   private readonly vectorIndexes = new Map<string, 'created' | 'online'>();
+  /** Enterprise graph databases whose schema this process has applied. */
+  private readonly schemaReady = new Set<string>();
 
   constructor(private readonly options: Neo4jEngineOptions) {}
 
@@ -135,6 +137,7 @@ export class Neo4jEngine implements GraphEngine {
     if (this.options.edition === 'enterprise') {
       await this.system(`CREATE DATABASE $db IF NOT EXISTS WAIT`, { db: database });
       await applySchema({ driver: this.live, database, statements: DATA_SCHEMA });
+      if (database !== undefined) this.schemaReady.add(database);
     }
     // The graph's lock node first, then the registry entry that makes the graph visible.
     const session = this.live.session({ database, defaultAccessMode: 'WRITE' });
@@ -166,7 +169,14 @@ export class Neo4jEngine implements GraphEngine {
     const rows = await this.registry('READ', 'MATCH (r:TGraph {name: $name}) RETURN r.name AS name', {
       name,
     });
-    return rows.length > 0 ? this.graph(name) : null;
+    if (rows.length === 0) return null;
+    const database = this.databaseOf(name);
+    if (database !== undefined && this.options.edition === 'enterprise' && !this.schemaReady.has(database)) {
+      // A graph database created by an older version gets the indexes this one relies on.
+      await applySchema({ driver: this.live, database, statements: DATA_SCHEMA });
+      this.schemaReady.add(database);
+    }
+    return this.graph(name);
   }
 
   async dropGraph(name: string): Promise<boolean> {

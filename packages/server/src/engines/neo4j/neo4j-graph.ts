@@ -105,6 +105,10 @@ export class Neo4jGraph implements Graph {
     }
   }
 
+  /**
+   * One managed write transaction holding the graph's write lock. After a transient failure
+   * the driver rolls back and runs `fn` again, so `fn` should keep its side effects to `tx`.
+   */
   transaction<T>(fn: (tx: GraphWriter) => Promise<T>): Promise<T> {
     return this.write((ops) => fn(ops));
   }

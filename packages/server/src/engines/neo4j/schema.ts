@@ -1,4 +1,5 @@
 import type { Driver } from 'neo4j-driver';
+import { toEngineError } from './to-engine-error';
 
 /**
  * Labels of the engine's own nodes. Every graph's data carries its graph name in `g`, and
@@ -72,6 +73,8 @@ export async function applySchema({
       await session.executeWrite((tx) => tx.run(statement));
     }
     await session.run('CALL db.awaitIndexes(300)');
+  } catch (error) {
+    throw toEngineError(error);
   } finally {
     await session.close();
   }

@@ -11,6 +11,11 @@ export function toEngineError(error: unknown): unknown {
   if (error.code === 'ServiceUnavailable' || error.code === 'SessionExpired') {
     return new EngineError('unavailable', `Neo4j is unreachable: ${error.message}`);
   }
+  if (error.code === 'Neo.ClientError.Statement.UnsupportedAdministrationCommand') {
+    return new EngineError('unavailable', `This Neo4j server cannot manage databases: ${error.message}`, {
+      hint: 'One database per graph needs Neo4j Enterprise; on Community set NEO4J_EDITION=community.',
+    });
+  }
   if (/TransactionTimedOut|TransactionTimedOutClientConfiguration/.test(error.code)) {
     return new EngineError('timeout', `The Neo4j transaction ran past its time limit: ${error.message}`);
   }
