@@ -102,9 +102,11 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         expect(await engine.openGraph(`ct-${runId}-missing`)).toBeNull();
       });
 
-      it('rejects unsafe graph names', async () => {
+      it('rejects unsafe graph names, and finds no graph under one', async () => {
         for (const bad of ['../escape', 'a/b', '', 'with space', '.hidden']) {
           await expectKind(engine.createGraph(bad), 'invalid_argument');
+          expect(await engine.openGraph(bad)).toBeNull();
+          expect(await engine.dropGraph(bad)).toBe(false);
         }
       });
 

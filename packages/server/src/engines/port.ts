@@ -230,9 +230,9 @@ export interface GraphEngine {
    * `invalid_argument`.
    */
   createGraph(name: string): Promise<Graph>;
-  /** Opens an existing graph, or null. */
+  /** Opens an existing graph, or null (also for a name that is not a valid graph name). */
   openGraph(name: string): Promise<Graph | null>;
-  /** Removes a graph and all its data. Returns false when there was none. */
+  /** Removes a graph and all its data. Returns false when there was none (or the name is invalid). */
   dropGraph(name: string): Promise<boolean>;
   listGraphs(): Promise<string[]>;
   /**

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Graph, GraphEngine, ProbeResult, ProcedureListing } from '../port';
 import { EngineError } from '../port';
-import { assertGraphName } from '../shared/identifiers';
+import { assertGraphName, isGraphName } from '../shared/identifiers';
 import { SqlConnection } from './connection';
 import { EmbeddedGraph } from './embedded-graph';
 
@@ -71,7 +71,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): GraphEngin
 
     async openGraph(name): Promise<Graph | null> {
       assertReady();
-      assertGraphName(name);
+      if (!isGraphName(name)) return null;
       const cached = open.get(name);
       if (cached !== undefined) return cached;
       const file = fileOf(name);
@@ -83,7 +83,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): GraphEngin
 
     async dropGraph(name) {
       assertReady();
-      assertGraphName(name);
+      if (!isGraphName(name)) return false;
       const file = fileOf(name);
       const graph = open.get(name);
       open.delete(name);

@@ -3,6 +3,11 @@ import { EngineError } from '../port';
 const GRAPH_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
+/** Whether `name` is a valid graph name (see {@link assertGraphName}). */
+export function isGraphName(name: unknown): name is string {
+  return typeof name === 'string' && GRAPH_NAME.test(name);
+}
+
 /**
  * Graph names become file names (embedded) and property values (Neo4j), so only letters,
  * digits, `-` and `_` are allowed, starting with a letter or digit, at most 128 characters.
