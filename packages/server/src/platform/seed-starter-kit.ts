@@ -1,15 +1,13 @@
 import type { ContentType } from '@trelliscms/core';
 import { createType } from '../content/type-repository';
 import type { Graph } from '../engines/port';
+import { writeTemplate } from '../publishing/template-repository';
 import { STARTER_KITS, type StarterKit } from './starter-kits';
 
-/** Node label of templates in a site graph (until the templates repository lands; see the report of issue 4). */
-const TEMPLATE_LABEL = 'Template';
-
 /**
- * Writes a starter kit into a new site's graph: its content types through the content
- * type repository (validated and stored exactly as POST /types stores them), then its
- * templates at version 1, audited as `site.seed`.
+ * Writes a starter kit into a new site's graph through the same repositories as
+ * `POST /types` and `POST /templates` (validated, versioned and audited as those are), then
+ * audits the seed itself as `site.seed`.
  */
 export async function seedStarterKit({
   graph,
@@ -26,15 +24,10 @@ export async function seedStarterKit({
   for (const type of contents.types) {
     await createType({ graph, input: type as ContentType, actor });
   }
+  for (const template of contents.templates) {
+    await writeTemplate({ graph, input: template, create: true, actor });
+  }
   await graph.transaction(async (tx) => {
-    const now = new Date().toISOString();
-    for (const template of contents.templates) {
-      await tx.putNode({
-        id: `template:${template.name}`,
-        labels: [TEMPLATE_LABEL],
-        props: { ...template, version: 1, latestVersion: 1, enabled: true, updatedAt: now },
-      });
-    }
     await tx.appendAudit({
       actor,
       action: 'site.seed',

@@ -43,7 +43,7 @@ const layout = (body: string) => `<!doctype html>
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>{{ page.title | default: site.name }}</title>
+  <title>{{ item.fields.title | default: item.fields.name | default: site.name }}</title>
   <style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;line-height:1.6}</style>
 </head>
 <body>

@@ -163,7 +163,7 @@ describe('access and members', () => {
     expect(res.json()).toEqual({ ok: true, userId: viewer.userId, siteId });
     // The viewer's key acts for the viewer, who no longer has access.
     expect(
-      (await tp.app.inject({ method: 'GET', url: '/api/sites/' + siteId, headers: headers(viewer.key) }))
+      (await tp.app.inject({ method: 'GET', url: `/api/sites/${siteId}`, headers: headers(viewer.key) }))
         .statusCode,
     ).toBe(403);
     expect(
