@@ -19,6 +19,7 @@ import { embeddingsRoutes } from './routes/embeddings';
 import { healthRoutes } from './routes/health';
 import { importRoutes } from './routes/import';
 import { membersRoutes } from './routes/members';
+import { siteResourceRoutes } from './routes/site-resources';
 import { sitesRoutes } from './routes/sites';
 import { templatesRoutes } from './routes/templates';
 import { typesRoutes } from './routes/types';
@@ -84,5 +85,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(importRoutes);
   await app.register(embeddingsRoutes);
   await app.register(templatesRoutes);
+  await app.register(siteResourceRoutes);
   return app;
 }

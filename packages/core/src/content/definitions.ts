@@ -43,7 +43,21 @@ export const RESERVED_FIELD_NAMES: readonly string[] = [
 ];
 
 /** Node labels the content store uses itself; no content type may take them as its nodeLabel. */
-export const RESERVED_NODE_LABELS: readonly string[] = ['ContentType', 'ItemVersion', 'Content'];
+export const RESERVED_NODE_LABELS: readonly string[] = [
+  'ContentType',
+  'ItemVersion',
+  'Content',
+  'Template',
+  'TemplateVersion',
+  'Transform',
+  'Route',
+  'View',
+  'Script',
+  'BlockType',
+  'Widget',
+  'PageKit',
+  'Build',
+];
 
 /**
  * Type names no content type may take: item ids are `<type>:<slug>`, and these prefixes name
