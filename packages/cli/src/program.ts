@@ -395,12 +395,19 @@ Example:
         contentDelete({ site: await context.site(), out: context.out, type: type!, id: id! }),
       ),
     );
-  sub(content, 'publish', 'Publish an item', 'cms content publish post hello')
+  sub(content, 'publish', 'Publish an item to an environment', 'cms content publish post hello --env prod')
     .argument('<type>', 'type name')
     .argument('<id>', 'item id or slug')
+    .option('--env <name>', "environment to publish to (the server's default: prod)")
     .action(
-      action(async (context, [type, id]) =>
-        contentPublish({ site: await context.site(), out: context.out, type: type!, id: id! }),
+      action(async (context, [type, id], options) =>
+        contentPublish({
+          site: await context.site(),
+          out: context.out,
+          type: type!,
+          id: id!,
+          env: options.env,
+        }),
       ),
     );
 

@@ -21,6 +21,7 @@ export type {
   ContentItem,
   ContentPage,
   ContentPageQuery,
+  ItemVersionRecord,
   IterateOptions,
 } from './namespaces/content';
 export type { ApiKeyCacheStats, Health, HealthApi, HealthDetail } from './namespaces/health';

@@ -21,6 +21,7 @@ export type {
   MemberRoleInput,
   PageKitCreateInput,
   PageKitUpdateInput,
+  PublishInput,
   ReleaseCreateInput,
   ReleaseTransitionInput,
   RouteCreateInput,

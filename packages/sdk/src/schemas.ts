@@ -30,6 +30,7 @@ import type {
   GrantBody,
   ImportEdgesBody,
   ImportJsonBody,
+  PublishContentBody,
   ReleaseTransitionBody,
   RunQueryBody,
   UpdateBlockTypeBody,
@@ -91,6 +92,8 @@ export {
   HealthResponse,
   ImportEdgesResponse,
   ImportJsonResponse,
+  ItemVersion,
+  ItemVersionList,
   JsonObject,
   Locale,
   LocaleList,
@@ -188,3 +191,4 @@ export type LocaleUpdateInput = z.input<typeof UpdateLocaleBody>;
 export type TranslationsUpdateInput = z.input<typeof UpdateTranslationsBody>;
 export type WorkflowCreateInput = z.input<typeof CreateWorkflowBody>;
 export type WorkflowTransitionInput = z.input<typeof WorkflowTransitionBody>;
+export type PublishInput = z.input<typeof PublishContentBody>;

@@ -128,15 +128,20 @@ export async function contentDelete({
   return ExitCode.ok;
 }
 
-/** `cms content publish <type> <id>` */
+/** `cms content publish <type> <id> [--env e]`: publishes to `env` (the server's default is prod). */
 export async function contentPublish({
   site,
   out,
   type,
   id,
-}: Deps & { type: string; id: string }): Promise<number> {
+  env,
+}: Deps & { type: string; id: string; env?: string }): Promise<number> {
   const full = fullId(type, id);
-  const answer = await site.content.publish(type, full);
-  out.result(answer, () => `Published ${full}.`);
+  const answer = await site.content.publish(type, full, env ? { env } : {});
+  out.result(
+    answer,
+    () =>
+      `Published ${full}${env ? ` to ${env}` : ''}${answer.version ? ` (version ${answer.version})` : ''}.`,
+  );
   return ExitCode.ok;
 }

@@ -96,8 +96,19 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
   });
 
   it('imports every record of the dataset with progress lines and a summary', async () => {
-    for (const type of ['region', 'country', 'division'] as const) {
-      const result = await run('import', 'records', FIXTURE, '--type', type);
+    // A division requires its `country` relationship, so divisions go in as NDJSON in the
+    // explicit form {fields, relationships}; regions and countries straight from the fixture.
+    const data = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    const lines = data.records.division.map((fields: { countryCode: string }) =>
+      JSON.stringify({ fields, relationships: { country: `country:${fields.countryCode}` } }),
+    );
+    await writeFile(join(work, 'divisions.ndjson'), `${lines.join('\n')}\n`);
+    for (const [type, file] of [
+      ['region', FIXTURE],
+      ['country', FIXTURE],
+      ['division', 'divisions.ndjson'],
+    ] as const) {
+      const result = await run('import', 'records', file, '--type', type);
       expect(result.code, result.stderr).toBe(0);
       const total = fixture.counts[type];
       expect(result.stdout).toContain(`Imported ${total} ${type} record(s)`);
@@ -115,8 +126,8 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     const summary = JSON.parse(result.stdout);
     expect(summary.totalEdges).toBe(fixture.counts.edges);
     expect(summary.failed).toBe(0);
-    expect(summary.merged + summary.mismatch).toBe(fixture.counts.edges);
-    expect(summary.merged).toBeGreaterThan(4000);
+    expect(summary.merged).toBe(fixture.counts.edges);
+    expect(summary.mismatch).toBe(0);
   });
 
   it('reads, updates and publishes an item', async () => {
@@ -124,7 +135,7 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     expect(france).toMatchObject({ id: 'country:fr', type: 'country', fields: { name: 'France' } });
     const updated = await json('content', 'update', 'country', 'fr', '--data', '{"capital":"Paris"}');
     expect(updated.fields.capital).toBe('Paris');
-    const published = await run('content', 'publish', 'country', 'country:fr');
+    const published = await run('content', 'publish', 'country', 'country:fr', '--env', 'dev');
     expect(published.code, published.stderr).toBe(0);
     const missing = await run('content', 'get', 'country', 'atlantis');
     expect(missing.code).toBe(1);

@@ -59,7 +59,12 @@ describe('published packages', { timeout: 60_000 }, () => {
     expect(code).not.toMatch(
       /from ["']node:|require\(["']node:|from ["'](fs|path|http|https|net|os|child_process)["']/,
     );
-    const imports = [...code.matchAll(/^import .* from ["']([^"']+)["']/gm)].map((match) => match[1]);
+    const imports = [...code.matchAll(/\bfrom\s*["']([^"'.][^"']*)["']/g)].map((match) => match[1]);
     expect(new Set(imports)).toEqual(new Set(['ky', '@trelliscms/core', 'zod']));
+    // The SDK parses answers with core's schemas at run time, so core must be browser-safe too.
+    const core = await readFile(join(ROOT, 'packages', 'core', 'dist', 'index.js'), 'utf8');
+    expect(core).not.toMatch(
+      /from ["']node:|require\(["']node:|from ["'](fs|path|http|https|net|os|child_process)["']/,
+    );
   });
 });

@@ -30,6 +30,7 @@ export function createAuditApi(transport: Transport, graphOfSite: () => Promise<
         method: 'post',
         path: 'audit/checklist',
         schema: AuditChecklist,
+        json: {},
         query: { graph: await graphOf(query.graph) },
         ...options,
       }),

@@ -84,6 +84,7 @@ export function createBuildApi(transport: Transport) {
         method: 'post',
         path: path('build', 'rollback', buildId),
         schema: BuildRollbackResponse,
+        json: {},
         ...options,
       }),
     /** Polls GET /api/build/status/{buildId} until the build is no longer `running`. */

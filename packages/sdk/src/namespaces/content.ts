@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
 import {
-  AnyObject,
   type AppendBlockInput,
   BlockChangeResponse,
   type ContentCreateInput,
@@ -10,11 +9,15 @@ import {
   ContentRecord,
   ContentRecordList,
   type ContentUpdateInput,
+  ItemVersion,
+  ItemVersionList,
+  type PublishInput,
 } from '../schemas';
 
 export type ContentItem = z.output<typeof ContentRecord>;
 export type ContentPage = z.output<typeof ContentListEnvelope>;
 export type BlockChange = z.output<typeof BlockChangeResponse>;
+export type ItemVersionRecord = z.output<typeof ItemVersion>;
 
 /** Filters of a content list. */
 export interface ContentFilter {
@@ -105,12 +108,43 @@ export function createContentApi(transport: Transport) {
     delete: async (type: string, id: string, options: CallOptions = {}): Promise<void> => {
       await transport.send({ method: 'delete', path: itemPath(type, id), ...options });
     },
-    /** POST /api/content/{type}/{id}/publish: moves the item to `published`. */
-    publish: (type: string, id: string, options: CallOptions = {}): Promise<Record<string, unknown>> =>
+    /**
+     * POST /api/content/{type}/{id}/publish: sets status `published` and stamps the
+     * environment (`env`, the server's default is `prod`); `expectedVersion` guards against
+     * a concurrent write (409).
+     */
+    publish: (
+      type: string,
+      id: string,
+      body: PublishInput = {},
+      options: CallOptions = {},
+    ): Promise<ContentItem> =>
       transport.request({
         method: 'post',
         path: `${itemPath(type, id)}/publish`,
-        schema: AnyObject,
+        schema: ContentRecord,
+        json: body,
+        ...options,
+      }),
+    /** GET /api/content/{type}/{id}/versions: the item's recorded versions, newest first. */
+    versions: (type: string, id: string, options: CallOptions = {}): Promise<ItemVersionRecord[]> =>
+      transport.request({
+        method: 'get',
+        path: `${itemPath(type, id)}/versions`,
+        schema: ItemVersionList,
+        ...options,
+      }),
+    /** GET /api/content/{type}/{id}/versions/{version}: one recorded version. */
+    version: (
+      type: string,
+      id: string,
+      version: number,
+      options: CallOptions = {},
+    ): Promise<ItemVersionRecord> =>
+      transport.request({
+        method: 'get',
+        path: `${itemPath(type, id)}/versions/${version}`,
+        schema: ItemVersion,
         ...options,
       }),
     /** POST /api/content/{type}/{id}/blocks: appends a block to the item's body. */

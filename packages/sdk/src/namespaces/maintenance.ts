@@ -17,6 +17,7 @@ export function createMaintenanceApi(transport: Transport) {
         method: 'post',
         path: 'maintenance/embeddings/materialize',
         schema: EmbeddingsMaterializeResponse,
+        json: {},
         query: { type },
         ...options,
       }),
