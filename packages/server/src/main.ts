@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
+import { ownerKeyNotice } from './platform/bootstrap-owner';
 
 /** Starts the server: validated configuration, listen, graceful shutdown on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -35,13 +36,9 @@ async function main(): Promise<void> {
     { address, engine: config.CMS_ENGINE, dataDir: config.CMS_DATA_DIR },
     `Trellis listening on ${address}`,
   );
-  const bootstrap = app.ownerBootstrap;
-  if (bootstrap?.generated) {
-    // Printed once, straight to stdout and never through the logger: it is not stored anywhere.
-    process.stdout.write(
-      `\nPlatform owner API key (shown once; store it now):\n\n  ${bootstrap.token}\n\nUse it as: Authorization: Bearer <key>\n\n`,
-    );
-  }
+  // Printed once, straight to stdout and never through the logger; only its hash is stored.
+  const notice = ownerKeyNotice(app.ownerBootstrap);
+  if (notice) process.stdout.write(notice);
 }
 
 main().catch((error: unknown) => {

@@ -50,3 +50,12 @@ export async function bootstrapOwner({
     return { userId: user.id, keyId: record.id, token, generated: ownerKey === undefined };
   });
 }
+
+/**
+ * The text main.ts prints to stdout once when the owner key was generated (never through
+ * the logger); null when there is nothing to print.
+ */
+export function ownerKeyNotice(bootstrap: OwnerBootstrap | null): string | null {
+  if (!bootstrap?.generated) return null;
+  return `\nPlatform owner API key (shown once; store it now):\n\n  ${bootstrap.token}\n\nUse it as: Authorization: Bearer <key>\n\n`;
+}

@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../app';
+import { loadConfig } from '../config';
+import { ownerKeyNotice } from './bootstrap-owner';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function start(dataDir: string, env: Record<string, string> = {}) {
+  const app = await buildApp({
+    config: loadConfig({ CMS_DATA_DIR: dataDir, LOG_LEVEL: 'silent', CMS_SCHEDULER: '0', ...env }),
+    logger: false,
+  });
+  await app.ready();
+  return app;
+}
+
+async function sites(app: Awaited<ReturnType<typeof start>>, key: string) {
+  return (await app.inject({ method: 'GET', url: '/api/sites', headers: { authorization: `Bearer ${key}` } }))
+    .statusCode;
+}
+
+describe('owner key bootstrap', () => {
+  it('generates an owner key on the first start, prints it once, and never again', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'trellis-boot-'));
+    dirs.push(dataDir);
+    const first = await start(dataDir);
+    const bootstrap = first.ownerBootstrap;
+    expect(bootstrap?.generated).toBe(true);
+    const notice = ownerKeyNotice(bootstrap);
+    expect(notice).toContain(bootstrap?.token);
+    expect(await sites(first, bootstrap?.token ?? '')).toBe(200);
+    await first.close();
+
+    const second = await start(dataDir);
+    expect(second.ownerBootstrap).toBeNull();
+    expect(ownerKeyNotice(second.ownerBootstrap)).toBeNull();
+    // The key survives the restart; it was stored hashed, not printed again.
+    expect(await sites(second, bootstrap?.token ?? '')).toBe(200);
+    await second.close();
+  });
+
+  it('uses CMS_OWNER_KEY on the first start only, and prints nothing', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'trellis-boot-'));
+    dirs.push(dataDir);
+    const chosen = 'operator-chosen-owner-key-42';
+    const first = await start(dataDir, { CMS_OWNER_KEY: chosen });
+    expect(first.ownerBootstrap).toMatchObject({ generated: false });
+    expect(ownerKeyNotice(first.ownerBootstrap)).toBeNull();
+    expect(await sites(first, chosen)).toBe(200);
+    await first.close();
+    // A different CMS_OWNER_KEY on a later start changes nothing.
+    const second = await start(dataDir, { CMS_OWNER_KEY: 'another-key-entirely-000' });
+    expect(second.ownerBootstrap).toBeNull();
+    expect(await sites(second, 'another-key-entirely-000')).toBe(401);
+    expect(await sites(second, chosen)).toBe(200);
+    await second.close();
+  });
+});
