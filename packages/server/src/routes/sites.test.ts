@@ -229,3 +229,28 @@ describe('partial site creation', () => {
     expect(await tp.app.trellis.platform.getNode('site:half')).toBeNull();
   });
 });
+
+describe('retention', () => {
+  it('purges a deleted site once its retention period ends, freeing its slug', async () => {
+    tp = await startTestPlatform();
+    const { purgeExpiredSites } = await import('../platform/purge-deleted-sites');
+    const site = (await createSite(tp.ownerKey, { name: 'Gone' })).json();
+    const kept = (await createSite(tp.ownerKey, { name: 'Kept' })).json();
+    const del = await tp.app.inject({
+      method: 'DELETE',
+      url: `/api/sites/${site.id}`,
+      headers: auth(tp.ownerKey),
+    });
+    expect(del.statusCode).toBe(200);
+    const platform = tp.app.trellis.platform;
+    expect(await purgeExpiredSites({ engine: tp.engine, platform })).toEqual([]);
+    expect(await tp.engine.listGraphs()).toContain(site.graphName);
+    const later = new Date(Date.now() + 31 * 86_400_000);
+    expect(await purgeExpiredSites({ engine: tp.engine, platform, now: later })).toEqual([site.id]);
+    expect(await tp.engine.listGraphs()).not.toContain(site.graphName);
+    expect(await tp.engine.listGraphs()).toContain(kept.graphName);
+    expect(await platform.getNode(site.id)).toBeNull();
+    expect((await platform.auditRecords()).at(-1)).toMatchObject({ action: 'site.purge', target: site.id });
+    expect((await createSite(tp.ownerKey, { name: 'Gone' })).json().id).toBe('site:gone');
+  });
+});

@@ -14,6 +14,7 @@ import type { Principal } from '../auth/types';
 import type { Graph } from '../engines/port';
 import { createSite } from '../platform/create-site';
 import { listMemberships } from '../platform/members';
+import { purgeExpiredSites } from '../platform/purge-deleted-sites';
 import {
   getSite,
   listSites,
@@ -55,6 +56,22 @@ const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: Erro
 /** Spec §4 Sites: list, create, get, partial update, owner-only soft delete. No X-Site-Id. */
 export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
   const { platform, engine } = app.trellis;
+
+  // Soft-deleted sites are purged once their retention period ends: at start, then hourly.
+  const purge = () =>
+    purgeExpiredSites({ engine, platform }).then(
+      (ids) => {
+        if (ids.length > 0) app.log.info({ sites: ids }, 'purged deleted sites after their retention period');
+      },
+      (error: unknown) => app.log.error({ err: error }, 'purging deleted sites failed'),
+    );
+  let purgeTimer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    await purge();
+    purgeTimer = setInterval(purge, 3_600_000);
+    purgeTimer.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(purgeTimer));
 
   app.get(
     '/api/sites',

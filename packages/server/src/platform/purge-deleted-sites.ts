@@ -1,0 +1,40 @@
+import type { Graph, GraphEngine } from '../engines/port';
+import { SITE_LABEL, toSiteRecord } from './sites';
+
+/**
+ * Ends the retention period of soft-deleted sites: for each site whose `purgeAfter` has
+ * passed, drops its graph, then removes its record and memberships (freeing its slug) and
+ * audits `site.purge` on the platform graph. Returns the purged site ids.
+ */
+export async function purgeExpiredSites({
+  engine,
+  platform,
+  now = new Date(),
+}: {
+  engine: GraphEngine;
+  platform: Graph;
+  now?: Date;
+}): Promise<string[]> {
+  const page = await platform.findNodes({
+    label: SITE_LABEL,
+    where: [{ prop: 'purgeAfter', op: 'lte', value: now.toISOString() }],
+    limit: 1000,
+  });
+  const purged: string[] = [];
+  for (const node of page.nodes) {
+    const site = toSiteRecord(node);
+    if (!site.deletedAt || !site.purgeAfter || Date.parse(site.purgeAfter) > now.getTime()) continue;
+    await engine.dropGraph(site.graphName);
+    await platform.transaction(async (tx) => {
+      await tx.deleteNode(site.id);
+      await tx.appendAudit({
+        actor: 'system',
+        action: 'site.purge',
+        target: site.id,
+        data: { graphName: site.graphName, deletedAt: site.deletedAt },
+      });
+    });
+    purged.push(site.id);
+  }
+  return purged;
+}
