@@ -62,6 +62,16 @@ describe('embedded engine', () => {
     }
   });
 
+  it('refuses zero vectors, whose cosine is undefined', async () => {
+    const graph = await engine.createGraph('zero');
+    await graph.createNode({ id: 'a', labels: ['T'], props: {} });
+    await expect(graph.setEmbedding('a', [0, 0])).rejects.toMatchObject({ kind: 'invalid_argument' });
+    await graph.setEmbedding('a', [1, 0]);
+    await expect(graph.similar({ label: 'T', vector: [0, 0], k: 1 })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+  });
+
   it('never leaks libsql row metadata into nodes', async () => {
     const graph = await engine.createGraph('meta');
     await graph.createNode({ id: 'a', labels: ['T'], props: { x: 1 } });

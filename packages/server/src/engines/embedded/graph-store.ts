@@ -229,7 +229,7 @@ export class GraphStore {
     const rows = this.conn.rows(
       `SELECT n.id, n.labels, n.props, vector_distance_cos(e.vec, vector32(?)) AS d
        FROM embeddings e JOIN nodes n ON n.rid = e.rid
-       WHERE e.rid IN ${LABELLED} AND n.id IS NOT ?
+       WHERE e.rid IN ${LABELLED} AND n.id IS NOT ? AND d IS NOT NULL
        ORDER BY d, n.id LIMIT ?`,
       [JSON.stringify(vector), query.label, query.label, query.excludeId ?? null, query.k],
     );
@@ -499,6 +499,10 @@ export class GraphStore {
       !vector.every((x) => typeof x === 'number' && Number.isFinite(x))
     ) {
       throw new EngineError('invalid_argument', 'A vector is a non-empty array of finite numbers');
+    }
+    // A zero vector has no direction: cosine is undefined (libSQL answers NULL).
+    if (vector.every((x) => x === 0)) {
+      throw new EngineError('invalid_argument', 'A zero vector has no direction to compare by cosine');
     }
     return vector as number[];
   }
