@@ -1,5 +1,6 @@
 // Generates the benchmark site deterministically: N posts with markdown bodies, 50 tags,
 // 20 authors, 3 related posts each; as a Trellis snapshot and as an equivalent Eleventy project.
+import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -128,6 +129,9 @@ export function trellisSnapshot(content) {
     for (const r of post.related)
       edges.push({ from: `post:${post.slug}`, edge: 'RELATED', to: `post:${posts[r].slug}` });
   }
+  // The server's export carries each item's content hash; so does the generated snapshot.
+  for (const item of items)
+    item.hash = `sha256:${createHash('sha256').update(JSON.stringify(item.fields)).digest('hex')}`;
   return {
     format: 'trellis-snapshot',
     version: 1,

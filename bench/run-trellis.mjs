@@ -1,6 +1,7 @@
 // Child process: one Trellis build scenario; prints a JSON line with timings and peak RSS.
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { build, createDirectoryTarget, createFolderTarget } from '@trelliscms/builder';
+import { build, createDirectoryTarget, createFolderTarget, RenderPool } from '@trelliscms/builder';
 
 const [snapshotPath, outDir, scenario] = process.argv.slice(2);
 const t0 = performance.now();
@@ -9,25 +10,30 @@ const loadMs = performance.now() - t0;
 rmSync(outDir, { recursive: true, force: true });
 const report = { scenario, loadMs: Math.round(loadMs) };
 
+// Warm render workers kept between builds, as the server keeps them per site and environment.
+const pool = new RenderPool({ size: 2 });
 const target =
   scenario === 'directory' ? createDirectoryTarget({ root: outDir }) : createFolderTarget({ dir: outDir });
-const full = await build({ source: snapshot, target, mode: 'full', buildId: 'bench-full' });
+const full = await build({ source: snapshot, target, mode: 'full', buildId: 'bench-full', pool });
 if (!full.ok) throw new Error(`full build failed: ${JSON.stringify(full.errors.slice(0, 3))}`);
 report.pages = full.rendered;
 report.files = full.artifacts;
 report.fullMs = full.durationMs;
 
 if (scenario !== 'large') {
-  // One-item edit, rebuilt in the same (warm) process, as the server does.
-  const post =
-    snapshot.items.find((i) => i.id === 'post:post-5000') ?? snapshot.items.find((i) => i.type === 'post');
-  post.fields = { ...post.fields, title: `${post.fields.title} (edited)` };
-  post.version = 2;
+  // One-item edit (a new item version, as the next export would carry), rebuilt in the same process.
+  const index = snapshot.items.findIndex((i) => i.id === 'post:post-5000');
+  const at = index === -1 ? snapshot.items.findIndex((i) => i.type === 'post') : index;
+  const before = snapshot.items[at];
+  const fields = { ...before.fields, title: `${before.fields.title} (edited)` };
+  const hash = `sha256:${createHash('sha256').update(JSON.stringify(fields)).digest('hex')}`;
+  snapshot.items[at] = { ...before, fields, hash, version: 2 };
   const incremental = await build({
     source: snapshot,
     target,
     mode: 'incremental',
     buildId: 'bench-incremental',
+    pool,
   });
   if (!incremental.ok || incremental.effectiveMode !== 'incremental')
     throw new Error('incremental build failed');
@@ -35,5 +41,6 @@ if (scenario !== 'large') {
   report.incrementalRendered = incremental.rendered;
   report.incrementalUploaded = incremental.deploy.filesUploaded;
 }
+await pool.close();
 report.maxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
 process.stdout.write(`${JSON.stringify(report)}\n`);

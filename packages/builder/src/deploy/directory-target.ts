@@ -41,7 +41,10 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
     renameSync(temp, pointer);
   };
 
+  // Manifests are immutable per build id, so the last one read or written is reused.
+  let cached: BuildManifest | null = null;
   const readManifest = async (buildId: string): Promise<BuildManifest | null> => {
+    if (cached?.buildId === buildId) return cached;
     try {
       return JSON.parse(await readFile(join(manifestsDir, `${buildId}.json`), 'utf8')) as BuildManifest;
     } catch {
@@ -55,7 +58,10 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
     liveDir: () => pointer,
     async liveManifest() {
       const live = liveBuildId();
-      return live ? readManifest(live) : null;
+      if (!live) return null;
+      const manifest = await readManifest(live);
+      if (manifest) cached = manifest;
+      return manifest;
     },
     async begin({ buildId }): Promise<DeploySession> {
       if (!safeId.test(buildId)) {
@@ -97,6 +103,7 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
         },
         async commit({ manifest }) {
           await writeFile(join(manifestsDir, `${buildId}.json`), JSON.stringify(manifest));
+          cached = manifest;
           await rename(staging, final);
           swap(buildId);
           return { bucket: 'directory', keyPrefix: join('versions', buildId) };

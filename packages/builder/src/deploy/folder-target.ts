@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
@@ -19,13 +19,24 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
     });
   }
   const dir = resolve(options.dir);
+  const manifestPath = join(dir, MANIFEST);
+  // The manifest this target last read or wrote, reused while the file is unchanged.
+  let cached: { manifest: BuildManifest; stamp: string } | null = null;
+  const stampOf = async () => {
+    const info = await stat(manifestPath);
+    return `${info.mtimeMs}:${info.size}`;
+  };
   return {
     name: 'folder',
     capabilities: { atomic: false, rollback: false },
     liveDir: () => dir,
     async liveManifest() {
       try {
-        return JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as BuildManifest;
+        const stamp = await stampOf();
+        if (cached?.stamp === stamp) return cached.manifest;
+        const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as BuildManifest;
+        cached = { manifest, stamp };
+        return manifest;
       } catch {
         return null;
       }
@@ -38,7 +49,8 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
         async commit({ manifest, removed }) {
           for (const file of removed) await rm(join(dir, file), { force: true });
           await mkdir(dirname(join(dir, MANIFEST)), { recursive: true });
-          await writeFile(join(dir, MANIFEST), JSON.stringify(manifest));
+          await writeFile(manifestPath, JSON.stringify(manifest));
+          cached = { manifest, stamp: await stampOf() };
           return { bucket: 'folder', keyPrefix: dir };
         },
         async abort() {},

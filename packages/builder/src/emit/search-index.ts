@@ -21,9 +21,13 @@ export interface SearchFiles {
 }
 
 const textTypes = new Set(['string', 'text', 'markdown', 'richtext', 'enum', 'stringlist']);
-const MAX_TEXT = 1000;
-/** Documents per shard; each shard is an independent MiniSearch index, so one edit rebuilds one shard. */
-export const DOCS_PER_SHARD = 500;
+const MAX_TEXT = 500;
+/**
+ * Documents per shard (at least; at most 64 shards): each shard is an independent MiniSearch
+ * index, so one edit rebuilds one small shard. `search.js` queries every shard.
+ */
+export const DOCS_PER_SHARD = 250;
+const MAX_SHARDS = 64;
 
 function plain(value: unknown): string {
   if (Array.isArray(value)) return value.map(plain).join(' ');
@@ -99,7 +103,7 @@ export const miniSearchOptions = {
 export function planSearchShards(
   docs: ReadonlyArray<{ doc: SearchDoc; hash: string }>,
 ): Array<{ shard: number; docs: SearchDoc[]; docsHash: string }> {
-  const count = Math.max(1, Math.ceil(docs.length / DOCS_PER_SHARD));
+  const count = Math.max(1, Math.min(MAX_SHARDS, Math.ceil(docs.length / DOCS_PER_SHARD)));
   const groups: Array<Array<{ doc: SearchDoc; hash: string }>> = Array.from({ length: count }, () => []);
   const sorted = [...docs].sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0));
   for (const entry of sorted) groups[shardOf(entry.doc.id, count)]!.push(entry);

@@ -24,8 +24,10 @@ export function renderSitemap(params: {
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
   ];
   const sorted = [...params.entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // All paths share one prefix: resolve it once ('/' → the absolute root URL without its trailing slash).
+  const root = absoluteUrl('/', { publicUrl: params.publicUrl }).replace(/\/$/, '');
   for (const entry of sorted) {
-    const loc = escapeXml(absoluteUrl(entry.path, { publicUrl: params.publicUrl }));
+    const loc = escapeXml(`${root}${entry.path}`);
     const date =
       entry.lastmod && /^\d{4}-\d{2}-\d{2}/.test(entry.lastmod) ? entry.lastmod.slice(0, 10) : null;
     lines.push(

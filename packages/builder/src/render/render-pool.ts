@@ -20,7 +20,12 @@ export class RenderAbortedError extends Error {
 }
 
 interface Loaded {
-  snapshot: Snapshot;
+  /** the items the worker holds, by id, as they were when sent (the caller may change its arrays later) */
+  items: Map<string, SnapshotItem>;
+  /** their hashes when sent (an item object may be changed in place afterwards) */
+  hashes: Map<string, string>;
+  edges: Snapshot['edges'];
+  edgeCount: number;
   key: string;
 }
 
@@ -59,31 +64,24 @@ function structureKey(run: RenderRun): string {
   ]);
 }
 
-function sameEdges(a: Snapshot, b: Snapshot): boolean {
-  if (a.edges === b.edges) return true;
-  if (a.edges.length !== b.edges.length) return false;
-  for (let i = 0; i < a.edges.length; i++) {
-    const x = a.edges[i]!;
-    const y = b.edges[i]!;
-    if (x.from !== y.from || x.edge !== y.edge || x.to !== y.to) return false;
-    if ((x.props || y.props) && JSON.stringify(x.props ?? null) !== JSON.stringify(y.props ?? null))
-      return false;
-  }
-  return true;
+function sameEdges(loaded: Loaded, after: Snapshot): boolean {
+  // Edges are compared by identity of the array and its length: a caller that edits edges in
+  // place gets a full reload only when the count changes, so edge edits should come as new arrays.
+  return loaded.edges === after.edges && loaded.edgeCount === after.edges.length;
 }
 
-/** Items that differ between two snapshots with the same structure, or null when a full reload is simpler. */
-function diffItems(before: Snapshot, after: Snapshot): { items: SnapshotItem[]; removed: string[] } | null {
-  if (!sameEdges(before, after)) return null;
-  const old = new Map(before.items.map((item) => [item.id, item]));
+/** Items that differ from what a worker holds, or null when a full reload is simpler. */
+function diffItems(loaded: Loaded, after: Snapshot): { items: SnapshotItem[]; removed: string[] } | null {
+  if (!sameEdges(loaded, after)) return null;
+  const old = new Map(loaded.items);
   const items: SnapshotItem[] = [];
   for (const item of after.items) {
     const previous = old.get(item.id);
     old.delete(item.id);
-    if (previous === item) continue;
+    if (previous === item && itemHash(previous) === loaded.hashes.get(item.id)) continue;
     if (
       !previous ||
-      itemHash(previous) !== itemHash(item) ||
+      loaded.hashes.get(item.id) !== itemHash(item) ||
       JSON.stringify(previous.embedding ?? null) !== JSON.stringify(item.embedding ?? null)
     ) {
       items.push(item);
@@ -92,6 +90,16 @@ function diffItems(before: Snapshot, after: Snapshot): { items: SnapshotItem[]; 
   const removed = [...old.keys()];
   if (items.length + removed.length > after.items.length / 4) return null;
   return { items, removed };
+}
+
+function loadedOf(snapshot: Snapshot, key: string): Loaded {
+  const items = new Map<string, SnapshotItem>();
+  const hashes = new Map<string, string>();
+  for (const item of snapshot.items) {
+    items.set(item.id, item);
+    hashes.set(item.id, itemHash(item));
+  }
+  return { items, hashes, edges: snapshot.edges, edgeCount: snapshot.edges.length, key };
 }
 
 /**
@@ -141,7 +149,12 @@ export class RenderPool {
     }
     const slots = this.slots.slice(0, count);
     const key = structureKey(run);
-    const diffs = new Map<Snapshot, ReturnType<typeof diffItems>>();
+    const diffs = new Map<Loaded, ReturnType<typeof diffItems>>();
+    let current: Loaded | null = null;
+    const currentLoaded = () => {
+      current ??= loadedOf(run.snapshot, key);
+      return current;
+    };
     const stallTimeoutMs = limits.stallTimeoutMs ?? 30_000;
     const results = new Map<string, WorkerArtifact>();
     let next = 0;
@@ -204,7 +217,7 @@ export class RenderPool {
           worker.on('message', (message: WorkerMessage) => {
             if (settled) return;
             if (message.type === 'ready') {
-              slot.loaded = { snapshot: run.snapshot, key };
+              slot.loaded = currentLoaded();
               dispatch(slot);
             } else if (message.type === 'progress') {
               arm(worker);
@@ -229,9 +242,8 @@ export class RenderPool {
           const loaded = slot.loaded;
           let diff: ReturnType<typeof diffItems> = null;
           if (loaded && loaded.key === key) {
-            if (!diffs.has(loaded.snapshot))
-              diffs.set(loaded.snapshot, diffItems(loaded.snapshot, run.snapshot));
-            diff = diffs.get(loaded.snapshot) ?? null;
+            if (!diffs.has(loaded)) diffs.set(loaded, diffItems(loaded, run.snapshot));
+            diff = diffs.get(loaded) ?? null;
           }
           slot.loaded = null;
           if (diff) {
