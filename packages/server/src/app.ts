@@ -9,10 +9,12 @@ import { contextPlugin } from './plugins/context';
 import { errorsPlugin } from './plugins/errors';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { openapiPlugin } from './plugins/openapi';
+import { publishingPlugin } from './plugins/publishing';
 import { queryTimeoutPlugin } from './plugins/query-timeout';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { accessRoutes } from './routes/access';
 import { apiKeysRoutes } from './routes/api-keys';
+import { buildRoutes } from './routes/build';
 import { contentRoutes } from './routes/content';
 import { diagnosticsRoutes } from './routes/diagnostics';
 import { embeddingsRoutes } from './routes/embeddings';
@@ -86,5 +88,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(embeddingsRoutes);
   await app.register(templatesRoutes);
   await app.register(siteResourceRoutes);
+  await app.register(publishingPlugin);
+  await app.register(buildRoutes);
   return app;
 }
