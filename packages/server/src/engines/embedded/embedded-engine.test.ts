@@ -72,6 +72,35 @@ describe('embedded engine', () => {
     });
   });
 
+  it('sees unique constraints another engine declared on the same files', async () => {
+    const graph = await engine.createGraph('shared');
+    const other = createEmbeddedEngine({ dataDir: dir });
+    await other.init();
+    try {
+      const sameFile = await other.openGraph('shared');
+      await graph.createNode({ id: 'a', labels: ['User'], props: { email: 'x@example.com' } });
+      await sameFile?.ensureUnique('User', 'email');
+      await expect(
+        graph.createNode({ id: 'b', labels: ['User'], props: { email: 'x@example.com' } }),
+      ).rejects.toMatchObject({ kind: 'unique_violation' });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('refuses a write on the graph from inside its own transaction instead of waiting forever', async () => {
+    const graph = await engine.createGraph('reentrant');
+    await expect(
+      graph.transaction(async () => {
+        await graph.createNode({ id: 'a', labels: ['T'], props: {} });
+      }),
+    ).rejects.toThrow(/tx argument/);
+    await expect(graph.transaction(async () => graph.transaction(async () => 1))).rejects.toThrow(
+      /tx argument/,
+    );
+    expect(await graph.getNode('a')).toBeNull();
+  });
+
   it('never leaks libsql row metadata into nodes', async () => {
     const graph = await engine.createGraph('meta');
     await graph.createNode({ id: 'a', labels: ['T'], props: { x: 1 } });

@@ -61,9 +61,11 @@ export class EmbeddedGraph implements Graph {
       this.writeConn.close();
       throw error;
     }
-    const uniques = new GraphStore(this.readConn, new Map()).loadUniqueConstraints();
+    const uniques = new Map<string, string[]>();
     this.writer = new GraphStore(this.writeConn, uniques);
     this.reader = new GraphStore(this.readConn, uniques);
+    this.writer.loadUniqueConstraints();
+    this.writer.syncWithOtherWriters();
   }
 
   /** Creates the database file and its schema. */
@@ -144,6 +146,7 @@ export class EmbeddedGraph implements Graph {
       this.writeConn.exec('BEGIN IMMEDIATE');
       const tx = new TransactionWriter(this.writer);
       try {
+        this.writer.syncWithOtherWriters();
         const result = await activeTransaction.run(this, () => fn(tx));
         tx.end();
         this.writer.flush();
@@ -201,6 +204,7 @@ export class EmbeddedGraph implements Graph {
     this.assertOpen();
     this.writeConn.exec('BEGIN IMMEDIATE');
     try {
+      this.writer.syncWithOtherWriters();
       const result = op();
       this.writer.flush();
       this.writeConn.exec('COMMIT');

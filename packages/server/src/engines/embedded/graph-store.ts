@@ -471,18 +471,32 @@ export class GraphStore {
     return true;
   }
 
-  /** Reads the unique constraints stored in the graph. */
-  loadUniqueConstraints(): UniqueConstraints {
-    const constraints: UniqueConstraints = new Map();
+  /** Reloads the shared map of unique constraints from the graph (in place). */
+  loadUniqueConstraints(): void {
+    this.uniques.clear();
     for (const [label, prop] of this.conn.rows(
       'SELECT label, prop FROM unique_constraints ORDER BY label, prop',
     )) {
-      const list = constraints.get(label as string) ?? [];
+      const list = this.uniques.get(label as string) ?? [];
       list.push(prop as string);
-      constraints.set(label as string, list);
+      this.uniques.set(label as string, list);
     }
-    return constraints;
   }
+
+  /**
+   * Reloads what other connections may have changed since this one last looked: SQLite's
+   * `data_version` moves when another connection (another engine or process on the same
+   * file) commits. Called at the start of each write transaction.
+   */
+  syncWithOtherWriters(): void {
+    const version = this.conn.row('PRAGMA data_version')?.[0];
+    if (version !== this.dataVersion) {
+      if (this.dataVersion !== undefined) this.loadUniqueConstraints();
+      this.dataVersion = version;
+    }
+  }
+
+  private dataVersion: unknown;
 
   // ---- helpers ----
 
