@@ -116,6 +116,7 @@ export {
   SavedQueryList,
   Script,
   ScriptList,
+  Seo,
   Site,
   SiteList,
   StockResponse,

@@ -106,26 +106,32 @@ export async function templatesPull({
   return ExitCode.ok;
 }
 
-/** `cms templates versions <name>`: the head version and the newest version of a template. */
+/** `cms templates versions <name>`: every version of a template, oldest first. */
 export async function templatesVersions({
   site,
   out,
   name,
 }: Pick<SiteCommandDeps, 'site' | 'out'> & { name: string }): Promise<number> {
-  let template: TemplateRecord;
+  let versions: TemplateRecord[];
   try {
-    template = await site.templates.get(name);
+    versions = await site.templates.versions(name);
   } catch (error) {
     if (isApiError(error) && error.status === 404) throw new UsageError(`No template named ${name}.`);
     throw error;
   }
-  const { content, ...meta } = template;
-  out.result(meta, () => [
-    `${template.name}: version ${template.version}${
-      template.latestVersion !== undefined ? ` (latest ${template.latestVersion})` : ''
-    }${template.boundType ? `, bound to ${template.boundType}` : ''}${template.updatedAt ? `, updated ${template.updatedAt}` : ''}`,
-    `${content.length} characters of Liquid`,
-  ]);
+  out.result(
+    versions.map(({ content, ...meta }) => ({ ...meta, length: content.length })),
+    () =>
+      table(
+        versions.map((version) => ({
+          version: version.version,
+          boundType: version.boundType ?? '',
+          updatedAt: version.updatedAt ?? '',
+          characters: version.content.length,
+        })),
+        ['version', 'boundType', 'updatedAt', 'characters'],
+      ),
+  );
   return ExitCode.ok;
 }
 

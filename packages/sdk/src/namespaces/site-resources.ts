@@ -28,6 +28,7 @@ import {
   type ScriptCreateInput,
   ScriptList,
   type ScriptUpdateInput,
+  Seo,
   Transform,
   type TransformCreateInput,
   TransformList,
@@ -53,6 +54,7 @@ import { createResourceApi, type ResourceApi } from './resource';
 
 export type RouteRecord = z.output<typeof Route>;
 export type ViewRecord = z.output<typeof View>;
+export type SeoRecord = z.output<typeof Seo>;
 export type TransformRecord = z.output<typeof Transform>;
 export type SavedQueryRecord = z.output<typeof SavedQuery>;
 export type QueryRun = z.output<typeof RunQueryResponse>;
@@ -64,6 +66,8 @@ export type TransformsApi = ResourceApi<TransformRecord, TransformCreateInput, T
 
 /** Views: `/api/views`, keyed by name, plus their SEO settings. */
 export interface ViewsApi extends ResourceApi<ViewRecord, ViewCreateInput, ViewUpdateInput> {
+  /** GET /api/views/{name}/seo: the view's SEO settings. */
+  seo(name: string, options?: CallOptions): Promise<SeoRecord>;
   /** PUT /api/views/{name}/seo: replaces the view's SEO settings. */
   setSeo(name: string, seo: ViewSeoInput, options?: CallOptions): Promise<ViewRecord>;
 }
@@ -91,6 +95,8 @@ export function createViewsApi(transport: Transport): ViewsApi {
       item: View,
       list: ViewList,
     }),
+    seo: (name, options = {}) =>
+      transport.request({ method: 'get', path: `${path('views', name)}/seo`, schema: Seo, ...options }),
     setSeo: (name, seo, options = {}) =>
       transport.request({
         method: 'put',

@@ -17,6 +17,14 @@ export function createTemplatesApi(transport: Transport) {
     /** GET /api/templates/{name}: the head version with its source. */
     get: (name: string, options: CallOptions = {}): Promise<TemplateRecord> =>
       transport.request({ method: 'get', path: path('templates', name), schema: Template, ...options }),
+    /** GET /api/templates/{name}/versions: every version of a template, oldest first. */
+    versions: (name: string, options: CallOptions = {}): Promise<TemplateRecord[]> =>
+      transport.request({
+        method: 'get',
+        path: `${path('templates', name)}/versions`,
+        schema: TemplateList,
+        ...options,
+      }),
     /** POST /api/templates: creates a template (version 1). */
     create: (body: TemplateCreateInput, options: CallOptions = {}): Promise<TemplateRecord> =>
       transport.request({ method: 'post', path: 'templates', schema: Template, json: body, ...options }),
