@@ -18,6 +18,26 @@ export class SqlConnection {
     this.db = new Database(path, { timeout: 5000, ...options });
   }
 
+  /**
+   * Throws on a value libsql 0.5 cannot bind: it aborts the whole process on a boolean or
+   * undefined instead of throwing, so this check stands between bad input and a crash.
+   */
+  private check(params: SqlValue[]): SqlValue[] {
+    for (const value of params) {
+      const type = typeof value;
+      if (
+        type !== 'string' &&
+        type !== 'number' &&
+        value !== null &&
+        type !== 'bigint' &&
+        !Buffer.isBuffer(value)
+      ) {
+        throw new TypeError(`Cannot bind a ${type} as an SQL parameter`);
+      }
+    }
+    return params;
+  }
+
   private prepare(sql: string): Statement {
     let stmt = this.statements.get(sql);
     if (stmt === undefined) {
@@ -30,22 +50,22 @@ export class SqlConnection {
 
   /** The first row as an array of column values, or undefined. */
   row(sql: string, params: SqlValue[] = []): unknown[] | undefined {
-    return this.prepare(sql).get(...params) as unknown[] | undefined;
+    return this.prepare(sql).get(...this.check(params)) as unknown[] | undefined;
   }
 
   /** All rows, each an array of column values. */
   rows(sql: string, params: SqlValue[] = []): unknown[][] {
-    return this.prepare(sql).all(...params) as unknown[][];
+    return this.prepare(sql).all(...this.check(params)) as unknown[][];
   }
 
   /** Iterates the rows without loading them all. */
   iterate(sql: string, params: SqlValue[] = []): IterableIterator<unknown[]> {
-    return this.prepare(sql).iterate(...params) as IterableIterator<unknown[]>;
+    return this.prepare(sql).iterate(...this.check(params)) as IterableIterator<unknown[]>;
   }
 
   /** Runs a statement that returns no rows. */
   run(sql: string, params: SqlValue[] = []): { changes: number; lastInsertRowid: number | bigint } {
-    return this.prepare(sql).run(...params);
+    return this.prepare(sql).run(...this.check(params));
   }
 
   /** Runs one or more statements without parameters (DDL, pragmas, BEGIN/COMMIT). */

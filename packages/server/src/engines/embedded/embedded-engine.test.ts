@@ -101,6 +101,29 @@ describe('embedded engine', () => {
     expect(await graph.getNode('a')).toBeNull();
   });
 
+  it('turns arguments of the wrong type into errors, never a crash of the process', async () => {
+    const graph = await engine.createGraph('types');
+    await graph.createNode({ id: 'a', labels: ['T'], props: {} });
+    await graph.setEmbedding('a', [1, 0]);
+    const loose = graph as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    await expect(
+      loose.similar?.({ label: 'T', vector: [1, 0], k: 1, excludeId: true }),
+    ).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    await expect(loose.similar?.({ label: 'T', vector: [1, 0] })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    await expect(loose.findNodes?.({ label: 'T', limit: true })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    await expect(loose.getEdges?.({ from: true })).resolves.toEqual([]);
+    await expect(loose.getNode?.(true)).resolves.toBeNull();
+    await expect(loose.auditRecords?.({ afterSeq: false })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+  });
+
   it('never leaks libsql row metadata into nodes', async () => {
     const graph = await engine.createGraph('meta');
     await graph.createNode({ id: 'a', labels: ['T'], props: { x: 1 } });

@@ -214,7 +214,9 @@ export class GraphStore {
 
   similar(query: SimilarityQuery): SimilarHit[] {
     assertIdentifier(query?.label, 'label');
+    if (query?.k === undefined) throw new EngineError('invalid_argument', 'k is required');
     assertCount(query.k, 'k', 10_000);
+    if (query.excludeId !== undefined) assertNodeId(query.excludeId, 'excludeId');
     const vector = this.assertVector(query.vector);
     if (query.k === 0) return [];
     const dimension = this.dimension();
