@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
+import neo4j, {
+  type BookmarkManager,
+  type Driver,
+  type ManagedTransaction,
+  type Session,
+} from 'neo4j-driver';
 import { EngineError, type GraphEngine, type ProbeResult, type ProcedureListing } from '../port';
 import { assertGraphName } from '../shared/identifiers';
 import { databaseName } from './database-name';
@@ -37,6 +42,11 @@ const DROP_BATCH = 5_000;
 export class Neo4jEngine implements GraphEngine {
   readonly name = 'neo4j';
   private driver: Driver | null = null;
+  /**
+   * Shared by every session the engine opens, so each transaction sees the ones committed
+   * before it (read-your-writes on a cluster, where reads may go to another member).
+   */
+  private bookmarks: BookmarkManager = neo4j.bookmarkManager();
   /** Vector indexes created (`<database>/<dimension>`) and known to be online. */
   private readonly vectorIndexes = new Map<string, 'created' | 'online'>();
   /** Enterprise graph databases whose schema this process has applied. */
@@ -57,25 +67,28 @@ export class Neo4jEngine implements GraphEngine {
     });
   }
 
-  private get live(): Driver {
+  /** Opens a session on `database` (undefined: the home database) of the initialized driver. */
+  private open(database: string | undefined, mode: 'READ' | 'WRITE'): Session {
     if (this.driver === null) throw new Error('The Neo4j engine is not initialized (call init() first)');
-    return this.driver;
+    return this.driver.session({ database, defaultAccessMode: mode, bookmarkManager: this.bookmarks });
   }
 
   async init(): Promise<void> {
     if (this.driver !== null) return;
     const driver = this.newDriver();
+    this.driver = driver;
+    this.bookmarks = neo4j.bookmarkManager();
+    const home = () => this.open(this.options.database, 'WRITE');
     try {
       await driver.verifyConnectivity({ database: this.options.database });
-      await applySchema({ driver, database: this.options.database, statements: REGISTRY_SCHEMA });
-      if (this.options.edition === 'community') {
-        await applySchema({ driver, database: this.options.database, statements: DATA_SCHEMA });
-      }
+      await applySchema({ openSession: home, statements: REGISTRY_SCHEMA });
+      if (this.options.edition === 'community')
+        await applySchema({ openSession: home, statements: DATA_SCHEMA });
     } catch (error) {
+      this.driver = null;
       await driver.close();
       throw toEngineError(error);
     }
-    this.driver = driver;
   }
 
   async close(): Promise<void> {
@@ -103,8 +116,7 @@ export class Neo4jEngine implements GraphEngine {
   private graph(name: string): Neo4jGraph {
     const database = this.databaseOf(name);
     return new Neo4jGraph(name, {
-      driver: this.live,
-      database,
+      openSession: (mode) => this.open(database, mode),
       vectors: { isOnline: (dimension) => this.isVectorIndexOnline(database, dimension) },
       ensureVectorIndexes: (dimensions) => this.ensureVectorIndexes(database, dimensions),
     });
@@ -115,7 +127,7 @@ export class Neo4jEngine implements GraphEngine {
     query: string,
     params: Record<string, unknown>,
   ): Promise<T[]> {
-    const session = this.live.session({ database: this.options.database, defaultAccessMode: mode });
+    const session = this.open(this.options.database, mode);
     try {
       const run = (tx: ManagedTransaction) => tx.run(query, params);
       const result = mode === 'READ' ? await session.executeRead(run) : await session.executeWrite(run);
@@ -136,11 +148,11 @@ export class Neo4jEngine implements GraphEngine {
     const database = this.databaseOf(name);
     if (this.options.edition === 'enterprise') {
       await this.system(`CREATE DATABASE $db IF NOT EXISTS WAIT`, { db: database });
-      await applySchema({ driver: this.live, database, statements: DATA_SCHEMA });
+      await applySchema({ openSession: () => this.open(database, 'WRITE'), statements: DATA_SCHEMA });
       if (database !== undefined) this.schemaReady.add(database);
     }
     // The graph's lock node first, then the registry entry that makes the graph visible.
-    const session = this.live.session({ database, defaultAccessMode: 'WRITE' });
+    const session = this.open(database, 'WRITE');
     try {
       await session.executeWrite((tx) => tx.run('MERGE (h:TGraphHead {g: $g})', { g: name }));
     } catch (error) {
@@ -173,7 +185,7 @@ export class Neo4jEngine implements GraphEngine {
     const database = this.databaseOf(name);
     if (database !== undefined && this.options.edition === 'enterprise' && !this.schemaReady.has(database)) {
       // A graph database created by an older version gets the indexes this one relies on.
-      await applySchema({ driver: this.live, database, statements: DATA_SCHEMA });
+      await applySchema({ openSession: () => this.open(database, 'WRITE'), statements: DATA_SCHEMA });
       this.schemaReady.add(database);
     }
     return this.graph(name);
@@ -196,7 +208,7 @@ export class Neo4jEngine implements GraphEngine {
       // In batches, so a large graph does not need one huge transaction. The registry entry
       // goes last: if this is interrupted, the graph is still listed and dropping it again
       // finishes the job.
-      const session = this.live.session({ database, defaultAccessMode: 'WRITE' });
+      const session = this.open(database, 'WRITE');
       try {
         for (const label of DATA_LABELS) {
           for (;;) {
@@ -235,7 +247,7 @@ export class Neo4jEngine implements GraphEngine {
 
   /** Runs an administration command against the `system` database. */
   private async system(query: string, params: Record<string, unknown>): Promise<void> {
-    const session = this.live.session({ database: 'system', defaultAccessMode: 'WRITE' });
+    const session = this.open('system', 'WRITE');
     try {
       await session.run(query, params);
     } catch (error) {
@@ -255,7 +267,7 @@ export class Neo4jEngine implements GraphEngine {
     ];
     const attempts: ProcedureListing['attempts'] = [];
     for (const probe of probes) {
-      const session = this.live.session({ database: this.options.database, defaultAccessMode: 'READ' });
+      const session = this.open(this.options.database, 'READ');
       try {
         const result = await session.run(probe.query);
         attempts.push({ via: probe.via, ok: true });
@@ -301,7 +313,7 @@ export class Neo4jEngine implements GraphEngine {
   private async isVectorIndexOnline(database: string | undefined, dimension: number): Promise<boolean> {
     const key = `${database ?? ''}/${dimension}`;
     if (this.vectorIndexes.get(key) === 'online') return true;
-    const session = this.live.session({ database, defaultAccessMode: 'READ' });
+    const session = this.open(database, 'READ');
     try {
       const result = await session.run(
         'SHOW VECTOR INDEXES YIELD name, state WHERE name = $name RETURN state',
@@ -324,7 +336,7 @@ export class Neo4jEngine implements GraphEngine {
     for (const dimension of dimensions) {
       const key = `${database ?? ''}/${dimension}`;
       if (dimension > MAX_INDEXED_DIMENSION || this.vectorIndexes.has(key)) continue;
-      await createVectorIndex({ driver: this.live, database, dimension });
+      await createVectorIndex({ openSession: () => this.open(database, 'WRITE'), dimension });
       this.vectorIndexes.set(key, 'created');
     }
   }

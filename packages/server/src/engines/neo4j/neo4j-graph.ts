@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Driver, int, type ManagedTransaction } from 'neo4j-driver';
+import { int, type ManagedTransaction, type Session } from 'neo4j-driver';
 import {
   type AuditEntryInput,
   type AuditRecord,
@@ -33,9 +33,8 @@ import { uniqueClaims } from './unique-claims';
 
 /** What a graph needs from its engine. */
 export interface GraphContext {
-  driver: Driver;
-  /** The database holding the graph's data; undefined for the user's home database. */
-  database: string | undefined;
+  /** Opens a session on the database holding the graph's data. */
+  openSession(mode: 'READ' | 'WRITE'): Session;
   vectors: VectorIndexState;
   /** Creates the vector indexes of dimensions written by a committed transaction. */
   ensureVectorIndexes(dimensions: Iterable<number>): Promise<void>;
@@ -55,10 +54,7 @@ export class Neo4jGraph implements Graph {
   ) {}
 
   private async read<T>(fn: (ops: GraphOps) => Promise<T>): Promise<T> {
-    const session = this.context.driver.session({
-      database: this.context.database,
-      defaultAccessMode: 'READ',
-    });
+    const session = this.context.openSession('READ');
     try {
       return await session.executeRead((tx) => fn(new GraphOps(tx, this.name, this.context.vectors, null)));
     } catch (error) {
@@ -72,10 +68,7 @@ export class Neo4jGraph implements Graph {
     fn: (ops: GraphOps, tx: ManagedTransaction, attempt: WriteAttempt) => Promise<T>,
   ): Promise<T> {
     const token = randomUUID();
-    const session = this.context.driver.session({
-      database: this.context.database,
-      defaultAccessMode: 'WRITE',
-    });
+    const session = this.context.openSession('WRITE');
     let dimensions = new Set<number>();
     try {
       const result = await session.executeWrite(async (tx) => {
@@ -218,10 +211,7 @@ export class Neo4jGraph implements Graph {
   async auditRecords(options: { afterSeq?: number; limit?: number } = {}): Promise<AuditRecord[]> {
     assertCount(options.afterSeq, 'afterSeq');
     assertCount(options.limit, 'limit');
-    const session = this.context.driver.session({
-      database: this.context.database,
-      defaultAccessMode: 'READ',
-    });
+    const session = this.context.openSession('READ');
     try {
       const result = await session.executeRead((tx) =>
         tx.run(
@@ -240,10 +230,7 @@ export class Neo4jGraph implements Graph {
   }
 
   async verifyAudit(): Promise<AuditVerdict> {
-    const session = this.context.driver.session({
-      database: this.context.database,
-      defaultAccessMode: 'READ',
-    });
+    const session = this.context.openSession('READ');
     try {
       const result = await session.executeRead((tx) =>
         tx.run(

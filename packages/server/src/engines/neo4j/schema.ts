@@ -1,4 +1,4 @@
-import type { Driver } from 'neo4j-driver';
+import type { Session } from 'neo4j-driver';
 import { toEngineError } from './to-engine-error';
 
 /**
@@ -59,15 +59,14 @@ export const DATA_LABELS = [
 
 /** Runs schema statements one by one (schema and data cannot share a transaction), then waits for the indexes. */
 export async function applySchema({
-  driver,
-  database,
+  openSession,
   statements,
 }: {
-  driver: Driver;
-  database: string | undefined;
+  /** Opens a write session on the database to set up. */
+  openSession: () => Session;
   statements: readonly string[];
 }): Promise<void> {
-  const session = driver.session({ database, defaultAccessMode: 'WRITE' });
+  const session = openSession();
   try {
     for (const statement of statements) {
       await session.executeWrite((tx) => tx.run(statement));
@@ -94,16 +93,15 @@ export function vectorIndex(dimension: number): { name: string; property: string
  * background). Only a validated integer reaches the statement text.
  */
 export async function createVectorIndex({
-  driver,
-  database,
+  openSession,
   dimension,
 }: {
-  driver: Driver;
-  database: string | undefined;
+  /** Opens a write session on the graph's database. */
+  openSession: () => Session;
   dimension: number;
 }): Promise<void> {
   const { name, property } = vectorIndex(dimension);
-  const session = driver.session({ database, defaultAccessMode: 'WRITE' });
+  const session = openSession();
   try {
     await session.executeWrite((tx) =>
       tx.run(
