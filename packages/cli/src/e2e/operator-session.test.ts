@@ -161,7 +161,9 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     const second = await json('templates', 'push', dir);
     expect(second.templates).toEqual([{ name: 'country', action: 'unchanged', version: 1 }]);
     const versions = await json('templates', 'versions', 'country');
-    expect(versions).toEqual([expect.objectContaining({ name: 'country', version: 1, boundType: 'country' })]);
+    expect(versions).toEqual([
+      expect.objectContaining({ name: 'country', version: 1, boundType: 'country' }),
+    ]);
   });
 
   it('builds the site synchronously and deploys it', async () => {
