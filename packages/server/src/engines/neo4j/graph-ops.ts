@@ -154,7 +154,7 @@ export class GraphOps implements GraphWriter {
     if (!Number.isInteger(query.depth) || query.depth < 1 || query.depth > 5) {
       throw new EngineError('invalid_argument', 'depth must be an integer from 1 to 5');
     }
-    const step = TRAVERSAL_STEP[query.direction];
+    const step = Object.hasOwn(TRAVERSAL_STEP, query.direction) ? TRAVERSAL_STEP[query.direction] : undefined;
     if (step === undefined) {
       throw new EngineError('invalid_argument', `Unknown direction ${JSON.stringify(query.direction)}`);
     }
@@ -229,7 +229,10 @@ export class GraphOps implements GraphWriter {
     };
 
     let candidates: Array<{ node: GraphNode; vec: number[] }> | null = null;
-    if (dimension <= MAX_INDEXED_DIMENSION && (await this.vectors.isOnline(dimension))) {
+    // The vector index does not see this transaction's own uncommitted embeddings (the
+    // full-text index does), so a transaction that wrote some scans exactly instead.
+    const hasOwnEmbeddings = (this.attempt?.dimensions.size ?? 0) > 0;
+    if (!hasOwnEmbeddings && dimension <= MAX_INDEXED_DIMENSION && (await this.vectors.isOnline(dimension))) {
       // The index spans every graph of the database: ask for more neighbours than k,
       // keep this graph's, and widen until k are found or the index has no more.
       for (let n = Math.max(4 * query.k + 1, 32); n <= MAX_VECTOR_CANDIDATES; n *= 4) {

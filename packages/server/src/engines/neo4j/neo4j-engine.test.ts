@@ -267,6 +267,26 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
     },
   );
 
+  it('lets a transaction find its own uncommitted words and embeddings while the vector index is online', async () => {
+    const graph = await newGraph('own-writes');
+    await graph.createNode({ id: 'seed', labels: ['V'], props: {} });
+    await graph.setEmbedding('seed', [0, 1, 0, 0, 0]);
+    await cypher('CALL db.awaitIndexes(120)');
+    expect(
+      await cypher(`SHOW VECTOR INDEXES YIELD name, state WHERE name = 'trellis_vec_5' RETURN state`),
+    ).toEqual([{ state: 'ONLINE' }]);
+    await graph.transaction(async (tx) => {
+      await tx.createNode({ id: 'fresh', labels: ['V'], props: { body: 'uncommitted zebra' } });
+      await tx.setEmbedding('fresh', [1, 0, 0, 0, 0]);
+      expect((await tx.findNodes({ label: 'V', q: 'zebra' })).nodes.map((node) => node.id)).toEqual([
+        'fresh',
+      ]);
+      const hits = await tx.similar({ label: 'V', vector: [1, 0, 0, 0, 0], k: 1 });
+      expect(hits.map((hit) => hit.node.id)).toEqual(['fresh']);
+    });
+    expect((await graph.similar({ label: 'V', vector: [1, 0, 0, 0, 0], k: 1 }))[0]?.node.id).toBe('fresh');
+  });
+
   it('lists procedures through SHOW PROCEDURES', async () => {
     const listing = await engine.procedures();
     expect(listing.via).toBe('SHOW PROCEDURES');
