@@ -83,3 +83,10 @@ export type StockItem = z.infer<typeof StockItem>;
 /** The answer of GET /api/media/stock. */
 export const StockResponse = z.object({ items: z.array(StockItem) }).meta({ id: 'StockResponse' });
 export type StockResponse = z.infer<typeof StockResponse>;
+
+/** Path parameters of GET /media/assets/{sha}.{ext} (outside /api, no auth): the file's sha256 and extension. */
+export const MediaFileParams = z.object({
+  sha: z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256'),
+  ext: z.string().regex(/^[A-Za-z0-9]{1,10}$/, 'must be a file extension such as png'),
+});
+export type MediaFileParams = z.infer<typeof MediaFileParams>;

@@ -6,7 +6,7 @@ import {
   EngineProceduresFailure,
 } from './diagnostics';
 import { CreateLocaleBody, UpdateTranslationsBody } from './locales';
-import { MediaAsset, MediaListQuery, StockQuery, StockResponse } from './media';
+import { MediaAsset, MediaFileParams, MediaListQuery, StockQuery, StockResponse } from './media';
 import { CreatePageKitBody } from './page-kits';
 import { CreateSavedQueryBody, GraphQuery, paramRefs, QueryFilter, RunQueryBody } from './queries';
 import { CreateRouteBody } from './routes';
@@ -270,6 +270,12 @@ describe('media and diagnostics', () => {
     expect(MediaAsset.parse(asset)).toEqual(asset);
     expect(MediaAsset.safeParse({ ...asset, id: '01J0' }).success).toBe(false);
     expect(MediaAsset.safeParse({ ...asset, url: '/media/poster.png' }).success).toBe(false);
+  });
+
+  it('checks the media file path', () => {
+    expect(MediaFileParams.safeParse({ sha, ext: 'png' }).success).toBe(true);
+    expect(MediaFileParams.safeParse({ sha: '../etc/passwd', ext: 'png' }).success).toBe(false);
+    expect(MediaFileParams.safeParse({ sha, ext: 'png/x' }).success).toBe(false);
   });
 
   it('reads the media and stock queries', () => {
