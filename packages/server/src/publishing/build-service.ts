@@ -117,7 +117,7 @@ export class BuildService {
 
   async status(graph: GraphReader, buildId: string): Promise<BuildStatus> {
     const node = await graph.getNode(buildNodeId(buildId));
-    if (!node || !node.labels.includes(BUILD_LABEL)) {
+    if (!node?.labels.includes(BUILD_LABEL)) {
       throw TrellisError.of('not_found', { resource: `Build \`${buildId}\`` });
     }
     return toBuildStatus(node);
