@@ -135,6 +135,36 @@ describe('ID tokens', () => {
     ]);
   });
 
+  it("uses the token's persona claim as the default starter kit of the user's sites", async () => {
+    // A new subject: the persona is read when the user is first seen.
+    const dev = await tp.app.inject({
+      method: 'POST',
+      url: '/api/sites',
+      headers: {
+        authorization: `Bearer ${await new SignJWT({ persona: 'developer' })
+          .setProtectedHeader({ alg: 'RS256', kid: 'rsa-1' })
+          .setSubject('dev-subject')
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setExpirationTime('5m')
+          .sign(rsa.privateKey)}`,
+      },
+      payload: { name: 'Dev docs' },
+    });
+    expect(dev.statusCode, dev.body).toBe(201);
+    const types = await tp.app.inject({
+      method: 'GET',
+      url: '/api/types',
+      headers: { authorization: `Bearer ${tp.ownerKey}`, 'x-site-id': dev.json().id },
+    });
+    expect(
+      types
+        .json()
+        .map((t: { name: string }) => t.name)
+        .sort(),
+    ).toEqual(['doc', 'page', 'release-note']);
+  });
+
   it('rejects alg none', async () => {
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const now = Math.floor(Date.now() / 1000);

@@ -22,6 +22,8 @@ export interface IdTokenClaims {
   sub: string;
   email: string | null;
   name: string | null;
+  /** The optional `persona` claim (`designer`, `developer`, `author`): the user's default starter kit. */
+  persona: 'designer' | 'developer' | 'author' | null;
 }
 
 /** Why a token was refused; safe to show the caller (no token content). */
@@ -58,10 +60,12 @@ export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenV
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
       throw new IdTokenError('the token has no subject');
     }
+    const persona = payload.persona;
     return {
       sub: payload.sub,
       email: typeof payload.email === 'string' ? payload.email : null,
       name: typeof payload.name === 'string' ? payload.name : null,
+      persona: persona === 'designer' || persona === 'developer' || persona === 'author' ? persona : null,
     };
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TrellisError } from '@trelliscms/core';
+import { isTrellisError, TrellisError } from '@trelliscms/core';
 import type { Graph, GraphEngine } from '../engines/port';
 import { isEngineError } from '../engines/port';
 import { setMembership } from './members';
@@ -29,7 +29,23 @@ export interface CreateSiteInput {
  * step after the graph exists fails, the graph is dropped and the error is
  * `partial_site_creation` (safe to retry).
  */
-export async function createSite({
+export async function createSite(params: {
+  engine: GraphEngine;
+  platform: Graph;
+  input: CreateSiteInput;
+}): Promise<SiteRecord> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await createSiteOnce(params);
+    } catch (error) {
+      // A concurrent create took the derived slug between the check and the write: next suffix.
+      const raced = isTrellisError(error) && error.code === 'conflict' && params.input.slug === undefined;
+      if (!raced || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function createSiteOnce({
   engine,
   platform,
   input,

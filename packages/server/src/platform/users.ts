@@ -90,7 +90,7 @@ export async function createUser(
  */
 export async function userForSubject(
   graph: Graph,
-  claims: { sub: string; email: string | null; name: string | null },
+  claims: { sub: string; email: string | null; name: string | null; persona?: PlatformUser['persona'] },
 ): Promise<PlatformUser> {
   const existing = await findUserBySub(graph, claims.sub);
   if (existing) return existing;
@@ -101,7 +101,7 @@ export async function userForSubject(
         email: claims.email,
         sub: claims.sub,
         platformRole: null,
-        persona: null,
+        persona: claims.persona ?? null,
         actor: 'system',
       }),
     );

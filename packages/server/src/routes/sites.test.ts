@@ -254,3 +254,14 @@ describe('retention', () => {
     expect((await createSite(tp.ownerKey, { name: 'Gone' })).json().id).toBe('site:gone');
   });
 });
+
+describe('concurrent creation', () => {
+  it('gives concurrent sites of one name distinct slugs', async () => {
+    tp = await startTestPlatform();
+    const results = await Promise.all(
+      [1, 2, 3].map(() => createSite(tp.ownerKey, { name: 'Race', starterKit: 'none' })),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual([201, 201, 201]);
+    expect(results.map((r) => r.json().id).sort()).toEqual(['site:race', 'site:race-2', 'site:race-3']);
+  });
+});
