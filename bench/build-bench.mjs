@@ -2,7 +2,7 @@
 // generated site; writes its section of docs/benchmarks.md. Every run is bounded in time.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateContent, trellisSnapshot, writeEleventyProject } from './generate-site.mjs';
@@ -39,6 +39,7 @@ function child(script, args, { timeoutMs, heapMb } = {}) {
   return { ok: true, wallMs, ...JSON.parse(line) };
 }
 
+const loadStart = loadavg()[0].toFixed(1);
 log(`generating ${N} posts`);
 const content = generateContent(N);
 const snapshotPath = join(out, `site-${N}.json`);
@@ -79,11 +80,12 @@ const incShare = trellis.ok ? ((trellis.incrementalMs / trellis.fullMs) * 100).t
 const node = process.version;
 const cpu = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`;
 const date = new Date().toISOString().slice(0, 10);
+const load = `load average ${loadStart} at the start and ${loadavg()[0].toFixed(1)} at the end on ${cpus().length} cores`;
 const mark = (ok) => (ok ? 'met' : 'not met');
 const section = `<!-- bench:build:start -->
 ## Static build
 
-Measured by \`pnpm bench\` (\`bench/build-bench.mjs\`), ${date}, Node ${node}, ${cpu}, other work running on the machine.
+Measured by \`pnpm bench\` (\`bench/build-bench.mjs\`), ${date}, Node ${node}, ${cpu}, ${load} (other work was running on the machine).
 Same generated content for both: ${N.toLocaleString('en-US')} posts (markdown bodies, 1–3 of 50 tags, an author, 3 related posts),
 50 tag pages (up to 50 posts each), a home page (10 latest) and the paginated archive (${Math.ceil(N / 20)} pages of 20), with equivalent
 Liquid templates (layout, a card partial, markdown filter on marked + sanitize-html for both). Trellis also writes

@@ -139,6 +139,22 @@ describe('build', () => {
     expect(result.errors.filter((e) => e.code === 'render_failed')).toHaveLength(2);
   });
 
+  it('reports endless template recursion as a page error', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.templates.push({
+      name: '_loop',
+      content: "{% include '_loop' %}",
+      boundType: '',
+      enabled: true,
+    });
+    fixture.snapshot.templates.find((t) => t.name === 'tag')!.content = "{% include '_loop' %}";
+    const result = await fixture.build({ mode: 'validate' });
+    expect(result.ok).toBe(false);
+    const failed = result.errors.filter((e) => e.code === 'render_failed');
+    expect(failed.map((e) => e.key).sort()).toEqual(['item:tag:graphs', 'item:tag:web']);
+    expect(failed[0]!.message).toMatch(/call stack|limit/i);
+  }, 90_000);
+
   it('reports a failing transform in transformErrors and still renders the item', async () => {
     fixture = loadFixture('blog');
     fixture.snapshot.transforms!.push(

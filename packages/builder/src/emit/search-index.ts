@@ -21,7 +21,7 @@ export interface SearchFiles {
 }
 
 const textTypes = new Set(['string', 'text', 'markdown', 'richtext', 'enum', 'stringlist']);
-const MAX_TEXT = 500;
+const MAX_TEXT = 300;
 /**
  * Documents per shard (at least; at most 64 shards): each shard is an independent MiniSearch
  * index, so one edit rebuilds one small shard. `search.js` queries every shard.

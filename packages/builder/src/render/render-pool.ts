@@ -8,7 +8,7 @@ import { renderWorkerUrl } from './worker-url';
 
 /** Limits of the render workers (isolation beyond liquidjs's own limits). */
 export interface WorkerLimits {
-  /** V8 old-generation heap of each worker in MB; default 1536 */
+  /** V8 old-generation heap of each worker in MB; default about 8× the snapshot's JSON size, 512–4096 */
   memoryMb?: number;
   /** a worker that reports no progress for this long is terminated and the build fails; default 30 000 */
   stallTimeoutMs?: number;
@@ -133,7 +133,19 @@ export class RenderPool {
   async render(run: RenderRun): Promise<WorkerArtifact[]> {
     const { specs, limits = {}, onProgress, signal } = run;
     if (specs.length === 0) return [];
-    const memoryMb = limits.memoryMb ?? 1536;
+    const needsInit = this.slots.length < this.size || this.slots.some((slot) => !slot.loaded);
+    let json: string | null = null;
+    const snapshotJson = () => {
+      json ??= JSON.stringify(run.snapshot);
+      return json;
+    };
+    // A worker's heap limit, unless given: about 8 times the snapshot's JSON size (what parsing
+    // and indexing it takes), between 512 MB and 4 GB. A tighter heap also keeps memory use down.
+    const memoryMb =
+      limits.memoryMb ??
+      (needsInit
+        ? Math.min(4096, Math.max(512, Math.ceil((snapshotJson().length / 1e6) * 8)))
+        : (this.memoryMb ?? 512));
     if (this.memoryMb !== null && this.memoryMb !== memoryMb) await this.close();
     this.memoryMb = memoryMb;
     const count = Math.max(1, Math.min(this.size, Math.ceil(specs.length / 50)));
@@ -143,7 +155,7 @@ export class RenderPool {
     const url = await renderWorkerUrl();
     while (this.slots.length < count) {
       const worker = new Worker(url, {
-        resourceLimits: { maxOldGenerationSizeMb: memoryMb, stackSizeMb: 4 },
+        resourceLimits: { maxOldGenerationSizeMb: memoryMb },
       });
       this.slots.push({ worker, loaded: null });
     }
@@ -256,7 +268,7 @@ export class RenderPool {
           } else {
             worker.postMessage({
               type: 'init',
-              snapshotJson: JSON.stringify(run.snapshot),
+              snapshotJson: snapshotJson(),
               env: run.env,
               urls: run.urls,
               limits: run.limits,
