@@ -2,7 +2,6 @@ import type { NodeQuery, PropFilter } from '../port';
 import type { FilterScalar } from '../shared/node-query';
 import { searchWords } from '../shared/search-text';
 import type { SqlValue } from './connection';
-import { LABELLED } from './schema';
 
 /** A compiled node query: the page and the exact total, parameters only. */
 export interface CompiledNodeQuery {
@@ -80,40 +79,65 @@ export function ftsMatch(q: string | undefined): string | null {
 /**
  * Compiles a validated NodeQuery. Property names are identifiers passed as JSON path
  * parameters; every value is a parameter.
+ *
+ * Nodes carry their primary label in an indexed column and further labels in `node_labels`,
+ * so the query is a UNION ALL of two branches that each use their own index (the second is
+ * empty in most graphs); sort keys are computed in each branch and the compound is ordered
+ * by them, so a page by id is read in index order and the total is an index count.
  */
 export function compileNodeQuery(query: NodeQuery): CompiledNodeQuery {
   const match = ftsMatch(query.q);
-  let from = 'FROM nodes n';
-  const where = [`n.rid IN ${LABELLED}`];
-  const params: SqlValue[] = [query.label, query.label];
+  // With q, the full-text match drives the join (CROSS JOIN fixes the order in SQLite);
+  // otherwise SQLite would walk the label index and re-run the match for every node.
+  const nodes = match === null ? 'nodes n' : 'nodes_fts CROSS JOIN nodes n ON n.rid = nodes_fts.rowid';
+  const where: string[] = [];
+  const whereParams: SqlValue[] = [];
   if (match !== null) {
-    from += ' JOIN nodes_fts ON nodes_fts.rowid = n.rid';
     where.push('nodes_fts MATCH ?');
-    params.push(match);
+    whereParams.push(match);
   }
   for (const filter of query.where ?? []) {
     const [sql, filterParams] = filterSql(filter);
     where.push(sql);
-    params.push(...filterParams);
+    whereParams.push(...filterParams);
   }
-  const body = `${from} WHERE ${where.join(' AND ')}`;
+  const filters = where.map((sql) => ` AND ${sql}`).join('');
 
+  const keys: string[] = [];
+  const keyParams: SqlValue[] = [];
   const order: string[] = [];
-  const orderParams: SqlValue[] = [];
-  for (const key of query.orderBy ?? []) {
+  (query.orderBy ?? []).forEach((key, i) => {
     const dir = key.direction === 'desc' ? 'DESC' : 'ASC';
     const p = path(key.prop);
+    keys.push(`${MISSING} AS m${i}`, `json_extract(n.props, ?) AS k${i}`);
+    keyParams.push(p, p, p);
     // Missing values sort last ascending and first descending, as in Cypher.
-    order.push(`${MISSING} ${dir}`, `json_extract(n.props, ?) ${dir}`);
-    orderParams.push(p, p, p);
+    order.push(`m${i} ${dir}`, `k${i} ${dir}`);
+  });
+  if (order.length === 0 && match !== null) {
+    keys.push('bm25(nodes_fts) AS score');
+    order.push('score');
   }
-  if (order.length === 0 && match !== null) order.push('bm25(nodes_fts)');
-  order.push('n.id');
+  order.push('id');
+  const columns = ['n.id AS id', 'n.labels', 'n.props', ...keys].join(', ');
 
+  const primary = `FROM ${nodes} WHERE n.label = ?${filters}`;
+  const extra =
+    match === null
+      ? `FROM node_labels x CROSS JOIN nodes n ON n.rid = x.rid WHERE x.label = ?${filters}`
+      : `FROM ${nodes} CROSS JOIN node_labels x ON x.rid = n.rid WHERE x.label = ?${filters}`;
+  const branchParams = [query.label, ...whereParams];
   return {
-    sql: `SELECT n.id, n.labels, n.props ${body} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`,
-    params: [...params, ...orderParams, query.limit ?? -1, query.offset ?? 0],
-    countSql: `SELECT count(*) ${body}`,
-    countParams: params,
+    sql: `SELECT ${columns} ${primary} UNION ALL SELECT ${columns} ${extra} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`,
+    params: [
+      ...keyParams,
+      ...branchParams,
+      ...keyParams,
+      ...branchParams,
+      query.limit ?? -1,
+      query.offset ?? 0,
+    ],
+    countSql: `SELECT (SELECT count(*) ${primary}) + (SELECT count(*) ${extra})`,
+    countParams: [...branchParams, ...branchParams],
   };
 }

@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS nodes (
   labels TEXT NOT NULL,
   props TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS nodes_label ON nodes (label);
+CREATE INDEX IF NOT EXISTS nodes_label ON nodes (label, id);
 CREATE TABLE IF NOT EXISTS node_labels (
   label TEXT NOT NULL,
   rid INTEGER NOT NULL,
