@@ -167,6 +167,55 @@ describe('build routes', () => {
     expect((await page(site, '/sites/blog/dev/posts/hello-world/')).body).toContain('<h1>Hello world</h1>');
   });
 
+  it('reports a failing transform in transformErrors without stopping the build', async () => {
+    const transform = await site.request({
+      method: 'POST',
+      url: '/api/transforms',
+      payload: {
+        id: 'broken',
+        name: 'Broken',
+        event: 'beforeRender',
+        type: 'post',
+        kind: 'template',
+        field: 'summary',
+        template: 'no-such-template',
+      },
+    });
+    expect(transform.statusCode).toBe(201);
+    const built = (
+      await site.request({ method: 'POST', url: '/api/build?env=dev', payload: { mode: 'full' } })
+    ).json();
+    expect(built.transformErrors.length).toBe(2);
+    expect(built.transformErrors[0]).toMatchObject({ transform: 'Broken' });
+    expect(built.transformErrors.map((e: { contentId: string }) => e.contentId).sort()).toEqual([
+      'post:hello-world',
+      'post:second-post',
+    ]);
+    expect((await page(site, '/sites/blog/dev/posts/hello-world/')).body).toContain('<h1>Hello world</h1>');
+  });
+
+  it('marks builds a stopped server left running as error on the next start', async () => {
+    const { app } = site.platform;
+    await site.graph.transaction(async (tx) => {
+      await tx.createNode({
+        id: 'build:b-interrupted',
+        labels: ['Build'],
+        props: {
+          ok: true,
+          buildId: 'b-interrupted',
+          envId: 'env:dev',
+          status: 'running',
+          startedAt: new Date().toISOString(),
+        },
+      });
+    });
+    const recovered = await app.builds.recoverInterrupted(site.graph);
+    expect(recovered).toBe(1);
+    const status = (await site.request({ method: 'GET', url: '/api/build/status/b-interrupted' })).json();
+    expect(status).toMatchObject({ status: 'error', ok: false });
+    expect(status.error).toMatch(/interrupted/);
+  });
+
   it('exports a snapshot that cms-build’s library turns into byte-identical pages', async () => {
     const server = (
       await site.request({ method: 'POST', url: '/api/build?env=dev', payload: { mode: 'full' } })
