@@ -67,6 +67,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['health'],
         summary: 'Engine probe (3 s timeout) and API-key cache counters; always 200',
+        security: [],
         response: { 200: HealthDetailResponse },
       },
       config: { public: true },
@@ -96,7 +97,12 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/metrics/apikey-cache',
     {
-      schema: { tags: ['health'], summary: 'API-key cache counters', response: { 200: ApiKeyCacheMetrics } },
+      schema: {
+        tags: ['health'],
+        summary: 'API-key cache counters',
+        security: [],
+        response: { 200: ApiKeyCacheMetrics },
+      },
       config: { public: true },
     },
     async () => {
