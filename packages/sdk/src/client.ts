@@ -4,6 +4,7 @@ import { type ApiKeysApi, createApiKeysApi } from './namespaces/api-keys';
 import { type AuditApi, createAuditApi } from './namespaces/audit';
 import { type BuildApi, createBuildApi } from './namespaces/build';
 import { type ContentApi, createContentApi } from './namespaces/content';
+import { createExportApi, type ExportApi } from './namespaces/export';
 import { createHealthApi, type HealthApi } from './namespaces/health';
 import { createImportApi, type ImportApi } from './namespaces/import';
 import { createMaintenanceApi, type MaintenanceApi } from './namespaces/maintenance';
@@ -70,6 +71,7 @@ export interface SiteClient {
   readonly media: MediaApi;
   readonly audit: AuditApi;
   readonly maintenance: MaintenanceApi;
+  readonly export: ExportApi;
   readonly routes: RoutesApi;
   readonly views: ViewsApi;
   readonly transforms: TransformsApi;
@@ -144,6 +146,7 @@ export function createClient(options: ClientOptions): TrellisClient {
         media: createMediaApi(scoped),
         audit: createAuditApi(scoped, graphOfSite),
         maintenance: createMaintenanceApi(scoped),
+        export: createExportApi(scoped),
         routes: createRoutesApi(scoped),
         views: createViewsApi(scoped),
         transforms: createTransformsApi(scoped),

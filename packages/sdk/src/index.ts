@@ -24,6 +24,7 @@ export type {
   ItemVersionRecord,
   IterateOptions,
 } from './namespaces/content';
+export type { ExportApi, SiteSnapshotRecord } from './namespaces/export';
 export type { ApiKeyCacheStats, Health, HealthApi, HealthDetail } from './namespaces/health';
 export type {
   ImportAllEdgesOptions,

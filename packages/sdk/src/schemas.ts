@@ -119,6 +119,7 @@ export {
   Seo,
   Site,
   SiteList,
+  SiteSnapshot,
   StockResponse,
   Template,
   TemplateList,

@@ -125,6 +125,15 @@ describe('integrator session through the SDK', { timeout: 120_000 }, () => {
     expect(final.status).toBe('ok');
     expect(statuses.at(-1)).toBe('ok');
     expect(final.artifacts).toBeGreaterThan(0);
+    const page = await fetch(`${server.url}/sites/atlas/dev/countries/fr/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<h1>France</h1>');
+  });
+
+  it('exports the site as one snapshot', async () => {
+    const snapshot = await site.export.snapshot();
+    expect(snapshot.templates.map((template) => template.name)).toContain('country');
+    expect(snapshot.edges.length).toBe(data.edges.length);
   });
 
   it('mints a viewer key that can read but not write', async () => {

@@ -15,7 +15,7 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
   let work: string;
   let env: Record<string, string>;
   const fixture = { counts: { region: 0, country: 0, division: 0, edges: 0 } };
-  let publicUrl: string | null = null;
+  let liveUrl: string | null = null;
 
   const run = (...args: string[]): Promise<CliRun> => cms(args, { env, cwd: work });
   const json = async (...args: string[]) => {
@@ -171,14 +171,16 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     expect(result.ok).toBe(true);
     expect(result.artifacts).toBeGreaterThanOrEqual(fixture.counts.country);
     expect(result.deploy?.ok).toBe(true);
-    publicUrl = result.deploy?.publicUrl ?? null;
+    liveUrl = result.deploy?.serveCheck?.url ?? null;
+    const human = await run('build', '--env', 'dev');
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^Build \S+ ok: \d+ artifact\(s\)/);
   });
 
   it('serves the published page of an item over HTTP', async () => {
-    expect(publicUrl, 'the build reported no publicUrl').toBeTruthy();
-    const response = await fetch(
-      new URL('countries/fr/', publicUrl!.endsWith('/') ? publicUrl! : `${publicUrl}/`),
-    );
+    // The server serves an environment's live pages at /sites/<slug>/<env>/.
+    expect(liveUrl).toBe(`${server.url}/sites/factbook/dev/`);
+    const response = await fetch(`${server.url}/sites/factbook/dev/countries/fr/`);
     expect(response.status).toBe(200);
     const html = await response.text();
     expect(html).toContain('<h1>France</h1>');

@@ -1,0 +1,18 @@
+import type { z } from 'zod';
+import type { CallOptions, Transport } from '../http/transport';
+import { SiteSnapshot } from '../schemas';
+
+export type SiteSnapshotRecord = z.output<typeof SiteSnapshot>;
+
+/** The site as one document (site-scoped). */
+export function createExportApi(transport: Transport) {
+  return {
+    /**
+     * GET /api/export: the site snapshot a build reads (types, items, edges, templates,
+     * transforms, routes, views, settings); `cms-build --snapshot` builds the same pages from it.
+     */
+    snapshot: (options: CallOptions = {}): Promise<SiteSnapshotRecord> =>
+      transport.request({ method: 'get', path: 'export', schema: SiteSnapshot, ...options }),
+  };
+}
+export type ExportApi = ReturnType<typeof createExportApi>;
