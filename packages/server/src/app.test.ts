@@ -81,6 +81,24 @@ describe('GET /api/openapi.json', () => {
     }
   });
 
+  it('documents a success response with a schema for every operation', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    const operations = Object.entries(
+      document.paths as Record<string, Record<string, { responses?: object }>>,
+    ).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ at: `${method} ${path}`, operation })),
+    );
+    expect(operations.length).toBeGreaterThan(20);
+    for (const { at, operation } of operations) {
+      const responses = Object.entries(operation.responses ?? {}) as [string, { content?: unknown }][];
+      const successes = responses.filter(([status]) => status.startsWith('2'));
+      expect(successes.length, at).toBeGreaterThan(0);
+      for (const [status, response] of successes) {
+        if (status !== '204') expect(response.content, `${at} ${status}`).toBeDefined();
+      }
+    }
+  });
+
   it('marks the public endpoints of spec §5 as needing no credential, and the others as bearer', async () => {
     const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
     expect(document.security).toEqual([{ bearer: [] }]);
