@@ -265,6 +265,21 @@ describe('authorization matrix', () => {
     expect(calls).toBeGreaterThan(routes.length * callers.length);
   }, 600_000);
 
+  it('has every non-public route declare what it needs, except the few open to any signed-in user', () => {
+    const openToSignedIn = new Set([
+      'GET /api/sites',
+      'HEAD /api/sites',
+      'POST /api/sites',
+      'GET /api/access/my-sites',
+      'HEAD /api/access/my-sites',
+    ]);
+    const undeclared = tp.app.routeTable
+      .filter((route) => !route.config.public && !route.config.permission && !route.config.siteParam)
+      .map((route) => `${route.method} ${route.url}`)
+      .filter((route) => !openToSignedIn.has(route));
+    expect(undeclared).toEqual([]);
+  });
+
   it('answers 400 site_required on a site-scoped route without X-Site-Id', async () => {
     const res = await tp.app.inject({
       method: 'GET',
