@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -122,6 +122,13 @@ describe('embedded engine', () => {
     await expect(loose.auditRecords?.({ afterSeq: false })).rejects.toMatchObject({
       kind: 'invalid_argument',
     });
+  });
+
+  it('refuses to open a file that is not a graph of its schema', async () => {
+    writeFileSync(join(dir, 'graphs', 'stray.db'), '');
+    expect(await engine.listGraphs()).toContain('stray');
+    await expect(engine.openGraph('stray')).rejects.toMatchObject({ kind: 'unavailable' });
+    expect(await engine.dropGraph('stray')).toBe(true);
   });
 
   it('never leaks libsql row metadata into nodes', async () => {

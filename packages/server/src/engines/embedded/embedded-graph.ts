@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditRecord, AuditVerdict, Graph, GraphWriter } from '../port';
+import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { SqlConnection } from './connection';
 import { GraphStore } from './graph-store';
@@ -20,6 +21,23 @@ function configure(conn: SqlConnection): void {
 function tune(conn: SqlConnection): void {
   conn.exec('PRAGMA cache_size = -65536');
   conn.exec('PRAGMA mmap_size = 268435456');
+}
+
+/** Refuses a file this code cannot read: not a graph, or another schema version. */
+function assertSchema(conn: SqlConnection, name: string): void {
+  let version: unknown;
+  try {
+    version = conn.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0];
+  } catch {
+    version = undefined;
+  }
+  if (version !== SCHEMA_VERSION) {
+    throw new EngineError(
+      'unavailable',
+      `Graph ${name}: the file is not a Trellis graph of schema version ${SCHEMA_VERSION} (found ${String(version)})`,
+      { graph: name, hint: 'Restore the graph from a backup, or drop it and create it again.' },
+    );
+  }
 }
 
 /**
@@ -53,6 +71,8 @@ export class EmbeddedGraph implements Graph {
           new Date().toISOString(),
         ]);
         this.writeConn.exec('COMMIT');
+      } else {
+        assertSchema(this.writeConn, name);
       }
       this.readConn = new SqlConnection(file);
       this.readConn.exec('PRAGMA query_only = 1');

@@ -1,5 +1,5 @@
 /** Bumped when the layout below changes; stored in `meta.schema_version`. */
-export const SCHEMA_VERSION = '1';
+export const SCHEMA_VERSION = '2';
 
 /**
  * One database file per graph. Node ids are the caller's strings; `rid` is the internal
