@@ -9,7 +9,8 @@ import type { Neo4jEngine } from './neo4j-engine';
 
 const uri = process.env.NEO4J_URI;
 const user = process.env.NEO4J_USER ?? 'neo4j';
-const password = process.env.NEO4J_PASSWORD;
+// The password of tools/neo4j-harness (`pnpm neo4j:start`) unless told otherwise.
+const password = process.env.NEO4J_PASSWORD ?? 'trellis-test-pw';
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -60,7 +61,7 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
   const runId = randomBytes(4).toString('hex');
   const graphs: string[] = [];
   let engine: Neo4jEngine;
-  const raw = uri ? neo4j.driver(uri, neo4j.auth.basic(user, password ?? '')) : null;
+  const raw = uri ? neo4j.driver(uri, neo4j.auth.basic(user, password)) : null;
 
   async function newGraph(suffix: string): Promise<Graph> {
     const name = `nt-${runId}-${suffix}`;

@@ -7,7 +7,8 @@ import { createNeo4jEngine } from './index';
 // Runs against a real Neo4j when NEO4J_URI is set (`pnpm neo4j:start`, or .ci/run).
 const uri = process.env.NEO4J_URI;
 const user = process.env.NEO4J_USER ?? 'neo4j';
-const password = process.env.NEO4J_PASSWORD;
+// The password of tools/neo4j-harness (`pnpm neo4j:start`) unless told otherwise.
+const password = process.env.NEO4J_PASSWORD ?? 'trellis-test-pw';
 const edition = process.env.NEO4J_EDITION === 'enterprise' ? 'enterprise' : 'community';
 
 describe.skipIf(!uri)('neo4j engine', () => {
@@ -18,7 +19,7 @@ describe.skipIf(!uri)('neo4j engine', () => {
     const engine = createNeo4jEngine({ uri: uri as string, user, password, edition });
     await engine.init();
     // A driver of its own: the tampering goes straight to the database, not through the engine.
-    const raw = neo4j.driver(uri as string, neo4j.auth.basic(user, password ?? ''));
+    const raw = neo4j.driver(uri as string, neo4j.auth.basic(user, password));
     return {
       engine,
       async tamperAudit(graph, seq) {
