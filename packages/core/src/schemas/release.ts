@@ -76,6 +76,8 @@ export type Include = z.infer<typeof Include>;
 export const Review = z
   .object({
     name: z.string(),
+    /** The included item this review depends on. */
+    versionableId: z.string().optional(),
     required: z.boolean(),
     status: z.enum(['pending', 'passed', 'failed']),
     stale: z.boolean(),
