@@ -16,6 +16,7 @@ import { importEdges, importRecords } from './commands/import';
 import { keysCreate, keysList, keysRevoke } from './commands/keys';
 import { login } from './commands/login';
 import { membersGrant, membersList, membersRevoke, membersRole } from './commands/members';
+import { routesApply, routesList } from './commands/routes';
 import { sitesCreate, sitesDelete, sitesGet, sitesList, sitesUpdate, sitesUse } from './commands/sites';
 import { templatesList, templatesPull, templatesPush, templatesVersions } from './commands/templates';
 import { typesApply, typesGet, typesList } from './commands/types';
@@ -302,6 +303,35 @@ Example:
     .action(
       action(async (context, [target]) =>
         typesApply({
+          site: await context.site(),
+          client: await context.client(),
+          out: context.out,
+          io,
+          target: target!,
+        }),
+      ),
+    );
+
+  // routes
+  const routes = program
+    .command('routes')
+    .description('Hand-made URLs of the site: pages, listings, redirects');
+  sub(routes, 'list', 'List routes', 'cms routes list').action(
+    action(async (context) => routesList({ site: await context.site(), out: context.out })),
+  );
+  sub(
+    routes,
+    'apply',
+    'Create or update routes from a JSON file or a folder of them (idempotent)',
+    'cms routes apply routes.json',
+  )
+    .argument(
+      '<file-or-folder>',
+      'a .json file (one route, an array, or {"routes": [...]}) or a folder of .json files',
+    )
+    .action(
+      action(async (context, [target]) =>
+        routesApply({
           site: await context.site(),
           client: await context.client(),
           out: context.out,

@@ -294,3 +294,26 @@ function def(name: string) {
 function full(name: string, body: unknown) {
   return { ...def(name), ...(body as object), name };
 }
+
+describe('cms routes apply', () => {
+  it('creates a missing route and updates an existing one by slug', async () => {
+    const route = { slug: 'home', path: '/', kind: 'listing', template: 'home', paginate: { type: 'post' } };
+    let exists = false;
+    server = await createTestServer({
+      'GET /api/routes/home': () =>
+        exists ? { body: route } : { status: 404, body: { error: 'no', code: 'not_found' } },
+      'POST /api/routes': ({ body }) => {
+        exists = true;
+        return { status: 201, body };
+      },
+      'PATCH /api/routes/home': ({ body }) => ({ body: { ...route, ...(body as object) } }),
+    });
+    await writeFile(join(dir, 'routes.json'), JSON.stringify({ routes: [route] }));
+    const first = await cli(['routes', 'apply', 'routes.json', '--json']);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).routes).toEqual([{ slug: 'home', path: '/', action: 'created' }]);
+    const second = await cli(['routes', 'apply', 'routes.json']);
+    expect(second.stdout).toContain('Applied 1 route(s): 0 created, 1 updated.');
+    expect(server.hits('PATCH /api/routes/home')[0]?.body).not.toHaveProperty('slug');
+  });
+});

@@ -133,7 +133,9 @@ describe('integrator session through the SDK', { timeout: 120_000 }, () => {
   it('exports the site as one snapshot', async () => {
     const snapshot = await site.export.snapshot();
     expect(snapshot.templates.map((template) => template.name)).toContain('country');
-    expect(snapshot.edges.length).toBe(data.edges.length);
+    // The fixture lists a few triples twice; edges are merged, so each is stored once.
+    const distinct = new Set(data.edges.map((edge) => `${edge.from} ${edge.edge} ${edge.to}`));
+    expect(snapshot.edges.length).toBe(distinct.size);
   });
 
   it('mints a viewer key that can read but not write', async () => {
