@@ -91,6 +91,27 @@ describe('build', () => {
     expect(await fixture.readFile('search/minisearch.js')).toContain('MiniSearch');
   });
 
+  it('renders page routes with their item and redirect routes as redirect pages', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.routes!.push(
+      {
+        slug: 'featured',
+        path: '/featured/',
+        kind: 'page',
+        template: 'default',
+        contentId: 'post:static-speed',
+      },
+      { slug: 'old', path: '/old-blog/', kind: 'redirect', redirectTo: '/blog/' },
+    );
+    const result = await fixture.build({ mode: 'full' });
+    expect(result.ok).toBe(true);
+    expect(await fixture.readFile('/featured/')).toContain('<h1>Static Speed</h1>');
+    expect(await fixture.readFile('/old-blog/')).toContain(
+      '<meta http-equiv="refresh" content="0; url=/blog/">',
+    );
+    expect(await fixture.readFile('sitemap.xml')).not.toContain('old-blog');
+  });
+
   it('emits no search index when searchEmission is none', async () => {
     fixture = loadFixture('blog');
     fixture.snapshot.site.searchEmission = 'none';

@@ -300,7 +300,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const extraCarried: ManifestArtifact[] = [];
   const itemsById = new Map(snapshot.items.map((item) => [item.id, item]));
   const sitemapEntries = plan.artifacts
-    .filter((a) => a.kind === 'route' || !a.stub)
+    .filter((a) => (a.kind === 'route' ? a.route.kind !== 'redirect' : !a.stub))
     .map((a) => ({
       path: a.path,
       lastmod: a.kind === 'item' ? (itemsById.get(a.itemId)?.updatedAt ?? null) : null,

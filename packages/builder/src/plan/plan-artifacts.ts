@@ -139,9 +139,31 @@ export function planArtifacts(params: {
   };
 
   for (const route of [...(snapshot.routes ?? []), ...(snapshot.views ?? [])]) {
-    if (route.enabled === false || typeof route.path !== 'string' || typeof route.template !== 'string')
+    if (route.enabled === false || typeof route.path !== 'string') continue;
+    if (route.kind === 'redirect') {
+      const path = normalizeRoute(route.path);
+      const key = `route:${path}#1`;
+      if (typeof route.redirectTo !== 'string' || route.redirectTo === '') {
+        errors.push({
+          code: 'route_invalid',
+          message: `redirect route ${route.path} has no redirectTo`,
+          path,
+        });
+      } else if (claim(path, key)) {
+        artifacts.push({
+          kind: 'route',
+          key,
+          file: fileOf(path),
+          path,
+          route,
+          template: '',
+          page: 1,
+          pages: 1,
+        });
+      }
       continue;
-    if (!templateNames.has(route.template)) {
+    }
+    if (typeof route.template !== 'string' || !templateNames.has(route.template)) {
       errors.push({
         code: 'template_missing',
         message: `route ${route.path} names template "${route.template}", which does not exist or is disabled`,
@@ -172,7 +194,7 @@ export function planArtifacts(params: {
         file: fileOf(path),
         path,
         route,
-        template: route.template,
+        template: route.template!,
         page,
         pages,
       });

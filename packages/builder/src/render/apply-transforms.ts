@@ -4,6 +4,8 @@ import type { Snapshot, SnapshotItem, SnapshotTransform } from '../snapshot/type
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 
+const BUILD_EVENTS = new Set(['', 'beforeRender', 'beforeBuild', 'before-render']);
+
 /** A transform that failed on an item (spec BuildResult `transformErrors`). */
 export interface TransformError {
   contentId: string;
@@ -12,9 +14,10 @@ export interface TransformError {
 }
 
 /**
- * Runs the site's `before-render` transforms on every item and returns a snapshot whose items
+ * Runs the site's `beforeRender`/`beforeBuild` transforms on every item and returns a snapshot whose items
  * carry the results. Kinds: `set-field` renders `value` (Liquid, `item` in scope, no escaping)
- * into `fields[field]`; `template` renders the named template into `fields[field]`. A transform
+ * into `fields[field]` (a non-string `value` is set as it is); `template` renders the named
+ * template into `fields[field]`; `script` cannot run in a build and is reported. A transform
  * that fails (or is of an unknown kind) is recorded in `errors` and its change is skipped; the
  * item still renders with the fields it had. Transforms run in `order`, then by id.
  */
@@ -45,6 +48,10 @@ export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
     let current: SnapshotItem = item;
     for (const transform of transforms) {
       if (transform.type && transform.type !== item.type) continue;
+      if (transform.kind === 'set-field' && typeof transform.value !== 'string' && transform.field) {
+        current = { ...current, fields: { ...current.fields, [transform.field]: transform.value ?? null } };
+        continue;
+      }
       try {
         const value = run(transform, current, liquid, compiled, reader);
         current = { ...current, fields: { ...current.fields, [transform.field!]: value } };
@@ -74,6 +81,8 @@ function run(
     try {
       if (transform.kind === 'set-field') parsed = liquid.parse(String(transform.value ?? ''));
       else if (transform.kind === 'template') parsed = liquid.parseFileSync(String(transform.template ?? ''));
+      else if (transform.kind === 'script')
+        throw new Error('script transforms run on the server, not in builds');
       else throw new Error(`unknown transform kind "${transform.kind}"`);
     } catch (error) {
       parsed = error instanceof Error ? error : new Error(String(error));

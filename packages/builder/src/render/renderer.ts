@@ -40,6 +40,12 @@ export const STUB_PAGE =
   '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Not published</title></head>' +
   '<body><main><h1>Not published</h1><p>This page is not published in this environment.</p></main></body></html>\n';
 
+/** The page of a redirect route: a meta refresh and a canonical link to the target. */
+export function redirectPage(target: string): string {
+  const url = target.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Redirecting</title><link rel="canonical" href="${url}"><meta http-equiv="refresh" content="0; url=${url}"><meta name="robots" content="noindex"></head><body><p><a href="${url}">${url}</a></p></body></html>\n`;
+}
+
 /** sha256 (base64url) of a string's UTF-8 bytes. */
 export function hashText(text: string): string {
   return createHash('sha256').update(text).digest('base64url');
@@ -118,6 +124,9 @@ export class Renderer {
       reader.deps.items[spec.itemId] = '';
       return this.finish(spec, STUB_PAGE, reader.deps);
     }
+    if (spec.kind === 'route' && spec.route.kind === 'redirect') {
+      return this.finish(spec, redirectPage(String(spec.route.redirectTo)), reader.deps);
+    }
     reader.deps.templates = { ...this.templateDeps(spec.template) };
     const templates = this.parse(spec.template);
     if (templates instanceof Error) return this.fail(spec, templates, reader.deps);
@@ -132,6 +141,7 @@ export class Renderer {
         const route = spec.route;
         scope.route = { ...route, data: route.data ?? {} };
         scope.page = { url: spec.path, path: spec.path, kind: 'route', title: route.title ?? null };
+        if (route.contentId) scope.item = reader.item(route.contentId);
         if (route.paginate) {
           const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
           const result = reader.list({

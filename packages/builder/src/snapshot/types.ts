@@ -96,14 +96,17 @@ export interface SnapshotTemplate {
 export interface SnapshotTransform {
   id: string;
   name?: string;
-  kind: 'set-field' | 'template' | string;
-  /** content type the transform applies to; absent or `''` for every type */
-  type?: string;
-  /** lifecycle point; the builder runs `before-render` (the default) */
+  kind: 'set-field' | 'template' | 'script' | string;
+  /** content type the transform applies to; null, absent or `''` for every type */
+  type?: string | null;
+  /** lifecycle event; a build runs `beforeRender` and `beforeBuild` transforms (and those without one) */
+  event?: string;
+  /** older name of `event` (`before-render`) */
   hook?: string;
   enabled?: boolean;
   field?: string;
-  value?: string;
+  /** a string is Liquid rendered with `item` in scope; any other JSON value is set as it is */
+  value?: unknown;
   template?: string;
   order?: number;
 }
@@ -116,7 +119,13 @@ export interface SnapshotRoute {
   slug?: string;
   name?: string;
   path: string;
-  template: string;
+  /** `page` (default), `listing` (with `paginate`) or `redirect` (to `redirectTo`) */
+  kind?: 'page' | 'listing' | 'redirect';
+  template?: string;
+  /** a `page` route's item, in scope as `item` */
+  contentId?: string;
+  redirectTo?: string;
+  status?: number;
   enabled?: boolean;
   title?: string;
   /** extra data given to the template as `route.data` */
