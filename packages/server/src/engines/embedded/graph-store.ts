@@ -37,6 +37,11 @@ const MAX_DIMENSION = 65_536;
 const SELECT_NODE = 'SELECT id, labels, props FROM nodes WHERE id = ?';
 const SELECT_RID = 'SELECT rid, labels FROM nodes WHERE id = ?';
 
+/** Labels as JSON; they are identifiers, so the usual single label needs no serializer. */
+function labelsJson(labels: string[]): string {
+  return labels.length === 1 ? `["${labels[0]}"]` : JSON.stringify(labels);
+}
+
 function toNode(row: unknown[]): GraphNode {
   return {
     id: row[0] as string,
@@ -554,7 +559,7 @@ export class GraphStore {
   private insert(node: GraphNode): void {
     const { lastInsertRowid } = this.conn.run(
       'INSERT INTO nodes (id, label, labels, props) VALUES (?, ?, ?, ?)',
-      [node.id, node.labels[0] as string, JSON.stringify(node.labels), JSON.stringify(node.props)],
+      [node.id, node.labels[0] as string, labelsJson(node.labels), JSON.stringify(node.props)],
     );
     const rid = Number(lastInsertRowid);
     this.indexText(rid, node);
@@ -566,7 +571,7 @@ export class GraphStore {
     this.flush();
     this.conn.run('UPDATE nodes SET label = ?, labels = ?, props = ? WHERE rid = ?', [
       node.labels[0] as string,
-      JSON.stringify(node.labels),
+      labelsJson(node.labels),
       JSON.stringify(node.props),
       rid,
     ]);

@@ -54,7 +54,7 @@ export function assertLabels(labels: unknown): asserts labels is string[] {
     throw new EngineError('invalid_argument', 'A node needs at least one label');
   }
   for (const label of labels) assertIdentifier(label, 'label');
-  if (new Set(labels).size !== labels.length) {
+  if (labels.length > 1 && new Set(labels).size !== labels.length) {
     throw new EngineError('invalid_argument', 'A node cannot carry the same label twice');
   }
 }
