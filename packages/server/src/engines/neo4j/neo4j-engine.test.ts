@@ -36,6 +36,25 @@ describe('neo4j engine without a server', () => {
     expect(result.error?.length).toBeGreaterThan(0);
   });
 
+  it('reports every failed procedure listing as an attempt', async () => {
+    const engine = createNeo4jEngine({
+      uri: `bolt://127.0.0.1:${await closedPort()}`,
+      user: 'neo4j',
+      password: 'secret',
+      edition: 'community',
+    });
+    const error = await engine.procedures().catch((caught: unknown) => caught);
+    expect(isEngineError(error, 'unavailable')).toBe(true);
+    const { attempts } = (
+      error as { details: { attempts: Array<{ via: string; ok: boolean; error: string }> } }
+    ).details;
+    expect(attempts.map((attempt) => [attempt.via, attempt.ok])).toEqual([
+      ['SHOW PROCEDURES', false],
+      ['dbms.procedures()', false],
+    ]);
+    expect(attempts.every((attempt) => attempt.error.length > 0)).toBe(true);
+  });
+
   it('fails init with EngineError unavailable', async () => {
     const engine = createNeo4jEngine({
       uri: `bolt://127.0.0.1:${await closedPort()}`,

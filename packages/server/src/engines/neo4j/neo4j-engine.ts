@@ -266,25 +266,31 @@ export class Neo4jEngine implements GraphEngine {
       { via: 'dbms.procedures()', query: 'CALL dbms.procedures() YIELD name, description, mode' },
     ];
     const attempts: ProcedureListing['attempts'] = [];
-    for (const probe of probes) {
-      const session = this.open(this.options.database, 'READ');
-      try {
-        const result = await session.run(probe.query);
-        attempts.push({ via: probe.via, ok: true });
-        return {
-          via: probe.via,
-          attempts,
-          procedures: result.records.map((record) => ({
-            name: String(record.get('name')),
-            ...(record.get('description') ? { description: String(record.get('description')) } : {}),
-            ...(record.get('mode') ? { mode: String(record.get('mode')) } : {}),
-          })),
-        };
-      } catch (error) {
-        attempts.push({ via: probe.via, ok: false, error: (error as Error).message });
-      } finally {
-        await session.close();
+    // Like probe, this diagnostic answers before init (or after close) through a short-lived driver.
+    const driver = this.driver ?? this.newDriver({ connectionTimeout: 5_000 });
+    try {
+      for (const probe of probes) {
+        const session = driver.session({ database: this.options.database, defaultAccessMode: 'READ' });
+        try {
+          const result = await session.run(probe.query);
+          attempts.push({ via: probe.via, ok: true });
+          return {
+            via: probe.via,
+            attempts,
+            procedures: result.records.map((record) => ({
+              name: String(record.get('name')),
+              ...(record.get('description') ? { description: String(record.get('description')) } : {}),
+              ...(record.get('mode') ? { mode: String(record.get('mode')) } : {}),
+            })),
+          };
+        } catch (error) {
+          attempts.push({ via: probe.via, ok: false, error: (error as Error).message || String(error) });
+        } finally {
+          await session.close();
+        }
       }
+    } finally {
+      if (driver !== this.driver) await driver.close();
     }
     throw new EngineError('unavailable', 'Neo4j answered none of the procedure listings', { attempts });
   }
