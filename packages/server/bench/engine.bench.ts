@@ -34,6 +34,12 @@ interface Result {
   readP99Us: number;
   rawMedianUs: number | null;
   reads: number;
+  /** When it was measured, and the load average then (other work on the machine). */
+  measuredAt: string;
+}
+
+function stamp(): string {
+  return `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, load ${loadavg()[0]?.toFixed(1)}`;
 }
 
 function props(i: number) {
@@ -140,6 +146,7 @@ async function benchEmbedded(): Promise<Result> {
       readP99Us: port.p99,
       rawMedianUs: rawReads.median,
       reads: READS,
+      measuredAt: stamp(),
     };
   } finally {
     await engine.close();
@@ -175,6 +182,7 @@ async function benchNeo4j(uri: string): Promise<Result> {
       readP99Us: port.p99,
       rawMedianUs: null,
       reads,
+      measuredAt: stamp(),
     };
   } finally {
     await engine.dropGraph(name).catch(() => false);
@@ -188,7 +196,7 @@ const END = '<!-- bench:engine:end -->';
 function row(result: Result): string {
   const us = (n: number | null) => (n === null ? '–' : n.toFixed(1));
   const rate = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
-  return `| ${result.engine} | ${rate(result.insertsPerSec)} | ${rate(result.insertsPerCpuSec)} | ${rate(result.rawInsertsPerSec)} | ${us(result.readMedianUs)} | ${us(result.readP99Us)} | ${us(result.rawMedianUs)} | ${result.nodes.toLocaleString('en-US')} nodes, ${result.reads.toLocaleString('en-US')} reads |`;
+  return `| ${result.engine} | ${rate(result.insertsPerSec)} | ${rate(result.insertsPerCpuSec)} | ${rate(result.rawInsertsPerSec)} | ${us(result.readMedianUs)} | ${us(result.readP99Us)} | ${us(result.rawMedianUs)} | ${result.nodes.toLocaleString('en-US')} nodes, ${result.reads.toLocaleString('en-US')} reads, ${result.measuredAt} |`;
 }
 
 function writeSection(results: Result[], notes: string[]): void {
@@ -200,7 +208,10 @@ function writeSection(results: Result[], notes: string[]): void {
   // Keep the last Neo4j figures when Neo4j was not reachable this run.
   if (!results.some((result) => result.engine.startsWith('neo4j'))) {
     const kept = previous.split('\n').find((line) => line.startsWith('| neo4j'));
-    if (kept !== undefined) rows.push(kept);
+    if (kept !== undefined) {
+      rows.push(kept);
+      notes.push('The Neo4j row is kept from the last run that reached a Neo4j server (see its date).');
+    }
   }
   const section = [
     START,
