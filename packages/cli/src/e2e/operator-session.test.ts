@@ -150,7 +150,7 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
       [
         '<!doctype html><html><head><title>{{ item.name }}</title></head><body>',
         '<h1>{{ item.name }}</h1><p>Capital: {{ item.capital }}</p>',
-        "{% traverse item 'BORDERS' as neighbours %}",
+        "{% traverse item 'BORDERS' direction: 'both' as neighbours %}",
         '<ul>{% for n in neighbours %}<li>{{ n.name }}</li>{% endfor %}</ul>',
         '</body></html>',
       ].join('\n'),
@@ -189,6 +189,7 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     expect(html).toContain('<h1>France</h1>');
     expect(html).toContain('Capital: Paris');
     expect(html).toContain('<li>Spain</li>');
+    expect(html).toContain('<li>Brazil</li>');
   });
 
   it('runs an async build and follows it to the end', async () => {
