@@ -9,6 +9,17 @@ import type { Principal } from './types';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
 
+/** Whether the token is a JWT: three base64url parts, the first a JSON header naming `alg`. */
+function looksLikeJwt(token: string): boolean {
+  if (!JWT_SHAPE.test(token)) return false;
+  try {
+    const header: unknown = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && 'alg' in header;
+  } catch {
+    return false;
+  }
+}
+
 /** The bearer token of an `Authorization` header, or null. */
 export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
@@ -34,7 +45,7 @@ export async function authenticate({
   cache: ApiKeyCache<ApiKeyRecord>;
   verifyIdToken: IdTokenVerifier | null;
 }): Promise<Principal> {
-  if (JWT_SHAPE.test(token)) {
+  if (looksLikeJwt(token)) {
     if (!verifyIdToken) {
       throw TrellisError.of('invalid_credential', {
         detail: 'ID tokens are not accepted (no OIDC provider is configured)',
