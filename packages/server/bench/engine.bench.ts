@@ -213,6 +213,11 @@ function writeSection(results: Result[], notes: string[]): void {
       notes.push('The Neo4j row is kept from the last run that reached a Neo4j server (see its date).');
     }
   }
+  if (rows.some((line) => line.startsWith('| neo4j'))) {
+    notes.push(
+      'Neo4j ran from `tools/neo4j-harness` (Neo4j 5.26 Community in-process, JVM with `-XX:TieredStopAtLevel=1`, 1 GB heap) on the same two cores as the client; every `createNode` and `getNode` is one Bolt round trip.',
+    );
+  }
   const section = [
     START,
     '## Graph engine',
@@ -260,6 +265,10 @@ if (neo4jUri) {
 } else {
   notes.push('Neo4j is measured when `NEO4J_URI` is set (e.g. after `pnpm neo4j:start`).');
 }
+const verdict = (ok: boolean) => (ok ? 'met' : 'not met');
+notes.unshift(
+  `Embedded goals this run: bulk insert ${verdict(embedded.insertsPerSec >= GOAL_INSERTS)} (${Math.round(embedded.insertsPerSec).toLocaleString('en-US')} nodes/s), point read ${verdict(embedded.readMedianUs < GOAL_READ_US)} (${embedded.readMedianUs.toFixed(1)} µs median).`,
+);
 writeSection(results, notes);
 console.log(`Updated ${docPath}`);
 const ok = embedded.insertsPerSec >= GOAL_INSERTS && embedded.readMedianUs < GOAL_READ_US;
