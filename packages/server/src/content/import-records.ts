@@ -16,7 +16,7 @@ import { readItemInput } from './item-input';
 import { CONTENT_LABEL, DRAFT, emptyBody, type ItemMeta, itemProps, splitItemProps } from './item-record';
 import { itemHash, writeRelationships } from './item-repository';
 import { missingReferences } from './references';
-import { versionNode } from './versions';
+import { ensureVersionNode } from './versions';
 
 /** A record that passed validation, ready to write. */
 interface PreparedRecord {
@@ -64,8 +64,8 @@ function prepare(
 /**
  * The store checks of one batch, in one read each: which records exist (skipped with
  * `skipExisting`, replaced otherwise), which point at nothing (ids for which `isPending`
- * holds, and the batch's own, count as existing), and which would break a unique field
- * (against stored items and earlier records of the batch). Failures go to `errors`.
+ * holds, and the batch's own, count as existing), and which repeat a unique value of an
+ * earlier record of the batch. Failures go to `errors`.
  */
 async function resolveBatch({
   reader,
@@ -120,28 +120,21 @@ async function resolveBatch({
       });
     }
   }
+  // Unique values: duplicates inside the batch fail here; a clash with a stored item is caught
+  // by the engine's constraint when the batch writes, which then retries record by record
+  // (a per-batch lookup by value would scan the label, which is slower than the rare retry).
   for (const field of type.fields) {
     if (!field.unique) continue;
-    const values: Array<string | number | boolean> = [];
-    for (const record of candidates) {
-      const value = record.fields[field.name];
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-        values.push(value);
-    }
-    if (values.length === 0) continue;
-    const page = await reader.findNodes({
-      label: type.nodeLabel,
-      where: [{ prop: field.name, op: 'in', value: values }],
-      limit: values.length + 1,
-    });
-    const owners = new Map<unknown, string>(page.nodes.map((node) => [node.props[field.name], node.id]));
     const claimed = new Map<unknown, string>();
     candidates = candidates.filter((record) => {
       const value = record.fields[field.name];
-      if (value === undefined || value === null) return true;
-      const owner = claimed.get(value) ?? owners.get(value);
+      if (value === undefined || value === null || typeof value === 'object') return true;
+      const owner = claimed.get(value);
       if (owner !== undefined && owner !== record.id) {
-        fail(record, `field \`${field.name}\` must be unique: ${owner} already has ${JSON.stringify(value)}`);
+        fail(
+          record,
+          `field \`${field.name}\` must be unique: ${owner} in this import has ${JSON.stringify(value)}`,
+        );
         return false;
       }
       claimed.set(value, record.id);
@@ -175,11 +168,13 @@ async function writeRecord(
     updatedBy: actor,
   };
   const props = itemProps(record.fields, meta);
-  if (record.existing) await tx.updateNode(record.id, { props });
-  else await tx.createNode({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props });
-  await tx.createNode(
-    versionNode({ id: record.id, fields: record.fields, meta, action: 'content.import', actor }),
-  );
+  // The new version's node is not written here (see versions.ts): reads derive it from the item.
+  if (record.existing) {
+    await ensureVersionNode(tx, record.existing);
+    await tx.updateNode(record.id, { props });
+  } else {
+    await tx.createNode({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props });
+  }
   if (Object.keys(record.targets).length > 0) {
     await writeRelationships(tx, type, record.id, record.targets, record.existing === undefined);
   }
@@ -207,7 +202,8 @@ async function writeBatch(
  * Per record: the id is `<type>:<slug>` (slug from `id` or the keyField); fields and
  * relationships are validated as on create; references must exist (or be written earlier
  * in the same import). An existing item is left alone with `skipExisting`, else replaced by
- * the record (its body, status and publish stamps are kept; a new version is recorded).
+ * the record (its body, status and publish stamps are kept; a new version is recorded,
+ * its node written lazily: see versions.ts).
  *
  * A bad record fails alone: every check runs before the batch writes, so the batch writes
  * exactly its good records; should the write itself fail (e.g. a concurrent writer took a

@@ -88,8 +88,10 @@ export function splitItemProps(props: Props): { fields: Record<string, unknown>;
 
 /** The properties of an item node. */
 export function itemProps(fields: Record<string, unknown>, meta: ItemMeta): Props {
-  const { body, ...rest } = meta;
-  return { ...fields, ...rest, [BODY_PROP]: body };
+  const props: Props = {};
+  for (const key in fields) props[key] = fields[key];
+  for (const key in meta) props[key === 'body' ? BODY_PROP : key] = meta[key as keyof ItemMeta];
+  return props;
 }
 
 /** The type name of an item id `<type>:<slug>`. */

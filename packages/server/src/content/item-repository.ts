@@ -26,7 +26,7 @@ import {
   typeOfId,
 } from './item-record';
 import { missingReferences } from './references';
-import { VERSION_LABEL, versionNode } from './versions';
+import { ensureVersionNode, VERSION_LABEL, versionNode } from './versions';
 
 /** Default and maximum `limit` of GET /api/content/{type}. */
 export const CONTENT_LIST_LIMIT = { default: 100, max: 1000 } as const;
@@ -290,6 +290,7 @@ async function mutateItem({
     const node = await readItem(tx, type, id);
     const current = splitItemProps(node.props);
     assertExpectedVersion(id, expectedVersion, current.meta.version);
+    await ensureVersionNode(tx, node);
     const next = await change(tx, current);
     const meta: ItemMeta = { ...current.meta, ...next.meta };
     meta.version = current.meta.version + 1;

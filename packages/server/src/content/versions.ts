@@ -1,6 +1,14 @@
 import type { BlockDocument, ItemVersion } from '@trelliscms/core';
-import type { GraphNode, GraphReader } from '../engines/port';
-import type { ItemMeta } from './item-record';
+import type { GraphNode, GraphReader, GraphWriter } from '../engines/port';
+import { type ItemMeta, splitItemProps } from './item-record';
+
+/**
+ * Versions of an item are `ItemVersion` nodes `<itemId>@<version>`, written with each write,
+ * except one case: a bulk import does not write the version node of the version it creates
+ * (it would double the import's writes). That version is the item's current state, so reads
+ * ({@link getVersion}, {@link listVersions}) derive it from the item, and the next write
+ * stores it first ({@link ensureVersionNode}), so the history stays complete and exact.
+ */
 
 /** The node label of item versions. */
 export const VERSION_LABEL = 'ItemVersion';
@@ -63,6 +71,12 @@ function toVersionView(node: GraphNode): ItemVersionView {
   };
 }
 
+/** The version node of an item's current state (for a version an import did not store). */
+function currentVersionNode(item: GraphNode): GraphNode {
+  const { fields, meta } = splitItemProps(item.props);
+  return versionNode({ id: item.id, fields, meta, action: 'content.import', actor: meta.updatedBy });
+}
+
 /** The versions of an item, newest first. */
 export async function listVersions(reader: GraphReader, id: string): Promise<ItemVersionView[]> {
   const page = await reader.findNodes({
@@ -70,7 +84,12 @@ export async function listVersions(reader: GraphReader, id: string): Promise<Ite
     where: [{ prop: 'itemId', op: 'eq', value: id }],
     orderBy: [{ prop: 'version', direction: 'desc' }],
   });
-  return page.nodes.map(toVersionView);
+  const versions = page.nodes.map(toVersionView);
+  const item = await reader.getNode(id);
+  if (item && versions[0]?.version !== splitItemProps(item.props).meta.version) {
+    versions.unshift(toVersionView(currentVersionNode(item)));
+  }
+  return versions;
 }
 
 /** One version of an item, or null. */
@@ -80,5 +99,16 @@ export async function getVersion(
   version: number,
 ): Promise<ItemVersionView | null> {
   const node = await reader.getNode(versionNodeId(id, version));
-  return node ? toVersionView(node) : null;
+  if (node) return toVersionView(node);
+  const item = await reader.getNode(id);
+  if (item && splitItemProps(item.props).meta.version === version)
+    return toVersionView(currentVersionNode(item));
+  return null;
+}
+
+/** Stores the version node of the item's current state when an import left it unstored. */
+export async function ensureVersionNode(tx: GraphWriter, item: GraphNode): Promise<void> {
+  const { meta } = splitItemProps(item.props);
+  if (await tx.getNode(versionNodeId(item.id, meta.version))) return;
+  await tx.createNode(currentVersionNode(item));
 }

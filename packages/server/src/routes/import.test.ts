@@ -182,6 +182,30 @@ describe('POST /api/import/json', () => {
     expect(replaced.json()).toMatchObject({ created: records.length, failed: 0 });
     const europe = (await site.request({ method: 'GET', url: '/api/content/region/region:europe' })).json();
     expect(europe).toMatchObject({ version: 2, fields: { name: 'Europe (new)' } });
+    // Imports store the node of the version they create lazily; the history stays complete.
+    await site.request({
+      method: 'PATCH',
+      url: '/api/content/region/region:europe',
+      payload: { name: 'Europa' },
+    });
+    const versions = (
+      await site.request({ method: 'GET', url: '/api/content/region/region:europe/versions' })
+    ).json();
+    expect(
+      versions.map((v: { version: number; action: string; fields: { name: string } }) => [
+        v.version,
+        v.action,
+        v.fields.name,
+      ]),
+    ).toEqual([
+      [3, 'content.update', 'Europa'],
+      [2, 'content.import', 'Europe (new)'],
+      [1, 'content.import', 'Europe'],
+    ]);
+    const v2 = (
+      await site.request({ method: 'GET', url: '/api/content/region/region:europe/versions/2' })
+    ).json();
+    expect(v2.hash).toBe(versions[1].hash);
   });
 
   it('writes nothing with dryRun, but reports what would fail', async () => {

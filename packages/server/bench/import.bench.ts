@@ -1,0 +1,273 @@
+/**
+ * Content benchmark, through HTTP on loopback against the real app:
+ * - import throughput: POST /api/import/json (records/s) and POST /api/import/edges (edges/s);
+ * - read throughput: GET /api/content/{type}/{id} under autocannon (10 connections), next to a
+ *   bare Fastify route serving the same bytes, in the same run.
+ * Always on the embedded engine; also on Neo4j when NEO4J_URI is set. Writes the "Content"
+ * section of docs/benchmarks.md (between the `bench:content` markers) and keeps the rest.
+ *
+ * Run: pnpm --filter @trelliscms/server bench
+ * Env: BENCH_RECORDS (20000), BENCH_EDGES (50000), BENCH_READ_SECONDS (5), BENCH_NEO4J_RECORDS (5000)
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import Fastify from 'fastify';
+import { buildApp } from '../src/app';
+import { loadConfig } from '../src/config';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 20_000);
+const EDGES = Number(process.env.BENCH_EDGES ?? 50_000);
+const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 5);
+const NEO4J_RECORDS = Number(process.env.BENCH_NEO4J_RECORDS ?? 5_000);
+const GOAL_RECORDS = 20_000;
+const GOAL_EDGES = 50_000;
+const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
+const docPath = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
+const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+const run = promisify(execFile);
+
+interface Result {
+  engine: string;
+  records: number;
+  recordsPerSec: number;
+  edges: number;
+  edgesPerSec: number;
+  readRps: number | null;
+  bareRps: number | null;
+  readP99Ms: number | null;
+}
+
+const placeType = {
+  name: 'place',
+  label: 'Place',
+  nodeLabel: 'Place',
+  keyField: 'slug',
+  fields: [
+    { name: 'slug', type: 'string', required: true, unique: true },
+    { name: 'name', type: 'string', required: true, maxLength: 200 },
+    { name: 'country', type: 'string' },
+    { name: 'population', type: 'number' },
+    { name: 'about', type: 'text' },
+  ],
+  relationships: [{ name: 'near', edgeLabel: 'NEAR', target: 'place', kind: 'many-to-many' }],
+};
+
+function record(i: number) {
+  return {
+    slug: `place-${i}`,
+    name: `Place number ${i}`,
+    country: `c${i % 200}`,
+    population: (i * 7919) % 1_000_000,
+    about: `A settlement of the benchmark, ${i % 97} km from the coast, founded in year ${1000 + (i % 900)}.`,
+  };
+}
+
+async function api(base: string, site: string | null, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${OWNER_KEY}`,
+      ...(site ? { 'x-site-id': site } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return { json: () => JSON.parse(text), text, headers: response.headers };
+}
+
+/** Requests per second and p99 latency of `url` under autocannon (10 connections), in a child process. */
+async function autocannon(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ rps: number; p99: number }> {
+  const args = [autocannonBin, '-c', '10', '-d', String(READ_SECONDS), '-j'];
+  for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
+  args.push(url);
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
+  const result = JSON.parse(stdout) as {
+    requests: { average: number };
+    latency: { p99: number };
+    non2xx: number;
+    errors: number;
+  };
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`autocannon saw ${result.non2xx} non-2xx answers and ${result.errors} errors on ${url}`);
+  }
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges: number, withReads: boolean) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trellis-content-bench-'));
+  const config = loadConfig({
+    ...(engine === 'neo4j' ? { ...process.env, CMS_ENGINE: 'neo4j' } : {}),
+    CMS_DATA_DIR: dataDir,
+    CMS_OWNER_KEY: OWNER_KEY,
+    LOG_LEVEL: 'silent',
+    CMS_SCHEDULER: '0',
+    RATE_LIMIT_MAX: '100000000',
+    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+    BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
+  });
+  const app = await buildApp({ config, logger: false });
+  const bare = Fastify({ logger: false });
+  try {
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const slug = `bench-${Date.now().toString(36)}`;
+    const site = (
+      await api(base, null, 'POST', '/api/sites', { name: 'Bench', slug, starterKit: 'none' })
+    ).json().id as string;
+    await api(base, site, 'POST', '/api/types', placeType);
+    console.error(`[${engine}] site ${site} ready; importing ${records} records`);
+
+    const payload = JSON.stringify({
+      typeName: 'place',
+      records: Array.from({ length: records }, (_, i) => record(i)),
+      batchSize: 500,
+    });
+    let started = performance.now();
+    const imported = await fetch(`${base}/api/import/json`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${OWNER_KEY}`,
+        'x-site-id': site,
+        'content-type': 'application/json',
+      },
+      body: payload,
+    });
+    const importBody = (await imported.json()) as { created: number; failed: number };
+    const importMs = performance.now() - started;
+    if (importBody.created !== records) throw new Error(`import created ${importBody.created} of ${records}`);
+    console.error(`[${engine}] records imported in ${Math.round(importMs)} ms; importing ${edges} edges`);
+
+    const edgeList = Array.from({ length: edges }, (_, i) => ({
+      from: `place:place-${i % records}`,
+      edge: 'NEAR',
+      to: `place:place-${(i * 7 + 1 + Math.floor(i / records)) % records}`,
+      props: { km: i % 50 },
+    }));
+    const edgePayload = JSON.stringify({ edges: edgeList, batchSize: 2000 });
+    started = performance.now();
+    const merged = await fetch(`${base}/api/import/edges`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${OWNER_KEY}`,
+        'x-site-id': site,
+        'content-type': 'application/json',
+      },
+      body: edgePayload,
+    });
+    const edgeBody = (await merged.json()) as { merged: number; failed: number; mismatch: number };
+    const edgesMs = performance.now() - started;
+    if (edgeBody.failed > 0 || edgeBody.mismatch > 0)
+      throw new Error(`edge import: ${JSON.stringify(edgeBody)}`);
+
+    let readRps: number | null = null;
+    let bareRps: number | null = null;
+    let readP99Ms: number | null = null;
+    console.error(`[${engine}] edges imported in ${Math.round(edgesMs)} ms`);
+    if (withReads) {
+      const path = '/api/content/place/place:place-42';
+      const sample = await api(base, site, 'GET', path);
+      const bytes = sample.text;
+      bare.get('/bare', async (_request, reply) => reply.type('application/json').send(bytes));
+      const bareBase = await bare.listen({ host: '127.0.0.1', port: 0 });
+      const read = await autocannon(`${base}${path}`, {
+        authorization: `Bearer ${OWNER_KEY}`,
+        'x-site-id': site,
+      });
+      const plain = await autocannon(`${bareBase}/bare`, {});
+      readRps = read.rps;
+      readP99Ms = read.p99;
+      bareRps = plain.rps;
+    }
+    return {
+      engine: engine === 'embedded' ? 'embedded (libSQL)' : 'neo4j (Bolt, Community)',
+      records,
+      recordsPerSec: (records / importMs) * 1000,
+      edges,
+      edgesPerSec: (edges / edgesMs) * 1000,
+      readRps,
+      bareRps,
+      readP99Ms,
+    } satisfies Result;
+  } finally {
+    await bare.close();
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const START = '<!-- bench:content:start -->';
+const END = '<!-- bench:content:end -->';
+const rate = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
+
+function row(result: Result): string {
+  const ratio =
+    result.readRps !== null && result.bareRps
+      ? `${Math.round((result.readRps / result.bareRps) * 100)} %`
+      : '–';
+  return `| ${result.engine} | ${rate(result.recordsPerSec)} | ${rate(result.edgesPerSec)} | ${rate(result.readRps)} | ${rate(result.bareRps)} | ${ratio} | ${result.readP99Ms ?? '–'} | ${result.records.toLocaleString('en-US')} records, ${result.edges.toLocaleString('en-US')} edges |`;
+}
+
+function writeSection(results: Result[], notes: string[]): void {
+  const existing = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n';
+  const startAt = existing.indexOf(START);
+  const endAt = existing.indexOf(END);
+  const previous = startAt >= 0 && endAt > startAt ? existing.slice(startAt, endAt) : '';
+  const rows = results.map(row);
+  if (!results.some((result) => result.engine.startsWith('neo4j'))) {
+    const kept = previous.split('\n').find((line) => line.startsWith('| neo4j'));
+    if (kept !== undefined) rows.push(kept);
+  }
+  const section = [
+    START,
+    '## Content import and reads (HTTP)',
+    '',
+    `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/import.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start.`,
+    `Through HTTP on loopback against the real app (auth, site context, zod validation, audit): one \`POST /api/import/json\` of all records (batchSize 500; each record validated, written with its version node and content hash, one audit entry per batch), then one \`POST /api/import/edges\` (batchSize 2000, merge semantics). Reads: \`GET /api/content/{type}/{id}\` under autocannon (10 connections, ${READ_SECONDS} s, a separate process) next to a bare Fastify route serving the same bytes, in the same run.`,
+    `Goals: ≥ ${GOAL_RECORDS.toLocaleString('en-US')} records/s and ≥ ${GOAL_EDGES.toLocaleString('en-US')} edges/s on the embedded engine (the spec's reference service: about 100 records/s); reads ≥ half of the bare route's requests/s.`,
+    '',
+    '| Engine | Import (records/s) | Edge import (edges/s) | GET item (req/s) | Bare route, same bytes (req/s) | GET / bare | GET p99 (ms) | Sample |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...rows,
+    '',
+    ...notes,
+    '',
+    END,
+  ].join('\n');
+  const updated =
+    startAt >= 0 && endAt > startAt
+      ? existing.slice(0, startAt) + section + existing.slice(endAt + END.length)
+      : `${existing.trimEnd()}\n\n${section}\n`;
+  writeFileSync(docPath, updated);
+}
+
+const loadAtStart = loadavg()
+  .map((n) => n.toFixed(1))
+  .join(' / ');
+const results: Result[] = [];
+const notes: string[] = [];
+const embedded = await benchEngine('embedded', RECORDS, EDGES, true);
+results.push(embedded);
+console.log(row(embedded));
+if (process.env.NEO4J_URI) {
+  try {
+    const neo4j = await benchEngine('neo4j', NEO4J_RECORDS, NEO4J_RECORDS * 2, true);
+    results.push(neo4j);
+    console.log(row(neo4j));
+  } catch (error) {
+    console.error(`Neo4j content benchmark failed: ${(error as Error).message}`);
+    notes.push(`Neo4j was not measured this run: ${(error as Error).message}`);
+  }
+} else {
+  notes.push('Neo4j is measured when `NEO4J_URI` is set (e.g. after `pnpm neo4j:start`).');
+}
+writeSection(results, notes);
+console.log(`Updated ${docPath}`);
