@@ -3,9 +3,29 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFixtureSnapshot } from '../../test/load-fixture';
 import { serveCheck } from '../deploy/serve-check';
+import type { Snapshot } from '../snapshot/types';
 import { ApiSource } from './api-source';
 
 let server: Server | null = null;
+
+/** The blog fixture completed to the core snapshot schema, as the server's export carries it. */
+function exported(): Snapshot {
+  const snapshot = readFixtureSnapshot('blog');
+  Object.assign(snapshot.site, {
+    graphName: '7f9c2b1e-0c1d-4b7a-9d3e-1a2b3c4d5e6f',
+    createdAt: '2026-01-01T00:00:00Z',
+  });
+  for (const type of snapshot.types) type.nodeLabel = type.label;
+  snapshot.items.forEach((item, index) => {
+    Object.assign(item, {
+      version: 1,
+      hash: `sha256:${String(index).padStart(64, '0')}`,
+      status: item.status ?? 'published',
+    });
+  });
+  for (const transform of snapshot.transforms ?? []) transform.event = 'beforeRender';
+  return snapshot;
+}
 afterEach(async () => {
   await new Promise((resolve) => server?.close(resolve) ?? resolve(null));
   server = null;
@@ -23,7 +43,7 @@ describe('ApiSource', () => {
     const url = await listen((req, res) => {
       seen.push({ url: req.url, auth: req.headers.authorization, site: req.headers['x-site-id'] });
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(readFixtureSnapshot('blog')));
+      res.end(JSON.stringify(exported()));
     });
     const source = new ApiSource({ url, key: 'k-123', site: 'site:fixture-blog', env: 'prod' });
     expect((await source.list({ type: 'post' })).total).toBe(4);
@@ -35,11 +55,22 @@ describe('ApiSource', () => {
   it('turns an error answer into invalid_snapshot with the server message', async () => {
     const url = await listen((_req, res) => {
       res.statusCode = 403;
+      res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ error: 'no access', code: 'forbidden' }));
     });
     await expect(new ApiSource({ url, key: 'k', site: 'site:x' }).snapshot()).rejects.toMatchObject({
       code: 'invalid_snapshot',
       message: expect.stringContaining('403: no access'),
+    });
+  });
+
+  it('refuses an answer that is not a snapshot', async () => {
+    const url = await listen((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ format: 'something-else' }));
+    });
+    await expect(new ApiSource({ url, key: 'k', site: 'site:x' }).snapshot()).rejects.toMatchObject({
+      code: 'invalid_snapshot',
     });
   });
 });

@@ -1,4 +1,5 @@
 import { TrellisError } from '@trelliscms/core';
+import { createClient } from '@trelliscms/sdk';
 import { assertSnapshot } from '../snapshot/read-snapshot';
 import type { Snapshot, SnapshotItem, SnapshotSite, SnapshotTemplate, SnapshotType } from '../snapshot/types';
 import type { ContentSource, ListQuery, ListResult, SimilarQuery, TraverseQuery } from './content-source';
@@ -7,19 +8,22 @@ import { SnapshotSource } from './snapshot-source';
 export interface ApiSourceOptions {
   /** the server's base URL, e.g. `http://127.0.0.1:4000` */
   url: string;
-  /** an API key (or ID token) sent as `Authorization: Bearer` */
+  /** an API key sent as `Authorization: Bearer` */
   key: string;
   /** `site:<slug>`, sent as `X-Site-Id` */
   site: string;
   /** environment whose content the queries see; default `dev` */
   env?: string;
   fetch?: typeof fetch;
+  /** default 120 000 */
   timeoutMs?: number;
 }
 
 /**
- * A {@link ContentSource} over the live API: it reads the site's snapshot once from
- * `GET /api/export` and answers every query from it.
+ * A {@link ContentSource} over the live API: it reads the site's snapshot once through the
+ * SDK (`GET /api/export`, checked against the snapshot schema) and answers every query from it.
+ * A failed call throws `invalid_snapshot` with the server's message (or `engine_unavailable`
+ * when the server cannot be reached).
  */
 export class ApiSource implements ContentSource {
   private readonly options: ApiSourceOptions;
@@ -32,32 +36,20 @@ export class ApiSource implements ContentSource {
   private load(): Promise<SnapshotSource> {
     this.loaded ??= (async () => {
       const { url, key, site, timeoutMs = 120_000 } = this.options;
-      const doFetch = this.options.fetch ?? fetch;
-      const endpoint = new URL('/api/export', url);
-      let response: Response;
-      try {
-        response = await doFetch(endpoint, {
-          headers: { authorization: `Bearer ${key}`, 'x-site-id': site, accept: 'application/json' },
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (error) {
-        throw TrellisError.of('engine_unavailable', { detail: `${endpoint}: ${(error as Error).message}` });
-      }
-      const text = await response.text();
-      if (!response.ok) {
-        let message = text.slice(0, 300);
-        try {
-          message = (JSON.parse(text) as { error?: string }).error ?? message;
-        } catch {}
-        throw TrellisError.of('invalid_snapshot', {
-          detail: `GET ${endpoint} answered ${response.status}: ${message}`,
-        });
-      }
+      const client = createClient({ baseUrl: url, apiKey: key, timeoutMs, fetch: this.options.fetch });
       let body: unknown;
       try {
-        body = JSON.parse(text);
+        body = await client.site(site).export.snapshot();
       } catch (error) {
-        throw TrellisError.of('invalid_snapshot', { detail: `GET ${endpoint}: ${(error as Error).message}` });
+        const name = (error as { name?: string }).name;
+        const message = (error as Error).message ?? String(error);
+        if (name === 'ConnectionError')
+          throw TrellisError.of('engine_unavailable', { detail: `${url}: ${message}` });
+        const status = (error as { status?: number }).status;
+        const detail = status
+          ? `GET /api/export answered ${status}: ${message}`
+          : `GET /api/export: ${message}`;
+        throw TrellisError.of('invalid_snapshot', { detail });
       }
       return new SnapshotSource({ snapshot: assertSnapshot(body), env: this.options.env });
     })();
