@@ -184,7 +184,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         expectedVersion: expectedVersionFrom(request.headers['if-match']),
         actor: actorOf(request.principal!),
       });
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 
