@@ -131,6 +131,15 @@ describe('embedded engine', () => {
     expect(await engine.dropGraph('stray')).toBe(true);
   });
 
+  it('reports a taken id as exists even when a unique value repeats too', async () => {
+    const graph = await engine.createGraph('exists');
+    await graph.ensureUnique('User', 'email');
+    await graph.createNode({ id: 'u1', labels: ['User'], props: { email: 'a@example.com' } });
+    await expect(
+      graph.createNode({ id: 'u1', labels: ['User'], props: { email: 'a@example.com' } }),
+    ).rejects.toMatchObject({ kind: 'exists' });
+  });
+
   it('never leaks libsql row metadata into nodes', async () => {
     const graph = await engine.createGraph('meta');
     await graph.createNode({ id: 'a', labels: ['T'], props: { x: 1 } });

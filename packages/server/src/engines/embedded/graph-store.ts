@@ -64,6 +64,10 @@ function toAuditRecord(row: unknown[]): AuditRecord {
   return record;
 }
 
+function exists(id: string): EngineError {
+  return new EngineError('exists', `A node with id ${JSON.stringify(id)} already exists`, { id });
+}
+
 /** A unique-constraint key for a property value: its canonical JSON, so 1 and "1" differ. */
 function uniqueKey(value: unknown): string | null {
   return value === undefined || value === null ? null : canonicalJson(value);
@@ -255,7 +259,11 @@ export class GraphStore {
 
   createNode(node: GraphNode): GraphNode {
     const clean = this.assertNode(node);
-    this.checkUnique(clean, null);
+    if (this.uniques.size > 0) {
+      // A taken id is `exists`, even when the node also repeats a unique value.
+      if (this.conn.row(SELECT_RID, [clean.id]) !== undefined) throw exists(clean.id);
+      this.checkUnique(clean, null);
+    }
     try {
       this.insert(clean);
     } catch (error) {
@@ -264,9 +272,7 @@ export class GraphStore {
         (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
         String(error).includes('nodes.id')
       ) {
-        throw new EngineError('exists', `A node with id ${JSON.stringify(clean.id)} already exists`, {
-          id: clean.id,
-        });
+        throw exists(clean.id);
       }
       throw error;
     }
