@@ -12,6 +12,7 @@ import { openapiPlugin } from './plugins/openapi';
 import { publishingPlugin } from './plugins/publishing';
 import { queryTimeoutPlugin } from './plugins/query-timeout';
 import { rateLimitPlugin } from './plugins/rate-limit';
+import { releasesPlugin } from './releases/releases-plugin';
 import { accessRoutes } from './routes/access';
 import { apiKeysRoutes } from './routes/api-keys';
 import { buildRoutes } from './routes/build';
@@ -21,6 +22,7 @@ import { embeddingsRoutes } from './routes/embeddings';
 import { healthRoutes } from './routes/health';
 import { importRoutes } from './routes/import';
 import { membersRoutes } from './routes/members';
+import { releasesRoutes } from './routes/releases';
 import { siteResourceRoutes } from './routes/site-resources';
 import { sitesRoutes } from './routes/sites';
 import { templatesRoutes } from './routes/templates';
@@ -90,5 +92,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(siteResourceRoutes);
   await app.register(publishingPlugin);
   await app.register(buildRoutes);
+  await app.register(releasesPlugin);
+  await app.register(releasesRoutes);
   return app;
 }

@@ -130,7 +130,11 @@ export const CreateReleaseBody = z
     description: z.string().max(2000).optional(),
     intent: z.string().max(2000).optional(),
     derivedFromReleaseId: ReleaseId.optional(),
-    includes: z.array(Include).max(10_000).optional(),
+    /** Each include's `at` defaults to now. */
+    includes: z
+      .array(Include.extend({ at: DateTime.optional() }))
+      .max(10_000)
+      .optional(),
   })
   .meta({ id: 'CreateReleaseBody' });
 export type CreateReleaseBody = z.infer<typeof CreateReleaseBody>;
