@@ -719,6 +719,11 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
           'unique_violation',
         );
         expect(await graph.getNode('u2')).toBeNull();
+        // A taken id is `exists`, even when the unique value repeats too.
+        await expectKind(
+          graph.createNode({ id: 'u1', labels: ['User'], props: { email: 'a@example.com' } }),
+          'exists',
+        );
         await expectKind(
           graph.putNode({ id: 'u2', labels: ['User'], props: { email: 'a@example.com' } }),
           'unique_violation',
