@@ -9,6 +9,7 @@ import {
   contentList,
   contentPublish,
   contentUpdate,
+  contentVersions,
   readItemBody,
 } from './commands/content';
 import { health } from './commands/health';
@@ -423,6 +424,14 @@ Example:
     .action(
       action(async (context, [type, id]) =>
         contentDelete({ site: await context.site(), out: context.out, type: type!, id: id! }),
+      ),
+    );
+  sub(content, 'versions', 'List the recorded versions of an item', 'cms content versions post hello')
+    .argument('<type>', 'type name')
+    .argument('<id>', 'item id or slug')
+    .action(
+      action(async (context, [type, id]) =>
+        contentVersions({ site: await context.site(), out: context.out, type: type!, id: id! }),
       ),
     );
   sub(content, 'publish', 'Publish an item to an environment', 'cms content publish post hello --env prod')

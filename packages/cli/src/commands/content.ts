@@ -145,3 +145,20 @@ export async function contentPublish({
   );
   return ExitCode.ok;
 }
+
+/** `cms content versions <type> <id>`: the item's recorded versions, newest first. */
+export async function contentVersions({
+  site,
+  out,
+  type,
+  id,
+}: Deps & { type: string; id: string }): Promise<number> {
+  const versions = await site.content.versions(type, fullId(type, id));
+  out.result(versions, () =>
+    table(
+      versions.map((version) => ({ ...version, hash: version.hash.slice(0, 12) })),
+      ['version', 'status', 'action', 'actor', 'at', 'hash'],
+    ),
+  );
+  return ExitCode.ok;
+}

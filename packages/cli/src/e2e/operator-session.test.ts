@@ -137,6 +137,12 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     expect(updated.fields.capital).toBe('Paris');
     const published = await run('content', 'publish', 'country', 'country:fr', '--env', 'dev');
     expect(published.code, published.stderr).toBe(0);
+    const versions = await json('content', 'versions', 'country', 'fr');
+    expect(versions.map((version: { action: string }) => version.action)).toEqual([
+      'content.publish',
+      'content.update',
+      'content.import',
+    ]);
     const missing = await run('content', 'get', 'country', 'atlantis');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^Error: 404/);
