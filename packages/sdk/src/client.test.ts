@@ -56,6 +56,26 @@ describe('createClient', () => {
     ]);
   });
 
+  it('asks the token provider again before a retry, so a refreshed token is sent', async () => {
+    server = await createTestServer({
+      'GET /api/sites': sequence(
+        { status: 503, body: { error: 'busy', code: 'overloaded' } },
+        { body: [site] },
+      ),
+    });
+    let calls = 0;
+    const client = createClient({
+      baseUrl: server.url,
+      token: () => `t${++calls}`,
+      retry: { delayMs: () => 1 },
+    });
+    await client.sites.list();
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+      'Bearer t1',
+      'Bearer t2',
+    ]);
+  });
+
   it('encodes path segments such as full content ids', async () => {
     server = await createTestServer({
       'GET /api/content/post/post%3Aa%26b': () => ({
