@@ -41,7 +41,7 @@ export interface RequestSpec<S extends z.ZodType> extends CallOptions {
 export interface RetryOptions {
   /** How many times a retryable failure is retried. Default 2. */
   limit?: number;
-  /** The longest `Retry-After` honoured, in ms; a longer one fails at once. Default 60000. */
+  /** The longest `Retry-After` wait, in ms; a longer one is cut to this. Default 60000. */
   maxRetryAfterMs?: number;
   /** The delay before retry `n` (1-based) when the server gave no `Retry-After`. Default `300 * 2 ** (n - 1)` ms. */
   delayMs?: (attempt: number) => number;
