@@ -7,11 +7,14 @@ const [projectDir] = process.argv.slice(2);
 process.chdir(projectDir);
 rmSync(join(projectDir, '_site'), { recursive: true, force: true });
 const started = performance.now();
+const cpu0 = process.cpuUsage();
 const elev = new Eleventy('src', '_site', { quietMode: true, configPath: 'eleventy.config.mjs' });
 elev.disableLogger?.();
 const results = await elev.write();
 const fullMs = Math.round(performance.now() - started);
+const cpu = process.cpuUsage(cpu0);
+const fullCpuMs = Math.round((cpu.user + cpu.system) / 1000);
 const pages = Array.isArray(results) ? results.flat().length : null;
 process.stdout.write(
-  `${JSON.stringify({ fullMs, pages, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+  `${JSON.stringify({ fullMs, fullCpuMs, pages, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
 );

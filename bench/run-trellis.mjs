@@ -14,11 +14,15 @@ const report = { scenario, loadMs: Math.round(loadMs) };
 const pool = new RenderPool({ size: 2 });
 const target =
   scenario === 'directory' ? createDirectoryTarget({ root: outDir }) : createFolderTarget({ dir: outDir });
+const cpu0 = process.cpuUsage();
 const full = await build({ source: snapshot, target, mode: 'full', buildId: 'bench-full', pool });
 if (!full.ok) throw new Error(`full build failed: ${JSON.stringify(full.errors.slice(0, 3))}`);
 report.pages = full.rendered;
 report.files = full.artifacts;
 report.fullMs = full.durationMs;
+// CPU time of the whole process (main thread and render workers): steadier than wall time on a busy machine.
+const cpu = process.cpuUsage(cpu0);
+report.fullCpuMs = Math.round((cpu.user + cpu.system) / 1000);
 
 if (scenario !== 'large') {
   // One-item edit (a new item version, as the next export would carry), rebuilt in the same process.
