@@ -21,6 +21,7 @@ import { diagnosticsRoutes } from './routes/diagnostics';
 import { embeddingsRoutes } from './routes/embeddings';
 import { healthRoutes } from './routes/health';
 import { importRoutes } from './routes/import';
+import { mediaRoutes } from './routes/media';
 import { membersRoutes } from './routes/members';
 import { releasesRoutes } from './routes/releases';
 import { siteResourceRoutes } from './routes/site-resources';
@@ -94,5 +95,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(buildRoutes);
   await app.register(releasesPlugin);
   await app.register(releasesRoutes);
+  await app.register(mediaRoutes);
   return app;
 }

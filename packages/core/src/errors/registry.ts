@@ -16,6 +16,10 @@ export const errorRegistry = {
   invalid_template: { status: 400, message: 'The template does not parse: {detail}' },
   invalid_snapshot: { status: 400, message: 'The site snapshot is not valid: {detail}' },
   invalid_deploy_options: { status: 400, message: 'The deploy target `{target}` cannot use these options: {detail}' },
+  media_type_not_allowed: {
+    status: 400,
+    message: 'The uploaded file is not an accepted media type ({detail}); upload an image, a video or a PDF.',
+  },
   build_version_not_found: {
     status: 404,
     message: 'Build `{buildId}` has no deployed version to roll back to. List versions with GET /api/build/history.',
@@ -58,6 +62,7 @@ export const errorRegistry = {
     message:
       'This import has {count} records; one request takes at most {max}. Split it into calls of at most {suggestedBatchSize} records.',
   },
+  media_too_large: { status: 413, message: 'The uploaded file is larger than {limit} bytes (25 MB).' },
   // 429
   rate_limited: { status: 429, message: 'Too many requests: retry in {retryAfter} s.' },
   // 500
@@ -72,6 +77,7 @@ export const errorRegistry = {
     status: 502,
     message: 'The template write was not visible within {waitMs} ms. Retry; the write is idempotent.',
   },
+  stock_provider_unavailable: { status: 502, message: 'No stock photo provider is reachable: {detail}' },
   embedding_provider_failed: { status: 502, message: 'The embedding provider failed: {detail}' },
   // 503 / 504
   overloaded: { status: 503, message: 'The server is under pressure ({reason}); retry shortly.' },

@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type MediaAsset, TrellisError } from '@trelliscms/core';
+import { imageSize } from 'image-size';
+import type { Graph, GraphEngine, GraphNode, GraphReader } from '../engines/port';
+import { listSites } from '../platform/sites';
+import { sniffMediaType } from './sniff-media-type';
+
+/** Node label of a media asset in a site graph. */
+export const MEDIA_LABEL = 'MediaAsset';
+
+/** The folder asset files live in: `<dataDir>/media/assets/`, one `<sha>.<ext>` per content. */
+export function assetsDir(dataDir: string): string {
+  return join(dataDir, 'media', 'assets');
+}
+
+/** The asset id of a file: `asset:` and the first 24 hex digits of its sha256. */
+export function assetIdOf(sha256: string): string {
+  return `asset:${sha256.slice(0, 24)}`;
+}
+
+export function toMediaAsset(node: GraphNode): MediaAsset {
+  const props = node.props;
+  return {
+    ok: true,
+    id: node.id,
+    url: String(props.url),
+    sha256: String(props.sha256),
+    filename: String(props.filename),
+    mimetype: String(props.mimetype),
+    bytes: Number(props.bytes),
+    width: typeof props.width === 'number' ? props.width : null,
+    height: typeof props.height === 'number' ? props.height : null,
+    uploadedBy: String(props.uploadedBy),
+    uploadedAt: String(props.uploadedAt),
+  };
+}
+
+function dimensions(content: Buffer, kind: string): { width: number | null; height: number | null } {
+  if (kind !== 'image') return { width: null, height: null };
+  try {
+    const size = imageSize(content);
+    return { width: size.width ?? null, height: size.height ?? null };
+  } catch {
+    // A file with a valid signature but a header image-size cannot read: stored without dimensions.
+    return { width: null, height: null };
+  }
+}
+
+/** A file name safe to show: the base name, without control characters, at most 255 characters. */
+function cleanFilename(name: string | undefined, fallback: string): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
+  return clean || fallback;
+}
+
+/**
+ * Stores an uploaded file as a media asset: the type comes from the content's magic bytes
+ * (400 `media_type_not_allowed` otherwise), the sha256 names the file and keys the asset,
+ * so the same content uploaded again answers the stored asset (`created: false`).
+ */
+export async function saveAsset({
+  graph,
+  dataDir,
+  content,
+  filename,
+  actor,
+  now,
+}: {
+  graph: Graph;
+  dataDir: string;
+  content: Buffer;
+  filename: string | undefined;
+  actor: string;
+  now: Date;
+}): Promise<{ asset: MediaAsset; created: boolean }> {
+  const type = sniffMediaType(content);
+  if (!type) {
+    throw TrellisError.of('media_type_not_allowed', {
+      detail:
+        content.length === 0 ? 'the file is empty' : 'its content is not a recognised image, video or PDF',
+    });
+  }
+  const sha256 = createHash('sha256').update(content).digest('hex');
+  const id = assetIdOf(sha256);
+  const existing = await graph.getNode(id);
+  if (existing?.labels.includes(MEDIA_LABEL)) return { asset: toMediaAsset(existing), created: false };
+
+  const dir = assetsDir(dataDir);
+  const file = join(dir, `${sha256}.${type.ext}`);
+  if (!existsSync(file)) {
+    await mkdir(dir, { recursive: true });
+    const temp = `${file}.${process.pid}.${crypto.randomUUID()}.tmp`;
+    await writeFile(temp, content);
+    await rename(temp, file);
+  }
+  const { width, height } = dimensions(content, type.kind);
+  const asset: MediaAsset = {
+    ok: true,
+    id,
+    url: `/media/assets/${sha256}.${type.ext}`,
+    sha256,
+    filename: cleanFilename(filename, `${sha256}.${type.ext}`),
+    mimetype: type.mimetype,
+    bytes: content.length,
+    width,
+    height,
+    uploadedBy: actor,
+    uploadedAt: now.toISOString(),
+  };
+  const { ok: _ok, id: _id, ...props } = asset;
+  return graph.transaction(async (tx) => {
+    // A concurrent upload of the same content may have won: answer its asset.
+    const stored = await tx.getNode(id);
+    if (stored?.labels.includes(MEDIA_LABEL)) return { asset: toMediaAsset(stored), created: false };
+    await tx.createNode({ id, labels: [MEDIA_LABEL], props });
+    await tx.appendAudit({ actor, action: 'media.upload', target: id, data: { sha256, bytes: asset.bytes } });
+    return { asset, created: true };
+  });
+}
+
+/** Assets newest first, optionally those whose file name contains `q` (case-insensitive). */
+export async function listAssets(
+  reader: GraphReader,
+  { q, limit, offset }: { q?: string; limit: number; offset: number },
+): Promise<{ assets: MediaAsset[]; total: number }> {
+  const page = await reader.findNodes({
+    label: MEDIA_LABEL,
+    where: q ? [{ prop: 'filename', op: 'contains', value: q }] : [],
+    orderBy: [{ prop: 'uploadedAt', direction: 'desc' }],
+    limit,
+    offset,
+  });
+  return { assets: page.nodes.map(toMediaAsset), total: page.total };
+}
+
+/**
+ * Deletes an asset node (404 when there is none) and its file — unless another site still
+ * holds an asset of the same content, since files are shared by content across sites.
+ */
+export async function deleteAsset({
+  graph,
+  engine,
+  platform,
+  dataDir,
+  id,
+  actor,
+}: {
+  graph: Graph;
+  engine: GraphEngine;
+  platform: Graph;
+  dataDir: string;
+  id: string;
+  actor: string;
+}): Promise<void> {
+  const asset = await graph.transaction(async (tx) => {
+    const node = await tx.getNode(id);
+    if (!node?.labels.includes(MEDIA_LABEL))
+      throw TrellisError.of('not_found', { resource: `Asset \`${id}\`` });
+    await tx.deleteNode(id);
+    await tx.appendAudit({ actor, action: 'media.delete', target: id, data: { sha256: node.props.sha256 } });
+    return toMediaAsset(node);
+  });
+  for (const site of await listSites(platform)) {
+    if (site.graphName === graph.name) continue;
+    const other = await engine.openGraph(site.graphName);
+    if ((await other?.getNode(id))?.labels.includes(MEDIA_LABEL)) return;
+  }
+  const file = join(assetsDir(dataDir), asset.url.slice('/media/assets/'.length));
+  await rm(file, { force: true });
+}
