@@ -129,7 +129,11 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       const graph = request.site!.graph;
       const type = await getType(graph, request.params.type);
       const item = await getItem({ graph, type, id: request.params.id });
-      return withEtag(reply, item.version).send(item.record);
+      // The hot read path: toContentRecord builds exactly the ContentRecord shape, so the body is
+      // sent pre-serialized instead of being re-validated by the response schema on every read.
+      return withEtag(reply, item.version)
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(item.record) as never);
     },
   );
 
