@@ -37,7 +37,7 @@ export type {
   ImportRecordsResult,
 } from './namespaces/import';
 export type { EmbeddingsMaterialized, EngineProcedureList, MaintenanceApi } from './namespaces/maintenance';
-export type { MediaApi, MediaAssetRecord, MediaDeleted, StockResult } from './namespaces/media';
+export type { MediaApi, MediaAssetRecord, StockResult } from './namespaces/media';
 export type { MemberRevoked, MembersApi, SiteMember } from './namespaces/members';
 export type {
   DeploymentRecord,

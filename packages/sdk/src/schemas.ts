@@ -77,7 +77,6 @@ export {
   ContentType,
   ContentTypeSummary,
   ContentTypeSummaryList,
-  DeleteMediaResponse,
   DeleteSiteResponse,
   Deployment,
   DeploymentList,

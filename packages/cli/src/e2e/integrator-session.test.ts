@@ -138,6 +138,56 @@ describe('integrator session through the SDK', { timeout: 120_000 }, () => {
     expect(snapshot.edges.length).toBe(distinct.size);
   });
 
+  it('bundles an item version into a release, approves it and deploys it', async () => {
+    const environments = await site.releases.environments();
+    expect(environments.map((environment) => environment.id)).toEqual(
+      expect.arrayContaining(['env:dev', 'env:prod']),
+    );
+    const [head] = await site.content.versions('country', 'country:fr');
+    expect(head).toBeDefined();
+    const release = await site.releases.create({
+      name: 'france-update',
+      description: 'France, as imported',
+      includes: [
+        {
+          kind: 'content',
+          versionableId: 'country:fr',
+          version: head!.version,
+          hash: head!.hash,
+          at: head!.at,
+        },
+      ],
+    });
+    expect(release).toMatchObject({ id: 'release:france-update', state: 'draft' });
+    await site.releases.transition(release.id, { state: 'pending' });
+    const approved = await site.releases.transition(release.id, { state: 'approved' });
+    expect(approved.state).toBe('approved');
+    const deployment = await site.releases.deploy(release.id, {
+      environmentId: 'env:prod',
+      skipReviewGate: true,
+    });
+    expect(deployment).toMatchObject({ releaseId: release.id, environmentId: 'env:prod' });
+    const recent = await site.releases.deployments({ envId: 'env:prod' });
+    expect(recent.map((entry) => entry.id)).toContain(deployment.id);
+  });
+
+  it('uploads, lists and deletes a media file', async () => {
+    // A 1x1 transparent PNG.
+    const png = Uint8Array.from(
+      atob(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      ),
+      (char) => char.charCodeAt(0),
+    );
+    const asset = await site.media.upload(new Blob([png], { type: 'image/png' }), 'pixel.png');
+    expect(asset).toMatchObject({ filename: 'pixel.png', mimetype: 'image/png', width: 1, height: 1 });
+    expect(await site.media.count({ q: 'pixel' })).toBe(1);
+    const file = await fetch(new URL(asset.url, server.url));
+    expect(file.status).toBe(200);
+    await site.media.delete(asset.id);
+    expect(await site.media.list()).toEqual([]);
+  });
+
   it('mints a viewer key that can read but not write', async () => {
     const key = await site.apiKeys.create({ name: 'reader', role: 'viewer' });
     const reader = sdk.createClient({ baseUrl: server.url, apiKey: key.secret }).site('site:atlas');

@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
-import { DeleteMediaResponse, MediaAsset, MediaAssetList, MediaCount, StockResponse } from '../schemas';
+import { MediaAsset, MediaAssetList, MediaCount, StockResponse } from '../schemas';
 
 export type MediaAssetRecord = z.output<typeof MediaAsset>;
-export type MediaDeleted = z.output<typeof DeleteMediaResponse>;
 export type StockResult = z.output<typeof StockResponse>;
 
 /** Media assets of the client's site (site-scoped). */
@@ -36,14 +35,10 @@ export function createMediaApi(transport: Transport) {
         ...options,
       });
     },
-    /** DELETE /api/media/{id}: removes the asset and its file. */
-    delete: (id: string, options: CallOptions = {}): Promise<MediaDeleted> =>
-      transport.request({
-        method: 'delete',
-        path: path('media', id),
-        schema: DeleteMediaResponse,
-        ...options,
-      }),
+    /** DELETE /api/media/{id}: removes the asset and its file (204). */
+    delete: async (id: string, options: CallOptions = {}): Promise<void> => {
+      await transport.send({ method: 'delete', path: path('media', id), ...options });
+    },
     /** GET /api/media/stock: stock photos from `provider`, normalized. */
     stock: (
       query: { provider: 'pexels' | 'unsplash' | 'pixabay'; q?: string; orientation?: string },
