@@ -229,7 +229,10 @@ function writeSection(results: Result[], notes: string[]): void {
   const rows = results.map(row);
   if (!results.some((result) => result.engine.startsWith('neo4j'))) {
     const kept = previous.split('\n').find((line) => line.startsWith('| neo4j'));
-    if (kept !== undefined) rows.push(kept);
+    // A row from before the health column: put a dash in it, before the sample.
+    const cells = kept?.split('|') ?? [];
+    if (kept !== undefined && cells.length === 10) cells.splice(8, 0, ' – ');
+    if (kept !== undefined) rows.push(cells.join('|'));
   }
   const section = [
     START,
