@@ -1,0 +1,114 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ContentTestSite, createContentTestSite } from '../test-helpers/content-test-site';
+
+const serverDir = fileURLToPath(new URL('../..', import.meta.url));
+const child = fileURLToPath(new URL('./scheduler-race-child.ts', import.meta.url));
+const coreSource = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
+
+let site: ContentTestSite;
+beforeEach(async () => {
+  site = await createContentTestSite();
+});
+afterEach(async () => {
+  await site.close();
+});
+
+/** Starts a scheduler process on the data dir; resolves once it is ready, with a function that ticks it. */
+function startInstance(dataDir: string, tsconfig: string, now: string) {
+  const proc: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    ['--import', 'tsx', child, dataDir, now],
+    { cwd: serverDir, env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig } },
+  );
+  let out = '';
+  let err = '';
+  proc.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const lines: string[] = [];
+  const waiters: Array<() => void> = [];
+  proc.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    const parts = out.split('\n');
+    out = parts.pop() ?? '';
+    lines.push(...parts);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const nextLine = () =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no answer from the scheduler process: ${err}`)),
+        60_000,
+      );
+      const check = () => {
+        const line = lines.shift();
+        if (line !== undefined) {
+          clearTimeout(timer);
+          resolve(line);
+        } else waiters.push(check);
+      };
+      proc.on('exit', (code) => {
+        if (lines.length === 0) reject(new Error(`the scheduler process exited (${code}): ${err}`));
+      });
+      check();
+    });
+  return {
+    ready: nextLine(),
+    async tick(): Promise<{ attempted: number; fired: string[] }> {
+      proc.stdin.write('go\n');
+      return JSON.parse(await nextLine());
+    },
+    kill: () => proc.kill('SIGKILL'),
+  };
+}
+
+describe('deployment scheduler across processes', () => {
+  it('fires each due deployment exactly once when two server processes tick the same data', async () => {
+    const post = (url: string, payload: Record<string, unknown>) =>
+      site.request({ method: 'POST', url, payload });
+    await post('/api/releases', { name: 'r' });
+    await post('/api/releases/release:r/transition', { state: 'pending' });
+    await post('/api/releases/release:r/transition', { state: 'approved' });
+    const ids: string[] = [];
+    for (let index = 0; index < 8; index += 1) {
+      const validFrom = new Date(Date.UTC(2030, 0, 1, 0, index)).toISOString();
+      const created = await post('/api/releases/release:r/deploy', { environmentId: 'env:prod', validFrom });
+      expect(created.json().status).toBe('pending');
+      ids.push(created.json().id);
+    }
+    const dataDir = site.platform.dataDir;
+    const tsconfig = join(dataDir, 'tsconfig.race.json');
+    writeFileSync(
+      tsconfig,
+      JSON.stringify({
+        extends: join(serverDir, 'tsconfig.json'),
+        compilerOptions: { paths: { '@trelliscms/core': [coreSource] } },
+      }),
+    );
+    const now = '2030-01-01T01:00:00.000Z';
+    const a = startInstance(dataDir, tsconfig, now);
+    const b = startInstance(dataDir, tsconfig, now);
+    try {
+      await Promise.all([a.ready, b.ready]);
+      const [first, second] = await Promise.all([a.tick(), b.tick()]);
+      const fired = [...first.fired, ...second.fired].sort();
+      expect(fired).toEqual([...ids].sort());
+      expect(first.attempted + second.attempted).toBeGreaterThanOrEqual(ids.length);
+    } finally {
+      a.kill();
+      b.kill();
+    }
+    const audit = await site.graph.auditRecords();
+    for (const id of ids) {
+      expect(
+        audit.filter((record) => record.action === 'deployment.fire' && record.target === id),
+      ).toHaveLength(1);
+    }
+    const deployments = (await site.request({ method: 'GET', url: '/api/releases/deployments' })).json();
+    expect(deployments.every((d: { status: string }) => d.status === 'deployed')).toBe(true);
+  }, 120_000);
+});

@@ -1,0 +1,37 @@
+/**
+ * The child process of the scheduler race test (`deployment-scheduler.race.test.ts`): a second
+ * server instance in its own process, on its own engine over the same data dir. It waits for a
+ * line on stdin, runs one scheduler tick at the given clock, and prints the ids it fired as JSON.
+ *
+ * Usage: node --import tsx scheduler-race-child.ts <dataDir> <nowIso>
+ */
+import { createInterface } from 'node:readline';
+import { createEmbeddedEngine } from '../engines/embedded';
+import { PLATFORM_GRAPH } from '../plugins/context';
+import { DeploymentScheduler } from './deployment-scheduler';
+
+const [dataDir, nowIso] = process.argv.slice(2);
+if (!dataDir || !nowIso) {
+  console.error('usage: scheduler-race-child <dataDir> <nowIso>');
+  process.exit(2);
+}
+const engine = createEmbeddedEngine({ dataDir });
+await engine.init();
+const platform = await engine.openGraph(PLATFORM_GRAPH);
+if (!platform) throw new Error('no platform graph');
+const silent = { info() {}, error() {}, warn() {}, debug() {}, child: () => silent } as never;
+const scheduler = new DeploymentScheduler({
+  engine,
+  platform,
+  now: () => new Date(nowIso),
+  log: silent,
+  intervalMs: 60_000,
+});
+process.stdout.write('ready\n');
+const lines = createInterface({ input: process.stdin });
+for await (const _line of lines) break;
+const result = await scheduler.tick();
+process.stdout.write(
+  `${JSON.stringify({ attempted: result.attempted, fired: result.fired.map((d) => d.id) })}\n`,
+);
+await engine.close();
