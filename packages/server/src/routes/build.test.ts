@@ -27,6 +27,22 @@ async function seedBlog(site: ContentTestSite): Promise<void> {
     },
   });
   expect(template.statusCode).toBe(201);
+  const home = await site.request({
+    method: 'POST',
+    url: '/api/templates',
+    payload: {
+      name: 'home',
+      content:
+        "{% list 'post' sort: 'title' as posts %}{% for p in posts %}<a href=\"{{ p.url }}\">{{ p.title }}</a>{% endfor %}",
+    },
+  });
+  expect(home.statusCode).toBe(201);
+  const route = await site.request({
+    method: 'POST',
+    url: '/api/routes',
+    payload: { slug: 'home', path: '/', kind: 'page', template: 'home' },
+  });
+  expect(route.statusCode).toBe(201);
   for (const title of ['Hello world', 'Second post']) {
     const created = await site.request({
       method: 'POST',
@@ -75,6 +91,12 @@ describe('build routes', () => {
     expect(hello.body).toContain('<h1>Hello world</h1>');
     expect(hello.body).toContain('<strong>Hello world</strong>');
     expect((await page(site, '/sites/blog/dev/posts/nope/')).statusCode).toBe(404);
+    expect([400, 404]).toContain((await page(site, '/sites/blog/dev/%E0%A4%A')).statusCode);
+    for (const url of ['/sites/blog/dev/', '/sites/blog/dev']) {
+      const home = await page(site, url);
+      expect(home.statusCode).toBe(200);
+      expect(home.body).toContain('<a href="/posts/hello-world/">Hello world</a>');
+    }
     expect((await page(site, '/sites/blog/dev/../../../etc/passwd')).statusCode).toBe(404);
 
     const status = await site.request({ method: 'GET', url: `/api/build/status/${result.buildId}` });

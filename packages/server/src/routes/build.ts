@@ -15,9 +15,8 @@ import {
   SiteSnapshot,
   TrellisError,
 } from '@trelliscms/core';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { getSite, type SiteView, toSiteView } from '../platform/sites';
 import { envName } from '../publishing/build-service';
 import { takeSnapshot } from '../publishing/take-snapshot';
@@ -177,35 +176,41 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => takeSnapshot({ graph: request.site!.graph, site: await currentSite(app, request) }),
   );
 
-  app.get(
+  const serveLive = async (
+    request: FastifyRequest<{ Params: { slug: string; env: string; '*'?: string } }>,
+    reply: FastifyReply,
+  ) => {
+    const notFound = () =>
+      reply
+        .status(404)
+        .type('text/html; charset=utf-8')
+        .send('<!doctype html><title>Not found</title><h1>Not found</h1>');
+    const record = await getSite(app.trellis.platform, `site:${request.params.slug}`);
+    if (!record || record.deletedAt) return notFound();
+    const live = app.builds.liveDir(record.graphName, envName(request.params.env));
+    if (!live || !existsSync(live)) return notFound();
+    const root = realpathSync(live);
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(request.params['*'] ?? '');
+    } catch {
+      return notFound();
+    }
+    let relative = normalize(`/${decoded}`);
+    if (relative.includes('\0') || relative.split('/').includes('..')) return notFound();
+    if (relative.endsWith('/') || extname(relative) === '') {
+      const asDir = join(root, relative);
+      if (existsSync(asDir) && statSync(asDir).isDirectory()) relative = join(relative, 'index.html');
+    }
+    const file = join(root, relative);
+    if (!file.startsWith(`${root}/`) || !existsSync(file) || !statSync(file).isFile()) return notFound();
+    return reply.sendFile(relative.slice(1), root, { cacheControl: false });
+  };
+  const liveOptions = { schema: { hide: true }, config: { public: true } };
+  app.get<{ Params: { slug: string; env: string } }>('/sites/:slug/:env', liveOptions, serveLive);
+  app.get<{ Params: { slug: string; env: string; '*': string } }>(
     '/sites/:slug/:env/*',
-    {
-      schema: {
-        hide: true,
-        params: z.object({ slug: z.string(), env: z.string(), '*': z.string() }),
-      },
-      config: { public: true },
-    },
-    async (request, reply) => {
-      const notFound = () =>
-        reply
-          .status(404)
-          .type('text/html; charset=utf-8')
-          .send('<!doctype html><title>Not found</title><h1>Not found</h1>');
-      const record = await getSite(app.trellis.platform, `site:${request.params.slug}`);
-      if (!record || record.deletedAt) return notFound();
-      const live = app.builds.liveDir(record.graphName, envName(request.params.env));
-      if (!live || !existsSync(live)) return notFound();
-      const root = realpathSync(live);
-      let relative = normalize(`/${decodeURIComponent(request.params['*'] ?? '')}`);
-      if (relative.includes('\0') || relative.split('/').includes('..')) return notFound();
-      if (relative.endsWith('/') || extname(relative) === '') {
-        const asDir = join(root, relative);
-        if (existsSync(asDir) && statSync(asDir).isDirectory()) relative = join(relative, 'index.html');
-      }
-      const file = join(root, relative);
-      if (!file.startsWith(`${root}/`) || !existsSync(file) || !statSync(file).isFile()) return notFound();
-      return reply.sendFile(relative.slice(1), root, { cacheControl: false });
-    },
+    liveOptions,
+    serveLive,
   );
 };
