@@ -57,4 +57,10 @@ describe('liveDeploymentAt', () => {
     const b = { id: 'deploy:b', status: 'deployed' as const, validFrom: t(10), createdAt: t(1) };
     expect(liveDeploymentAt({ deployments: [a, b], at: new Date(t(11)) })?.id).toBe('deploy:a');
   });
+
+  it('does not count a deployment dated in the past before it was created', () => {
+    const backdated = { id: 'deploy:late', status: 'deployed' as const, validFrom: t(0), createdAt: t(40) };
+    expect(liveDeploymentAt({ deployments: [d1, backdated], at: new Date(t(20)) })?.id).toBe('deploy:1');
+    expect(liveDeploymentAt({ deployments: [d1, backdated], at: new Date(t(40)) })?.id).toBe('deploy:late');
+  });
 });

@@ -8,11 +8,21 @@ export interface DeploymentTimelineEntry {
 }
 
 /**
- * Replay resolution, "what was live at T" in one environment: among its deployments whose
- * `validFrom` is at or before T and that were not superseded (rolled back) at or before T,
- * the one with the latest `validFrom` (ties: the later created, then the greater id). A
- * pending deployment counts from its validFrom: that is when the scheduler makes it live.
- * Null when none was live.
+ * When a deployment went live: its `validFrom`, but never before it was created (a deploy
+ * dated in the past was not live before it was made).
+ */
+function liveFrom(deployment: DeploymentTimelineEntry): number {
+  const validFrom = Date.parse(deployment.validFrom);
+  const createdAt = Date.parse(deployment.createdAt ?? '');
+  return Number.isFinite(createdAt) ? Math.max(validFrom, createdAt) : validFrom;
+}
+
+/**
+ * Replay resolution, "what was live at T" in one environment: among its deployments live
+ * from a moment at or before T (their `validFrom`, or their creation when that was later)
+ * and not superseded (rolled back) at or before T, the one live from the latest moment
+ * (ties: the later created, then the greater id). A pending deployment counts from its
+ * validFrom: that is when the scheduler makes it live. Null when none was live.
  */
 export function liveDeploymentAt<T extends DeploymentTimelineEntry>({
   deployments,
@@ -24,7 +34,7 @@ export function liveDeploymentAt<T extends DeploymentTimelineEntry>({
   const atMs = at.getTime();
   let live: T | null = null;
   for (const deployment of deployments) {
-    if (Date.parse(deployment.validFrom) > atMs) continue;
+    if (liveFrom(deployment) > atMs) continue;
     if (deployment.supersededAt && Date.parse(deployment.supersededAt) <= atMs) continue;
     if (live === null || isLater(deployment, live)) live = deployment;
   }
@@ -32,8 +42,8 @@ export function liveDeploymentAt<T extends DeploymentTimelineEntry>({
 }
 
 function isLater(a: DeploymentTimelineEntry, b: DeploymentTimelineEntry): boolean {
-  const byValidFrom = Date.parse(a.validFrom) - Date.parse(b.validFrom);
-  if (byValidFrom !== 0) return byValidFrom > 0;
+  const byStart = liveFrom(a) - liveFrom(b);
+  if (byStart !== 0) return byStart > 0;
   const byCreated = Date.parse(a.createdAt ?? '') - Date.parse(b.createdAt ?? '');
   if (Number.isFinite(byCreated) && byCreated !== 0) return byCreated > 0;
   return a.id > b.id;
