@@ -48,6 +48,34 @@ export async function getType(graph: GraphReader, name: string): Promise<StoredC
   return type;
 }
 
+/** How long a read may use a cached definition (writes always read the stored one). */
+const READ_CACHE_MS = 2_000;
+const readCache = new WeakMap<GraphReader, Map<string, { type: StoredContentType; expires: number }>>();
+
+/**
+ * The content type `name` for a read path (404 otherwise), from a short-lived per-graph cache:
+ * reads only use a definition to check the node label and group relationships, so a change
+ * made by another server instance shows within {@link READ_CACHE_MS}; this instance's own
+ * changes show at once.
+ */
+export async function getTypeForRead(graph: GraphReader, name: string): Promise<StoredContentType> {
+  const now = Date.now();
+  let byName = readCache.get(graph);
+  const hit = byName?.get(name);
+  if (hit && hit.expires > now) return hit.type;
+  const type = await getType(graph, name);
+  if (!byName) {
+    byName = new Map();
+    readCache.set(graph, byName);
+  }
+  byName.set(name, { type, expires: now + READ_CACHE_MS });
+  return type;
+}
+
+function forgetType(graph: GraphReader, name: string): void {
+  readCache.get(graph)?.delete(name);
+}
+
 /** Every content type of the site, by name. */
 export async function listTypes(graph: GraphReader): Promise<StoredContentType[]> {
   const page = await graph.findNodes({ label: TYPE_LABEL, orderBy: [{ prop: 'name' }] });
@@ -123,6 +151,7 @@ export async function createType({
     });
     await tx.appendAudit({ actor, action: 'type.create', target: typeNodeId(definition.name) });
   });
+  forgetType(graph, definition.name);
   await declareUniques(graph, definition);
   return definition;
 }
@@ -197,5 +226,6 @@ export async function updateType({
     });
     await tx.appendAudit({ actor, action: 'type.update', target: typeNodeId(name) });
   });
+  forgetType(graph, name);
   return definition;
 }

@@ -33,7 +33,7 @@ import {
   removeBlock,
   updateItem,
 } from '../content/item-repository';
-import { getType, getTypeForWrite } from '../content/type-repository';
+import { getType, getTypeForRead, getTypeForWrite } from '../content/type-repository';
 import { getVersion, listVersions } from '../content/versions';
 import { actorOf } from './sites';
 
@@ -74,7 +74,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const graph = request.site!.graph;
-      const type = await getType(graph, request.params.type);
+      const type = await getTypeForRead(graph, request.params.type);
       const { withMeta, q, status } = request.query;
       const limit = request.query.limit ?? CONTENT_LIST_LIMIT.default;
       const offset = request.query.offset ?? 0;
@@ -127,7 +127,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const graph = request.site!.graph;
-      const type = await getType(graph, request.params.type);
+      const type = await getTypeForRead(graph, request.params.type);
       const item = await getItem({ graph, type, id: request.params.id });
       // The hot read path: toContentRecord builds exactly the ContentRecord shape, so the body is
       // sent pre-serialized instead of being re-validated by the response schema on every read.
