@@ -41,6 +41,8 @@ export const ConfigSchema = z
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
     CMS_SCHEDULER: Bool.default(true),
+    /** A stock photo search endpoint answering `{items}` in the StockResponse shape for `?provider=&q=&orientation=`; unset: GET /api/media/stock answers 502. */
+    STOCK_PROVIDER_URL: z.url().optional(),
     /** An OpenAI-compatible embeddings endpoint (`…/v1` or `…/v1/embeddings`); unset: the offline hashed-bow provider. */
     EMBEDDINGS_URL: z.url().optional(),
     EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { MAX_MEDIA_BYTES } from '@trelliscms/core';
@@ -239,10 +240,66 @@ describe('GET /api/media/stock', () => {
     expect(res.statusCode).toBe(502);
     expect(res.json()).toMatchObject({
       code: 'stock_provider_unavailable',
-      hint: expect.stringContaining('Upload'),
+      hint: expect.stringContaining('STOCK_PROVIDER_URL'),
     });
     expect(
       (await site.request({ method: 'GET', url: '/api/media/stock?provider=flickr&q=x' })).statusCode,
     ).toBe(400);
+  });
+});
+
+describe('GET /api/media/stock with STOCK_PROVIDER_URL', () => {
+  let server: Server;
+  let seen: string[];
+  let answer: { status: number; body: unknown };
+  let configured: ContentTestSite;
+
+  beforeEach(async () => {
+    seen = [];
+    server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer.body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address() as { port: number };
+    configured = await createContentTestSite({
+      env: { STOCK_PROVIDER_URL: `http://127.0.0.1:${address.port}/search` },
+      slug: 'stock',
+    });
+  });
+  afterEach(async () => {
+    await configured.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('answers the provider items, passing provider, q and orientation', async () => {
+    const item = {
+      id: 'p1',
+      url: 'https://img/p1.jpg',
+      thumb: 'https://img/p1-s.jpg',
+      photographer: 'Ann',
+      source: 'pexels',
+      width: 800,
+      height: 600,
+    };
+    answer = { status: 200, body: { items: [item] } };
+    const res = await configured.request({
+      method: 'GET',
+      url: '/api/media/stock?provider=pexels&q=forest&orientation=landscape',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ items: [item] });
+    expect(seen).toEqual(['/search?provider=pexels&q=forest&orientation=landscape']);
+  });
+
+  it('answers 502 with a hint when the provider fails or answers another shape', async () => {
+    answer = { status: 500, body: { error: 'down' } };
+    const failed = await configured.request({ method: 'GET', url: '/api/media/stock?provider=unsplash&q=x' });
+    expect(failed.statusCode).toBe(502);
+    expect(failed.json()).toMatchObject({ code: 'stock_provider_unavailable', hint: expect.any(String) });
+    answer = { status: 200, body: { photos: [] } };
+    const odd = await configured.request({ method: 'GET', url: '/api/media/stock?provider=unsplash&q=x' });
+    expect(odd.statusCode).toBe(502);
   });
 });

@@ -19,6 +19,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media/media-store';
 import { mimetypeOfExtension } from '../media/sniff-media-type';
+import { searchStock } from '../media/stock-search';
 import { actorOf } from './sites';
 
 const errors = {
@@ -157,22 +158,14 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['media'],
         summary: 'Search stock photos (Pexels, Unsplash, Pixabay)',
         description:
-          'This server has no stock photo provider configured (and no network to the providers), so it answers 502 `stock_provider_unavailable` with a hint rather than made-up results.',
+          'Asks the endpoint set in STOCK_PROVIDER_URL (the server has no network to Pexels, Unsplash or Pixabay itself). Without one, or when it fails, 502 `stock_provider_unavailable` with a hint — never made-up results.',
         querystring: StockQuery,
         response: { 200: StockResponse, ...errors },
       },
       config: { permission: 'content:read' },
     },
-    async (request) => {
-      throw TrellisError.of(
-        'stock_provider_unavailable',
-        { detail: `no ${request.query.provider} provider is configured on this server` },
-        {
-          hint: 'Stock search needs outbound access to the provider and its API key, which this deployment does not have. Upload images with POST /api/media/upload instead.',
-          extra: { provider: request.query.provider },
-        },
-      );
-    },
+    async (request) =>
+      searchStock({ providerUrl: app.trellis.config.STOCK_PROVIDER_URL, query: request.query }),
   );
 
   app.get(
