@@ -289,7 +289,7 @@ export class BuildService {
     const finishedAt = new Date().toISOString();
     const stored = await input.graph.transaction(async (tx) => {
       const node = await tx.getNode(buildNodeId(buildId));
-      const props = {
+      const props: Record<string, unknown> = {
         ...(node?.props ?? {}),
         ok: final.ok,
         buildId,
@@ -316,7 +316,7 @@ export class BuildService {
     return {
       ...final,
       status: stored.status as 'ok' | 'error',
-      startedAt: String(stored.startedAt ?? ''),
+      ...(typeof stored.startedAt === 'string' ? { startedAt: stored.startedAt } : {}),
       finishedAt,
     };
   }
