@@ -15,14 +15,18 @@ export const errorRegistry = {
   business_rule: { status: 400, message: '{detail}' },
   invalid_template: { status: 400, message: 'The template does not parse: {detail}' },
   invalid_snapshot: { status: 400, message: 'The site snapshot is not valid: {detail}' },
-  invalid_deploy_options: { status: 400, message: 'The deploy target `{target}` cannot use these options: {detail}' },
+  invalid_deploy_options: {
+    status: 400,
+    message: 'The deploy target `{target}` cannot use these options: {detail}',
+  },
   media_type_not_allowed: {
     status: 400,
     message: 'The uploaded file is not an accepted media type ({detail}); upload an image, a video or a PDF.',
   },
   build_version_not_found: {
     status: 404,
-    message: 'Build `{buildId}` has no deployed version to roll back to. List versions with GET /api/build/history.',
+    message:
+      'Build `{buildId}` has no deployed version to roll back to. List versions with GET /api/build/history.',
   },
   // 401 / 403
   unauthenticated: {
