@@ -177,11 +177,17 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
     );
     const queryCache = new Map<string, string>();
+    const itemDeps = new Map<string, string>();
     const graphUnchanged = previous.graphHash === graphHash;
     const reader: DependencyReader = {
       itemHash: (id) => {
-        const item = source.item(id);
-        return item ? `${itemHash(item)}|${plan.urls.get(id) ?? ''}` : '';
+        let hash = itemDeps.get(id);
+        if (hash === undefined) {
+          const item = source.item(id);
+          hash = item ? `${itemHash(item)}|${plan.urls.get(id) ?? ''}` : '';
+          itemDeps.set(id, hash);
+        }
+        return hash;
       },
       templateHash: (name) => templateHashes.get(name) ?? '',
       queryHash: (key, recorded) => {

@@ -42,13 +42,20 @@ export function slugify(value: unknown): string {
     .replace(/^-+|-+$/g, '');
 }
 
+const basePaths = new Map<string, string>();
+
 function basePath(publicUrl: string | null): string {
   if (!publicUrl) return '';
-  try {
-    return new URL(publicUrl).pathname.replace(/\/+$/, '');
-  } catch {
-    return '';
+  let path = basePaths.get(publicUrl);
+  if (path === undefined) {
+    try {
+      path = new URL(publicUrl).pathname.replace(/\/+$/, '');
+    } catch {
+      path = '';
+    }
+    basePaths.set(publicUrl, path);
   }
+  return path;
 }
 
 /** A root-relative path prefixed with the public URL's path: `/about/` → `/blog/about/`. Absolute URLs pass through. */

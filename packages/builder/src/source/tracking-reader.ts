@@ -139,10 +139,9 @@ export function currentQueryHash(
  * unchanged, every traversal returns the same items, so only their content can change it.
  */
 export function graphHashOf(source: SnapshotSource): string {
-  const hash = createHash('sha1');
+  const lines: string[] = [];
   for (const edge of source.data.edges ?? []) {
-    if (source.item(edge.from) && source.item(edge.to))
-      hash.update(`${edge.from}\t${edge.edge}\t${edge.to}\n`);
+    if (source.item(edge.from) && source.item(edge.to)) lines.push(`${edge.from}\t${edge.edge}\t${edge.to}`);
   }
-  return hash.digest('base64url');
+  return createHash('sha1').update(lines.join('\n')).digest('base64url');
 }

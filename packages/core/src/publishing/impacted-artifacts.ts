@@ -18,11 +18,13 @@ export interface IncrementalPlan {
 
 /** True when any recorded dependency hash differs from the reader's current one. */
 export function depsChanged(deps: ArtifactDeps, reader: DependencyReader): boolean {
-  for (const [id, hash] of Object.entries(deps.items)) if (reader.itemHash(id) !== hash) return true;
-  for (const [name, hash] of Object.entries(deps.templates))
-    if (reader.templateHash(name) !== hash) return true;
-  for (const [key, hash] of Object.entries(deps.queries))
+  // for-in rather than Object.entries: this runs for every artifact of every incremental build
+  for (const id in deps.items) if (reader.itemHash(id) !== deps.items[id]) return true;
+  for (const name in deps.templates) if (reader.templateHash(name) !== deps.templates[name]) return true;
+  for (const key in deps.queries) {
+    const hash = deps.queries[key]!;
     if (reader.queryHash(key, hash) !== hash) return true;
+  }
   return false;
 }
 
