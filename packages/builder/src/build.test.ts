@@ -195,10 +195,21 @@ describe('build', () => {
         field: 'name',
         value: '{{ item.name | upcase }}',
       },
+      { id: 'tf-script', name: 'script', kind: 'script', event: 'beforeRender', type: 'page', field: 'x' },
+      {
+        id: 'tf-later',
+        name: 'later',
+        kind: 'set-field',
+        event: 'afterSave',
+        type: 'tag',
+        field: 'name',
+        value: 'no',
+      },
     );
     const result = await fixture.build({ mode: 'full' });
     expect(result.ok).toBe(true);
-    expect(result.transformErrors).toHaveLength(2);
+    expect(result.transformErrors).toHaveLength(3);
+    expect(result.transformErrors[2]).toMatchObject({ contentId: 'page:about', transform: 'script' });
     expect(result.transformErrors[0]).toMatchObject({ contentId: 'tag:graphs', transform: 'broken' });
     expect(result.transformErrors[0]!.error).toMatch(/nope/);
     expect(await fixture.readFile('/tags/web/')).toContain('<h1>Tag: WEB</h1>');

@@ -27,9 +27,7 @@ export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
 } {
   const { snapshot, env } = params;
   const transforms = (snapshot.transforms ?? [])
-    .filter(
-      (t) => t.enabled !== false && (t.hook === undefined || t.hook === '' || t.hook === 'before-render'),
-    )
+    .filter((t) => t.enabled !== false && BUILD_EVENTS.has(t.event ?? t.hook ?? ''))
     .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (transforms.length === 0) return { snapshot, errors: [] };
   const templates = new Map(
