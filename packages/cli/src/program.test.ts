@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestServer, type TestServer } from '../../sdk/src/test-support/create-test-server';
 import { createProgram } from './program';
-import { createTestServer, type TestServer } from './test-support/create-test-server';
 import { capture, runCli } from './test-support/run-cli';
 
 let dir: string;
