@@ -7,20 +7,19 @@
  *
  * Run: pnpm --filter @trelliscms/server bench   (env: BENCH_NODES, BENCH_READS)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SqlConnection } from '../src/engines/embedded/connection';
 import { createEmbeddedEngine } from '../src/engines/embedded/index';
 import type { Graph, GraphEngine } from '../src/engines/port';
+import { benchmarksDoc, readDocSection, writeDocSection } from './doc-section';
 
 const BATCH = 1000;
 const NODES = Number(process.env.BENCH_NODES ?? 100_000);
 const READS = Number(process.env.BENCH_READS ?? 200_000);
 const GOAL_INSERTS = 50_000;
 const GOAL_READ_US = 20;
-const docPath = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
 
 interface Result {
   engine: string;
@@ -190,9 +189,6 @@ async function benchNeo4j(uri: string): Promise<Result> {
   }
 }
 
-const START = '<!-- bench:engine:start -->';
-const END = '<!-- bench:engine:end -->';
-
 function row(result: Result): string {
   const us = (n: number | null) => (n === null ? '–' : n.toFixed(1));
   const rate = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
@@ -200,10 +196,7 @@ function row(result: Result): string {
 }
 
 function writeSection(results: Result[], notes: string[]): void {
-  const existing = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n';
-  const startAt = existing.indexOf(START);
-  const endAt = existing.indexOf(END);
-  const previous = startAt >= 0 && endAt > startAt ? existing.slice(startAt, endAt) : '';
+  const previous = readDocSection('engine');
   const rows = results.map(row);
   // Keep the last Neo4j figures when Neo4j was not reachable this run.
   if (!results.some((result) => result.engine.startsWith('neo4j'))) {
@@ -218,8 +211,7 @@ function writeSection(results: Result[], notes: string[]): void {
       'Neo4j ran from `tools/neo4j-harness` (Neo4j 5.26 Community in-process, JVM with `-XX:TieredStopAtLevel=1`, 1 GB heap) on the same two cores as the client; every `createNode` and `getNode` is one Bolt round trip.',
     );
   }
-  const section = [
-    START,
+  writeDocSection('engine', [
     '## Graph engine',
     '',
     `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/engine.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start (other builds and tests were running).`,
@@ -231,13 +223,7 @@ function writeSection(results: Result[], notes: string[]): void {
     '',
     ...notes,
     '',
-    END,
-  ].join('\n');
-  const updated =
-    startAt >= 0 && endAt > startAt
-      ? existing.slice(0, startAt) + section + existing.slice(endAt + END.length)
-      : `${existing.trimEnd()}\n\n${section}\n`;
-  writeFileSync(docPath, updated);
+  ]);
 }
 
 const loadAtStart = loadavg()
@@ -270,6 +256,6 @@ notes.unshift(
   `Embedded goals this run: bulk insert ${verdict(embedded.insertsPerSec >= GOAL_INSERTS)} (${Math.round(embedded.insertsPerSec).toLocaleString('en-US')} nodes/s), point read ${verdict(embedded.readMedianUs < GOAL_READ_US)} (${embedded.readMedianUs.toFixed(1)} µs median).`,
 );
 writeSection(results, notes);
-console.log(`Updated ${docPath}`);
+console.log(`Updated ${benchmarksDoc}`);
 const ok = embedded.insertsPerSec >= GOAL_INSERTS && embedded.readMedianUs < GOAL_READ_US;
 console.log(ok ? 'Embedded engine meets both goals.' : 'Embedded engine MISSES a goal.');

@@ -10,15 +10,15 @@
  * Env: BENCH_RECORDS (20000), BENCH_EDGES (50000), BENCH_READ_SECONDS (5), BENCH_NEO4J_RECORDS (5000)
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
 import { buildApp } from '../src/app';
 import { loadConfig } from '../src/config';
+import { benchmarksDoc, readDocSection, writeDocSection } from './doc-section';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 20_000);
 const EDGES = Number(process.env.BENCH_EDGES ?? 50_000);
@@ -27,7 +27,6 @@ const NEO4J_RECORDS = Number(process.env.BENCH_NEO4J_RECORDS ?? 5_000);
 const GOAL_RECORDS = 20_000;
 const GOAL_EDGES = 50_000;
 const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
-const docPath = fileURLToPath(new URL('../../../docs/benchmarks.md', import.meta.url));
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const run = promisify(execFile);
 
@@ -209,8 +208,6 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
   }
 }
 
-const START = '<!-- bench:content:start -->';
-const END = '<!-- bench:content:end -->';
 const rate = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
 
 function row(result: Result): string {
@@ -222,10 +219,7 @@ function row(result: Result): string {
 }
 
 function writeSection(results: Result[], notes: string[]): void {
-  const existing = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n';
-  const startAt = existing.indexOf(START);
-  const endAt = existing.indexOf(END);
-  const previous = startAt >= 0 && endAt > startAt ? existing.slice(startAt, endAt) : '';
+  const previous = readDocSection('content');
   const rows = results.map(row);
   if (!results.some((result) => result.engine.startsWith('neo4j'))) {
     const kept = previous.split('\n').find((line) => line.startsWith('| neo4j'));
@@ -234,8 +228,7 @@ function writeSection(results: Result[], notes: string[]): void {
     if (kept !== undefined && cells.length === 10) cells.splice(8, 0, ' – ');
     if (kept !== undefined) rows.push(cells.join('|'));
   }
-  const section = [
-    START,
+  writeDocSection('content', [
     '## Content import and reads (HTTP)',
     '',
     `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/import.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start.`,
@@ -248,13 +241,7 @@ function writeSection(results: Result[], notes: string[]): void {
     '',
     ...notes,
     '',
-    END,
-  ].join('\n');
-  const updated =
-    startAt >= 0 && endAt > startAt
-      ? existing.slice(0, startAt) + section + existing.slice(endAt + END.length)
-      : `${existing.trimEnd()}\n\n${section}\n`;
-  writeFileSync(docPath, updated);
+  ]);
 }
 
 const loadAtStart = loadavg()
@@ -280,4 +267,4 @@ if (process.env.NEO4J_URI) {
   notes.push('Neo4j is measured when `NEO4J_URI` is set (e.g. after `pnpm neo4j:start`).');
 }
 writeSection(results, notes);
-console.log(`Updated ${docPath}`);
+console.log(`Updated ${benchmarksDoc}`);
