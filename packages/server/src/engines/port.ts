@@ -180,8 +180,24 @@ export interface GraphWriter extends GraphReader {
   updateNode(id: string, update: { props: Props; labels?: string[] }): Promise<GraphNode>;
   /** Deletes a node and its edges and embedding. Returns false when there was no such node. */
   deleteNode(id: string): Promise<boolean>;
+  /**
+   * Creates many nodes, all or nothing: each as {@link createNode} would (EngineError `exists`
+   * when an id is taken or repeats within the batch, `unique_violation` on a unique constraint,
+   * including two nodes of the batch sharing a unique value), and when any fails nothing of the
+   * batch remains. Outside a transaction the batch is its own transaction; inside
+   * `graph.transaction` it joins it. Returns the created nodes in input order.
+   */
+  createNodes(nodes: GraphNode[]): Promise<GraphNode[]>;
   /** Creates the edge or replaces its props; idempotent. One edge per (from, type, to). */
   mergeEdge(edge: GraphEdge): Promise<MergeEdgeResult>;
+  /**
+   * Merges many edges, each as {@link mergeEdge} would, in one transaction (or the surrounding
+   * one), and returns one result per edge in input order. An edge whose endpoint does not exist
+   * is `missing_endpoint` and writes nothing, without failing the others. An edge that appears
+   * twice is merged in order (the second reports `unchanged` or `updated`). Idempotent.
+   * Invalid input (a bad id, type or props) rejects the whole batch with `invalid_argument`.
+   */
+  mergeEdges(edges: GraphEdge[]): Promise<MergeEdgeResult[]>;
   deleteEdge(edge: { from: string; type: string; to: string }): Promise<boolean>;
   /** Stores (or replaces) the node's embedding. All vectors of one graph have the same dimension. */
   setEmbedding(id: string, vector: number[]): Promise<void>;

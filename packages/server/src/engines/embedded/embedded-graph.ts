@@ -133,6 +133,9 @@ export class EmbeddedGraph implements Graph {
   createNode(node: Parameters<Graph['createNode']>[0]) {
     return this.write(() => this.writer.createNode(node));
   }
+  createNodes(nodes: Parameters<Graph['createNodes']>[0]) {
+    return this.write(() => this.writer.createNodes(nodes));
+  }
   putNode(node: Parameters<Graph['putNode']>[0]) {
     return this.write(() => this.writer.putNode(node));
   }
@@ -144,6 +147,9 @@ export class EmbeddedGraph implements Graph {
   }
   mergeEdge(edge: Parameters<Graph['mergeEdge']>[0]) {
     return this.write(() => this.writer.mergeEdge(edge));
+  }
+  mergeEdges(edges: Parameters<Graph['mergeEdges']>[0]) {
+    return this.write(() => this.writer.mergeEdges(edges));
   }
   deleteEdge(edge: Parameters<Graph['deleteEdge']>[0]) {
     return this.write(() => this.writer.deleteEdge(edge));
@@ -296,6 +302,9 @@ class TransactionWriter implements GraphWriter {
   createNode(node: Parameters<GraphWriter['createNode']>[0]) {
     return this.run(() => this.store.createNode(node));
   }
+  createNodes(nodes: Parameters<GraphWriter['createNodes']>[0]) {
+    return this.run(() => this.store.createNodes(nodes));
+  }
   putNode(node: Parameters<GraphWriter['putNode']>[0]) {
     return this.run(() => this.store.putNode(node));
   }
@@ -307,6 +316,9 @@ class TransactionWriter implements GraphWriter {
   }
   mergeEdge(edge: Parameters<GraphWriter['mergeEdge']>[0]) {
     return this.run(() => this.store.mergeEdge(edge));
+  }
+  mergeEdges(edges: Parameters<GraphWriter['mergeEdges']>[0]) {
+    return this.run(() => this.store.mergeEdges(edges));
   }
   deleteEdge(edge: Parameters<GraphWriter['deleteEdge']>[0]) {
     return this.run(() => this.store.deleteEdge(edge));

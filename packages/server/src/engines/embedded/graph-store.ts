@@ -279,6 +279,12 @@ export class GraphStore {
     return clean;
   }
 
+  /** Creates every node or none: a savepoint undoes the batch when one fails. */
+  createNodes(nodes: GraphNode[]): GraphNode[] {
+    if (!Array.isArray(nodes)) throw new EngineError('invalid_argument', 'nodes must be a list');
+    return this.atomically(() => nodes.map((node) => this.createNode(node)));
+  }
+
   putNode(node: GraphNode): GraphNode {
     const clean = this.assertNode(node);
     const existing = this.conn.row(SELECT_RID, [clean.id]);
@@ -352,6 +358,12 @@ export class GraphStore {
       edge.to,
     ]);
     return 'updated';
+  }
+
+  /** Merges each edge in order; a savepoint undoes the batch when one throws. */
+  mergeEdges(edges: GraphEdge[]): MergeEdgeResult[] {
+    if (!Array.isArray(edges)) throw new EngineError('invalid_argument', 'edges must be a list');
+    return this.atomically(() => edges.map((edge) => this.mergeEdge(edge)));
   }
 
   deleteEdge(edge: { from: string; type: string; to: string }): boolean {
@@ -512,6 +524,25 @@ export class GraphStore {
   private dataVersion: unknown;
 
   // ---- helpers ----
+
+  /**
+   * Runs `op` under a savepoint inside the open transaction: when it throws, what it wrote is
+   * undone while the surrounding transaction goes on. Pending full-text entries are written
+   * first, so rolling back to the savepoint cannot drop earlier nodes' entries.
+   */
+  private atomically<T>(op: () => T): T {
+    this.flush();
+    this.conn.exec('SAVEPOINT batch');
+    try {
+      const result = op();
+      this.conn.exec('RELEASE batch');
+      return result;
+    } catch (error) {
+      this.pendingText = [];
+      this.conn.exec('ROLLBACK TO batch; RELEASE batch');
+      throw error;
+    }
+  }
 
   private dimension(): number | null {
     const row = this.conn.row(`SELECT value FROM meta WHERE key = 'vector_dimension'`);

@@ -319,6 +319,13 @@ export class GraphOps implements GraphWriter {
     return clean;
   }
 
+  async createNodes(nodes: GraphNode[]): Promise<GraphNode[]> {
+    if (!Array.isArray(nodes)) throw new EngineError('invalid_argument', 'nodes must be a list');
+    const created: GraphNode[] = [];
+    for (const node of nodes) created.push(await this.createNode(node));
+    return created;
+  }
+
   async putNode(node: GraphNode): Promise<GraphNode> {
     const attempt = this.writing();
     const clean = validNode(node);
@@ -391,6 +398,13 @@ export class GraphOps implements GraphWriter {
       { from: edge.from, to: edge.to, json: JSON.stringify(props) },
     );
     return rows[0].has ? 'updated' : 'created';
+  }
+
+  async mergeEdges(edges: GraphEdge[]): Promise<MergeEdgeResult[]> {
+    if (!Array.isArray(edges)) throw new EngineError('invalid_argument', 'edges must be a list');
+    const results: MergeEdgeResult[] = [];
+    for (const edge of edges) results.push(await this.mergeEdge(edge));
+    return results;
   }
 
   async deleteEdge(edge: { from: string; type: string; to: string }): Promise<boolean> {

@@ -138,6 +138,10 @@ export class Neo4jGraph implements Graph {
     return this.write((ops) => ops.createNode(node));
   }
 
+  createNodes(nodes: GraphNode[]): Promise<GraphNode[]> {
+    return this.write((ops) => ops.createNodes(nodes));
+  }
+
   putNode(node: GraphNode): Promise<GraphNode> {
     return this.write((ops) => ops.putNode(node));
   }
@@ -152,6 +156,10 @@ export class Neo4jGraph implements Graph {
 
   mergeEdge(edge: GraphEdge): Promise<MergeEdgeResult> {
     return this.write((ops) => ops.mergeEdge(edge));
+  }
+
+  mergeEdges(edges: GraphEdge[]): Promise<MergeEdgeResult[]> {
+    return this.write((ops) => ops.mergeEdges(edges));
   }
 
   deleteEdge(edge: { from: string; type: string; to: string }): Promise<boolean> {
