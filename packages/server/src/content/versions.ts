@@ -112,3 +112,15 @@ export async function ensureVersionNode(tx: GraphWriter, item: GraphNode): Promi
   if (await tx.getNode(versionNodeId(item.id, meta.version))) return;
   await tx.createNode(currentVersionNode(item));
 }
+
+/**
+ * {@link ensureVersionNode} for many items in two engine calls: one read of their current
+ * version nodes, one batch write of those an import left unstored.
+ */
+export async function ensureVersionNodes(tx: GraphWriter, items: GraphNode[]): Promise<void> {
+  if (items.length === 0) return;
+  const ids = items.map((item) => versionNodeId(item.id, splitItemProps(item.props).meta.version));
+  const stored = new Set((await tx.getNodes(ids)).map((node) => node.id));
+  const missing = items.filter((_item, index) => !stored.has(ids[index]!)).map(currentVersionNode);
+  if (missing.length > 0) await tx.createNodes(missing);
+}

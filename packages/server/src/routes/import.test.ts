@@ -172,6 +172,129 @@ describe('POST /api/import/json', () => {
     expect(versions.total).toBe(0);
   });
 
+  it('lands the good records of a batch the engine refuses for one record, and leaves no trace of it', async () => {
+    await site.createType({
+      name: 'tagset',
+      label: 'Tag set',
+      nodeLabel: 'TagSet',
+      keyField: 'name',
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'tags', type: 'stringlist', unique: true },
+      ],
+    });
+    expect(
+      (await importJson({ typeName: 'tagset', records: [{ name: 'stored', tags: ['x'] }] })).json(),
+    ).toMatchObject({ created: 1 });
+    const auditBefore = (await site.graph.auditRecords()).length;
+    // One batch of 12: record 7 repeats the stored item's unique list, which only the engine sees.
+    const records = Array.from({ length: 12 }, (_, i) => ({
+      name: `t${i}`,
+      tags: i === 7 ? ['x'] : [`v${i}`],
+    }));
+    const body = (await importJson({ typeName: 'tagset', records, batchSize: 12 })).json();
+    expect(body).toMatchObject({ created: 11, failed: 1, batches: 1 });
+    expect(body.errors).toEqual([{ index: 7, id: 'tagset:t7', error: expect.stringContaining('tags') }]);
+    const ids = (await site.request({ method: 'GET', url: '/api/content/tagset?limit=100' }))
+      .json()
+      .map((item: { id: string }) => item.id)
+      .sort();
+    expect(ids).toEqual(
+      ['tagset:stored', ...records.map((_, i) => `tagset:t${i}`).filter((id) => id !== 'tagset:t7')].sort(),
+    );
+    const t3 = (await site.request({ method: 'GET', url: '/api/content/tagset/tagset:t3' })).json();
+    expect(t3).toMatchObject({
+      version: 1,
+      fields: { tags: ['v3'] },
+      hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
+    const versions = await site.graph.findNodes({
+      label: 'ItemVersion',
+      where: [{ prop: 'itemId', op: 'eq', value: 'tagset:t7' }],
+    });
+    expect(versions.total).toBe(0);
+    const audit = (await site.graph.auditRecords()).slice(auditBefore);
+    expect(audit.every((entry) => entry.action === 'content.import')).toBe(true);
+    expect(audit.reduce((sum, entry) => sum + Number(entry.data?.count), 0)).toBe(11);
+    expect((await site.graph.verifyAudit()).status).toBe('ok');
+  });
+
+  it('writes the edges of a record to a later record of its batch, never an edge to a record that failed', async () => {
+    const pair = (
+      await importJson({
+        typeName: 'country',
+        records: [
+          { code: 'aa', name: 'A', relationships: { borders: ['country:bb'] } },
+          { code: 'bb', name: 'B', relationships: { borders: ['country:aa'] } },
+        ],
+      })
+    ).json();
+    expect(pair).toMatchObject({ created: 2, failed: 0 });
+    expect((await site.graph.getEdges({ type: 'BORDERS' })).map((edge) => `${edge.from}>${edge.to}`)).toEqual(
+      ['country:aa>country:bb', 'country:bb>country:aa'],
+    );
+    // cc points at dd, which passes the reference check (it is in the batch) and then fails
+    // the batch's unique check: cc must not land without its edge.
+    const body = (
+      await importJson({
+        typeName: 'country',
+        records: [
+          { id: 'country:cc', code: 'cc', name: 'C', relationships: { borders: ['country:dd'] } },
+          { id: 'country:ee', code: 'qq', name: 'E' },
+          { id: 'country:dd', code: 'qq', name: 'D' },
+        ],
+      })
+    ).json();
+    expect(body).toMatchObject({ created: 1, failed: 2 });
+    expect(body.errors.map((error: { index: number; id: string }) => [error.index, error.id])).toEqual([
+      [0, 'country:cc'],
+      [2, 'country:dd'],
+    ]);
+    expect(body.errors[0].error).toContain('country:dd');
+    for (const id of ['country:cc', 'country:dd']) {
+      expect((await site.request({ method: 'GET', url: `/api/content/country/${id}` })).statusCode).toBe(404);
+    }
+    expect(await site.graph.getEdges({ from: 'country:cc' })).toEqual([]);
+  });
+
+  it('replaces the relationships of a replaced item and stores the version node an import left unstored', async () => {
+    const countries = [
+      { code: 'aa', name: 'A' },
+      { code: 'bb', name: 'B' },
+    ];
+    await importJson({ typeName: 'country', records: countries });
+    const division = { slug: 'aa-one', name: 'One', countryCode: 'aa' };
+    await importJson({
+      typeName: 'division',
+      records: [{ ...division, relationships: { country: 'country:aa' } }],
+    });
+    const again = (
+      await importJson({
+        typeName: 'division',
+        records: [
+          { ...division, name: 'One (moved)', relationships: { country: 'country:bb' } },
+          { slug: 'bb-two', name: 'Two', countryCode: 'bb', relationships: { country: 'country:bb' } },
+        ],
+      })
+    ).json();
+    expect(again).toMatchObject({ created: 2, failed: 0 });
+    expect(await site.graph.getEdges({ from: 'division:aa-one' })).toEqual([
+      { from: 'division:aa-one', type: 'PART_OF', to: 'country:bb', props: {} },
+    ]);
+    expect(await site.graph.getEdges({ from: 'division:bb-two' })).toHaveLength(1);
+    const stored = await site.graph.getNode('division:aa-one@1');
+    expect(stored?.props).toMatchObject({ version: 1, action: 'content.import', fields: { name: 'One' } });
+    const versions = (
+      await site.request({ method: 'GET', url: '/api/content/division/division:aa-one/versions' })
+    ).json();
+    expect(
+      versions.map((v: { version: number; fields: { name: string } }) => [v.version, v.fields.name]),
+    ).toEqual([
+      [2, 'One (moved)'],
+      [1, 'One'],
+    ]);
+  });
+
   it('skips existing items with skipExisting, and replaces them (a new version) without it', async () => {
     const records = factbook.records.region;
     await importJson({ typeName: 'region', records });
@@ -277,6 +400,24 @@ describe('POST /api/import/edges', () => {
     expect(await site.graph.getEdges({ from: 'country:gm', type: 'BORDERS' })).toEqual([
       { from: 'country:gm', type: 'BORDERS', to: 'country:fr', props: { lengthKm: 418 } },
     ]);
+  });
+
+  it('fails alone an edge the engine refuses in a batch of good ones', async () => {
+    const tooLong = `country:${'x'.repeat(600)}`;
+    const edges = [
+      { from: 'country:gm', edge: 'BORDERS', to: 'country:fr', props: { lengthKm: 418 } },
+      { from: 'country:fr', edge: 'BORDERS', to: 'country:gm', props: { lengthKm: 418 } },
+      { from: tooLong, edge: 'BORDERS', to: 'country:fr' },
+      { from: 'country:gm', edge: 'BORDERS', to: 'country:nowhere' },
+      { from: 'country:fr', edge: 'BORDERS', to: 'country:sp' },
+    ];
+    const body = (await importEdges({ edges, batchSize: 5 })).json();
+    expect(body).toMatchObject({ merged: 3, mismatch: 1, failed: 1, batches: 1 });
+    expect(body.errors.map((error: { index: number }) => error.index)).toEqual([2]);
+    expect((await site.graph.getEdges({ type: 'BORDERS' })).map((edge) => `${edge.from}>${edge.to}`)).toEqual(
+      ['country:fr>country:gm', 'country:fr>country:sp', 'country:gm>country:fr'],
+    );
+    expect((await site.graph.verifyAudit()).status).toBe('ok');
   });
 
   it('validates batchSize 1..2000', async () => {
