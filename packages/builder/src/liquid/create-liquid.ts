@@ -1,4 +1,5 @@
 import { Liquid } from 'liquidjs';
+import { registerDateFilters } from './date-filters';
 import {
   absoluteUrl,
   markdownToHtml,
@@ -66,6 +67,7 @@ export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot
   liquid.registerFilter('absolute_url', (value: unknown) => absoluteUrl(value, urls));
   liquid.registerFilter('media_url', (value: unknown) => mediaUrl(value, urls));
   liquid.registerFilter('slugify', slugify);
+  registerDateFilters(liquid);
   registerContentTags(liquid, slot);
   return { liquid, slot };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core';
 import type { Liquid, Template } from 'liquidjs';
 import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
@@ -48,7 +48,7 @@ export function redirectPage(target: string): string {
 
 /** sha256 (base64url) of a string's UTF-8 bytes. */
 export function hashText(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
+  return hash('sha256', text, 'base64url');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core';
 import { itemSlug } from '@trelliscms/core';
 import type { SnapshotItem } from '../snapshot/types';
@@ -108,10 +108,10 @@ export function resultHash(
   total: number,
   urls: ReadonlyMap<string, string>,
 ): string {
-  const hash = createHash('sha1');
-  hash.update(String(total));
-  for (const item of items) hash.update(`\n${item.id}\t${itemHash(item)}\t${urls.get(item.id) ?? ''}`);
-  return hash.digest('base64url');
+  // One string hashed at once: the same digest as hashing the parts in turn, with fewer calls.
+  let text = String(total);
+  for (const item of items) text += `\n${item.id}\t${itemHash(item)}\t${urls.get(item.id) ?? ''}`;
+  return hash('sha1', text, 'base64url');
 }
 
 /** Re-runs a recorded query against a source: the current hash of its result (for incremental planning). */
