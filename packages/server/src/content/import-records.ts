@@ -1,4 +1,5 @@
 import {
+  type BlockDocument,
   batchRanges,
   contentId,
   deriveSlug,
@@ -12,9 +13,10 @@ import {
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } from '../engines/port';
 import { errorMessage } from './error-message';
+import { itemHash, itemHasher } from './item-hash';
 import { readItemInput } from './item-input';
 import { CONTENT_LABEL, DRAFT, emptyBody, type ItemMeta, itemProps, splitItemProps } from './item-record';
-import { itemHash, writeRelationships } from './item-repository';
+import { writeRelationships } from './item-repository';
 import { missingReferences } from './references';
 import { ensureVersionNodes } from './versions';
 
@@ -144,18 +146,27 @@ async function resolveBatch({
   return { writable: candidates, skipped };
 }
 
+/** What the records of one batch share: the time, the actor, and the empty body of new items. */
+interface BatchStamp {
+  now: string;
+  actor: string;
+  body: BlockDocument;
+  /** itemHash with `body`. */
+  hashWithBody: (fields: Record<string, unknown>) => string;
+}
+
 /** The bookkeeping of a record's new version: version 1, or the next one of the item it replaces. */
-function recordMeta(record: PreparedRecord, actor: string, now: string, time: number): ItemMeta {
+function recordMeta(record: PreparedRecord, stamp: BatchStamp): ItemMeta {
+  const { now, actor } = stamp;
   const previous = record.existing ? splitItemProps(record.existing.props).meta : null;
-  const body = previous?.body ?? emptyBody(time);
   return {
     status: previous?.status ?? DRAFT,
     publishedEnvs: previous?.publishedEnvs ?? [],
     publishedVersions: previous?.publishedVersions ?? {},
     publishedAt: previous?.publishedAt ?? null,
     version: (previous?.version ?? 0) + 1,
-    hash: itemHash(record.fields, body),
-    body,
+    hash: previous ? itemHash(record.fields, previous.body) : stamp.hashWithBody(record.fields),
+    body: previous?.body ?? stamp.body,
     createdAt: previous?.createdAt ?? now,
     updatedAt: now,
     createdBy: previous?.createdBy ?? actor,
@@ -185,14 +196,14 @@ async function writeBatch(
   records: PreparedRecord[],
   actor: string,
 ): Promise<void> {
-  const now = new Date().toISOString();
-  const time = Date.now();
+  const body = emptyBody();
+  const stamp: BatchStamp = { now: new Date().toISOString(), actor, body, hashWithBody: itemHasher(body) };
   const labels = edgeLabels(type);
   const created: GraphNode[] = [];
   const replaced: Array<{ record: PreparedRecord; props: Props }> = [];
   const edges: GraphEdge[] = [];
   for (const record of records) {
-    const props = itemProps(record.fields, recordMeta(record, actor, now, time));
+    const props = itemProps(record.fields, recordMeta(record, stamp));
     if (record.existing) {
       replaced.push({ record, props });
       continue;

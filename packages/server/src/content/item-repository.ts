@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import {
   type AppendBlockBody,
   type Block,
   type ContentRecord,
-  canonicalJson,
   contentId,
   deriveSlug,
   invalidFieldsError,
@@ -13,6 +11,7 @@ import {
   validateRelationships,
 } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
+import { itemHash } from './item-hash';
 import type { ItemInput } from './item-input';
 import {
   CONTENT_LABEL,
@@ -49,15 +48,6 @@ function assertExpectedVersion(id: string, expected: number | null | undefined, 
     { expected: expected < 0 ? 'an unknown ETag' : expected, current },
     { extra: { id, currentVersion: current }, headers: { ETag: `"${current}"` } },
   );
-}
-
-/**
- * The content hash of an item version: sha256 of the canonical JSON of its fields and body,
- * the same string as core's `contentHash({fields, body})`. Node's native sha256 here, since
- * core's portable one costs several times more on bulk imports.
- */
-export function itemHash(fields: Record<string, unknown>, body: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalJson({ fields, body })).digest('hex')}`;
 }
 
 async function readItem(reader: GraphReader, type: StoredContentType, id: string): Promise<GraphNode> {
