@@ -3,14 +3,35 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { BuildManifest, DependencyReader, ManifestArtifact } from '@trelliscms/core';
-import { chooseBuildMode, contentHash, impactedArtifacts, TrellisError } from '@trelliscms/core';
+import { chooseBuildMode, contentHash, depsChanged, impactedArtifacts, TrellisError } from '@trelliscms/core';
 import { serveCheck } from './deploy/serve-check';
 import type { DeployResult, DeploySession, DeployTarget } from './deploy/types';
 import { miniSearchBrowserBuild, SEARCH_SCRIPT } from './emit/search-client';
-import { buildShardIndex, planSearchShards, searchDocWithHash, searchManifest } from './emit/search-index';
+import {
+  buildShardIndex,
+  type SearchDoc,
+  searchDocWithHash,
+  searchManifest,
+  searchShard,
+  searchShardCount,
+  shardOf,
+} from './emit/search-index';
 import { renderSitemap } from './emit/sitemap';
 import type { LiquidLimits } from './liquid/create-liquid';
 import { relativeUrl } from './liquid/filters';
+import {
+  type BuildCache,
+  type BuildState,
+  cacheFor,
+  edgeListOf,
+  type ItemEntry,
+  indexArtifact,
+  indexManifest,
+  isPageKey,
+  sameEdges,
+  unindexArtifact,
+} from './plan/build-cache';
+import { ListIndex, type SortedList } from './plan/list-index';
 import { type ArtifactSpec, type BuildIssue, planArtifacts } from './plan/plan-artifacts';
 import { applyTransforms, type TransformError } from './render/apply-transforms';
 import {
@@ -25,10 +46,12 @@ import { assertSnapshot, isSnapshot } from './snapshot/read-snapshot';
 import type { Snapshot } from './snapshot/types';
 import type { ContentSource } from './source/content-source';
 import { itemHash } from './source/item-hash';
-import { SnapshotSource } from './source/snapshot-source';
-import { currentQueryHash, graphHashOf } from './source/tracking-reader';
+import { isVisibleIn, SnapshotSource } from './source/snapshot-source';
+import { currentQueryHash, graphHashOf, type QuerySpec, resultHash } from './source/tracking-reader';
 
 const TRAVERSE_PREFIX = '{"kind":"traverse"';
+const LIST_PREFIX = '{"kind":"list"';
+const SIMILAR_PREFIX = '{"kind":"similar"';
 
 /** Bumped when the builder's output for the same input changes: forces full builds. */
 export const BUILDER_OUTPUT_VERSION = 1;
@@ -59,6 +82,11 @@ export interface BuildOptions {
   workers?: number;
   /** warm render workers kept between builds (one per site and environment); default: workers started and ended per build */
   pool?: RenderPool;
+  /**
+   * state kept between builds of one site and environment, so an incremental build costs about
+   * what it renders; default: the cache of `pool` when there is one, else none. null: none
+   */
+  cache?: BuildCache | null;
   /** render limits: liquidjs's (`renderTimeMs`, `memoryBytes`, `parseChars`), the workers' (`memoryMb`, `stallTimeoutMs`), `maxPageBytes` */
   limits?: LiquidLimits & WorkerLimits & { maxPageBytes?: number };
   /** base URL for `media_url` of `/media/...` paths */
@@ -155,27 +183,97 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const input = assertSnapshot(raw);
   const { snapshot, errors: transformErrors } = applyTransforms({ snapshot: input, env });
   const source = new SnapshotSource({ snapshot, env });
-  const plan = planArtifacts({ snapshot, source, env });
-  const errors: BuildIssue[] = [...plan.errors];
-  const warnings: BuildIssue[] = [...plan.warnings];
-  progress({ phase: 'plan', done: plan.artifacts.length, total: plan.artifacts.length });
   const globalHash = globalHashOf(input, env, mediaBaseUrl);
-  const graphHash = graphHashOf(source);
 
-  // Which pages to render.
   let previous: BuildManifest | null = null;
   if (mode === 'incremental' || mode === 'auto') {
     previous = options.previous !== undefined ? options.previous : ((await target?.liveManifest()) ?? null);
   }
   const compatible = previous !== null && previous.globalHash === globalHash && previous.env === env;
+
+  // The cache: only when item hashes describe the items (transforms change fields, not hashes),
+  // and its state only when it describes the previous build.
+  const requested =
+    options.cache !== undefined ? options.cache : options.pool ? cacheFor(options.pool) : null;
+  const cache = requested && snapshot === input && mode !== 'validate' ? requested : null;
+  const state = cache?.state ?? null;
+  const prior =
+    state && compatible && state.manifest === previous && state.env === env && state.globalHash === globalHash
+      ? state
+      : null;
+
+  // What changed since the prior build: content (hash, updatedAt, type, visibility), then URLs.
+  const items = new Map<string, ItemEntry>();
+  const contentChanged = new Set<string>();
+  const changedTypes = new Set<string>();
+  let membershipChanged = false;
+  if (cache) {
+    for (const item of snapshot.items) {
+      if (!isVisibleIn(item, env)) continue;
+      const entry: ItemEntry = {
+        hash: itemHash(item),
+        type: item.type,
+        updatedAt: item.updatedAt ?? null,
+        url: '',
+      };
+      items.set(item.id, entry);
+      if (!prior) continue;
+      const before = prior.items.get(item.id);
+      if (!before) membershipChanged = true;
+      if (
+        !before ||
+        before.hash !== entry.hash ||
+        before.type !== entry.type ||
+        before.updatedAt !== entry.updatedAt
+      ) {
+        contentChanged.add(item.id);
+        changedTypes.add(entry.type);
+        if (before) changedTypes.add(before.type);
+      }
+    }
+    if (prior) {
+      for (const [id, before] of prior.items) {
+        if (items.has(id)) continue;
+        membershipChanged = true;
+        contentChanged.add(id);
+        changedTypes.add(before.type);
+      }
+    }
+  }
+  const lists = cache
+    ? new ListIndex({ source, previous: prior?.lists, changed: contentChanged, changedTypes })
+    : null;
+  const plan = planArtifacts({ snapshot, source, env, lists, routes: cache?.routes });
+  const errors: BuildIssue[] = [...plan.errors];
+  const warnings: BuildIssue[] = [...plan.warnings];
+  progress({ phase: 'plan', done: plan.artifacts.length, total: plan.artifacts.length });
+  const depChanged = new Set(contentChanged);
+  const depTypes = new Set(changedTypes);
+  for (const [id, url] of plan.urls) {
+    const entry = items.get(id);
+    if (entry) entry.url = url;
+  }
+  if (prior) {
+    for (const [id, entry] of items) {
+      if (prior.items.get(id)?.url === entry.url || depChanged.has(id)) continue;
+      depChanged.add(id);
+      depTypes.add(entry.type);
+    }
+  }
+  const edgesSame = prior !== null && sameEdges(prior.edges, snapshot.edges);
+  const graphHash = prior && edgesSame && !membershipChanged ? prior.graphHash : graphHashOf(source);
+  const templateHashes = new Map(
+    snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
+  );
+
+  // Which pages to render.
   let effectiveMode: BuildResult['effectiveMode'] = mode === 'validate' ? 'validate' : 'full';
   let toRender: ArtifactSpec[] = plan.artifacts;
   let carried: ManifestArtifact[] = [];
   let removed: string[] = [];
+  // planned keys that are new or at another file than before, and the removed files (page structure changes)
+  let structural: string[] = [];
   if (compatible && previous) {
-    const templateHashes = new Map(
-      snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
-    );
     const queryCache = new Map<string, string>();
     const itemDeps = new Map<string, string>();
     const graphUnchanged = previous.graphHash === graphHash;
@@ -194,14 +292,32 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         if (graphUnchanged && key.startsWith(TRAVERSE_PREFIX)) return recorded;
         let hash = queryCache.get(key);
         if (hash === undefined) {
-          hash = currentQueryHash(key, source, plan.urls);
+          hash =
+            (lists && key.startsWith(LIST_PREFIX) ? listQueryHash(key, lists, plan.urls) : null) ??
+            currentQueryHash(key, source, plan.urls);
           queryCache.set(key, hash);
         }
         return hash;
       },
     };
-    const pages = previous.artifacts.filter((a) => a.key.startsWith('item:') || a.key.startsWith('route:'));
-    const impacted = impactedArtifacts({ previous: pages, planned: plan.artifacts, reader });
+    const impacted = prior
+      ? impactedFromState({
+          prior,
+          planned: plan.artifacts,
+          reader,
+          depChanged,
+          depTypes,
+          templateHashes,
+          graphUnchanged,
+        })
+      : {
+          ...impactedArtifacts({
+            previous: previous.artifacts.filter((a) => isPageKey(a.key)),
+            planned: plan.artifacts,
+            reader,
+          }),
+          structural: null,
+        };
     const chosen =
       mode === 'auto'
         ? chooseBuildMode({
@@ -217,8 +333,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       toRender = plan.artifacts.filter((a) => wanted.has(a.key));
       carried = impacted.carry;
       removed = impacted.removed;
+      structural = impacted.structural ?? [];
     }
   }
+  // The prior build's state serves emitting and deploying only when this build extends it.
+  const extending = prior !== null && effectiveMode === 'incremental' ? prior : null;
 
   const base: Omit<BuildResult, 'ok' | 'durationMs' | 'files' | 'deploy' | 'manifest' | 'artifacts'> = {
     buildId,
@@ -301,87 +420,30 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   // Emit: sitemap and search index.
   progress({ phase: 'emit', done: 0, total: 1 });
-  const publicUrl = snapshot.site.publicUrl ?? null;
-  const extras: Array<{ key: string; file: string; content: string; deps?: ManifestArtifact['deps'] }> = [];
-  const extraCarried: ManifestArtifact[] = [];
-  const itemsById = new Map(snapshot.items.map((item) => [item.id, item]));
-  const sitemapEntries = plan.artifacts
-    .filter((a) => (a.kind === 'route' ? a.route.kind !== 'redirect' : !a.stub))
-    .map((a) => ({
-      path: a.path,
-      lastmod: a.kind === 'item' ? (itemsById.get(a.itemId)?.updatedAt ?? null) : null,
-    }));
-  extras.push({
-    key: 'file:sitemap.xml',
-    file: 'sitemap.xml',
-    content: renderSitemap({ entries: sitemapEntries, publicUrl }),
+  const emitted = emitExtras({
+    snapshot,
+    source,
+    plan,
+    items,
+    previous: compatible && effectiveMode === 'incremental' ? previous : null,
+    prior: extending,
+    contentChanged,
+    depChanged,
+    structural,
   });
+  const { extras, extraCarried } = emitted;
+  const publicUrl = snapshot.site.publicUrl ?? null;
 
-  const emission = snapshot.site.searchEmission ?? 'bm25';
-  if (emission !== 'none') {
-    const types = new Map(snapshot.types.map((type) => [type.name, type]));
-    const docs = plan.artifacts.flatMap((a) =>
-      a.kind === 'item' && !a.stub
-        ? [
-            searchDocWithHash(
-              itemsById.get(a.itemId)!,
-              types.get(itemsById.get(a.itemId)!.type),
-              relativeUrl(a.path, { publicUrl }),
-            ),
-          ]
-        : [],
-    );
-    const shards = planSearchShards(docs);
-    const withVectors = emission === 'bm25+vector';
-    const before = new Map(
-      (compatible && effectiveMode === 'incremental' ? previous!.artifacts : []).map((a) => [a.key, a]),
-    );
-    for (const shard of shards) {
-      const key = `search:${shard.shard}`;
-      const file = `search/index-${shard.shard}.json`;
-      const deps = { items: {}, templates: {}, queries: { docs: shard.docsHash } };
-      const old = before.get(key);
-      if (old && old.file === file && old.deps.queries.docs === shard.docsHash) extraCarried.push(old);
-      else extras.push({ key, file, content: buildShardIndex(shard.docs), deps });
-      if (withVectors) {
-        const vectors: Record<string, number[]> = {};
-        for (const doc of shard.docs) {
-          const embedding = itemsById.get(doc.id)?.embedding;
-          if (embedding && embedding.length > 0) vectors[doc.url] = embedding;
-        }
-        const vkey = `search-vectors:${shard.shard}`;
-        const vfile = `search/vectors-${shard.shard}.json`;
-        const vold = before.get(vkey);
-        if (vold && vold.file === vfile && vold.deps.queries.docs === shard.docsHash) extraCarried.push(vold);
-        else extras.push({ key: vkey, file: vfile, content: JSON.stringify(vectors), deps });
-      }
-    }
-    extras.push({
-      key: 'file:search/manifest.json',
-      file: 'search/manifest.json',
-      content: searchManifest({ shards: shards.length, vectors: withVectors }),
-    });
-    extras.push({ key: 'file:search/search.js', file: 'search/search.js', content: SEARCH_SCRIPT });
-    extras.push({
-      key: 'file:search/minisearch.js',
-      file: 'search/minisearch.js',
-      content: miniSearchBrowserBuild(),
-    });
-  }
-
-  const files: BuildFile[] = [
-    ...rendered
-      .filter((r) => r.error === undefined)
-      .map((r) => ({ key: r.key, file: r.file, bytes: r.bytes })),
-    ...carried.map((a) => ({ key: a.key, file: a.file, bytes: a.bytes })),
-    ...extraCarried.map((a) => ({ key: a.key, file: a.file, bytes: a.bytes })),
-    ...extras.map((e) => ({ key: e.key, file: e.file, bytes: Buffer.byteLength(e.content) })),
-  ].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-
-  if (mode === 'validate' || !session) {
-    return finish({ artifacts: files.length, files });
-  }
-  if (errors.length > 0) {
+  if (mode === 'validate' || !session || errors.length > 0) {
+    const files: BuildFile[] = [
+      ...rendered
+        .filter((r) => r.error === undefined)
+        .map((r) => ({ key: r.key, file: r.file, bytes: r.bytes })),
+      ...carried.map((a) => ({ key: a.key, file: a.file, bytes: a.bytes })),
+      ...extraCarried.map((a) => ({ key: a.key, file: a.file, bytes: a.bytes })),
+      ...extras.map((e) => ({ key: e.key, file: e.file, bytes: Buffer.byteLength(e.content) })),
+    ].sort(byFile);
+    if (mode === 'validate' || !session) return finish({ artifacts: files.length, files });
     await session.abort();
     return finish({ ok: false, artifacts: files.length, files });
   }
@@ -400,18 +462,19 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     await writeFile(path, extra.content);
   }
   await session.carry([...carried, ...extraCarried].map((a) => a.file));
-  const artifacts: ManifestArtifact[] = [
+  const fresh: ManifestArtifact[] = [
     ...rendered.map((r) => ({ key: r.key, file: r.file, hash: r.hash, bytes: r.bytes, deps: r.deps })),
-    ...carried,
-    ...extraCarried,
     ...extras.map((e) => ({
       key: e.key,
       file: e.file,
-      hash: hashText(e.content),
+      hash: e.hash,
       bytes: Buffer.byteLength(e.content),
       deps: e.deps ?? { items: {}, templates: {}, queries: {} },
     })),
-  ].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  ];
+  const artifacts = extending
+    ? mergeByFile(extending.manifest.artifacts, new Set([...carried, ...extraCarried]), fresh)
+    : [...carried, ...extraCarried, ...fresh].sort(byFile);
   const manifest: BuildManifest = {
     format: 'trellis-build-manifest',
     version: 1,
@@ -422,13 +485,50 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     createdAt: now().toISOString(),
     artifacts,
   };
-  const live = previous ?? (mode === 'full' ? await target!.liveManifest() : null);
-  const liveFiles = new Map((live?.artifacts ?? []).map((a) => [a.file, a.hash]));
-  const newFiles = new Set(artifacts.map((a) => a.file));
-  const changed = artifacts.filter((a) => liveFiles.get(a.file) !== a.hash);
-  const gone = [...liveFiles.keys()].filter((file) => !newFiles.has(file));
-  for (const file of removed) if (!gone.includes(file) && !newFiles.has(file)) gone.push(file);
+  let changed: ManifestArtifact[];
+  let gone: string[];
+  if (extending) {
+    // Carried artifacts are the previous ones, unchanged: only fresh ones can differ.
+    changed = fresh.filter((a) => extending.fileHash.get(a.file) !== a.hash);
+    const freshFiles = new Set(fresh.map((a) => a.file));
+    gone = removed.filter((file) => !freshFiles.has(file));
+    const kept = new Set([...extraCarried, ...fresh].map((a) => a.key));
+    for (const [key, artifact] of extending.byKey) {
+      if (
+        !isPageKey(key) &&
+        !kept.has(key) &&
+        !freshFiles.has(artifact.file) &&
+        !gone.includes(artifact.file)
+      )
+        gone.push(artifact.file);
+    }
+  } else {
+    const live = previous ?? (mode === 'full' ? await target!.liveManifest() : null);
+    const liveFiles = new Map((live?.artifacts ?? []).map((a) => [a.file, a.hash]));
+    const newFiles = new Set(artifacts.map((a) => a.file));
+    changed = artifacts.filter((a) => liveFiles.get(a.file) !== a.hash);
+    gone = [...liveFiles.keys()].filter((file) => !newFiles.has(file));
+    for (const file of removed) if (!gone.includes(file) && !newFiles.has(file)) gone.push(file);
+  }
   const committed = await session.commit({ manifest, removed: gone });
+  if (cache) {
+    cache.state = nextState({
+      extending,
+      manifest,
+      env,
+      globalHash,
+      graphHash,
+      edgesSame,
+      snapshot,
+      items,
+      templateHashes,
+      lists: lists!,
+      changedTypes,
+      fresh,
+      docs: emitted.docs,
+      shards: emitted.shards,
+    });
+  }
   const deploy: DeployResult = {
     ok: true,
     bucket: committed.bucket,
@@ -442,7 +542,109 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   };
   if (deploy.serveCheck && !deploy.serveCheck.ok) deploy.ok = false;
   progress({ phase: 'deploy', done: 1, total: 1 });
+  const files: BuildFile[] = artifacts.map((a) => ({ key: a.key, file: a.file, bytes: a.bytes }));
   return finish({ artifacts: files.length, files, deploy, manifest });
+}
+
+function byFile(a: { file: string }, b: { file: string }): number {
+  return a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
+}
+
+/** `sorted` (by file) without the artifacts not in `keep`, with `fresh` merged in by file. */
+function mergeByFile(
+  sorted: readonly ManifestArtifact[],
+  keep: ReadonlySet<ManifestArtifact>,
+  fresh: ManifestArtifact[],
+): ManifestArtifact[] {
+  const added = [...fresh].sort(byFile);
+  const out: ManifestArtifact[] = [];
+  let j = 0;
+  for (const artifact of sorted) {
+    if (!keep.has(artifact)) continue;
+    while (j < added.length && added[j]!.file < artifact.file) out.push(added[j++]!);
+    out.push(artifact);
+  }
+  while (j < added.length) out.push(added[j++]!);
+  return out;
+}
+
+/** The current hash of a recorded list query, from the list index (null: not a list key). */
+function listQueryHash(key: string, lists: ListIndex, urls: ReadonlyMap<string, string>): string | null {
+  let spec: QuerySpec;
+  try {
+    spec = JSON.parse(key) as QuerySpec;
+  } catch {
+    return null;
+  }
+  if (spec.kind !== 'list') return null;
+  const result = lists.list(spec.query);
+  return resultHash(result.items, result.total, urls);
+}
+
+/**
+ * Incremental planning from the prior build's reverse index: only pages that read a changed
+ * item or template, or ran a query whose result may have changed, have their recorded
+ * dependencies compared; every other page of the prior build is carried as it is. Gives the
+ * same answer as comparing every page (see `impactedArtifacts`), because every page of the
+ * prior manifest recorded the hashes the prior build's content had.
+ */
+function impactedFromState(params: {
+  prior: BuildState;
+  planned: readonly ArtifactSpec[];
+  reader: DependencyReader;
+  depChanged: ReadonlySet<string>;
+  depTypes: ReadonlySet<string>;
+  templateHashes: ReadonlyMap<string, string>;
+  graphUnchanged: boolean;
+}): { render: string[]; carry: ManifestArtifact[]; removed: string[]; structural: string[] } {
+  const { prior, planned, reader, depChanged, depTypes, templateHashes, graphUnchanged } = params;
+  const candidates = new Set<string>();
+  const addAll = (keys: ReadonlySet<string> | undefined) => {
+    if (keys) for (const key of keys) candidates.add(key);
+  };
+  for (const id of depChanged) addAll(prior.dependents.get(`i\n${id}`));
+  for (const [name, hash] of templateHashes) {
+    if (prior.templates.get(name) !== hash) addAll(prior.dependents.get(`t\n${name}`));
+  }
+  for (const name of prior.templates.keys()) {
+    if (!templateHashes.has(name)) addAll(prior.dependents.get(`t\n${name}`));
+  }
+  if (depTypes.size > 0 || !graphUnchanged) {
+    for (const [key, keys] of prior.queries) {
+      if (key.startsWith(LIST_PREFIX)) {
+        if (depTypes.size === 0) continue;
+        let type: unknown;
+        try {
+          type = (JSON.parse(key) as { query?: { type?: unknown } }).query?.type;
+        } catch {
+          type = undefined;
+        }
+        if (typeof type !== 'string' || depTypes.has(type)) addAll(keys);
+      } else if (key.startsWith(TRAVERSE_PREFIX)) {
+        if (!graphUnchanged) addAll(keys);
+      } else if (!key.startsWith(SIMILAR_PREFIX) || depChanged.size > 0) addAll(keys);
+    }
+  }
+  const render: string[] = [];
+  const carry: ManifestArtifact[] = [];
+  const structural: string[] = [];
+  const plannedFiles = new Set<string>();
+  for (const artifact of planned) {
+    plannedFiles.add(artifact.file);
+    const before = prior.byKey.get(artifact.key);
+    if (!before || before.file !== artifact.file) {
+      render.push(artifact.key);
+      structural.push(artifact.key);
+    } else if (candidates.has(artifact.key) && depsChanged(before.deps, reader)) render.push(artifact.key);
+    else carry.push(before);
+  }
+  const removed: string[] = [];
+  for (const [key, artifact] of prior.byKey) {
+    if (!isPageKey(key) || plannedFiles.has(artifact.file)) continue;
+    removed.push(artifact.file);
+    structural.push(key);
+  }
+  return { render, carry, removed, structural };
 }
 
 async function renderInProcess(params: {
@@ -476,4 +678,210 @@ async function renderInProcess(params: {
       params.progress({ phase: 'render', done: out.length, total: params.specs.length });
   }
   return out;
+}
+
+/** A file the build writes besides the pages. */
+interface Extra {
+  key: string;
+  file: string;
+  content: string;
+  hash: string;
+  deps?: ManifestArtifact['deps'];
+}
+
+// Hashes of the fixed files (search.js, minisearch.js), by content: they are the same string each build.
+const fixedHashes = new Map<string, string>();
+function fixedHash(content: string): string {
+  let hash = fixedHashes.get(content);
+  if (hash === undefined) {
+    hash = hashText(content);
+    if (fixedHashes.size > 16) fixedHashes.clear();
+    fixedHashes.set(content, hash);
+  }
+  return hash;
+}
+
+/**
+ * `sitemap.xml` and the search index. Building on a prior build (`prior`), the sitemap is
+ * carried when no page appeared, moved or went and no page's `updatedAt` changed, and only
+ * search shards holding a changed item are hashed (and rebuilt when their documents changed).
+ */
+function emitExtras(params: {
+  snapshot: Snapshot;
+  source: SnapshotSource;
+  plan: { artifacts: readonly ArtifactSpec[] };
+  items: ReadonlyMap<string, ItemEntry>;
+  /** the previous manifest, when this build is incremental */
+  previous: BuildManifest | null;
+  prior: BuildState | null;
+  contentChanged: ReadonlySet<string>;
+  depChanged: ReadonlySet<string>;
+  structural: readonly string[];
+}): { extras: Extra[]; extraCarried: ManifestArtifact[]; docs: BuildState['docs']; shards: number } {
+  const { snapshot, source, plan, items, previous, prior, contentChanged, depChanged, structural } = params;
+  const publicUrl = snapshot.site.publicUrl ?? null;
+  const extras: Extra[] = [];
+  const extraCarried: ManifestArtifact[] = [];
+  const before: ReadonlyMap<string, ManifestArtifact> =
+    prior?.byKey ??
+    new Map((previous?.artifacts ?? []).filter((a) => !isPageKey(a.key)).map((a) => [a.key, a]));
+  const offer = (extra: Omit<Extra, 'hash'>, hash: string) => {
+    const old = before.get(extra.key);
+    if (prior && old && old.file === extra.file && old.hash === hash) extraCarried.push(old);
+    else extras.push({ ...extra, hash });
+  };
+
+  let sitemapDirty = prior === null || structural.length > 0;
+  if (!sitemapDirty) {
+    for (const id of contentChanged) {
+      const now = items.get(id);
+      const then = prior!.items.get(id);
+      if (!now || !then || now.updatedAt !== then.updatedAt) {
+        sitemapDirty = true;
+        break;
+      }
+    }
+  }
+  const oldSitemap = before.get('file:sitemap.xml');
+  if (!sitemapDirty && oldSitemap?.file === 'sitemap.xml') extraCarried.push(oldSitemap);
+  else {
+    const itemsById = new Map(snapshot.items.map((item) => [item.id, item]));
+    const sitemapEntries = plan.artifacts
+      .filter((a) => (a.kind === 'route' ? a.route.kind !== 'redirect' : !a.stub))
+      .map((a) => ({
+        path: a.path,
+        lastmod: a.kind === 'item' ? (itemsById.get(a.itemId)?.updatedAt ?? null) : null,
+      }));
+    const content = renderSitemap({ entries: sitemapEntries, publicUrl });
+    offer({ key: 'file:sitemap.xml', file: 'sitemap.xml', content }, hashText(content));
+  }
+
+  const docs: BuildState['docs'] = new Map();
+  const emission = snapshot.site.searchEmission ?? 'bm25';
+  if (emission === 'none') return { extras, extraCarried, docs, shards: 0 };
+  const types = new Map(snapshot.types.map((type) => [type.name, type]));
+  const entries: Array<{ doc: SearchDoc; hash: string }> = [];
+  for (const a of plan.artifacts) {
+    if (a.kind !== 'item' || a.stub) continue;
+    const entry = items.get(a.itemId);
+    const dep = entry ? `${entry.hash}|${entry.url}` : '';
+    const old = prior?.docs.get(a.itemId);
+    let made: { dep: string; doc: SearchDoc; hash: string };
+    if (old && entry && old.dep === dep) made = old;
+    else {
+      const item = source.item(a.itemId)!;
+      const { doc, hash } = searchDocWithHash(item, types.get(item.type), relativeUrl(a.path, { publicUrl }));
+      made = { dep, doc, hash };
+    }
+    docs.set(a.itemId, made);
+    entries.push(made);
+  }
+  const count = searchShardCount(entries.length);
+  const groups: Array<Array<{ doc: SearchDoc; hash: string }>> = Array.from({ length: count }, () => []);
+  for (const entry of entries) groups[shardOf(entry.doc.id, count)]!.push(entry);
+  // Shards that may have changed; null: all of them.
+  let dirty: Set<number> | null = null;
+  if (prior && prior.shards === count) {
+    dirty = new Set();
+    for (const id of depChanged) dirty.add(shardOf(id, count));
+    for (const key of structural) if (key.startsWith('item:')) dirty.add(shardOf(key.slice(5), count));
+  }
+  const withVectors = emission === 'bm25+vector';
+  for (let s = 0; s < count; s++) {
+    const key = `search:${s}`;
+    const file = `search/index-${s}.json`;
+    const vkey = `search-vectors:${s}`;
+    const vfile = `search/vectors-${s}.json`;
+    const old = before.get(key);
+    const vold = before.get(vkey);
+    if (dirty && !dirty.has(s) && old?.file === file && (!withVectors || vold?.file === vfile)) {
+      extraCarried.push(old);
+      if (withVectors) extraCarried.push(vold!);
+      continue;
+    }
+    const shard = searchShard(s, groups[s]!);
+    const deps = { items: {}, templates: {}, queries: { docs: shard.docsHash } };
+    if (old && old.file === file && old.deps.queries.docs === shard.docsHash) extraCarried.push(old);
+    else {
+      const content = buildShardIndex(shard.docs);
+      extras.push({ key, file, content, hash: hashText(content), deps });
+    }
+    if (withVectors) {
+      const vectors: Record<string, number[]> = {};
+      for (const doc of shard.docs) {
+        const embedding = source.item(doc.id)?.embedding;
+        if (embedding && embedding.length > 0) vectors[doc.url] = embedding;
+      }
+      if (vold && vold.file === vfile && vold.deps.queries.docs === shard.docsHash) extraCarried.push(vold);
+      else {
+        const content = JSON.stringify(vectors);
+        extras.push({ key: vkey, file: vfile, content, hash: hashText(content), deps });
+      }
+    }
+  }
+  const manifestContent = searchManifest({ shards: count, vectors: withVectors });
+  offer(
+    { key: 'file:search/manifest.json', file: 'search/manifest.json', content: manifestContent },
+    fixedHash(manifestContent),
+  );
+  offer(
+    { key: 'file:search/search.js', file: 'search/search.js', content: SEARCH_SCRIPT },
+    fixedHash(SEARCH_SCRIPT),
+  );
+  const miniSearch = miniSearchBrowserBuild();
+  offer(
+    { key: 'file:search/minisearch.js', file: 'search/minisearch.js', content: miniSearch },
+    fixedHash(miniSearch),
+  );
+  return { extras, extraCarried, docs, shards: count };
+}
+
+/** The cache's state after a committed build: the prior one brought up to date, or a new one. */
+function nextState(params: {
+  extending: BuildState | null;
+  manifest: BuildManifest;
+  env: string;
+  globalHash: string;
+  graphHash: string;
+  edgesSame: boolean;
+  snapshot: Snapshot;
+  items: Map<string, ItemEntry>;
+  templateHashes: Map<string, string>;
+  lists: ListIndex;
+  changedTypes: ReadonlySet<string>;
+  fresh: readonly ManifestArtifact[];
+  docs: BuildState['docs'];
+  shards: number;
+}): BuildState {
+  const { extending, manifest } = params;
+  let indexed: Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries'>;
+  if (extending) {
+    const byKey = new Map<string, ManifestArtifact>();
+    const fileHash = new Map<string, string>();
+    for (const artifact of manifest.artifacts) {
+      byKey.set(artifact.key, artifact);
+      fileHash.set(artifact.file, artifact.hash);
+    }
+    for (const [key, old] of extending.byKey) if (byKey.get(key) !== old) unindexArtifact(extending, old);
+    for (const artifact of params.fresh) indexArtifact(extending, artifact);
+    indexed = { byKey, fileHash, dependents: extending.dependents, queries: extending.queries };
+  } else indexed = indexManifest(manifest);
+  const lists = new Map<string, SortedList>();
+  if (extending) {
+    for (const [key, list] of extending.lists) if (!params.changedTypes.has(list.type)) lists.set(key, list);
+  }
+  for (const [key, list] of params.lists.current) lists.set(key, list);
+  return {
+    manifest,
+    env: params.env,
+    globalHash: params.globalHash,
+    graphHash: params.graphHash,
+    edges: extending && params.edgesSame ? extending.edges : edgeListOf(params.snapshot.edges),
+    items: params.items,
+    templates: params.templateHashes,
+    ...indexed,
+    lists,
+    docs: params.docs,
+    shards: params.shards,
+  };
 }

@@ -2,16 +2,27 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Fixture, loadFixture } from '../test/load-fixture';
+import { BuildCache } from './plan/build-cache';
 
 const open: Fixture[] = [];
 afterEach(() => {
   for (const fixture of open.splice(0)) fixture.cleanup();
 });
 
-function fixtureOf(name: string): Fixture {
+/** A fixture site; with `cache`, its builds keep a {@link BuildCache} between them (as a warm pool's builds do). */
+function siteOf(name: string, options: { cache?: boolean } = {}): Fixture {
   const fixture = loadFixture(name);
   open.push(fixture);
+  if (options.cache) {
+    const cache = new BuildCache();
+    const plain = fixture.build;
+    fixture.build = (buildOptions = {}) => plain({ cache, ...buildOptions });
+  }
   return fixture;
+}
+
+function fixtureOf(name: string): Fixture {
+  return siteOf(name);
 }
 
 /** Every file of the live version, path → content. */
@@ -35,7 +46,12 @@ function edit(fixture: Fixture) {
   post.updatedAt = '2026-02-12T10:00:00Z';
 }
 
-describe('incremental builds', () => {
+describe.each([
+  { variant: 'comparing every page', cache: false },
+  { variant: 'with a build cache', cache: true },
+])('incremental builds ($variant)', ({ cache }) => {
+  const fixtureOf = (name: string) => siteOf(name, { cache });
+
   it('re-render only the pages that read the edited item and yield exactly the files of a full build', async () => {
     const fixture = fixtureOf('blog');
     const first = await fixture.build({ mode: 'full' });
@@ -178,5 +194,175 @@ describe('a warm render pool', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('a build cache', () => {
+  type Step = { name: string; env?: string; change: (snapshot: Fixture['snapshot']) => void };
+
+  /**
+   * Applies each change to two copies of a site, one building with a cache and one comparing
+   * every page, and after each incremental build checks that both rendered the same pages,
+   * reported the same deploy counts, and hold exactly the files of a full build.
+   */
+  async function lockstep(steps: Step[], options: { env?: string; fresh?: boolean } = {}) {
+    const env = options.env ?? 'dev';
+    const cached = siteOf('blog', { cache: true });
+    const plain = siteOf('blog');
+    expect((await cached.build({ mode: 'full', env })).ok).toBe(true);
+    expect((await plain.build({ mode: 'full', env })).ok).toBe(true);
+    for (const step of steps) {
+      step.change(cached.snapshot);
+      step.change(plain.snapshot);
+      // the server exports a new snapshot (new objects) for every build
+      if (options.fresh) cached.snapshot = structuredClone(cached.snapshot);
+      const withCache = await cached.build({ mode: 'incremental', env });
+      const without = await plain.build({ mode: 'incremental', env });
+      expect(withCache.ok, step.name).toBe(true);
+      expect(withCache.effectiveMode, step.name).toBe(without.effectiveMode);
+      expect([...withCache.renderedKeys].sort(), step.name).toEqual([...without.renderedKeys].sort());
+      expect(withCache.deploy?.filesUploaded, step.name).toBe(without.deploy?.filesUploaded);
+      expect(withCache.deploy?.filesDeleted, step.name).toBe(without.deploy?.filesDeleted);
+      expect(withCache.files, step.name).toEqual(without.files);
+      const reference = siteOf('blog');
+      reference.snapshot = structuredClone(cached.snapshot);
+      expect((await reference.build({ mode: 'full', env })).ok).toBe(true);
+      expect(liveFiles(cached), step.name).toEqual(liveFiles(reference));
+    }
+  }
+
+  const item = (snapshot: Fixture['snapshot'], id: string) => snapshot.items.find((i) => i.id === id)!;
+
+  const steps: Step[] = [
+    { name: 'no change', change: () => {} },
+    {
+      name: 'a listing sort field',
+      change: (s) => {
+        item(s, 'post:hello-world').fields = { ...item(s, 'post:hello-world').fields, date: '2026-05-02' };
+      },
+    },
+    {
+      name: 'a title shown in listings',
+      change: (s) => {
+        item(s, 'post:static-speed').fields = {
+          ...item(s, 'post:static-speed').fields,
+          title: 'Static, Speedy',
+        };
+      },
+    },
+    {
+      name: 'a partial',
+      change: (s) => {
+        s.templates.find((t) => t.name === '_post-card')!.content =
+          '<li class="card"><a href="{{ post.url }}">{{ post.title | upcase }}</a></li>';
+      },
+    },
+    {
+      name: 'an edge added in place',
+      change: (s) => {
+        s.edges.push({ from: 'post:liquid-layouts', edge: 'TAGGED', to: 'tag:graphs' });
+      },
+    },
+    {
+      name: 'an edge moved in place',
+      change: (s) => {
+        const edge = s.edges.find((e) => e.from === 'post:hello-world' && e.edge === 'TAGGED')!;
+        edge.to = 'tag:graphs';
+      },
+    },
+    {
+      name: 'a parent slug (moves its child page)',
+      change: (s) => {
+        item(s, 'page:about').fields = { ...item(s, 'page:about').fields, slug: 'about-us' };
+      },
+    },
+    {
+      name: 'an item deleted and one added',
+      change: (s) => {
+        s.items = s.items.filter((i) => i.id !== 'post:liquid-layouts');
+        s.items.push({ id: 'post:newer', type: 'post', fields: { title: 'Newer', date: '2026-06-01' } });
+      },
+    },
+    {
+      name: 'a slug change (a page moves)',
+      change: (s) => {
+        item(s, 'post:newer').fields = { ...item(s, 'post:newer').fields, slug: 'newest' };
+      },
+    },
+    {
+      name: 'a template enabled and a page template disabled',
+      change: (s) => {
+        s.templates.find((t) => t.name === 'tag')!.enabled = false;
+      },
+    },
+    {
+      name: 'a route',
+      change: (s) => {
+        s.routes![1]!.paginate!.size = 3;
+      },
+    },
+    {
+      name: 'a content edit after a full build',
+      change: (s) => {
+        item(s, 'tag:web').fields = { name: 'Webby' };
+      },
+    },
+  ];
+
+  it('gives the pages and files of a build without it, after each kind of change', async () => {
+    await lockstep(steps);
+  });
+
+  it('does so with a new snapshot object for every build, as the server exports', async () => {
+    await lockstep(steps, { fresh: true });
+  });
+
+  it('follows publishing: stub pages appear and go', async () => {
+    await lockstep(
+      [
+        { name: 'unpublish', change: (s) => void (item(s, 'post:static-speed').publishedEnvs = []) },
+        { name: 'publish', change: (s) => void (item(s, 'post:draft-ideas').publishedEnvs = ['prod']) },
+        {
+          name: 'edit an unpublished item',
+          change: (s) => {
+            item(s, 'post:static-speed').fields = { ...item(s, 'post:static-speed').fields, title: 'Hidden' };
+          },
+        },
+      ],
+      { env: 'prod' },
+    );
+  });
+
+  it('is not used after a rollback or a failed build', async () => {
+    const cache = new BuildCache();
+    const fixture = siteOf('blog');
+    const build = (options: Parameters<Fixture['build']>[0] = {}) => fixture.build({ cache, ...options });
+    const first = await build({ mode: 'full' });
+    edit(fixture);
+    await build({ mode: 'incremental' });
+    const { rollback } = await import('./rollback');
+    await rollback({ target: fixture.target, buildId: first.buildId });
+    // the live version is the first build again; the cache describes the second
+    item(fixture.snapshot, 'tag:graphs').fields = { name: 'Graph Theory' };
+    const afterRollback = await build({ mode: 'incremental' });
+    expect(afterRollback.renderedKeys).toContain('item:post:graph-gardening');
+
+    const broken = fixture.snapshot.templates.find((t) => t.name === 'post')!;
+    const good = broken.content;
+    item(fixture.snapshot, 'post:hello-world').fields = {
+      ...item(fixture.snapshot, 'post:hello-world').fields,
+      title: 'Hello Again',
+    };
+    broken.content = '{% if %}';
+    expect((await build({ mode: 'incremental' })).ok).toBe(false);
+    broken.content = good;
+    const recovered = await build({ mode: 'incremental' });
+    expect(recovered.ok).toBe(true);
+    expect(recovered.renderedKeys).toContain('item:post:hello-world');
+
+    const reference = siteOf('blog');
+    reference.snapshot = structuredClone(fixture.snapshot);
+    await reference.build({ mode: 'full' });
+    expect(liveFiles(fixture)).toEqual(liveFiles(reference));
   });
 });

@@ -39,7 +39,10 @@ function plain(value: unknown): string {
     .trim();
 }
 
-const docCache = new WeakMap<SnapshotItem, { url: string; doc: SearchDoc; hash: string }>();
+const docCache = new WeakMap<
+  SnapshotItem,
+  { url: string; fields: unknown; type: unknown; doc: SearchDoc; hash: string }
+>();
 
 /** The search document of an item with a page: title, and the text of its text-like fields (memoized per item object). */
 export function searchDoc(item: SnapshotItem, type: SnapshotType | undefined, url: string): SearchDoc {
@@ -52,7 +55,8 @@ function cachedDoc(
   url: string,
 ): { doc: SearchDoc; hash: string } {
   const cached = docCache.get(item);
-  if (cached && cached.url === url) return cached;
+  // a replaced `fields` (or type definition) is noticed; fields changed in place are not
+  if (cached && cached.url === url && cached.fields === item.fields && cached.type === type) return cached;
   const fields = item.fields;
   const titleValue = ['title', 'name', 'label', type?.keyField ?? '']
     .map((k) => fields[k])
@@ -65,7 +69,13 @@ function cachedDoc(
     if (text && text !== title) parts.push(text);
   }
   const doc = { id: item.id, url, title, type: item.type, text: parts.join(' ').slice(0, MAX_TEXT) };
-  const entry = { url, doc, hash: createHash('sha1').update(JSON.stringify(doc)).digest('base64url') };
+  const entry = {
+    url,
+    fields,
+    type,
+    doc,
+    hash: createHash('sha1').update(JSON.stringify(doc)).digest('base64url'),
+  };
   docCache.set(item, entry);
   return entry;
 }
@@ -96,6 +106,22 @@ export const miniSearchOptions = {
   idField: 'id',
 };
 
+/** How many shards `docs` documents are split into. */
+export function searchShardCount(docs: number): number {
+  return Math.max(1, Math.min(MAX_SHARDS, Math.ceil(docs / DOCS_PER_SHARD)));
+}
+
+/** One shard: its documents sorted by id, and the hash of their hashes. */
+export function searchShard(
+  shard: number,
+  entries: ReadonlyArray<{ doc: SearchDoc; hash: string }>,
+): { shard: number; docs: SearchDoc[]; docsHash: string } {
+  const sorted = [...entries].sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0));
+  const hash = createHash('sha256');
+  for (const entry of sorted) hash.update(entry.hash);
+  return { shard, docs: sorted.map((entry) => entry.doc), docsHash: hash.digest('base64url') };
+}
+
 /**
  * Groups documents into shards and hashes each shard's documents; `build` turns one shard into
  * its MiniSearch index JSON. Deterministic: the same documents give the same bytes.
@@ -103,15 +129,10 @@ export const miniSearchOptions = {
 export function planSearchShards(
   docs: ReadonlyArray<{ doc: SearchDoc; hash: string }>,
 ): Array<{ shard: number; docs: SearchDoc[]; docsHash: string }> {
-  const count = Math.max(1, Math.min(MAX_SHARDS, Math.ceil(docs.length / DOCS_PER_SHARD)));
+  const count = searchShardCount(docs.length);
   const groups: Array<Array<{ doc: SearchDoc; hash: string }>> = Array.from({ length: count }, () => []);
-  const sorted = [...docs].sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0));
-  for (const entry of sorted) groups[shardOf(entry.doc.id, count)]!.push(entry);
-  return groups.map((group, shard) => {
-    const hash = createHash('sha256');
-    for (const entry of group) hash.update(entry.hash);
-    return { shard, docs: group.map((entry) => entry.doc), docsHash: hash.digest('base64url') };
-  });
+  for (const entry of docs) groups[shardOf(entry.doc.id, count)]!.push(entry);
+  return groups.map((group, shard) => searchShard(shard, group));
 }
 
 /** The MiniSearch index JSON of one shard. */

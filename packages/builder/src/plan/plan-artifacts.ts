@@ -6,9 +6,17 @@ import type {
   SnapshotTemplate,
   SnapshotType,
 } from '../snapshot/types';
+import { itemHash } from '../source/item-hash';
 import type { SnapshotSource } from '../source/snapshot-source';
 import { isVisibleIn } from '../source/snapshot-source';
 import { parseSort, parseWhere } from '../source/where';
+import type { ListIndex } from './list-index';
+
+/**
+ * Resolved item paths kept between builds, by item id: reused while the routePattern, the
+ * item's content hash and its parent's are unchanged (a path depends on nothing else).
+ */
+export type RouteMemo = Map<string, { key: string; path: string; missing: string[] }>;
 
 /** One page the build renders. */
 export type ArtifactSpec =
@@ -114,8 +122,14 @@ export function planArtifacts(params: {
   snapshot: Snapshot;
   source: SnapshotSource;
   env: string;
+  /** answers listing queries (pagination totals); default: the source */
+  lists?: ListIndex | null;
+  /** paths of the previous builds; only for snapshots whose item hashes cover every field (no transforms) */
+  routes?: RouteMemo | null;
 }): BuildPlan {
   const { snapshot, source, env } = params;
+  const lists = params.lists ?? null;
+  const memo = params.routes ?? null;
   const errors: BuildIssue[] = [];
   const warnings: BuildIssue[] = [];
   const artifacts: ArtifactSpec[] = [];
@@ -176,12 +190,13 @@ export function planArtifacts(params: {
     let pages = 1;
     if (route.paginate) {
       const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
-      const { total } = source.list({
+      const query = {
         type: route.paginate.type,
         where: route.paginate.where ? parseWhere(route.paginate.where) : [],
         sort: parseSort(route.paginate.sort),
         limit: 0,
-      });
+      };
+      const total = lists ? lists.sortedIds(query).length : source.list(query).total;
       pages = Math.max(1, Math.ceil(total / size));
     }
     for (let page = 1; page <= pages; page++) {
@@ -229,7 +244,16 @@ export function planArtifacts(params: {
     if (!template) continue;
     const parentId = parentIdOf(item, type, outEdges);
     const parent = parentId ? (all.get(parentId) ?? null) : null;
-    const resolved = resolveRoute({ pattern: type.routePattern, item, parent });
+    let resolved: { path: string; missing: string[] };
+    if (memo) {
+      const memoKey = `${type.routePattern ?? ''}\n${itemHash(item)}\n${parentId ?? ''}\n${parent ? itemHash(parent) : ''}`;
+      const known = memo.get(item.id);
+      if (known?.key === memoKey) resolved = known;
+      else {
+        resolved = resolveRoute({ pattern: type.routePattern, item, parent });
+        memo.set(item.id, { key: memoKey, path: resolved.path, missing: resolved.missing });
+      }
+    } else resolved = resolveRoute({ pattern: type.routePattern, item, parent });
     let path = resolved.path;
     if (resolved.missing.length > 0) {
       path = resolveRoute({ pattern: null, item }).path;

@@ -1,0 +1,162 @@
+import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
+import type { SearchDoc } from '../emit/search-index';
+import type { SnapshotEdge } from '../snapshot/types';
+import type { SortedList } from './list-index';
+import type { RouteMemo } from './plan-artifacts';
+
+/** What the cache knows of a visible item at the build it describes. */
+export interface ItemEntry {
+  /** `itemHash` of the item */
+  hash: string;
+  type: string;
+  updatedAt: string | null;
+  /** its page path, '' without a (non-stub) page */
+  url: string;
+}
+
+/** Everything an incremental build reuses from the build that produced `manifest`. */
+export interface BuildState {
+  manifest: BuildManifest;
+  env: string;
+  globalHash: string;
+  graphHash: string;
+  /** the snapshot's edges at that build (compared to skip hashing the graph again) */
+  edges: EdgeList;
+  /** visible items by id */
+  items: Map<string, ItemEntry>;
+  /** enabled template name → content hash */
+  templates: Map<string, string>;
+  /** every artifact of `manifest` by key */
+  byKey: Map<string, ManifestArtifact>;
+  /** file → content hash of every artifact of `manifest` */
+  fileHash: Map<string, string>;
+  /** `i\n<id>` or `t\n<name>` → keys of the pages that read that item or template */
+  dependents: Map<string, Set<string>>;
+  /** query key → keys of the pages that ran that query */
+  queries: Map<string, Set<string>>;
+  /** full results of list queries, valid for this build's items */
+  lists: Map<string, SortedList>;
+  /** search documents by item id, with the dependency hash (`<item hash>|<url>`) they were made from */
+  docs: Map<string, { dep: string; doc: SearchDoc; hash: string }>;
+  /** how many search shards that build had (0: no search index) */
+  shards: number;
+}
+
+/**
+ * Per-build state kept between builds of one site and environment in one process (the server
+ * keeps one per render pool), so an incremental build costs about what it renders: item
+ * routes, listing orders, the reverse dependency index of the pages, search documents and the
+ * previous manifest's files. The state is used only when the previous manifest is the one it
+ * was recorded with (same build id and object), and only advances when a build is committed;
+ * anything else (a rollback, another process deploying, a failed build) falls back to
+ * comparing every page's recorded dependencies, which is always correct.
+ */
+export class BuildCache {
+  /** @internal the state of the last committed build */
+  state: BuildState | null = null;
+  /** @internal resolved item paths (keyed by content, valid across builds) */
+  readonly routes: RouteMemo = new Map();
+
+  /** Forgets everything (the next incremental build compares every page). */
+  clear(): void {
+    this.state = null;
+    this.routes.clear();
+  }
+}
+
+const pools = new WeakMap<object, BuildCache>();
+
+/** The cache that goes with a warm render pool (one per site and environment). */
+export function cacheFor(owner: object): BuildCache {
+  let cache = pools.get(owner);
+  if (!cache) {
+    cache = new BuildCache();
+    pools.set(owner, cache);
+  }
+  return cache;
+}
+
+/** Whether an artifact is a page (its dependencies are indexed). */
+export function isPageKey(key: string): boolean {
+  return key.startsWith('item:') || key.startsWith('route:');
+}
+
+function add(index: Map<string, Set<string>>, dep: string, key: string): void {
+  const set = index.get(dep);
+  if (set) set.add(key);
+  else index.set(dep, new Set([key]));
+}
+
+function remove(index: Map<string, Set<string>>, dep: string, key: string): void {
+  const set = index.get(dep);
+  if (!set) return;
+  set.delete(key);
+  if (set.size === 0) index.delete(dep);
+}
+
+type Index = Pick<BuildState, 'dependents' | 'queries'>;
+
+/** Records what a page read in the reverse index. */
+export function indexArtifact(index: Index, artifact: ManifestArtifact): void {
+  if (!isPageKey(artifact.key)) return;
+  const { deps, key } = artifact;
+  for (const id in deps.items) add(index.dependents, `i\n${id}`, key);
+  for (const name in deps.templates) add(index.dependents, `t\n${name}`, key);
+  for (const query in deps.queries) add(index.queries, query, key);
+}
+
+/** Takes a page out of the reverse index. */
+export function unindexArtifact(index: Index, artifact: ManifestArtifact): void {
+  if (!isPageKey(artifact.key)) return;
+  const { deps, key } = artifact;
+  for (const id in deps.items) remove(index.dependents, `i\n${id}`, key);
+  for (const name in deps.templates) remove(index.dependents, `t\n${name}`, key);
+  for (const query in deps.queries) remove(index.queries, query, key);
+}
+
+/** The reverse index and lookups of a whole manifest. */
+export function indexManifest(
+  manifest: BuildManifest,
+): Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries'> {
+  const byKey = new Map<string, ManifestArtifact>();
+  const fileHash = new Map<string, string>();
+  const index: Index = { dependents: new Map(), queries: new Map() };
+  for (const artifact of manifest.artifacts) {
+    byKey.set(artifact.key, artifact);
+    fileHash.set(artifact.file, artifact.hash);
+    indexArtifact(index, artifact);
+  }
+  return { byKey, fileHash, ...index };
+}
+
+/** A copy of the ends and labels of a snapshot's edges (edges may be changed in place later). */
+export interface EdgeList {
+  from: string[];
+  edge: string[];
+  to: string[];
+}
+
+export function edgeListOf(edges: readonly SnapshotEdge[]): EdgeList {
+  const list: EdgeList = {
+    from: new Array(edges.length),
+    edge: new Array(edges.length),
+    to: new Array(edges.length),
+  };
+  for (let i = 0; i < edges.length; i++) {
+    const edge = edges[i]!;
+    list.from[i] = edge.from;
+    list.edge[i] = edge.edge;
+    list.to[i] = edge.to;
+  }
+  return list;
+}
+
+/** Whether a snapshot's edges are those of a list, edge by edge. */
+export function sameEdges(list: EdgeList, edges: readonly SnapshotEdge[]): boolean {
+  if (list.from.length !== edges.length) return false;
+  for (let i = 0; i < edges.length; i++) {
+    const edge = edges[i]!;
+    if (edge.from !== list.from[i] || edge.to !== list.to[i] || edge.edge !== list.edge[i]) return false;
+  }
+  return true;
+}

@@ -1,0 +1,123 @@
+import type { SnapshotItem } from '../snapshot/types';
+import type { ListQuery, WhereCondition } from '../source/content-source';
+import type { SnapshotSource } from '../source/snapshot-source';
+import { compareValues, matches, readField } from '../source/where';
+
+/** The sorted, filtered ids of one list query (without offset and limit), and what they were computed from. */
+export interface SortedList {
+  type: string;
+  ids: string[];
+}
+
+/** The cache key of a list query's full result: type, conditions and sort (offset and limit apart). */
+export function listKey(query: Pick<ListQuery, 'type' | 'where' | 'sort'>): string {
+  return JSON.stringify([query.type, query.where ?? [], query.sort ?? []]);
+}
+
+// More changed items of one type than this: sorting again is cheaper than inserting one by one.
+const MAX_PATCHED = 256;
+
+/**
+ * The full results of list queries (every matching item, sorted as `SnapshotSource.list`
+ * sorts), kept between builds as ids. A list of the previous build is brought up to date by
+ * taking out the items whose content changed and inserting them again at their sorted place,
+ * instead of filtering and sorting every item of the type again: items whose content hash is
+ * unchanged keep their relative order. Only lists of types without a changed item are reused
+ * as they are.
+ */
+export class ListIndex {
+  private readonly source: SnapshotSource;
+  private readonly previous: ReadonlyMap<string, SortedList>;
+  /** ids whose content (hash, `updatedAt`, type or visibility) changed since `previous` was computed */
+  private readonly changed: ReadonlySet<string>;
+  private readonly changedTypes: ReadonlySet<string>;
+  /** lists computed or confirmed for the current snapshot */
+  readonly current = new Map<string, SortedList>();
+
+  constructor(params: {
+    source: SnapshotSource;
+    previous?: ReadonlyMap<string, SortedList> | null;
+    changed?: ReadonlySet<string>;
+    changedTypes?: ReadonlySet<string>;
+  }) {
+    this.source = params.source;
+    this.previous = params.previous ?? new Map();
+    this.changed = params.changed ?? new Set();
+    this.changedTypes = params.changedTypes ?? new Set();
+  }
+
+  /** The ids of every item the query matches, sorted (offset and limit ignored). */
+  sortedIds(query: ListQuery): string[] {
+    const key = listKey(query);
+    const known = this.current.get(key);
+    if (known) return known.ids;
+    const before = this.previous.get(key);
+    let ids: string[] | null = null;
+    if (before && before.type === query.type) {
+      ids = this.changedTypes.has(query.type) ? this.patch(before.ids, query) : before.ids;
+    }
+    if (!ids) {
+      ids = this.source
+        .list({ type: query.type, where: query.where, sort: query.sort })
+        .items.map((i) => i.id);
+    }
+    this.current.set(key, { type: query.type, ids });
+    return ids;
+  }
+
+  /** The query's page (offset and limit applied) and total, as `SnapshotSource.list` answers it. */
+  list(query: ListQuery): { items: SnapshotItem[]; total: number } {
+    const ids = this.sortedIds(query);
+    const offset = Math.max(0, query.offset ?? 0);
+    const end = query.limit === undefined ? undefined : offset + Math.max(0, query.limit);
+    const items: SnapshotItem[] = [];
+    for (const id of ids.slice(offset, end)) items.push(this.source.item(id)!);
+    return { items, total: ids.length };
+  }
+
+  private patch(before: readonly string[], query: ListQuery): string[] | null {
+    const changed = this.changed;
+    const conditions: WhereCondition[] = query.where ?? [];
+    const compare = comparator(query.sort ?? []);
+    const inserts: SnapshotItem[] = [];
+    for (const id of changed) {
+      const item = this.source.item(id);
+      if (item && item.type === query.type && conditions.every((c) => matches(item, c))) inserts.push(item);
+    }
+    if (inserts.length > MAX_PATCHED) return null;
+    const items: SnapshotItem[] = [];
+    for (const id of before) {
+      if (changed.has(id)) continue;
+      const item = this.source.item(id);
+      // an unchanged id that is gone or of another type means the previous list is not what we think
+      if (!item || item.type !== query.type) return null;
+      items.push(item);
+    }
+    for (const item of inserts.sort(compare)) {
+      let low = 0;
+      let high = items.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (compare(items[mid]!, item) < 0) low = mid + 1;
+        else high = mid;
+      }
+      items.splice(low, 0, item);
+    }
+    return items.map((item) => item.id);
+  }
+}
+
+/** The order of `SnapshotSource.list`: the sort keys (`-` for descending), then the id. */
+export function comparator(sort: readonly string[]): (a: SnapshotItem, b: SnapshotItem) => number {
+  const keys = sort.map((raw) => {
+    const descending = raw.startsWith('-');
+    return { field: descending ? raw.slice(1) : raw, descending };
+  });
+  return (a, b) => {
+    for (const { field, descending } of keys) {
+      const order = compareValues(readField(a, field), readField(b, field));
+      if (order !== 0) return descending ? -order : order;
+    }
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  };
+}
