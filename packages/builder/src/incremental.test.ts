@@ -320,8 +320,18 @@ describe('a build cache', () => {
   it('follows publishing: stub pages appear and go', async () => {
     await lockstep(
       [
-        { name: 'unpublish', change: (s) => void (item(s, 'post:static-speed').publishedEnvs = []) },
-        { name: 'publish', change: (s) => void (item(s, 'post:draft-ideas').publishedEnvs = ['prod']) },
+        {
+          name: 'unpublish',
+          change: (s) => {
+            item(s, 'post:static-speed').publishedEnvs = [];
+          },
+        },
+        {
+          name: 'publish',
+          change: (s) => {
+            item(s, 'post:draft-ideas').publishedEnvs = ['prod'];
+          },
+        },
         {
           name: 'edit an unpublished item',
           change: (s) => {
