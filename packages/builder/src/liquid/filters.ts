@@ -1,5 +1,6 @@
 import { marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
+import { sanitizedPlainHtml } from './plain-html';
 
 /** What URL filters need to know about the site. */
 export interface UrlSettings {
@@ -23,7 +24,8 @@ const sanitizeOptions: sanitizeHtml.IOptions = {
 export function markdownToHtml(source: unknown): string {
   if (source === null || source === undefined) return '';
   const html = marked.parse(String(source), { async: false, gfm: true }) as string;
-  return sanitizeHtml(html, sanitizeOptions);
+  // Ordinary markdown gives markup the sanitizer would keep as it is: skip parsing it again.
+  return sanitizedPlainHtml(html) ?? sanitizeHtml(html, sanitizeOptions);
 }
 
 /** Sanitizes HTML (for `richtext` fields). */
