@@ -772,6 +772,216 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
       });
     });
 
+    describe('batch writes', () => {
+      const item = (id: string, props: Record<string, unknown> = {}, labels = ['Item']): GraphNode => ({
+        id,
+        labels,
+        props,
+      });
+
+      it('creates nodes in a batch that read back exactly, in input order', async () => {
+        const graph = await newGraph();
+        expect(await graph.createNodes([])).toEqual([]);
+        const batch = [
+          item('b2', { title: 'Zweite', nested: { list: [1, 'x', { deep: true }] } }),
+          item('b1', { title: 'Première ✓', n: 1.5 }, ['Item', 'Featured']),
+          item('b3', {}),
+        ];
+        expect(await graph.createNodes(batch)).toEqual(batch);
+        expect(await graph.getNodes(['b1', 'b2', 'b3'])).toEqual([batch[1], batch[0], batch[2]]);
+        const featured = await graph.findNodes({ label: 'Featured' });
+        expect(ids(featured.nodes)).toEqual(['b1']);
+        expect(featured.total).toBe(1);
+
+        // More nodes than one statement carries, mixed with single creates in one transaction.
+        const many = Array.from({ length: 1234 }, (_, i) => item(`m${String(i).padStart(4, '0')}`, { i }));
+        await graph.transaction(async (tx) => {
+          await tx.createNode(item('single-1', { i: -1 }));
+          await tx.createNodes(many);
+          await tx.createNode(item('single-2', { i: -2 }));
+        });
+        const page = await graph.findNodes({
+          label: 'Item',
+          where: [{ prop: 'i', op: 'gte', value: 0 }],
+          limit: 2,
+        });
+        expect(page.total).toBe(1234);
+        expect(ids(page.nodes)).toEqual(['m0000', 'm0001']);
+        expect((await graph.getNode('m1233'))?.props).toEqual({ i: 1233 });
+        expect((await graph.findNodes({ label: 'Item' })).total).toBe(1239);
+      });
+
+      it('writes nothing of a batch when one node’s id is taken or repeated', async () => {
+        const graph = await newGraph();
+        await graph.createNode(item('taken', { v: 'old' }));
+        await expectKind(
+          graph.createNodes([item('new-1', { title: 'alpha' }), item('taken'), item('new-2')]),
+          'exists',
+        );
+        await expectKind(graph.createNodes([item('dup'), item('other'), item('dup')]), 'exists');
+        expect(await graph.getNodes(['new-1', 'new-2', 'dup', 'other'])).toEqual([]);
+        expect((await graph.getNode('taken'))?.props).toEqual({ v: 'old' });
+        expect((await graph.findNodes({ label: 'Item', q: 'alpha' })).total).toBe(0);
+        await expectKind(
+          graph.createNodes([item('fine'), { id: 'bad', labels: ['Not A Label'], props: {} }]),
+          'invalid_argument',
+        );
+        expect(await graph.getNode('fine')).toBeNull();
+        expect((await graph.findNodes({ label: 'Item' })).total).toBe(1);
+      });
+
+      it('writes nothing of a batch that breaks a unique constraint', async () => {
+        const graph = await newGraph();
+        await graph.ensureUnique('User', 'email');
+        await graph.createNode(item('u0', { email: 'held@example.com' }, ['User']));
+        await expectKind(
+          graph.createNodes([
+            item('u1', { email: 'one@example.com' }, ['User']),
+            item('u2', { email: 'held@example.com' }, ['User']),
+          ]),
+          'unique_violation',
+        );
+        await expectKind(
+          graph.createNodes([
+            item('u3', { email: 'twice@example.com' }, ['User']),
+            item('u4', { email: 'twice@example.com' }, ['User', 'Admin']),
+          ]),
+          'unique_violation',
+        );
+        // A taken id is `exists`, even when a unique value repeats too.
+        await expectKind(
+          graph.createNodes([
+            item('u5', { email: 'five@example.com' }, ['User']),
+            item('u0', { email: 'held@example.com' }, ['User']),
+          ]),
+          'exists',
+        );
+        expect(await graph.getNodes(['u1', 'u2', 'u3', 'u4', 'u5'])).toEqual([]);
+        // The values a batch takes are held afterwards; values of failed batches are free.
+        await graph.createNodes([
+          item('u6', { email: 'one@example.com' }, ['User']),
+          item('g1', { email: 'held@example.com' }, ['Guest']),
+        ]);
+        await expectKind(
+          graph.createNode(item('u7', { email: 'one@example.com' }, ['User'])),
+          'unique_violation',
+        );
+        await graph.createNode(item('u8', { email: 'twice@example.com' }, ['User']));
+      });
+
+      it('rolls a batch back with its transaction, and only the batch when the error is caught', async () => {
+        const graph = await newGraph();
+        await graph.createNode(item('taken'));
+        const error = await graph
+          .transaction(async (tx) => {
+            await tx.createNodes([item('t1', { title: 'rollback words' }), item('t2')]);
+            await tx.mergeEdges([{ from: 't1', type: 'NEXT', to: 't2', props: {} }]);
+            throw new Error('boom');
+          })
+          .catch((caught: unknown) => caught);
+        expect((error as Error).message).toBe('boom');
+        expect(await graph.getNodes(['t1', 't2'])).toEqual([]);
+        expect(await graph.getEdges({ type: 'NEXT' })).toEqual([]);
+        expect((await graph.findNodes({ label: 'Item', q: 'rollback' })).total).toBe(0);
+
+        await graph.transaction(async (tx) => {
+          await tx.createNode(item('before', { title: 'kept before' }));
+          // Enough nodes for several statements, the taken id last.
+          const filler = Array.from({ length: 700 }, (_, i) => item(`c${i}`, { title: 'caught words' }));
+          const inner = await tx.createNodes([...filler, item('taken')]).catch((caught: unknown) => caught);
+          expect(isEngineError(inner, 'exists')).toBe(true);
+          expect(await tx.getNode('c0')).toBeNull();
+          expect(await tx.getNode('c699')).toBeNull();
+          await tx.createNodes([item('after', { title: 'kept after' })]);
+        });
+        expect(ids(await graph.getNodes(['before', 'c0', 'after']))).toEqual(['before', 'after']);
+        expect((await graph.findNodes({ label: 'Item' })).total).toBe(3);
+        expect(ids((await graph.findNodes({ label: 'Item', q: 'kept' })).nodes)).toEqual(['after', 'before']);
+        expect((await graph.findNodes({ label: 'Item', q: 'caught' })).total).toBe(0);
+      });
+
+      it('finds batch-created nodes by full-text search, ranked, and forgets deleted ones', async () => {
+        const graph = await newGraph();
+        await graph.createNodes([
+          item('once', { title: 'Gardening notes', body: 'Tomatoes need sun and water, plus other chores.' }),
+          item('thrice', { title: 'Tomatoes', body: 'Tomatoes, tomatoes: how to grow tomatoes.' }),
+          item('nested', { blocks: [{ text: 'Crushed tomatoes simmer slowly' }] }, ['Item', 'Recipe']),
+          item('cherry', { title: 'Cherry pie' }),
+        ]);
+        const tomatoes = await graph.findNodes({ label: 'Item', q: 'TOMATOES' });
+        expect(tomatoes.total).toBe(3);
+        expect(ids(tomatoes.nodes)[0]).toBe('thrice');
+        expect(ids((await graph.findNodes({ label: 'Recipe', q: 'simmer' })).nodes)).toEqual(['nested']);
+        // A node created after a delete must not inherit the deleted node's entry or embedding.
+        await graph.setEmbedding('cherry', [1, 0]);
+        expect(await graph.deleteNode('cherry')).toBe(true);
+        await graph.createNodes([item('date', { title: 'Date cake' })]);
+        expect((await graph.findNodes({ label: 'Item', q: 'cherry' })).total).toBe(0);
+        expect(ids((await graph.findNodes({ label: 'Item', q: 'date' })).nodes)).toEqual(['date']);
+        expect(await graph.hasEmbedding('date')).toBe(false);
+      });
+
+      it('merges edges in a batch: one result per edge, idempotent, missing endpoints skipped', async () => {
+        const graph = await newGraph();
+        await graph.createNodes([item('a'), item('b'), item('c')]);
+        await graph.mergeEdge({ from: 'a', type: 'LINKS', to: 'b', props: { w: 1 } });
+        const edges = [
+          { from: 'a', type: 'LINKS', to: 'b', props: { w: 1 } },
+          { from: 'a', type: 'LINKS', to: 'c', props: { w: 2 } },
+          { from: 'a', type: 'LINKS', to: 'ghost', props: {} },
+          { from: 'ghost', type: 'LINKS', to: 'a', props: {} },
+          { from: 'b', type: 'CITES', to: 'c', props: { page: 1 } },
+          { from: 'b', type: 'CITES', to: 'c', props: { page: 2 } },
+          { from: 'c', type: 'SELF', to: 'c', props: {} },
+        ];
+        expect(await graph.mergeEdges(edges)).toEqual([
+          'unchanged',
+          'created',
+          'missing_endpoint',
+          'missing_endpoint',
+          'created',
+          'updated',
+          'created',
+        ]);
+        expect(await graph.mergeEdges(edges.slice(0, 2))).toEqual(['unchanged', 'unchanged']);
+        expect(await graph.mergeEdges([{ from: 'a', type: 'LINKS', to: 'b', props: { w: 9 } }])).toEqual([
+          'updated',
+        ]);
+        expect(await graph.mergeEdges([])).toEqual([]);
+        const all = await graph.getEdges({});
+        expect(
+          all.map((edge) => `${edge.from}-${edge.type}->${edge.to} ${JSON.stringify(edge.props)}`),
+        ).toEqual(['a-LINKS->b {"w":9}', 'a-LINKS->c {"w":2}', 'b-CITES->c {"page":2}', 'c-SELF->c {}']);
+        expect(await graph.getEdges({ from: 'ghost' })).toEqual([]);
+        expect(await graph.getEdges({ to: 'ghost' })).toEqual([]);
+        // Invalid input rejects the whole batch before anything is written.
+        await expectKind(
+          graph.mergeEdges([
+            { from: 'b', type: 'NEW', to: 'a', props: {} },
+            { from: 'b', type: 'not valid', to: 'a', props: {} },
+          ]),
+          'invalid_argument',
+        );
+        expect(await graph.getEdges({ type: 'NEW' })).toEqual([]);
+        // Inside a transaction the batch sees nodes the transaction created.
+        const results = await graph.transaction(async (tx) => {
+          await tx.createNodes([item('d'), item('e')]);
+          return tx.mergeEdges([
+            { from: 'd', type: 'NEXT', to: 'e', props: {} },
+            { from: 'e', type: 'NEXT', to: 'a', props: {} },
+          ]);
+        });
+        expect(results).toEqual(['created', 'created']);
+        expect(
+          ids(
+            (await graph.traverse({ from: 'd', direction: 'out', depth: 2, edgeTypes: ['NEXT'] })).map(
+              (hit) => hit.node,
+            ),
+          ),
+        ).toEqual(['e', 'a']);
+      });
+    });
+
     describe('audit chain', () => {
       it('reports an empty chain', async () => {
         const graph = await newGraph();

@@ -1,7 +1,7 @@
 /**
  * The child process of the crash test (`crash-safety.test.ts`): writes transactions to a graph
  * in a loop until it is killed. Each transaction writes `batchSize` Item nodes sharing one
- * batch id, edges between them, an embedding and one audit record, then prints
+ * batch id (every other batch through createNodes/mergeEdges), edges between them, an embedding and one audit record, then prints
  * `committed <batch>` once the commit is acknowledged.
  *
  * Usage: node --import tsx crash-writer.ts <dataDir> <graph> <batchSize> <prefix>
@@ -25,19 +25,26 @@ process.stdout.write('ready\n');
 for (let n = 0; ; n++) {
   const batch = `${prefix}-${n}`;
   await graph.transaction(async (tx) => {
-    for (let i = 0; i < batchSize; i++) {
-      await tx.createNode({
-        id: `${batch}:${i}`,
-        labels: ['Item'],
-        props: { batch, i, text: `${batch} ${filler}` },
-      });
-      if (i > 0)
-        await tx.mergeEdge({
-          from: `${batch}:${i - 1}`,
-          type: 'NEXT',
-          to: `${batch}:${i}`,
-          props: { batch },
-        });
+    const node = (i: number) => ({
+      id: `${batch}:${i}`,
+      labels: ['Item'],
+      props: { batch, i, text: `${batch} ${filler}` },
+    });
+    const edge = (i: number) => ({
+      from: `${batch}:${i - 1}`,
+      type: 'NEXT',
+      to: `${batch}:${i}`,
+      props: { batch },
+    });
+    if (n % 2 === 1) {
+      // Every other batch goes through the batch writes (multi-row statements).
+      await tx.createNodes(Array.from({ length: batchSize }, (_, i) => node(i)));
+      await tx.mergeEdges(Array.from({ length: batchSize - 1 }, (_, i) => edge(i + 1)));
+    } else {
+      for (let i = 0; i < batchSize; i++) {
+        await tx.createNode(node(i));
+        if (i > 0) await tx.mergeEdge(edge(i));
+      }
     }
     await tx.setEmbedding(`${batch}:0`, [1, n % 7, 0.5]);
     await tx.appendAudit({

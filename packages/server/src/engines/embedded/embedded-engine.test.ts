@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GraphEngine } from '../port';
+import { SqlConnection } from './connection';
 import { createEmbeddedEngine } from './index';
+import { SCHEMA_VERSION } from './schema';
+
+const ids = (nodes: Array<{ id: string }>) => nodes.map((node) => node.id);
 
 describe('embedded engine', () => {
   let dir: string;
@@ -129,6 +133,44 @@ describe('embedded engine', () => {
     expect(await engine.listGraphs()).toContain('stray');
     await expect(engine.openGraph('stray')).rejects.toMatchObject({ kind: 'unavailable' });
     expect(await engine.dropGraph('stray')).toBe(true);
+  });
+
+  it('migrates a schema version 2 file when it opens it', async () => {
+    const graph = await engine.createGraph('old');
+    await graph.createNode({ id: 'a', labels: ['Post', 'Draft'], props: { title: 'Old file' } });
+    await engine.close();
+    // What version 2 wrote: the trigger that copied extra labels, and its version number.
+    const file = new SqlConnection(join(dir, 'graphs', 'old.db'));
+    file.exec(`CREATE TRIGGER nodes_after_insert AFTER INSERT ON nodes
+      WHEN json_array_length(NEW.labels) > 1 BEGIN
+        INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
+      END;
+      UPDATE meta SET value = '2' WHERE key = 'schema_version';`);
+    file.close();
+
+    engine = createEmbeddedEngine({ dataDir: dir });
+    await engine.init();
+    const reopened = await engine.openGraph('old');
+    if (reopened === null) throw new Error('the migrated graph did not open');
+    await reopened.createNode({ id: 'b', labels: ['Post', 'Draft'], props: { title: 'New node' } });
+    await reopened.createNodes([{ id: 'c', labels: ['Post', 'Draft'], props: { title: 'Batch node' } }]);
+    expect(ids((await reopened.findNodes({ label: 'Draft' })).nodes)).toEqual(['a', 'b', 'c']);
+    expect((await reopened.findNodes({ label: 'Draft', q: 'node' })).total).toBe(2);
+    const check = new SqlConnection(join(dir, 'graphs', 'old.db'));
+    expect(check.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0]).toBe(SCHEMA_VERSION);
+    expect(check.row(`SELECT count(*) FROM sqlite_master WHERE name = 'nodes_after_insert'`)?.[0]).toBe(0);
+    check.close();
+  });
+
+  it('refuses a file of a newer schema version', async () => {
+    await engine.createGraph('newer');
+    await engine.close();
+    const file = new SqlConnection(join(dir, 'graphs', 'newer.db'));
+    file.exec(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`);
+    file.close();
+    engine = createEmbeddedEngine({ dataDir: dir });
+    await engine.init();
+    await expect(engine.openGraph('newer')).rejects.toMatchObject({ kind: 'unavailable' });
   });
 
   it('reports a taken id as exists even when a unique value repeats too', async () => {

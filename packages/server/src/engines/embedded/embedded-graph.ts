@@ -5,7 +5,7 @@ import { verifyAuditChain } from '../shared/audit-chain';
 import { SqlConnection } from './connection';
 import { GraphStore } from './graph-store';
 import { Mutex } from './mutex';
-import { SCHEMA_SQL, SCHEMA_VERSION } from './schema';
+import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema';
 
 /** The graph whose transaction the current async context runs in (to catch self-deadlocks). */
 const activeTransaction = new AsyncLocalStorage<EmbeddedGraph>();
@@ -23,13 +23,36 @@ function tune(conn: SqlConnection): void {
   conn.exec('PRAGMA mmap_size = 268435456');
 }
 
-/** Refuses a file this code cannot read: not a graph, or another schema version. */
-function assertSchema(conn: SqlConnection, name: string): void {
-  let version: unknown;
+function schemaVersion(conn: SqlConnection): unknown {
   try {
-    version = conn.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0];
+    return conn.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0];
   } catch {
-    version = undefined;
+    return undefined;
+  }
+}
+
+/**
+ * Brings a file of an older schema version up to date (see MIGRATIONS), then refuses a file
+ * this code cannot read: not a graph, or an unknown (e.g. newer) schema version.
+ */
+function migrateAndAssertSchema(conn: SqlConnection, name: string): void {
+  let version = schemaVersion(conn);
+  let step = MIGRATIONS[String(version)];
+  while (version !== SCHEMA_VERSION && step !== undefined) {
+    conn.exec('BEGIN IMMEDIATE');
+    try {
+      // Re-read under the write lock: another process may have migrated the file meanwhile.
+      if (schemaVersion(conn) === version) {
+        conn.exec(step.sql);
+        conn.run(`UPDATE meta SET value = ? WHERE key = 'schema_version'`, [step.to]);
+      }
+      conn.exec('COMMIT');
+    } catch (error) {
+      if (conn.db.inTransaction) conn.exec('ROLLBACK');
+      throw error;
+    }
+    version = schemaVersion(conn);
+    step = MIGRATIONS[String(version)];
   }
   if (version !== SCHEMA_VERSION) {
     throw new EngineError(
@@ -72,7 +95,7 @@ export class EmbeddedGraph implements Graph {
         ]);
         this.writeConn.exec('COMMIT');
       } else {
-        assertSchema(this.writeConn, name);
+        migrateAndAssertSchema(this.writeConn, name);
       }
       this.readConn = new SqlConnection(file);
       this.readConn.exec('PRAGMA query_only = 1');

@@ -73,13 +73,60 @@ function uniqueKey(value: unknown): string | null {
   return value === undefined || value === null ? null : canonicalJson(value);
 }
 
+/** The largest number of rows one multi-row INSERT carries; smaller statements take the rest. */
+const ROW_CHUNKS = [500, 100, 20, 5, 1];
+
+const NODES_INSERT = 'INSERT INTO nodes (rid, id, label, labels, props) VALUES ';
+const FTS_INSERT = 'INSERT INTO nodes_fts (rowid, body) VALUES ';
+const EDGES_UPSERT_HEAD = 'INSERT INTO edges (from_id, type, to_id, props) VALUES ';
+const EDGES_UPSERT_TAIL = ' ON CONFLICT (from_id, type, to_id) DO UPDATE SET props = excluded.props';
+
+/** `INSERT ... VALUES (?, ?), (?, ?) ...` texts by (head, rows, width), built once. */
+const multiRowSql = new Map<string, string>();
+
+function valuesSql(head: string, rows: number, width: number, tail = ''): string {
+  const key = `${head}|${rows}|${width}|${tail}`;
+  let sql = multiRowSql.get(key);
+  if (sql === undefined) {
+    const row = `(${new Array(width).fill('?').join(', ')})`;
+    sql = head + new Array(rows).fill(row).join(', ') + tail;
+    multiRowSql.set(key, sql);
+  }
+  return sql;
+}
+
+/**
+ * Inserts `params` (rows of `width` values, flattened) with multi-row statements of the sizes
+ * in ROW_CHUNKS, so a few cached statements cover any count.
+ */
+function insertRows(conn: SqlConnection, head: string, params: SqlValue[], width: number, tail = ''): void {
+  const rows = params.length / width;
+  let done = 0;
+  for (const size of ROW_CHUNKS) {
+    while (rows - done >= size) {
+      const start = done * width;
+      conn.run(valuesSql(head, size, width, tail), params.slice(start, start + size * width));
+      done += size;
+    }
+  }
+}
+
+function isIdConflict(error: unknown): boolean {
+  return (
+    (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String(error).includes('nodes.id')
+  );
+}
+
 /**
  * The graph operations as synchronous calls on one connection. The graph wraps them in
  * promises and transactions; the store itself never begins or commits.
  */
 export class GraphStore {
-  /** Full-text entries of nodes written in the open transaction, written in one statement by flush(). */
-  private pendingText: Array<[number, string]> = [];
+  /**
+   * Full-text entries of nodes written in the open transaction, as rid, text, rid, text...;
+   * written by flush() in multi-row statements.
+   */
+  private pendingText: SqlValue[] = [];
 
   constructor(
     private readonly conn: SqlConnection,
@@ -88,16 +135,14 @@ export class GraphStore {
 
   /**
    * Writes the pending full-text entries. The graph calls it before COMMIT; the store calls it
-   * before anything that reads or replaces full-text entries. One statement per batch instead
-   * of one per node roughly doubles bulk insert speed.
+   * before anything that reads or replaces full-text entries. FTS5 indexes rows it gets in
+   * one statement in one go, so few multi-row statements cost much less than one per node.
    */
   flush(): void {
-    if (this.pendingText.length === 0) return;
-    const batch = JSON.stringify(this.pendingText);
+    const pending = this.pendingText;
+    if (pending.length === 0) return;
     this.pendingText = [];
-    this.conn.run('INSERT INTO nodes_fts (rowid, body) SELECT value ->> 0, value ->> 1 FROM json_each(?)', [
-      batch,
-    ]);
+    insertRows(this.conn, FTS_INSERT, pending, 2);
   }
 
   /** Forgets pending full-text entries (the transaction rolled back). */
@@ -268,21 +313,39 @@ export class GraphStore {
       this.insert(clean);
     } catch (error) {
       // The id's UNIQUE index answers "exists" without a lookup first; the failed statement wrote nothing.
-      if (
-        (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
-        String(error).includes('nodes.id')
-      ) {
-        throw exists(clean.id);
-      }
+      if (isIdConflict(error)) throw exists(clean.id);
       throw error;
     }
     return clean;
   }
 
-  /** Creates every node or none: a savepoint undoes the batch when one fails. */
+  /**
+   * Creates every node or none. The nodes go in with multi-row INSERTs under a savepoint, so
+   * a taken id (the id index refuses the statement) or any other failure undoes the batch
+   * while a surrounding transaction goes on.
+   */
   createNodes(nodes: GraphNode[]): GraphNode[] {
     if (!Array.isArray(nodes)) throw new EngineError('invalid_argument', 'nodes must be a list');
-    return this.atomically(() => nodes.map((node) => this.createNode(node)));
+    const clean = nodes.map((node) => this.assertNode(node));
+    const ids = new Set<string>();
+    for (const node of clean) {
+      if (ids.has(node.id)) throw exists(node.id);
+      ids.add(node.id);
+    }
+    if (clean.length === 0) return clean;
+    if (this.uniques.size > 0) {
+      // As createNode: a taken id is `exists`, even when the node also repeats a unique value.
+      const taken = this.firstTakenId(clean);
+      if (taken !== null) throw exists(taken);
+      this.checkUniqueBatch(clean);
+    }
+    try {
+      this.atomically(() => this.insertMany(clean));
+    } catch (error) {
+      if (isIdConflict(error)) throw exists(this.firstTakenId(clean) ?? String(clean[0]?.id));
+      throw error;
+    }
+    return clean;
   }
 
   putNode(node: GraphNode): GraphNode {
@@ -360,10 +423,56 @@ export class GraphStore {
     return 'updated';
   }
 
-  /** Merges each edge in order; a savepoint undoes the batch when one throws. */
+  /**
+   * Merges the edges in order, reading the endpoints and the current edges in one statement
+   * each and writing with multi-row upserts; an edge repeated in the batch sees the earlier
+   * one. Invalid input rejects the batch before anything is written.
+   */
   mergeEdges(edges: GraphEdge[]): MergeEdgeResult[] {
     if (!Array.isArray(edges)) throw new EngineError('invalid_argument', 'edges must be a list');
-    return this.atomically(() => edges.map((edge) => this.mergeEdge(edge)));
+    const clean = edges.map((edge) => {
+      assertNodeId(edge?.from, 'edge start');
+      assertNodeId(edge.to, 'edge end');
+      assertIdentifier(edge.type, 'edge type');
+      const props = edge.props ?? {};
+      assertProps(props, 'edge props');
+      return { from: edge.from, type: edge.type, to: edge.to, json: canonicalJson(props) };
+    });
+    if (clean.length === 0) return [];
+    const endpoints = new Set<string>();
+    for (const edge of clean) endpoints.add(edge.from).add(edge.to);
+    const present = new Set(
+      this.conn
+        .rows('SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?))', [
+          JSON.stringify([...endpoints]),
+        ])
+        .map((row) => row[0] as string),
+    );
+    const key = (edge: { from: string; type: string; to: string }) =>
+      JSON.stringify([edge.from, edge.type, edge.to]);
+    const current = new Map<string, string>();
+    for (const row of this.conn.rows(
+      `SELECT e.from_id, e.type, e.to_id, e.props FROM json_each(?) j
+       JOIN edges e ON e.from_id = j.value ->> 0 AND e.type = j.value ->> 1 AND e.to_id = j.value ->> 2`,
+      [JSON.stringify(clean.map((edge) => [edge.from, edge.type, edge.to]))],
+    )) {
+      current.set(JSON.stringify([row[0], row[1], row[2]]), row[3] as string);
+    }
+    const writes = new Map<string, SqlValue[]>();
+    const results = clean.map((edge): MergeEdgeResult => {
+      if (!present.has(edge.from) || !present.has(edge.to)) return 'missing_endpoint';
+      const k = key(edge);
+      const before = current.get(k);
+      if (before === edge.json) return 'unchanged';
+      current.set(k, edge.json);
+      writes.set(k, [edge.from, edge.type, edge.to, edge.json]);
+      return before === undefined ? 'created' : 'updated';
+    });
+    if (writes.size > 0) {
+      const params = [...writes.values()].flat();
+      this.atomically(() => insertRows(this.conn, EDGES_UPSERT_HEAD, params, 4, EDGES_UPSERT_TAIL));
+    }
+    return results;
   }
 
   deleteEdge(edge: { from: string; type: string; to: string }): boolean {
@@ -599,8 +708,80 @@ export class GraphStore {
       [node.id, node.labels[0] as string, labelsJson(node.labels), JSON.stringify(node.props)],
     );
     const rid = Number(lastInsertRowid);
+    this.indexLabels(rid, node);
     this.indexText(rid, node);
     this.indexUnique(rid, node);
+  }
+
+  /**
+   * Inserts validated new nodes with multi-row statements. Rids are assigned here, after the
+   * largest in use (what SQLite itself would choose), so the full-text rows and extra labels
+   * need no read-back.
+   */
+  private insertMany(nodes: GraphNode[]): void {
+    let rid = Number(this.conn.row('SELECT max(rid) FROM nodes')?.[0] ?? 0);
+    const params: SqlValue[] = new Array(nodes.length * 5);
+    let p = 0;
+    for (const node of nodes) {
+      rid += 1;
+      params[p++] = rid;
+      params[p++] = node.id;
+      params[p++] = node.labels[0] as string;
+      params[p++] = labelsJson(node.labels);
+      params[p++] = JSON.stringify(node.props);
+      if (node.labels.length > 1) this.indexLabels(rid, node);
+      const text = searchableText(node.props);
+      if (text.length > 0) this.pendingText.push(rid, text);
+      this.indexUnique(rid, node);
+    }
+    insertRows(this.conn, NODES_INSERT, params, 5);
+    if (this.pendingText.length >= 2000) this.flush();
+  }
+
+  /** The first of `nodes` whose id is taken, or null. */
+  private firstTakenId(nodes: GraphNode[]): string | null {
+    const taken = new Set(
+      this.conn
+        .rows('SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?))', [
+          JSON.stringify(nodes.map((node) => node.id)),
+        ])
+        .map((row) => row[0] as string),
+    );
+    return nodes.find((node) => taken.has(node.id))?.id ?? null;
+  }
+
+  /** checkUnique for new nodes, also against each other. */
+  private checkUniqueBatch(nodes: GraphNode[]): void {
+    const claimed = new Set<string>();
+    for (const node of nodes) {
+      this.checkUnique(node, null);
+      for (const label of node.labels) {
+        for (const prop of this.uniques.get(label) ?? []) {
+          const key = uniqueKey(node.props[prop]);
+          if (key === null) continue;
+          const claim = JSON.stringify([label, prop, key]);
+          if (claimed.has(claim)) {
+            throw new EngineError(
+              'unique_violation',
+              `Two ${label} nodes of the batch have ${prop} = ${key}`,
+              {
+                label,
+                prop,
+                value: node.props[prop],
+              },
+            );
+          }
+          claimed.add(claim);
+        }
+      }
+    }
+  }
+
+  /** Records a node's labels after the first (the primary label is a column of nodes). */
+  private indexLabels(rid: number, node: GraphNode): void {
+    for (let i = 1; i < node.labels.length; i++) {
+      this.conn.run('INSERT INTO node_labels (label, rid) VALUES (?, ?)', [node.labels[i] as string, rid]);
+    }
   }
 
   private replace(rid: number, node: GraphNode): void {
@@ -620,8 +801,8 @@ export class GraphStore {
   private indexText(rid: number, node: GraphNode): void {
     const text = searchableText(node.props);
     if (text.length === 0) return;
-    this.pendingText.push([rid, text]);
-    if (this.pendingText.length >= 1000) this.flush();
+    this.pendingText.push(rid, text);
+    if (this.pendingText.length >= 2000) this.flush();
   }
 
   /** Records the node's values under its labels' unique constraints (labels and text: triggers). */

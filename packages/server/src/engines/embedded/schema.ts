@@ -1,14 +1,15 @@
 /** Bumped when the layout below changes; stored in `meta.schema_version`. */
-export const SCHEMA_VERSION = '2';
+export const SCHEMA_VERSION = '3';
 
 /**
  * One database file per graph. Node ids are the caller's strings; `rid` is the internal
  * rowid that the full-text index, the embeddings and the label index point at. Labels and
  * props are JSON text. The primary (first) label is a column with its own index, so the usual
  * single-label node is one row in one table; further labels go to `node_labels` (see
- * {@link LABELLED}). Triggers keep `node_labels` in step and remove the full-text entry,
- * embedding and unique values of a changed or deleted node; the store writes full-text
- * entries (`searchableText` of the props) in batches within the transaction.
+ * {@link LABELLED}). The store writes the extra labels of a new node itself; triggers keep
+ * `node_labels` in step when a node changes and remove the full-text entry, embedding and
+ * unique values of a changed or deleted node. The store writes full-text entries
+ * (`searchableText` of the props) in batches within the transaction.
  */
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -53,10 +54,6 @@ CREATE TABLE IF NOT EXISTS unique_values (
   PRIMARY KEY (label, prop, value)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unique_values_rid ON unique_values (rid);
-CREATE TRIGGER IF NOT EXISTS nodes_after_insert AFTER INSERT ON nodes
-WHEN json_array_length(NEW.labels) > 1 BEGIN
-  INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
-END;
 CREATE TRIGGER IF NOT EXISTS nodes_after_update AFTER UPDATE ON nodes BEGIN
   DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
   INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
@@ -79,6 +76,17 @@ CREATE TABLE IF NOT EXISTS audit (
   hash TEXT NOT NULL
 );
 `;
+
+/**
+ * What brings a file of an older schema version (the key) to the next version, applied in
+ * order when a graph is opened, each step in its own transaction.
+ * - 2 → 3: the insert trigger that copied extra labels to `node_labels` is gone (it cost a
+ *   JSON parse per inserted node); the store writes them (version 3 code would write them twice
+ *   if the trigger stayed).
+ */
+export const MIGRATIONS: Record<string, { to: string; sql: string }> = {
+  '2': { to: '3', sql: 'DROP TRIGGER IF EXISTS nodes_after_insert;' },
+};
 
 /**
  * SQL for "the rids of nodes carrying label ?" (binds the label twice): the primary label
