@@ -78,13 +78,10 @@ const ORDINARY_URLS = 9;
 const ORDINARY_INLINE = 20;
 
 function inline(rand: () => number, ordinary: boolean): string {
-  const pick = <T>(list: readonly T[]) =>
-    list[
-      Math.floor(
-        rand() *
-          (ordinary ? Math.min(list.length, list === URLS ? ORDINARY_URLS : ORDINARY_INLINE) : list.length),
-      )
-    ]!;
+  const pick = (list: readonly string[]) => {
+    const ordinaryCount = list === URLS ? ORDINARY_URLS : ORDINARY_INLINE;
+    return list[Math.floor(rand() * (ordinary ? Math.min(list.length, ordinaryCount) : list.length))]!;
+  };
   const parts: string[] = [];
   const n = 1 + Math.floor(rand() * 8);
   for (let i = 0; i < n; i++) {
