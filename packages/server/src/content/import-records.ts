@@ -100,8 +100,8 @@ async function resolveBatch({
     else candidates.push(node ? { ...record, existing: node } : record);
   }
   const references = candidates.flatMap((record) => record.references);
+  const own = new Set(candidates.map((record) => record.id));
   if (references.length > 0) {
-    const own = new Set(candidates.map((record) => record.id));
     const missing = await missingReferences({
       reader,
       references,
@@ -141,6 +141,26 @@ async function resolveBatch({
       }
       claimed.set(value, record.id);
       return true;
+    });
+  }
+  // A record pointing at a record of this batch that failed a check above fails too (its edge
+  // or reference would point at nothing), and so on along a chain, so dryRun tells the truth.
+  const failedInBatch = (id: string, kept: Set<string>) =>
+    own.has(id) && !kept.has(id) && !existing.has(id) && !isPending(id);
+  for (let dropped = true; dropped; ) {
+    dropped = false;
+    const kept = new Set(candidates.map((record) => record.id));
+    candidates = candidates.filter((record) => {
+      const issues = record.references
+        .filter((reference) => failedInBatch(reference.id, kept))
+        .map((reference) => ({
+          field: reference.field,
+          message: `points at ${reference.id}, which failed in this import`,
+        }));
+      if (issues.length === 0) return true;
+      fail(record, describeIssues(issues));
+      dropped = true;
+      return false;
     });
   }
   return { writable: candidates, skipped };

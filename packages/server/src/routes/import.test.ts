@@ -234,18 +234,17 @@ describe('POST /api/import/json', () => {
       ['country:aa>country:bb', 'country:bb>country:aa'],
     );
     // cc points at dd, which passes the reference check (it is in the batch) and then fails
-    // the batch's unique check: cc must not land without its edge.
-    const body = (
-      await importJson({
-        typeName: 'country',
-        records: [
-          { id: 'country:cc', code: 'cc', name: 'C', relationships: { borders: ['country:dd'] } },
-          { id: 'country:ee', code: 'qq', name: 'E' },
-          { id: 'country:dd', code: 'qq', name: 'D' },
-        ],
-      })
-    ).json();
+    // the batch's unique check: cc must not land without its edge, and dryRun says so too.
+    const records = [
+      { id: 'country:cc', code: 'cc', name: 'C', relationships: { borders: ['country:dd'] } },
+      { id: 'country:ee', code: 'qq', name: 'E' },
+      { id: 'country:dd', code: 'qq', name: 'D' },
+    ];
+    const dry = (await importJson({ typeName: 'country', records, dryRun: true })).json();
+    expect(dry).toMatchObject({ created: 1, failed: 2 });
+    const body = (await importJson({ typeName: 'country', records })).json();
     expect(body).toMatchObject({ created: 1, failed: 2 });
+    expect(body.errors).toEqual(dry.errors);
     expect(body.errors.map((error: { index: number; id: string }) => [error.index, error.id])).toEqual([
       [0, 'country:cc'],
       [2, 'country:dd'],
