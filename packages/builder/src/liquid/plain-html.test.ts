@@ -163,7 +163,13 @@ describe('sanitizedPlainHtml', () => {
     for (const html of [
       '<p><a href="javascript:alert(1)">x</a></p>',
       '<p><a href="JavaScript:alert(1)">x</a></p>',
+      // browsers drop leading control characters: this is a javascript: URL, not a relative one
+      '<p><a href="\u0001javascript:alert(1)">x</a></p>',
+      '<p><a href="java\u0000script:alert(1)">x</a></p>',
       '<p><a href="">x</a></p>',
+      '<p><a href="\x01javascript:alert(1)">x</a></p>',
+      '<p><a href="\tjavascript:alert(1)">x</a></p>',
+      '<p><a href="java\nscript:alert(1)">x</a></p>',
       '<p><img src="x"></p>',
       '<p><script>alert(1)</script></p>',
       '<p onclick="x">a</p>',
