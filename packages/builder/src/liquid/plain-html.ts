@@ -38,7 +38,10 @@ const IMPLIED_CLOSE = new Map<string, readonly string[]>([
   ...HEADINGS.map((tag) => [tag, [...HEADINGS, 'p']] as [string, readonly string[]]),
   ...['p', 'ul', 'ol', 'blockquote', 'pre', 'table'].map((tag) => [tag, P] as [string, readonly string[]]),
 ]);
-const TOKEN = /<(\/?)([a-z][a-z0-9]*)(?: href="([^"<>&'\s]+)")?>|&(#39|quot|amp|lt|gt);|[<>&\0]/g;
+// Only URL characters in an href (browsers drop control characters and whitespace inside a
+// scheme, so `\x01javascript:` must never reach the scheme check as a relative URL).
+const TOKEN =
+  /<(\/?)([a-z][a-z0-9]*)(?: href="([\w\-.~:/?#[\]@!$()*+,;=%]+)")?>|&(#39|quot|amp|lt|gt);|[<>&\0]/g;
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9.+-]*):/;
 const SAFE_SCHEMES = new Set(['http', 'https', 'mailto']);
 
