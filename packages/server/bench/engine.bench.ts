@@ -1,22 +1,26 @@
 /**
- * Graph engine benchmark: bulk node inserts in batched transactions and point-read latency,
- * through the GraphEngine port. Always measures the embedded engine; also Neo4j when
+ * Graph engine benchmark: bulk node inserts (`createNodes`, one transaction per batch of 1000)
+ * and point-read latency through the GraphEngine port, with node-by-node `createNode` inside a
+ * transaction per batch as a second figure. Always measures the embedded engine; also Neo4j when
  * NEO4J_URI is set. Writes the "Graph engine" section of docs/benchmarks.md (between the
  * `bench:engine` markers), keeping the rest of the file and the last Neo4j row when Neo4j is
  * not measured this time.
  *
- * Run: pnpm --filter @trelliscms/server bench   (env: BENCH_NODES, BENCH_READS)
+ * Run: pnpm --filter @trelliscms/server bench   (env: BENCH_NODES, BENCH_SINGLE_NODES, BENCH_READS,
+ * BENCH_NEO4J_NODES, BENCH_NEO4J_SINGLE_NODES, BENCH_NEO4J_READS)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqlConnection } from '../src/engines/embedded/connection';
+import { SqlConnection, type SqlValue } from '../src/engines/embedded/connection';
 import { createEmbeddedEngine } from '../src/engines/embedded/index';
-import type { Graph, GraphEngine } from '../src/engines/port';
+import type { Graph, GraphEngine, GraphNode } from '../src/engines/port';
 import { benchmarksDoc, readDocSection, writeDocSection } from './doc-section';
 
 const BATCH = 1000;
 const NODES = Number(process.env.BENCH_NODES ?? 100_000);
+/** Nodes for the node-by-node figure (slower, so fewer). */
+const SINGLE_NODES = Number(process.env.BENCH_SINGLE_NODES ?? 20_000);
 const READS = Number(process.env.BENCH_READS ?? 200_000);
 const GOAL_INSERTS = 50_000;
 const GOAL_READ_US = 20;
@@ -27,6 +31,9 @@ interface Result {
   insertsPerSec: number;
   /** Nodes per second of this process's CPU time: less sensitive to other work on the machine. */
   insertsPerCpuSec: number | null;
+  /** The same inserts as one awaited createNode per node, a transaction per batch. */
+  singleInsertsPerSec: number;
+  singleNodes: number;
   /** The same inserts as bare SQL on the driver (no port), for the floor on this machine. */
   rawInsertsPerSec: number | null;
   readMedianUs: number;
@@ -52,15 +59,20 @@ function props(i: number) {
   };
 }
 
-async function measureInserts(graph: Graph, nodes: number): Promise<{ wall: number; cpu: number }> {
+/** Bulk insert through the port: one createNodes call (its own transaction) per batch. */
+async function measureInserts(
+  graph: Graph,
+  nodes: number,
+  prefix = 'item',
+): Promise<{ wall: number; cpu: number }> {
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
   for (let start = 0; start < nodes; start += BATCH) {
-    const end = Math.min(nodes, start + BATCH);
-    await graph.transaction(async (tx) => {
-      for (let i = start; i < end; i++)
-        await tx.createNode({ id: `item:${i}`, labels: ['Item'], props: props(i) });
-    });
+    const batch: GraphNode[] = [];
+    for (let i = start; i < Math.min(nodes, start + BATCH); i++) {
+      batch.push({ id: `${prefix}:${i}`, labels: ['Item'], props: props(i) });
+    }
+    await graph.createNodes(batch);
   }
   const cpu = process.cpuUsage(cpuStarted);
   return {
@@ -69,26 +81,53 @@ async function measureInserts(graph: Graph, nodes: number): Promise<{ wall: numb
   };
 }
 
-/** The floor: the statements the engine issues per node, straight on a libsql connection. */
-function measureRawInserts(file: string, nodes: number): number {
+/** Node by node: an awaited createNode per node, one transaction per batch. */
+async function measureSingleInserts(graph: Graph, nodes: number): Promise<number> {
+  const started = performance.now();
+  for (let start = 0; start < nodes; start += BATCH) {
+    const end = Math.min(nodes, start + BATCH);
+    await graph.transaction(async (tx) => {
+      for (let i = start; i < end; i++)
+        await tx.createNode({ id: `single:${i}`, labels: ['Item'], props: props(i) });
+    });
+  }
+  return nodes / ((performance.now() - started) / 1000);
+}
+
+/** Rows per statement in the raw floor, as the engine's largest multi-row INSERT. */
+const RAW_ROWS = 500;
+
+/**
+ * The floor: the statements the engine issues for a batch (multi-row INSERTs of 500 nodes with
+ * the rids assigned after max(rid), then the full-text rows the same way), straight on a
+ * libsql connection with the engine's pragmas, without validation or the port.
+ */
+function measureRawInserts(file: string, count: number): number {
+  const nodes = Math.max(RAW_ROWS, Math.floor(count / RAW_ROWS) * RAW_ROWS);
   const conn = new SqlConnection(file);
   conn.exec('PRAGMA journal_mode = WAL');
   conn.exec('PRAGMA synchronous = FULL');
+  conn.exec('PRAGMA cache_size = -65536');
+  const values = (width: number) => `(${new Array(width).fill('?').join(', ')})`;
+  const nodeSql = `INSERT INTO nodes (rid, id, label, labels, props) VALUES ${new Array(RAW_ROWS).fill(values(5)).join(', ')}`;
+  const textSql = `INSERT INTO nodes_fts (rowid, body) VALUES ${new Array(RAW_ROWS).fill(values(2)).join(', ')}`;
   const started = performance.now();
   for (let start = 0; start < nodes; start += BATCH) {
     conn.exec('BEGIN IMMEDIATE');
-    const text: Array<[number, string]> = [];
-    for (let i = start; i < Math.min(nodes, start + BATCH); i++) {
-      const p = props(i);
-      const { lastInsertRowid } = conn.run(
-        'INSERT INTO nodes (id, label, labels, props) VALUES (?, ?, ?, ?)',
-        [`raw:${i}`, 'Raw', '["Raw"]', JSON.stringify(p)],
-      );
-      text.push([Number(lastInsertRowid), [p.title, p.slug, ...p.tags, p.body].join('\n')]);
+    let rid = Number(conn.row('SELECT max(rid) FROM nodes')?.[0] ?? 0);
+    const end = Math.min(nodes, start + BATCH);
+    for (let from = start; from < end; from += RAW_ROWS) {
+      const row: SqlValue[] = [];
+      const text: SqlValue[] = [];
+      for (let i = from; i < from + RAW_ROWS; i++) {
+        const p = props(i);
+        rid += 1;
+        row.push(rid, `raw:${i}`, 'Raw', '["Raw"]', JSON.stringify(p));
+        text.push(rid, [p.title, p.slug, ...p.tags, p.body].join('\n'));
+      }
+      conn.run(nodeSql, row);
+      conn.run(textSql, text);
     }
-    conn.run('INSERT INTO nodes_fts (rowid, body) SELECT value ->> 0, value ->> 1 FROM json_each(?)', [
-      JSON.stringify(text),
-    ]);
     conn.exec('COMMIT');
   }
   const rate = nodes / ((performance.now() - started) / 1000);
@@ -121,9 +160,12 @@ async function benchEmbedded(): Promise<Result> {
   await engine.init();
   try {
     // Warm the JIT on a throw-away graph, so the measured run is steady-state code.
-    await measureInserts(await engine.createGraph('warmup'), Math.max(2000, Math.floor(NODES / 10)));
+    const warmup = await engine.createGraph('warmup');
+    await measureInserts(warmup, Math.max(2000, Math.floor(NODES / 10)));
+    await measureSingleInserts(warmup, Math.max(2000, Math.floor(SINGLE_NODES / 10)));
     const graph = await engine.createGraph('bench');
     const inserts = await measureInserts(graph, NODES);
+    const singleInsertsPerSec = await measureSingleInserts(await engine.createGraph('single'), SINGLE_NODES);
     const port = await measureReads((id) => graph.getNode(id), NODES, READS);
     const floor = await engine.createGraph('floor');
     const rawInsertsPerSec = measureRawInserts(join(dataDir, 'graphs', `${floor.name}.db`), NODES);
@@ -140,6 +182,8 @@ async function benchEmbedded(): Promise<Result> {
       nodes: NODES,
       insertsPerSec: inserts.wall,
       insertsPerCpuSec: inserts.cpu,
+      singleInsertsPerSec,
+      singleNodes: SINGLE_NODES,
       rawInsertsPerSec,
       readMedianUs: port.median,
       readP99Us: port.p99,
@@ -163,12 +207,14 @@ async function benchNeo4j(uri: string): Promise<Result> {
   });
   await engine.init();
   const nodes = Number(process.env.BENCH_NEO4J_NODES ?? 20_000);
+  const singleNodes = Number(process.env.BENCH_NEO4J_SINGLE_NODES ?? 2_000);
   const reads = Number(process.env.BENCH_NEO4J_READS ?? 5_000);
   const name = `bench-${Date.now().toString(36)}`;
   try {
     const graph = await engine.createGraph(name);
     // The first batches also warm the server's query plans and JIT; they are measured as well.
     const inserts = await measureInserts(graph, nodes);
+    const singleInsertsPerSec = await measureSingleInserts(graph, singleNodes);
     const port = await measureReads((id) => graph.getNode(id), nodes, reads);
     return {
       engine: 'neo4j (Bolt, Community)',
@@ -176,6 +222,8 @@ async function benchNeo4j(uri: string): Promise<Result> {
       insertsPerSec: inserts.wall,
       // The work happens in the Neo4j server process, so the client's CPU time says little.
       insertsPerCpuSec: null,
+      singleInsertsPerSec,
+      singleNodes,
       rawInsertsPerSec: null,
       readMedianUs: port.median,
       readP99Us: port.p99,
@@ -192,7 +240,7 @@ async function benchNeo4j(uri: string): Promise<Result> {
 function row(result: Result): string {
   const us = (n: number | null) => (n === null ? '–' : n.toFixed(1));
   const rate = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
-  return `| ${result.engine} | ${rate(result.insertsPerSec)} | ${rate(result.insertsPerCpuSec)} | ${rate(result.rawInsertsPerSec)} | ${us(result.readMedianUs)} | ${us(result.readP99Us)} | ${us(result.rawMedianUs)} | ${result.nodes.toLocaleString('en-US')} nodes, ${result.reads.toLocaleString('en-US')} reads, ${result.measuredAt} |`;
+  return `| ${result.engine} | ${rate(result.insertsPerSec)} | ${rate(result.insertsPerCpuSec)} | ${rate(result.singleInsertsPerSec)} | ${rate(result.rawInsertsPerSec)} | ${us(result.readMedianUs)} | ${us(result.readP99Us)} | ${us(result.rawMedianUs)} | ${result.nodes.toLocaleString('en-US')} nodes (${result.singleNodes.toLocaleString('en-US')} node by node), ${result.reads.toLocaleString('en-US')} reads, ${result.measuredAt} |`;
 }
 
 function writeSection(results: Result[], notes: string[]): void {
@@ -208,7 +256,7 @@ function writeSection(results: Result[], notes: string[]): void {
   }
   if (rows.some((line) => line.startsWith('| neo4j'))) {
     notes.push(
-      'Neo4j ran from `tools/neo4j-harness` (Neo4j 5.26 Community in-process, JVM with `-XX:TieredStopAtLevel=1`, 1 GB heap) on the same two cores as the client; every `createNode` and `getNode` is one Bolt round trip.',
+      'Neo4j ran from `tools/neo4j-harness` (Neo4j 5.26 Community in-process, JVM with `-XX:TieredStopAtLevel=1`, 1 GB heap) on the same two cores as the client; a `createNodes` batch is one transaction of a few UNWIND statements, every node-by-node `createNode` and every `getNode` is one Bolt round trip.',
     );
   }
   writeDocSection('engine', [
@@ -217,8 +265,8 @@ function writeSection(results: Result[], notes: string[]): void {
     `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/engine.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start (other builds and tests were running).`,
     `Goals: bulk insert ≥ ${GOAL_INSERTS.toLocaleString('en-US')} nodes/s in batched transactions (${BATCH} nodes per transaction, each node with a label, JSON props and its full-text entry); point read median < ${GOAL_READ_US} µs.`,
     '',
-    '| Engine | Bulk insert (nodes/s) | Bulk insert (nodes per CPU-s) | Raw SQL insert (nodes/s) | getNode median (µs) | getNode p99 (µs) | Raw SQL read median (µs) | Sample |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| Engine | Bulk insert, createNodes (nodes/s) | Bulk insert (nodes per CPU-s) | Node by node, createNode (nodes/s) | Raw SQL insert (nodes/s) | getNode median (µs) | getNode p99 (µs) | Raw SQL read median (µs) | Sample |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...rows,
     '',
     ...notes,
@@ -231,7 +279,7 @@ const loadAtStart = loadavg()
   .join(' / ');
 const results: Result[] = [];
 const notes = [
-  "`getNode` is timed per awaited call through the port (one promise, one cached prepared statement, two `JSON.parse`); the raw read is the same statement on a bare libsql connection. The raw insert runs the statements the engine issues per node (one `INSERT` per node, full-text rows in one statement per batch) without the port, so the gap between the two is the engine's own cost. Nodes per CPU-second divide by this process's CPU time, which other work on the machine disturbs less than wall-clock time.",
+  "Bulk insert: one `createNodes` call of 1000 nodes per transaction (the embedded engine writes them with multi-row `INSERT`s of up to 500 rows, the full-text rows likewise); node by node: 1000 awaited `createNode` calls inside one `graph.transaction`. `getNode` is timed per awaited call through the port (one promise, one cached prepared statement, two `JSON.parse`); the raw read is the same statement on a bare libsql connection. The raw insert runs the statements the engine issues for a batch without validation or the port, so the gap between the two is the engine's own cost. Nodes per CPU-second divide by this process's CPU time, which other work on the machine disturbs less than wall-clock time.",
 ];
 const embedded = await benchEmbedded();
 results.push(embedded);

@@ -319,11 +319,72 @@ export class GraphOps implements GraphWriter {
     return clean;
   }
 
+  /**
+   * Creates the nodes with one UNWIND statement after checking the whole batch (ids and unique
+   * claims, against the graph and within the batch), so a refused batch writes nothing even
+   * when the caller catches the error and the transaction goes on. Nodes this logical write
+   * created in an earlier attempt whose commit was acknowledged too late are taken as created.
+   */
   async createNodes(nodes: GraphNode[]): Promise<GraphNode[]> {
+    const attempt = this.writing();
     if (!Array.isArray(nodes)) throw new EngineError('invalid_argument', 'nodes must be a list');
-    const created: GraphNode[] = [];
-    for (const node of nodes) created.push(await this.createNode(node));
-    return created;
+    const clean = nodes.map(validNode);
+    const ids = new Set<string>();
+    for (const node of clean) {
+      if (ids.has(node.id))
+        throw new EngineError('exists', `Node ${node.id} appears twice in the batch`, { id: node.id });
+      ids.add(node.id);
+    }
+    if (clean.length === 0) return [];
+    const existing = await this.run(
+      'UNWIND $ids AS id MATCH (x:TNode {g: $g, id: id}) RETURN x.id AS id, x.tx AS tx, x {.id, .labels, .json} AS n',
+      { ids: [...ids] },
+    );
+    const earlier = new Map<string, GraphNode>();
+    for (const row of existing) {
+      const id = row.id as string;
+      if (row.tx !== attempt.token || attempt.created.has(id)) {
+        throw new EngineError('exists', `Node ${id} already exists`, { id });
+      }
+      // An earlier attempt of this very write committed; its acknowledgement was lost.
+      earlier.set(id, decodeNode(row.n));
+    }
+    const fresh = clean.filter((node) => !earlier.has(node.id));
+    const rules = await this.uniqueRules();
+    const claims: Array<UniqueClaim & { owner: string }> = [];
+    if (rules.length > 0) {
+      const byKey = new Map<string, UniqueClaim & { owner: string }>();
+      for (const node of fresh) {
+        for (const claim of uniqueClaims(rules, node)) {
+          const other = byKey.get(claim.k);
+          if (other !== undefined) throw uniqueViolation(claim, other.owner);
+          const owned = { ...claim, owner: node.id };
+          byKey.set(claim.k, owned);
+          claims.push(owned);
+        }
+      }
+      if (claims.length > 0) {
+        const [held] = await this.run(
+          `UNWIND $claims AS c MATCH (u:TUnique {g: $g, k: c.k}) WHERE u.owner <> c.owner
+           RETURN u.k AS k, u.owner AS owner LIMIT 1`,
+          { claims: claims.map((claim) => ({ k: claim.k, owner: claim.owner })) },
+        );
+        if (held) throw uniqueViolation(byKey.get(held.k as string), held.owner as string);
+      }
+    }
+    if (fresh.length > 0) {
+      await this.run('UNWIND $stored AS s CREATE (n:TNode) SET n = s', {
+        stored: fresh.map((node) => storedNode({ graph: this.graph, node, token: attempt.token })),
+      });
+    }
+    if (claims.length > 0) {
+      await this.run(
+        'UNWIND $claims AS c MERGE (u:TUnique {g: $g, k: c.k}) ON CREATE SET u.owner = c.owner',
+        { claims: claims.map((claim) => ({ k: claim.k, owner: claim.owner })) },
+      );
+    }
+    for (const node of fresh) attempt.created.add(node.id);
+    return clean.map((node) => earlier.get(node.id) ?? node);
   }
 
   async putNode(node: GraphNode): Promise<GraphNode> {
@@ -400,10 +461,73 @@ export class GraphOps implements GraphWriter {
     return rows[0].has ? 'updated' : 'created';
   }
 
+  /**
+   * Merges the edges, each as mergeEdge would, with one read and one MERGE statement per edge
+   * type (types are validated identifiers spliced into the query; everything else is a
+   * parameter). Results follow input order; a repeated edge sees the earlier one. Invalid
+   * input rejects the batch before anything is written. Idempotent, as MERGE is.
+   */
   async mergeEdges(edges: GraphEdge[]): Promise<MergeEdgeResult[]> {
+    this.writing();
     if (!Array.isArray(edges)) throw new EngineError('invalid_argument', 'edges must be a list');
-    const results: MergeEdgeResult[] = [];
-    for (const edge of edges) results.push(await this.mergeEdge(edge));
+    const clean = edges.map((edge) => {
+      if (typeof edge !== 'object' || edge === null)
+        throw new EngineError('invalid_argument', 'An edge is an object');
+      const type = edgeType(edge.type);
+      assertNodeId(edge.from, 'from');
+      assertNodeId(edge.to, 'to');
+      const props = edge.props ?? {};
+      assertProps(props, 'edge props');
+      return { from: edge.from, type, to: edge.to, props, canonical: canonicalJson(props) };
+    });
+    const byType = new Map<string, typeof clean>();
+    for (const edge of clean) {
+      const group = byType.get(edge.type);
+      if (group === undefined) byType.set(edge.type, [edge]);
+      else group.push(edge);
+    }
+    const key = (edge: { from: string; type: string; to: string }) =>
+      JSON.stringify([edge.from, edge.type, edge.to]);
+    const current = new Map<string, string | null>();
+    for (const [type, group] of byType) {
+      const pairs = [...new Map(group.map((edge) => [key(edge), { from: edge.from, to: edge.to }])).values()];
+      const rows = await this.run(
+        `UNWIND $pairs AS p
+         MATCH (a:TNode {g: $g, id: p.from}), (b:TNode {g: $g, id: p.to})
+         OPTIONAL MATCH (a)-[r:\`${type}\`]->(b)
+         RETURN p.from AS from, p.to AS to, r.json AS json`,
+        { pairs },
+      );
+      for (const row of rows) {
+        const json = row.json === null ? null : canonicalJson(JSON.parse(row.json as string));
+        current.set(key({ from: row.from as string, type, to: row.to as string }), json);
+      }
+    }
+    const writes = new Map<string, { from: string; type: string; to: string; json: string }>();
+    const results = clean.map((edge): MergeEdgeResult => {
+      const k = key(edge);
+      if (!current.has(k)) return 'missing_endpoint';
+      const before = current.get(k);
+      if (before === edge.canonical) return 'unchanged';
+      current.set(k, edge.canonical);
+      writes.set(k, { from: edge.from, type: edge.type, to: edge.to, json: JSON.stringify(edge.props) });
+      return before === null ? 'created' : 'updated';
+    });
+    const writesByType = new Map<string, Array<{ from: string; to: string; json: string }>>();
+    for (const write of writes.values()) {
+      const group = writesByType.get(write.type);
+      if (group === undefined) writesByType.set(write.type, [write]);
+      else group.push(write);
+    }
+    for (const [type, rows] of writesByType) {
+      await this.run(
+        `UNWIND $rows AS e
+         MATCH (a:TNode {g: $g, id: e.from}), (b:TNode {g: $g, id: e.to})
+         MERGE (a)-[r:\`${type}\`]->(b)
+         SET r.json = e.json`,
+        { rows: rows.map(({ from, to, json }) => ({ from, to, json })) },
+      );
+    }
     return results;
   }
 
