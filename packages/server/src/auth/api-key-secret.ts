@@ -27,11 +27,12 @@ export function mintApiKey(): MintedApiKey {
 /**
  * The lookup id of a bearer token that may be an API key: the prefix of a minted key, or for
  * an operator-chosen key (`CMS_OWNER_KEY`) `h` plus the first 11 hex digits of its hash.
+ * Pass `tokenHash` (the token's {@link hashToken}) when it is already computed.
  */
-export function apiKeyLookupId(token: string): string {
+export function apiKeyLookupId(token: string, tokenHash?: string): string {
   const match = KEY_PATTERN.exec(token);
   if (match?.[1]) return match[1];
-  return `h${hashToken(token).slice(0, 11)}`;
+  return `h${(tokenHash ?? hashToken(token)).slice(0, 11)}`;
 }
 
 /** Whether `token` looks like a minted key (`tk_…`). */
@@ -41,7 +42,12 @@ export function isMintedKey(token: string): boolean {
 
 /** Compares the token's hash to the stored hash in constant time. */
 export function tokenMatchesHash(token: string, storedHash: string): boolean {
-  const actual = Buffer.from(hashToken(token), 'hex');
+  return hashMatches(hashToken(token), storedHash);
+}
+
+/** Compares a token's {@link hashToken} to the stored hash in constant time. */
+export function hashMatches(tokenHash: string, storedHash: string): boolean {
+  const actual = Buffer.from(tokenHash, 'hex');
   const expected = Buffer.from(storedHash, 'hex');
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -3,8 +3,9 @@ import type { Graph } from '../engines/port';
 import { type ApiKeyRecord, loadApiKey } from '../platform/api-keys';
 import { getUser, userForSubject } from '../platform/users';
 import type { ApiKeyCache } from './api-key-cache';
-import { apiKeyLookupId, tokenMatchesHash } from './api-key-secret';
+import { apiKeyLookupId, hashMatches, hashToken } from './api-key-secret';
 import { IdTokenError, type IdTokenVerifier } from './id-token';
+import type { PlatformAccessCache } from './platform-access-cache';
 import type { Principal } from './types';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
@@ -32,17 +33,20 @@ export function bearerToken(header: string | undefined): string | null {
  * ID token (three dot-separated parts) is verified against the OpenID Connect provider and
  * mapped to a user by `sub`; anything else is looked up as an API key by its non-secret
  * prefix (through the cache) and compared in constant time. Throws 401
- * `invalid_credential` otherwise; the message never echoes the token.
+ * `invalid_credential` otherwise; the message never echoes the token. With `access`, the
+ * key's user is read through that cache (the request path); without it, from the graph.
  */
 export async function authenticate({
   token,
   platform,
   cache,
+  access,
   verifyIdToken,
 }: {
   token: string;
   platform: Graph;
   cache: ApiKeyCache<ApiKeyRecord>;
+  access?: PlatformAccessCache;
   verifyIdToken: IdTokenVerifier | null;
 }): Promise<Principal> {
   if (looksLikeJwt(token)) {
@@ -62,16 +66,17 @@ export async function authenticate({
     return { kind: 'id_token', userId: user.id, platformRole: user.platformRole, allowedSites: null };
   }
 
-  const lookupId = apiKeyLookupId(token);
+  const tokenHash = hashToken(token);
+  const lookupId = apiKeyLookupId(token, tokenHash);
   const record = await cache.get(lookupId, () => loadApiKey(platform, lookupId));
-  if (!record || !tokenMatchesHash(token, record.hash) || record.revokedAt !== null) {
+  if (!record || !hashMatches(tokenHash, record.hash) || record.revokedAt !== null) {
     throw TrellisError.of('invalid_credential', { detail: 'unknown or revoked API key' });
   }
   if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) {
     throw TrellisError.of('invalid_credential', { detail: 'the API key has expired' });
   }
+  const user = access ? await access.user(platform, record.userId) : await getUser(platform, record.userId);
   if (record.platformRole === 'owner') {
-    const user = await getUser(platform, record.userId);
     if (user?.platformRole !== 'owner') {
       throw TrellisError.of('invalid_credential', { detail: 'unknown or revoked API key' });
     }
@@ -83,7 +88,6 @@ export async function authenticate({
       allowedSites: null,
     };
   }
-  const user = await getUser(platform, record.userId);
   return {
     kind: 'api_key',
     userId: record.userId,

@@ -220,10 +220,12 @@ export async function getItem({
   type: StoredContentType;
   id: string;
 }): Promise<WrittenItem> {
-  const node = await readItem(graph, type, id);
-  const relationships =
-    type.relationships.length > 0 ? relationshipsOf(type, await graph.getEdges({ from: id })) : {};
-  const record = toContentRecord(node, relationships);
+  // Both reads at once: one round trip of latency on a networked engine.
+  const [node, edges] = await Promise.all([
+    readItem(graph, type, id),
+    type.relationships.length > 0 ? graph.getEdges({ from: id }) : null,
+  ]);
+  const record = toContentRecord(node, edges === null ? {} : relationshipsOf(type, edges));
   return { record, version: record.version ?? 1 };
 }
 

@@ -9,7 +9,6 @@ import { isSiteScoped } from '../auth/site-scope';
 import type { Permission, Role } from '../auth/types';
 import type { Config } from '../config';
 import { bootstrapOwner, type OwnerBootstrap } from '../platform/bootstrap-owner';
-import { getSite } from '../platform/sites';
 
 /** A route as registered, for the authorization matrix and docs. */
 export interface RouteEntry {
@@ -93,9 +92,14 @@ export const authPlugin = fp(
           ? TrellisError.of('not_found', { resource: 'Site' })
           : TrellisError.of('forbidden', { resource: 'site' });
       if (!SiteId.safeParse(siteId).success) throw unknown();
-      const site = await getSite(trellis.platform, siteId);
+      const site = await trellis.accessCache.site(trellis.platform, siteId);
       if (!site) throw unknown();
-      const role: Role | null = await siteRoleFor({ platform: trellis.platform, principal, siteId });
+      const role: Role | null = await siteRoleFor({
+        platform: trellis.platform,
+        principal,
+        siteId,
+        access: trellis.accessCache,
+      });
       if (!role) throw TrellisError.of('forbidden', { resource: 'site' });
       const graph = await trellis.engine.openGraph(site.graphName);
       if (!graph) {
@@ -116,6 +120,7 @@ export const authPlugin = fp(
         token,
         platform: trellis.platform,
         cache: trellis.apiKeyCache,
+        access: trellis.accessCache,
         verifyIdToken,
       });
 

@@ -127,13 +127,18 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const graph = request.site!.graph;
-      const type = await getTypeForRead(graph, request.params.type);
-      const item = await getItem({ graph, type, id: request.params.id });
+      const { type: typeName, id } = request.params;
       // The hot read path: toContentRecord builds exactly the ContentRecord shape, so the body is
-      // sent pre-serialized instead of being re-validated by the response schema on every read.
+      // sent pre-serialized instead of being re-validated by the response schema on every read,
+      // and kept briefly by the item read cache (retired by any write to the site graph).
+      const item = await app.trellis.itemReadCache.read({ graphName: graph.name, typeName, id }, async () => {
+        const type = await getTypeForRead(graph, typeName);
+        const read = await getItem({ graph, type, id });
+        return { body: JSON.stringify(read.record), version: read.version };
+      });
       return withEtag(reply, item.version)
         .type('application/json; charset=utf-8')
-        .send(JSON.stringify(item.record) as never);
+        .send(item.body as never);
     },
   );
 

@@ -42,7 +42,7 @@ export async function createContentTestSite(
   if (created.statusCode !== 201)
     throw new Error(`site creation failed: ${created.statusCode} ${created.body}`);
   const site = created.json() as { id: string; graphName: string };
-  const graph = await platform.engine.openGraph(site.graphName);
+  const graph = await platform.app.trellis.engine.openGraph(site.graphName);
   if (!graph) throw new Error('the site graph does not exist');
   const headers = { ...ownerHeaders, 'x-site-id': site.id };
   const request: ContentTestSite['request'] = (injectOptions) =>

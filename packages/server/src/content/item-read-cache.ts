@@ -1,0 +1,72 @@
+import { LRUCache } from 'lru-cache';
+
+/** One item read as `GET /api/content/{type}/{id}` answers it. */
+export interface CachedItemRead {
+  /** The ContentRecord, serialized. */
+  body: string;
+  /** The item version (the ETag). */
+  version: number;
+}
+
+export interface ItemReadCacheOptions {
+  /**
+   * How long an entry is served, in ms; 0 turns the cache off. A change made by another
+   * server instance (or another process on the same embedded data directory) shows within it.
+   */
+  ttlMs: number;
+  /** Most characters of bodies held (default 32 Mi); bodies over 1 Mi characters are never cached. */
+  maxChars?: number;
+}
+
+type Entry = CachedItemRead & { generation: number };
+
+/**
+ * The answers of `GET /api/content/{type}/{id}`, per site graph, for a short time.
+ *
+ * Correctness on this instance: every write to a graph through the app's engine calls
+ * {@link graphWritten} before it starts and after it ends (plugins/write-notifying-graph.ts),
+ * which retires every entry of that graph — item, edges, type definition, anything — and a
+ * read that was in flight meanwhile is not stored. Other instances: an entry lives at most
+ * `ttlMs`. Failed reads (404) are never cached.
+ */
+export class ItemReadCache {
+  readonly #entries: LRUCache<string, Entry> | null;
+  readonly #generations = new Map<string, number>();
+
+  constructor(options: ItemReadCacheOptions) {
+    const maxChars = options.maxChars ?? 32 * 1024 * 1024;
+    this.#entries =
+      options.ttlMs > 0
+        ? new LRUCache<string, Entry>({
+            ttl: options.ttlMs,
+            updateAgeOnGet: false,
+            maxSize: maxChars,
+            maxEntrySize: Math.min(maxChars, 1024 * 1024),
+            sizeCalculation: (entry, key) => entry.body.length + key.length,
+          })
+        : null;
+  }
+
+  /** Retires every entry of the graph: called around each write to it. */
+  graphWritten(graphName: string): void {
+    this.#generations.set(graphName, (this.#generations.get(graphName) ?? 0) + 1);
+  }
+
+  /** The read of item `id` as type `typeName` in the graph: cached, else from `load` (then cached). */
+  async read(
+    { graphName, typeName, id }: { graphName: string; typeName: string; id: string },
+    load: () => Promise<CachedItemRead>,
+  ): Promise<CachedItemRead> {
+    const entries = this.#entries;
+    if (entries === null) return load();
+    const key = `${graphName}\u0000${typeName}\u0000${id}`;
+    const generation = this.#generations.get(graphName) ?? 0;
+    const hit = entries.get(key);
+    if (hit !== undefined && hit.generation === generation) return hit;
+    const loaded = await load();
+    if ((this.#generations.get(graphName) ?? 0) === generation) {
+      entries.set(key, { body: loaded.body, version: loaded.version, generation });
+    }
+    return loaded;
+  }
+}
