@@ -366,7 +366,20 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (mode !== 'validate') session = await target!.begin({ buildId });
   const outDir = session?.dir ?? null;
 
-  // Render.
+  // Render, and emit the sitemap and search index (they need no rendered page).
+  const emit = () =>
+    emitExtras({
+      snapshot,
+      source,
+      plan,
+      items,
+      previous: compatible && effectiveMode === 'incremental' ? previous : null,
+      prior: extending,
+      contentChanged,
+      depChanged,
+      structural,
+    });
+  let emitted: ReturnType<typeof emit> | null = null;
   let rendered: WorkerArtifact[];
   const limits = options.limits ?? {};
   const urls = Object.fromEntries(plan.urls);
@@ -396,7 +409,16 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
         signal: options.signal,
         onProgress: (done: number) => progress({ phase: 'render', done, total: toRender.length }),
       };
-      rendered = options.pool ? await options.pool.render(run) : await renderInWorkers({ ...run, workers });
+      const rendering = options.pool ? options.pool.render(run) : renderInWorkers({ ...run, workers });
+      // Emit while the workers render: they have their first chunks queued once the pool started.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      try {
+        emitted = emit();
+      } catch (error) {
+        rendering.catch(() => {});
+        throw error;
+      }
+      rendered = await rendering;
     }
   } catch (error) {
     await session?.abort();
@@ -418,19 +440,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   base.renderedKeys = rendered.filter((r) => r.error === undefined).map((r) => r.key);
   base.rendered = base.renderedKeys.length;
 
-  // Emit: sitemap and search index.
   progress({ phase: 'emit', done: 0, total: 1 });
-  const emitted = emitExtras({
-    snapshot,
-    source,
-    plan,
-    items,
-    previous: compatible && effectiveMode === 'incremental' ? previous : null,
-    prior: extending,
-    contentChanged,
-    depChanged,
-    structural,
-  });
+  emitted ??= emit();
   const { extras, extraCarried } = emitted;
   const publicUrl = snapshot.site.publicUrl ?? null;
 

@@ -3,8 +3,11 @@ import type { LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import { itemHash } from '../source/item-hash';
-import type { WorkerArtifact, WorkerInit, WorkerMessage, WorkerPatch } from './worker-protocol';
+import type { WorkerArtifact, WorkerInit, WorkerMessage, WorkerPatch, WorkerTask } from './worker-protocol';
 import { renderWorkerUrl } from './worker-url';
+
+/** Chunks queued per worker. */
+const AHEAD = 2;
 
 /** Limits of the render workers (isolation beyond liquidjs's own limits). */
 export interface WorkerLimits {
@@ -211,17 +214,29 @@ export class RenderPool {
             ),
           );
         };
+        // Each worker has up to AHEAD chunks queued, sent with its snapshot: it never waits for
+        // this thread between chunks, so this thread may work meanwhile (the build emits the
+        // search index while pages render).
+        const queued = new Map<Slot, number>();
         const dispatch = (slot: Slot) => {
-          const chunk = chunks[next++];
-          if (!chunk) {
+          let count = queued.get(slot) ?? 0;
+          while (count < AHEAD && next < chunks.length) {
+            const chunk = chunks[next++]!;
+            count++;
+            arm(slot.worker);
+            slot.worker.postMessage({
+              type: 'render',
+              specs: chunk,
+              outDir: run.outDir,
+            } satisfies WorkerTask);
+          }
+          queued.set(slot, count);
+          if (count === 0) {
             clearTimeout(timers.get(slot.worker));
             timers.delete(slot.worker);
             finished++;
             if (finished === slots.length) stop(null);
-            return;
           }
-          arm(slot.worker);
-          slot.worker.postMessage({ type: 'render', specs: chunk, outDir: run.outDir });
         };
         for (const slot of slots) {
           const { worker } = slot;
@@ -230,13 +245,13 @@ export class RenderPool {
             if (settled) return;
             if (message.type === 'ready') {
               slot.loaded = currentLoaded();
-              dispatch(slot);
             } else if (message.type === 'progress') {
               arm(worker);
               done += message.done;
               onProgress?.(done);
             } else if (message.type === 'done') {
               for (const result of message.results) results.set(result.key, result);
+              queued.set(slot, (queued.get(slot) ?? 1) - 1);
               dispatch(slot);
             } else stop(new RenderAbortedError(`a render worker failed: ${message.error}`));
           });
@@ -276,6 +291,7 @@ export class RenderPool {
               mediaBaseUrl: run.mediaBaseUrl ?? null,
             } satisfies WorkerInit);
           }
+          dispatch(slot);
         }
       });
     } catch (error) {
