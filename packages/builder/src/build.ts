@@ -51,7 +51,6 @@ import { currentQueryHash, graphHashOf, type QuerySpec, resultHash } from './sou
 
 const TRAVERSE_PREFIX = '{"kind":"traverse"';
 const LIST_PREFIX = '{"kind":"list"';
-const SIMILAR_PREFIX = '{"kind":"similar"';
 
 /** Bumped when the builder's output for the same input changes: forces full builds. */
 export const BUILDER_OUTPUT_VERSION = 1;
@@ -592,6 +591,24 @@ function listQueryHash(key: string, lists: ListIndex, urls: ReadonlyMap<string, 
   return resultHash(result.items, result.total, urls);
 }
 
+const listTypes = new Map<string, string | null>();
+
+/** The item type a recorded list query reads (null when the key cannot be read). */
+function listTypeOf(key: string): string | null {
+  let type = listTypes.get(key);
+  if (type === undefined) {
+    try {
+      const query = (JSON.parse(key) as { query?: { type?: unknown } }).query;
+      type = typeof query?.type === 'string' ? query.type : null;
+    } catch {
+      type = null;
+    }
+    if (listTypes.size > 50_000) listTypes.clear();
+    listTypes.set(key, type);
+  }
+  return type;
+}
+
 /**
  * Incremental planning from the prior build's reverse index: only pages that read a changed
  * item or template, or ran a query whose result may have changed, have their recorded
@@ -620,40 +637,38 @@ function impactedFromState(params: {
   for (const name of prior.templates.keys()) {
     if (!templateHashes.has(name)) addAll(prior.dependents.get(`t\n${name}`));
   }
-  if (depTypes.size > 0 || !graphUnchanged) {
-    for (const [key, keys] of prior.queries) {
-      if (key.startsWith(LIST_PREFIX)) {
-        if (depTypes.size === 0) continue;
-        let type: unknown;
-        try {
-          type = (JSON.parse(key) as { query?: { type?: unknown } }).query?.type;
-        } catch {
-          type = undefined;
-        }
-        if (typeof type !== 'string' || depTypes.has(type)) addAll(keys);
-      } else if (key.startsWith(TRAVERSE_PREFIX)) {
-        if (!graphUnchanged) addAll(keys);
-      } else if (!key.startsWith(SIMILAR_PREFIX) || depChanged.size > 0) addAll(keys);
+  if (depTypes.size > 0) {
+    for (const [key, keys] of prior.queries.list) {
+      const type = listTypeOf(key);
+      if (type === null || depTypes.has(type)) addAll(keys);
     }
   }
+  if (!graphUnchanged) for (const keys of prior.queries.traverse.values()) addAll(keys);
+  if (depChanged.size > 0) for (const keys of prior.queries.other.values()) addAll(keys);
   const render: string[] = [];
   const carry: ManifestArtifact[] = [];
   const structural: string[] = [];
-  const plannedFiles = new Set<string>();
+  // prior pages planned again at the same file: when that is all of them, none was removed
+  let kept = 0;
   for (const artifact of planned) {
-    plannedFiles.add(artifact.file);
     const before = prior.byKey.get(artifact.key);
     if (!before || before.file !== artifact.file) {
       render.push(artifact.key);
       structural.push(artifact.key);
-    } else if (candidates.has(artifact.key) && depsChanged(before.deps, reader)) render.push(artifact.key);
+      continue;
+    }
+    kept++;
+    if (candidates.has(artifact.key) && depsChanged(before.deps, reader)) render.push(artifact.key);
     else carry.push(before);
   }
   const removed: string[] = [];
-  for (const [key, artifact] of prior.byKey) {
-    if (!isPageKey(key) || plannedFiles.has(artifact.file)) continue;
-    removed.push(artifact.file);
-    structural.push(key);
+  if (kept !== prior.pages) {
+    const plannedFiles = new Set(planned.map((a) => a.file));
+    for (const [key, artifact] of prior.byKey) {
+      if (!isPageKey(key) || plannedFiles.has(artifact.file)) continue;
+      removed.push(artifact.file);
+      structural.push(key);
+    }
   }
   return { render, carry, removed, structural };
 }
@@ -865,7 +880,7 @@ function nextState(params: {
   shards: number;
 }): BuildState {
   const { extending, manifest } = params;
-  let indexed: Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries'>;
+  let indexed: Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries' | 'pages'>;
   if (extending) {
     const byKey = new Map<string, ManifestArtifact>();
     const fileHash = new Map<string, string>();
@@ -875,7 +890,9 @@ function nextState(params: {
     }
     for (const [key, old] of extending.byKey) if (byKey.get(key) !== old) unindexArtifact(extending, old);
     for (const artifact of params.fresh) indexArtifact(extending, artifact);
-    indexed = { byKey, fileHash, dependents: extending.dependents, queries: extending.queries };
+    let pages = 0;
+    for (const key of byKey.keys()) if (isPageKey(key)) pages++;
+    indexed = { byKey, fileHash, dependents: extending.dependents, queries: extending.queries, pages };
   } else indexed = indexManifest(manifest);
   const lists = new Map<string, SortedList>();
   if (extending) {

@@ -1,8 +1,9 @@
 import { existsSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
-import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
+import { readManifestHead, readManifest as readStored, writeManifest } from './manifest-files';
 import type { DeployedVersion, DeploySession, DeployTarget } from './types';
 
 const safeId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -11,7 +12,8 @@ const safeId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  * The directory deploy target: each build is written to an immutable folder
  * `<root>/versions/<buildId>/`, and the symlink `<root>/current` points at the live one. Going
  * live and rolling back are one rename(2) of a fresh symlink over `current`, so a reader sees
- * either the old or the new version, never a mix. Manifests are kept in `<root>/manifests/`.
+ * either the old or the new version, never a mix. Manifests are kept in `<root>/manifests/`
+ * (`<buildId>.json`, with their shards, shared between versions, in `shards/`).
  * Unchanged files of incremental builds are hard-linked from the live version (copied across
  * file systems).
  */
@@ -25,6 +27,7 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
   const root = resolve(options.root);
   const versionsDir = join(root, 'versions');
   const manifestsDir = join(root, 'manifests');
+  const shardDir = join(manifestsDir, 'shards');
   const pointer = join(root, 'current');
 
   const liveBuildId = (): string | null => {
@@ -45,11 +48,7 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
   let cached: BuildManifest | null = null;
   const readManifest = async (buildId: string): Promise<BuildManifest | null> => {
     if (cached?.buildId === buildId) return cached;
-    try {
-      return JSON.parse(await readFile(join(manifestsDir, `${buildId}.json`), 'utf8')) as BuildManifest;
-    } catch {
-      return null;
-    }
+    return readStored({ path: join(manifestsDir, `${buildId}.json`), shardDir });
   };
 
   return {
@@ -102,7 +101,12 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
           }
         },
         async commit({ manifest }) {
-          await writeFile(join(manifestsDir, `${buildId}.json`), JSON.stringify(manifest));
+          await writeManifest({
+            path: join(manifestsDir, `${buildId}.json`),
+            shardDir,
+            manifest,
+            base: cached,
+          });
           cached = manifest;
           await rename(staging, final);
           swap(buildId);
@@ -131,8 +135,9 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
       }
       const out: DeployedVersion[] = [];
       for (const name of names) {
-        const manifest = await readManifest(name);
-        const created = manifest?.createdAt ?? (await stat(join(versionsDir, name))).mtime.toISOString();
+        const head =
+          cached?.buildId === name ? cached : await readManifestHead(join(manifestsDir, `${name}.json`));
+        const created = head?.createdAt ?? (await stat(join(versionsDir, name))).mtime.toISOString();
         out.push({ buildId: name, isLive: name === live, createdAt: created });
       }
       return out.sort((a, b) => ((a.createdAt ?? '') < (b.createdAt ?? '') ? 1 : -1));

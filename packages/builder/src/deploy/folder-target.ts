@@ -1,15 +1,18 @@
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
+import { pruneShards, readManifest, writeManifest } from './manifest-files';
 import type { DeploySession, DeployTarget } from './types';
 
 const MANIFEST = '.trellis/manifest.json';
+const SHARDS = '.trellis/manifest';
 
 /**
  * A plain output folder (`cms-build --out dir`): pages are written in place, files the new
  * build no longer has are deleted, files the builder never wrote are left alone. Not atomic and
- * no rollback; use the directory target for that. The manifest lives in `<dir>/.trellis/`.
+ * no rollback; use the directory target for that. The manifest lives in `<dir>/.trellis/`
+ * (`manifest.json` and its shards in `manifest/`).
  */
 export function createFolderTarget(options: { dir: string }): DeployTarget {
   if (typeof options?.dir !== 'string' || options.dir.trim() === '') {
@@ -20,6 +23,7 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
   }
   const dir = resolve(options.dir);
   const manifestPath = join(dir, MANIFEST);
+  const shardDir = join(dir, SHARDS);
   // The manifest this target last read or wrote, reused while the file is unchanged.
   let cached: { manifest: BuildManifest; stamp: string } | null = null;
   const stampOf = async () => {
@@ -34,8 +38,8 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
       try {
         const stamp = await stampOf();
         if (cached?.stamp === stamp) return cached.manifest;
-        const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as BuildManifest;
-        cached = { manifest, stamp };
+        const manifest = await readManifest({ path: manifestPath, shardDir });
+        if (manifest) cached = { manifest, stamp };
         return manifest;
       } catch {
         return null;
@@ -48,9 +52,14 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
         async carry() {},
         async commit({ manifest, removed }) {
           for (const file of removed) await rm(join(dir, file), { force: true });
-          await mkdir(dirname(join(dir, MANIFEST)), { recursive: true });
-          await writeFile(manifestPath, JSON.stringify(manifest));
+          const shards = await writeManifest({
+            path: manifestPath,
+            shardDir,
+            manifest,
+            base: cached?.manifest,
+          });
           cached = { manifest, stamp: await stampOf() };
+          await pruneShards({ shardDir, keep: shards });
           return { bucket: 'folder', keyPrefix: dir };
         },
         async abort() {},

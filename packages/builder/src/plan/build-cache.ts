@@ -32,8 +32,10 @@ export interface BuildState {
   fileHash: Map<string, string>;
   /** `i\n<id>` or `t\n<name>` → keys of the pages that read that item or template */
   dependents: Map<string, Set<string>>;
-  /** query key → keys of the pages that ran that query */
-  queries: Map<string, Set<string>>;
+  /** query key → keys of the pages that ran that query, by kind of query */
+  queries: QueryIndex;
+  /** how many pages (`item:`, `route:`) `manifest` has */
+  pages: number;
   /** full results of list queries, valid for this build's items */
   lists: Map<string, SortedList>;
   /** search documents by item id, with the dependency hash (`<item hash>|<url>`) they were made from */
@@ -94,7 +96,20 @@ function remove(index: Map<string, Set<string>>, dep: string, key: string): void
   if (set.size === 0) index.delete(dep);
 }
 
+/** Pages by the queries they ran: `list` queries, `traverse` queries, and the others (`similar`). */
+export interface QueryIndex {
+  list: Map<string, Set<string>>;
+  traverse: Map<string, Set<string>>;
+  other: Map<string, Set<string>>;
+}
+
 type Index = Pick<BuildState, 'dependents' | 'queries'>;
+
+function queryMap(index: QueryIndex, key: string): Map<string, Set<string>> {
+  if (key.startsWith('{"kind":"list"')) return index.list;
+  if (key.startsWith('{"kind":"traverse"')) return index.traverse;
+  return index.other;
+}
 
 /** Records what a page read in the reverse index. */
 export function indexArtifact(index: Index, artifact: ManifestArtifact): void {
@@ -102,7 +117,7 @@ export function indexArtifact(index: Index, artifact: ManifestArtifact): void {
   const { deps, key } = artifact;
   for (const id in deps.items) add(index.dependents, `i\n${id}`, key);
   for (const name in deps.templates) add(index.dependents, `t\n${name}`, key);
-  for (const query in deps.queries) add(index.queries, query, key);
+  for (const query in deps.queries) add(queryMap(index.queries, query), query, key);
 }
 
 /** Takes a page out of the reverse index. */
@@ -111,22 +126,27 @@ export function unindexArtifact(index: Index, artifact: ManifestArtifact): void 
   const { deps, key } = artifact;
   for (const id in deps.items) remove(index.dependents, `i\n${id}`, key);
   for (const name in deps.templates) remove(index.dependents, `t\n${name}`, key);
-  for (const query in deps.queries) remove(index.queries, query, key);
+  for (const query in deps.queries) remove(queryMap(index.queries, query), query, key);
 }
 
 /** The reverse index and lookups of a whole manifest. */
 export function indexManifest(
   manifest: BuildManifest,
-): Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries'> {
+): Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries' | 'pages'> {
   const byKey = new Map<string, ManifestArtifact>();
   const fileHash = new Map<string, string>();
-  const index: Index = { dependents: new Map(), queries: new Map() };
+  const index: Index = {
+    dependents: new Map(),
+    queries: { list: new Map(), traverse: new Map(), other: new Map() },
+  };
+  let pages = 0;
   for (const artifact of manifest.artifacts) {
     byKey.set(artifact.key, artifact);
     fileHash.set(artifact.file, artifact.hash);
+    if (isPageKey(artifact.key)) pages++;
     indexArtifact(index, artifact);
   }
-  return { byKey, fileHash, ...index };
+  return { byKey, fileHash, ...index, pages };
 }
 
 /** A copy of the ends and labels of a snapshot's edges (edges may be changed in place later). */

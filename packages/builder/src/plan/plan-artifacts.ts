@@ -218,7 +218,14 @@ export function planArtifacts(params: {
 
   const all = new Map(snapshot.items.map((item) => [item.id, item]));
   const outEdges = new Map<string, string[]>();
+  // only edges that name a parent matter here
+  const parentLabels = new Set<string>();
+  for (const type of snapshot.types) {
+    const rel = parentRelationship(type.relationships);
+    if (rel) parentLabels.add(rel.edgeLabel);
+  }
   for (const edge of snapshot.edges ?? []) {
+    if (!parentLabels.has(edge.edge)) continue;
     const key = `${edge.from}\n${edge.edge}`;
     const list = outEdges.get(key);
     if (list) list.push(edge.to);
