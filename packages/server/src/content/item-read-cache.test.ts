@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ItemReadCache } from './item-read-cache';
+
+const key = { graphName: 'g1', typeName: 'note', id: 'note:a' };
+
+describe('ItemReadCache', () => {
+  it('serves an entry until its graph is written, and only that graph', async () => {
+    const cache = new ItemReadCache({ ttlMs: 60_000 });
+    let loads = 0;
+    const load = async () => ({ body: `{"n":${++loads}}`, version: loads });
+    expect(await cache.read(key, load)).toEqual({ body: '{"n":1}', version: 1 });
+    expect(await cache.read(key, load)).toMatchObject({ version: 1 });
+    cache.graphWritten('g2');
+    expect(await cache.read(key, load)).toMatchObject({ version: 1 });
+    cache.graphWritten('g1');
+    expect(await cache.read(key, load)).toMatchObject({ version: 2 });
+    expect(await cache.read({ ...key, typeName: 'other' }, load)).toMatchObject({ version: 3 });
+  });
+
+  it('does not keep a read that was in flight while its graph was written', async () => {
+    const cache = new ItemReadCache({ ttlMs: 60_000 });
+    let release: () => void = () => {};
+    const slow = cache.read(
+      key,
+      () =>
+        new Promise((resolve) => {
+          release = () => resolve({ body: 'old', version: 1 });
+        }),
+    );
+    cache.graphWritten('g1');
+    release();
+    expect((await slow).body).toBe('old');
+    expect((await cache.read(key, async () => ({ body: 'new', version: 2 }))).body).toBe('new');
+  });
+
+  it('never caches with ttlMs 0, nor a failed read', async () => {
+    const off = new ItemReadCache({ ttlMs: 0 });
+    let loads = 0;
+    const load = async () => ({ body: '{}', version: ++loads });
+    await off.read(key, load);
+    await off.read(key, load);
+    expect(loads).toBe(2);
+    const on = new ItemReadCache({ ttlMs: 60_000 });
+    await expect(on.read(key, async () => Promise.reject(new Error('404')))).rejects.toThrow('404');
+    expect((await on.read(key, load)).version).toBe(3);
+  });
+});
