@@ -267,6 +267,10 @@ describe('POST /api/import/json', () => {
       typeName: 'division',
       records: [{ ...division, relationships: { country: 'country:aa' } }],
     });
+    const getOne = async () =>
+      (await site.request({ method: 'GET', url: '/api/content/division/division:aa-one' })).json();
+    // Read once before the re-import, so a read cache would hold the old version.
+    expect(await getOne()).toMatchObject({ version: 1, relationships: { country: 'country:aa' } });
     const again = (
       await importJson({
         typeName: 'division',
@@ -277,6 +281,11 @@ describe('POST /api/import/json', () => {
       })
     ).json();
     expect(again).toMatchObject({ created: 2, failed: 0 });
+    expect(await getOne()).toMatchObject({
+      version: 2,
+      fields: { name: 'One (moved)' },
+      relationships: { country: 'country:bb' },
+    });
     expect(await site.graph.getEdges({ from: 'division:aa-one' })).toEqual([
       { from: 'division:aa-one', type: 'PART_OF', to: 'country:bb', props: {} },
     ]);
