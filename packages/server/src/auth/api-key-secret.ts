@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Service-minted keys look like `tk_<prefixId>_<secret>`: the prefix is a lookup id, not a secret. */
 const KEY_PATTERN = /^tk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
@@ -14,7 +14,8 @@ export interface MintedApiKey {
 
 /** sha256 hex of a token. Keys carry 256 bits of entropy, so a fast hash is enough. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // The one-shot hash: a third of createHash's cost, and it runs on every request.
+  return hash('sha256', token, 'hex');
 }
 
 /** Mints a new key: 48 bits of lookup prefix and 256 bits of secret. */

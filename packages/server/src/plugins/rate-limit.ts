@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -14,7 +14,7 @@ export function rateLimitKey(request: FastifyRequest): string {
   const authorization = request.headers.authorization;
   const credential =
     typeof authorization === 'string' && authorization.length > 0
-      ? createHash('sha256').update(authorization).digest('hex').slice(0, 16)
+      ? hash('sha256', authorization, 'hex').slice(0, 16)
       : '-';
   return `${request.ip}|${credential}`;
 }
