@@ -43,4 +43,39 @@ describe('date filters with shared Intl formatters', () => {
       new Intl.DateTimeFormat('en-US', { month: 'long' }),
     );
   });
+
+  it('remember a printed date by value, format and offset, never now', () => {
+    const d = '2026-03-02T23:30:00Z';
+    expect(ours("{{ d | date: '%Y' }} {{ d | date: '%m' }} {{ d | date: '%Y' }}", { d })).toBe(
+      '2026 03 2026',
+    );
+    expect(ours("{{ d | date: '%d %H' }}|{{ d | date: '%d %H', 60 }}|{{ d | date: '%d %H' }}", { d })).toBe(
+      '02 23|02 22|02 23',
+    );
+    expect(ours("{{ n | date: '%Y-%m-%d' }} {{ s | date: '%Y-%m-%d' }}", { n: 0, s: '0' })).toBe(
+      '1970-01-01 1970-01-01',
+    );
+    const year = String(new Date().getUTCFullYear());
+    expect(ours("{{ 'now' | date: '%Y' }}", {})).toBe(year);
+    const { liquid } = createLiquid({ templates: new Map(), urls: { publicUrl: null } });
+    const first = liquid.parseAndRenderSync("{{ 'now' | date: '%s%L' }}", {});
+    const later = () => liquid.parseAndRenderSync("{{ 'now' | date: '%s%L' }}", {});
+    const start = Date.now();
+    while (Date.now() - start < 5) {
+      // let the clock move
+    }
+    expect(later()).not.toBe(first);
+  });
+
+  it('count remembered dates against the memory limit', () => {
+    const { liquid } = createLiquid({
+      templates: new Map(),
+      urls: { publicUrl: null },
+      limits: { memoryBytes: 2000 },
+    });
+    const d = '2026-01-05T10:00:00Z';
+    expect(liquid.parseAndRenderSync("{{ d | date: '%B %d, %Y' }}", { d })).toBe('January 05, 2026');
+    const many = "{% for i in (1..400) %}{% assign x = d | date: '%B %d, %Y' %}{% endfor %}{{ x }}";
+    expect(() => liquid.parseAndRenderSync(many, { d })).toThrow(/memory/i);
+  });
 });

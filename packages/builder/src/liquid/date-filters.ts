@@ -47,9 +47,44 @@ function withSharedFormats(builtin: Handler): Handler {
   };
 }
 
-/** Replaces liquidjs's date filters (`date`, `date_to_string`, `date_to_long_string`, `date_to_rfc822`) with ones that share `Intl` formatters. */
+const MEMO_LIMIT = 50_000;
+
+/**
+ * `date` remembering what it printed for a fixed date string or timestamp and format (a site
+ * prints the same dates on many pages). `now` and `today` are never remembered. The memory a
+ * remembered result takes still counts against the render's memory limit.
+ */
+function memoizedDate(filter: Handler): Handler {
+  const memo = new Map<string, unknown>();
+  return function (this: unknown, value: unknown, format?: unknown, offset?: unknown): unknown {
+    const fixed =
+      (typeof value === 'string' && value !== 'now' && value !== 'today') || typeof value === 'number';
+    const plain =
+      (format === undefined || typeof format === 'string') &&
+      (offset === undefined || typeof offset === 'string' || typeof offset === 'number');
+    if (!fixed || !plain) return filter.call(this, value, format, offset);
+    const key = `${typeof value}\u0000${value}\u0000${format ?? ''}\u0000${typeof format}\u0000${offset ?? ''}\u0000${typeof offset}`;
+    if (memo.has(key)) {
+      const result = memo.get(key);
+      const limit = (this as { context?: { memoryLimit?: { use(n: number): void } } }).context?.memoryLimit;
+      limit?.use(typeof result === 'string' ? result.length : 0);
+      return result;
+    }
+    const result = filter.call(this, value, format, offset);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(key, result);
+    return result;
+  };
+}
+
+/**
+ * Replaces liquidjs's date filters (`date`, `date_to_string`, `date_to_long_string`,
+ * `date_to_rfc822`) with ones that share `Intl` formatters; `date` also remembers its results
+ * (per Liquid environment: the time zone and locale are the environment's).
+ */
 export function registerDateFilters(liquid: Liquid): void {
   for (const name of ['date', 'date_to_string', 'date_to_long_string', 'date_to_rfc822'] as const) {
-    liquid.registerFilter(name, withSharedFormats(builtins[name] as Handler));
+    const filter = withSharedFormats(builtins[name] as Handler);
+    liquid.registerFilter(name, name === 'date' ? memoizedDate(filter) : filter);
   }
 }

@@ -35,6 +35,7 @@ export class TrackingReader {
   readonly urls: ReadonlyMap<string, string>;
   deps: ArtifactDeps = { items: {}, templates: {}, queries: {} };
   private readonly views = new WeakMap<SnapshotItem, ItemView>();
+  private readonly depHashes = new WeakMap<SnapshotItem, string>();
 
   constructor(params: { source: SnapshotSource; urls: ReadonlyMap<string, string> }) {
     this.source = params.source;
@@ -67,9 +68,18 @@ export class TrackingReader {
     return view;
   }
 
-  /** An item's dependency hash: its content hash and its URL (which its parent can change). */
+  /**
+   * An item's dependency hash: its content hash and its URL (which its parent can change).
+   * Memoized per item object like {@link itemHash}: a reader serves one snapshot, whose items
+   * are replaced, not changed in place.
+   */
   depHash(item: SnapshotItem): string {
-    return `${itemHash(item)}|${this.urls.get(item.id) ?? ''}`;
+    let hash = this.depHashes.get(item);
+    if (hash === undefined) {
+      hash = `${itemHash(item)}|${this.urls.get(item.id) ?? ''}`;
+      this.depHashes.set(item, hash);
+    }
+    return hash;
   }
 
   /** Reads an item by id and records it (a missing item is recorded with hash `''`). */
