@@ -26,6 +26,8 @@ export class SnapshotSource implements ContentSource {
   private readonly byType = new Map<string, SnapshotItem[]>();
   private readonly out = new Map<string, SnapshotEdge[]>();
   private readonly in = new Map<string, SnapshotEdge[]>();
+  // the edge index is built on first use: planning an incremental build rarely traverses
+  private edgesIndexed = false;
   private readonly sortedCache = new Map<string, SnapshotItem[]>();
 
   constructor(params: { snapshot: Snapshot; env?: string }) {
@@ -36,6 +38,10 @@ export class SnapshotSource implements ContentSource {
       this.byId.set(item.id, item);
       push(this.byType, item.type, item);
     }
+  }
+
+  private indexEdges(): void {
+    this.edgesIndexed = true;
     for (const edge of this.data.edges ?? []) {
       if (!this.byId.has(edge.from) || !this.byId.has(edge.to)) continue;
       push(this.out, edge.from, edge);
@@ -89,6 +95,7 @@ export class SnapshotSource implements ContentSource {
 
   /** The ids of edges leaving (`out`) or entering (`in`) an item. */
   edgesOf(id: string, direction: 'out' | 'in'): readonly SnapshotEdge[] {
+    if (!this.edgesIndexed) this.indexEdges();
     return (direction === 'out' ? this.out : this.in).get(id) ?? [];
   }
 
