@@ -29,7 +29,7 @@ import {
   type WriteAttempt,
 } from './graph-ops';
 import { toEngineError } from './to-engine-error';
-import { uniqueClaims } from './unique-claims';
+import { type UniqueRule, uniqueClaims } from './unique-claims';
 
 /** What a graph needs from its engine. */
 export interface GraphContext {
@@ -73,7 +73,7 @@ export class Neo4jGraph implements Graph {
     try {
       const result = await session.executeWrite(async (tx) => {
         const attempt = newWriteAttempt(token);
-        await this.lock(tx);
+        attempt.rules = await this.lock(tx);
         const value = await fn(new GraphOps(tx, this.name, this.context.vectors, attempt), tx, attempt);
         dimensions = attempt.dimensions;
         return value;
@@ -87,15 +87,23 @@ export class Neo4jGraph implements Graph {
     }
   }
 
-  /** Takes the graph's write lock for the rest of the transaction. */
-  private async lock(tx: ManagedTransaction): Promise<void> {
+  /**
+   * Takes the graph's write lock for the rest of the transaction and returns the graph's
+   * unique rules in the same round trip (rules only change under the lock, so they hold for
+   * the whole attempt).
+   */
+  private async lock(tx: ManagedTransaction): Promise<UniqueRule[]> {
     const result = await tx.run(
-      'MATCH (h:TGraphHead {g: $g}) SET h.writes = coalesce(h.writes, 0) + 1 RETURN h.g AS g',
+      `MATCH (h:TGraphHead {g: $g}) SET h.writes = coalesce(h.writes, 0) + 1
+       WITH h OPTIONAL MATCH (r:TUniqueRule {g: $g})
+       RETURN h.g AS g, collect(r {.label, .prop}) AS rules`,
       { g: this.name },
     );
-    if (result.records.length === 0) {
+    const record = result.records[0];
+    if (record === undefined) {
       throw new EngineError('not_found', `Graph ${this.name} does not exist`, { graph: this.name });
     }
+    return (record.get('rules') as UniqueRule[]).map(({ label, prop }) => ({ label, prop }));
   }
 
   /**
