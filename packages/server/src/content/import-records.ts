@@ -15,8 +15,15 @@ import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } fro
 import { errorMessage } from './error-message';
 import { itemHash, itemHasher } from './item-hash';
 import { readItemInput } from './item-input';
-import { CONTENT_LABEL, DRAFT, emptyBody, type ItemMeta, itemProps, splitItemProps } from './item-record';
-import { writeRelationships } from './item-repository';
+import {
+  CONTENT_LABEL,
+  DRAFT,
+  emptyBody,
+  type ItemMeta,
+  itemProps,
+  splitItemProps,
+  typeOfId,
+} from './item-record';
 import { missingReferences } from './references';
 import { ensureVersionNodes } from './versions';
 
@@ -201,10 +208,10 @@ function edgeLabels(type: StoredContentType): Map<string, string> {
 
 /**
  * Writes the checked records of one batch inside its transaction, with few engine calls: the
- * replaced items (their unstored version nodes first, see versions.ts, then one update each),
- * the new items in one `createNodes`, the relationship edges of the new items in one
- * `mergeEdges` (after every node of the batch exists, so a record may point at a later one),
- * and one audit entry. The new versions' nodes are not written (see versions.ts).
+ * replaced items (their unstored version nodes first, see versions.ts, then one update each,
+ * and the removal of their relationship edges the record drops), the new items in one
+ * `createNodes`, every relationship edge of the batch in one `mergeEdges` (after every node of
+ * the batch exists, so a record may point at a later one), and one audit entry. The new versions' nodes are not written (see versions.ts).
  *
  * Throws when anything fails, so the caller's transaction rolls the whole batch back: an
  * engine constraint (a unique value a stored item holds), or an edge whose end is gone (a
@@ -224,11 +231,8 @@ async function writeBatch(
   const edges: GraphEdge[] = [];
   for (const record of records) {
     const props = itemProps(record.fields, recordMeta(record, stamp));
-    if (record.existing) {
-      replaced.push({ record, props });
-      continue;
-    }
-    created.push({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props });
+    if (record.existing) replaced.push({ record, props });
+    else created.push({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props });
     for (const name in record.targets) {
       const label = labels.get(name)!;
       for (const to of record.targets[name]!) edges.push({ from: record.id, type: label, to, props: {} });
@@ -243,9 +247,15 @@ async function writeBatch(
     for (const { record, props } of replaced) await tx.updateNode(record.id, { props });
   }
   if (created.length > 0) await tx.createNodes(created);
+  // A replaced item's relationship keeps only the record's targets (as a PATCH does).
   for (const { record } of replaced) {
-    if (Object.keys(record.targets).length > 0)
-      await writeRelationships(tx, type, record.id, record.targets, false);
+    for (const name in record.targets) {
+      const relationship = type.relationships.find((candidate) => candidate.name === name)!;
+      const kept = new Set(record.targets[name]);
+      for (const edge of await tx.getEdges({ from: record.id, type: relationship.edgeLabel })) {
+        if (typeOfId(edge.to) === relationship.target && !kept.has(edge.to)) await tx.deleteEdge(edge);
+      }
+    }
   }
   if (edges.length > 0) {
     const results = await tx.mergeEdges(edges);
