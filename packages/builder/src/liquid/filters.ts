@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { marked } from 'marked';
-import sanitizeHtml from 'sanitize-html';
+import type SanitizeHtml from 'sanitize-html';
 import { sanitizedPlainHtml } from './plain-html';
 
 /** What URL filters need to know about the site. */
@@ -10,28 +11,40 @@ export interface UrlSettings {
   mediaBaseUrl?: string | null;
 }
 
-const sanitizeOptions: sanitizeHtml.IOptions = {
-  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'h1', 'h2', 'figure', 'figcaption'],
-  allowedAttributes: {
-    ...sanitizeHtml.defaults.allowedAttributes,
-    img: ['src', 'srcset', 'alt', 'title', 'width', 'height', 'loading'],
-    '*': ['id'],
-  },
-  allowedSchemes: ['http', 'https', 'mailto'],
-};
+// sanitize-html (with postcss) takes a render worker longer to load than many pages take to
+// render, and ordinary markdown never needs it: it is loaded on first use.
+const load = createRequire(import.meta.url);
+let sanitizer: { run: typeof SanitizeHtml; options: SanitizeHtml.IOptions } | null = null;
+
+function sanitizeHtml(html: string): string {
+  if (!sanitizer) {
+    const run = load('sanitize-html') as typeof SanitizeHtml;
+    const options: SanitizeHtml.IOptions = {
+      allowedTags: [...run.defaults.allowedTags, 'img', 'h1', 'h2', 'figure', 'figcaption'],
+      allowedAttributes: {
+        ...run.defaults.allowedAttributes,
+        img: ['src', 'srcset', 'alt', 'title', 'width', 'height', 'loading'],
+        '*': ['id'],
+      },
+      allowedSchemes: ['http', 'https', 'mailto'],
+    };
+    sanitizer = { run, options };
+  }
+  return sanitizer.run(html, sanitizer.options);
+}
 
 /** Markdown to sanitized HTML (marked, then sanitize-html: no scripts, no event handlers, no `javascript:` URLs). */
 export function markdownToHtml(source: unknown): string {
   if (source === null || source === undefined) return '';
   const html = marked.parse(String(source), { async: false, gfm: true }) as string;
   // Ordinary markdown gives markup the sanitizer would keep as it is: skip parsing it again.
-  return sanitizedPlainHtml(html) ?? sanitizeHtml(html, sanitizeOptions);
+  return sanitizedPlainHtml(html) ?? sanitizeHtml(html);
 }
 
 /** Sanitizes HTML (for `richtext` fields). */
 export function sanitize(source: unknown): string {
   if (source === null || source === undefined) return '';
-  return sanitizeHtml(String(source), sanitizeOptions);
+  return sanitizeHtml(String(source));
 }
 
 /** `Hello, Wörld!` → `hello-world` */
