@@ -503,13 +503,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const freshFiles = new Set(fresh.map((a) => a.file));
     gone = removed.filter((file) => !freshFiles.has(file));
     const kept = new Set([...extraCarried, ...fresh].map((a) => a.key));
-    for (const [key, artifact] of extending.byKey) {
-      if (
-        !isPageKey(key) &&
-        !kept.has(key) &&
-        !freshFiles.has(artifact.file) &&
-        !gone.includes(artifact.file)
-      )
+    for (const key of extending.extraKeys) {
+      const artifact = extending.byKey.get(key)!;
+      if (!kept.has(key) && !freshFiles.has(artifact.file) && !gone.includes(artifact.file))
         gone.push(artifact.file);
     }
   } else {
@@ -535,8 +531,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       lists: lists!,
       changedTypes,
       fresh,
-      docs: emitted.docs,
-      shards: emitted.shards,
+      extraCarried,
+      structural,
+      search: emitted.search,
     });
   }
   const deploy: DeployResult = {
@@ -706,6 +703,13 @@ async function renderInProcess(params: {
   return out;
 }
 
+type DocEntry = { dep: string; doc: SearchDoc; hash: string };
+
+/** The search documents after a build: all of them, or the changes to the prior build's. */
+type SearchUpdate =
+  | { kind: 'all'; docs: Map<string, DocEntry>; members: Array<Set<string>> }
+  | { kind: 'delta'; updates: Map<string, DocEntry | null>; members: Map<number, Set<string>> };
+
 /** A file the build writes besides the pages. */
 interface Extra {
   key: string;
@@ -743,7 +747,7 @@ function emitExtras(params: {
   contentChanged: ReadonlySet<string>;
   depChanged: ReadonlySet<string>;
   structural: readonly string[];
-}): { extras: Extra[]; extraCarried: ManifestArtifact[]; docs: BuildState['docs']; shards: number } {
+}): { extras: Extra[]; extraCarried: ManifestArtifact[]; search: SearchUpdate | null } {
   const { snapshot, source, plan, items, previous, prior, contentChanged, depChanged, structural } = params;
   const publicUrl = snapshot.site.publicUrl ?? null;
   const extras: Extra[] = [];
@@ -782,36 +786,76 @@ function emitExtras(params: {
     offer({ key: 'file:sitemap.xml', file: 'sitemap.xml', content }, hashText(content));
   }
 
-  const docs: BuildState['docs'] = new Map();
   const emission = snapshot.site.searchEmission ?? 'bm25';
-  if (emission === 'none') return { extras, extraCarried, docs, shards: 0 };
+  if (emission === 'none') return { extras, extraCarried, search: null };
   const types = new Map(snapshot.types.map((type) => [type.name, type]));
-  const entries: Array<{ doc: SearchDoc; hash: string }> = [];
-  for (const a of plan.artifacts) {
-    if (a.kind !== 'item' || a.stub) continue;
+  const makeDoc = (a: ArtifactSpec & { kind: 'item' }): DocEntry => {
     const entry = items.get(a.itemId);
     const dep = entry ? `${entry.hash}|${entry.url}` : '';
-    const old = prior?.docs.get(a.itemId);
-    let made: { dep: string; doc: SearchDoc; hash: string };
-    if (old && entry && old.dep === dep) made = old;
-    else {
-      const item = source.item(a.itemId)!;
-      const { doc, hash } = searchDocWithHash(item, types.get(item.type), relativeUrl(a.path, { publicUrl }));
-      made = { dep, doc, hash };
-    }
-    docs.set(a.itemId, made);
-    entries.push(made);
-  }
-  const count = searchShardCount(entries.length);
-  const groups: Array<Array<{ doc: SearchDoc; hash: string }>> = Array.from({ length: count }, () => []);
-  for (const entry of entries) groups[shardOf(entry.doc.id, count)]!.push(entry);
-  // Shards that may have changed; null: all of them.
+    const old = prior?.search?.docs.get(a.itemId);
+    if (old && entry && old.dep === dep) return old;
+    const item = source.item(a.itemId)!;
+    const { doc, hash } = searchDocWithHash(item, types.get(item.type), relativeUrl(a.path, { publicUrl }));
+    return { dep, doc, hash };
+  };
+  let docCount = 0;
+  for (const a of plan.artifacts) if (a.kind === 'item' && !a.stub) docCount++;
+  const count = searchShardCount(docCount);
+  // Shards that may have changed (null: all), and what they hold now.
   let dirty: Set<number> | null = null;
-  if (prior && prior.shards === count) {
-    dirty = new Set();
-    for (const id of depChanged) dirty.add(shardOf(id, count));
-    for (const key of structural) if (key.startsWith('item:')) dirty.add(shardOf(key.slice(5), count));
+  let search: SearchUpdate;
+  const groups: Array<Array<{ doc: SearchDoc; hash: string }>> = Array.from({ length: count }, () => []);
+  const delta = prior?.search && prior.search.members.length === count ? prior.search : null;
+  if (delta) {
+    // Building on the prior build: only items whose dependency hash or page changed can have
+    // another document or shard; the rest of each shard is what the prior build recorded.
+    const touched = new Set(depChanged);
+    for (const key of structural) if (key.startsWith('item:')) touched.add(key.slice(5));
+    const updates = new Map<string, DocEntry | null>();
+    for (const a of plan.artifacts) {
+      if (a.kind === 'item' && !a.stub && touched.has(a.itemId)) updates.set(a.itemId, makeDoc(a));
+    }
+    let size = delta.docs.size;
+    for (const id of touched) {
+      if (!updates.has(id)) updates.set(id, null);
+      const had = delta.docs.has(id);
+      const has = updates.get(id) !== null;
+      if (had !== has) size += has ? 1 : -1;
+    }
+    if (size === docCount) {
+      dirty = new Set();
+      const members = new Map<number, Set<string>>();
+      for (const id of touched) {
+        const s = shardOf(id, count);
+        dirty.add(s);
+        let set = members.get(s);
+        if (!set) {
+          set = new Set(delta.members[s]);
+          members.set(s, set);
+        }
+        if (updates.get(id)) set.add(id);
+        else set.delete(id);
+      }
+      for (const [s, set] of members) {
+        for (const id of set) groups[s]!.push(updates.get(id) ?? delta.docs.get(id)!);
+      }
+      search = { kind: 'delta', updates, members };
+    }
   }
+  search ??= (() => {
+    const docs = new Map<string, DocEntry>();
+    const members: Array<Set<string>> = Array.from({ length: count }, () => new Set());
+    for (const a of plan.artifacts) {
+      if (a.kind !== 'item' || a.stub) continue;
+      const made = makeDoc(a);
+      docs.set(a.itemId, made);
+      const s = shardOf(a.itemId, count);
+      members[s]!.add(a.itemId);
+      groups[s]!.push(made);
+    }
+    dirty = null;
+    return { kind: 'all', docs, members } as const;
+  })();
   const withVectors = emission === 'bm25+vector';
   for (let s = 0; s < count; s++) {
     const key = `search:${s}`;
@@ -820,10 +864,14 @@ function emitExtras(params: {
     const vfile = `search/vectors-${s}.json`;
     const old = before.get(key);
     const vold = before.get(vkey);
-    if (dirty && !dirty.has(s) && old?.file === file && (!withVectors || vold?.file === vfile)) {
-      extraCarried.push(old);
-      if (withVectors) extraCarried.push(vold!);
-      continue;
+    if (dirty && !dirty.has(s)) {
+      if (old?.file === file && (!withVectors || vold?.file === vfile)) {
+        extraCarried.push(old);
+        if (withVectors) extraCarried.push(vold!);
+        continue;
+      }
+      // its files are missing from the prior build: make them from the recorded documents
+      for (const id of delta!.members[s]!) groups[s]!.push(delta!.docs.get(id)!);
     }
     const shard = searchShard(s, groups[s]!);
     const deps = { items: {}, templates: {}, queries: { docs: shard.docsHash } };
@@ -859,7 +907,7 @@ function emitExtras(params: {
     { key: 'file:search/minisearch.js', file: 'search/minisearch.js', content: miniSearch },
     fixedHash(miniSearch),
   );
-  return { extras, extraCarried, docs, shards: count };
+  return { extras, extraCarried, search };
 }
 
 /** The cache's state after a committed build: the prior one brought up to date, or a new one. */
@@ -876,29 +924,64 @@ function nextState(params: {
   lists: ListIndex;
   changedTypes: ReadonlySet<string>;
   fresh: readonly ManifestArtifact[];
-  docs: BuildState['docs'];
-  shards: number;
+  /** prior artifacts carried into `manifest` (besides pages, which are carried by default) */
+  extraCarried: readonly ManifestArtifact[];
+  /** keys of prior pages that are not planned any more (or moved) */
+  structural: readonly string[];
+  search: SearchUpdate | null;
 }): BuildState {
-  const { extending, manifest } = params;
-  let indexed: Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries' | 'pages'>;
+  const { extending, manifest, fresh } = params;
+  let indexed: Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries' | 'pages' | 'extraKeys'>;
   if (extending) {
-    const byKey = new Map<string, ManifestArtifact>();
-    const fileHash = new Map<string, string>();
-    for (const artifact of manifest.artifacts) {
+    // In place: the prior state is not used again once a build built on it is committed.
+    const { byKey, fileHash, extraKeys } = extending;
+    let pages = extending.pages;
+    const freshKeys = new Set(fresh.map((a) => a.key));
+    const keptExtras = new Set(params.extraCarried.map((a) => a.key));
+    const drop = (key: string) => {
+      const old = byKey.get(key);
+      if (!old) return;
+      unindexArtifact(extending, old);
+      byKey.delete(key);
+      if (fileHash.get(old.file) === old.hash) fileHash.delete(old.file);
+      if (isPageKey(key)) pages--;
+      else extraKeys.delete(key);
+    };
+    for (const key of params.structural) if (!freshKeys.has(key)) drop(key);
+    for (const key of [...extraKeys]) if (!freshKeys.has(key) && !keptExtras.has(key)) drop(key);
+    for (const artifact of fresh) drop(artifact.key);
+    for (const artifact of fresh) {
+      indexArtifact(extending, artifact);
       byKey.set(artifact.key, artifact);
       fileHash.set(artifact.file, artifact.hash);
+      if (isPageKey(artifact.key)) pages++;
+      else extraKeys.add(artifact.key);
     }
-    for (const [key, old] of extending.byKey) if (byKey.get(key) !== old) unindexArtifact(extending, old);
-    for (const artifact of params.fresh) indexArtifact(extending, artifact);
-    let pages = 0;
-    for (const key of byKey.keys()) if (isPageKey(key)) pages++;
-    indexed = { byKey, fileHash, dependents: extending.dependents, queries: extending.queries, pages };
+    indexed = {
+      byKey,
+      fileHash,
+      dependents: extending.dependents,
+      queries: extending.queries,
+      pages,
+      extraKeys,
+    };
   } else indexed = indexManifest(manifest);
   const lists = new Map<string, SortedList>();
   if (extending) {
     for (const [key, list] of extending.lists) if (!params.changedTypes.has(list.type)) lists.set(key, list);
   }
   for (const [key, list] of params.lists.current) lists.set(key, list);
+  let search: BuildState['search'] = null;
+  const update = params.search;
+  if (update?.kind === 'all') search = { docs: update.docs, members: update.members };
+  else if (update?.kind === 'delta' && extending?.search) {
+    search = extending.search;
+    for (const [id, entry] of update.updates) {
+      if (entry) search.docs.set(id, entry);
+      else search.docs.delete(id);
+    }
+    for (const [shard, members] of update.members) search.members[shard] = members;
+  }
   return {
     manifest,
     env: params.env,
@@ -909,7 +992,6 @@ function nextState(params: {
     templates: params.templateHashes,
     ...indexed,
     lists,
-    docs: params.docs,
-    shards: params.shards,
+    search,
   };
 }

@@ -38,10 +38,13 @@ export interface BuildState {
   pages: number;
   /** full results of list queries, valid for this build's items */
   lists: Map<string, SortedList>;
-  /** search documents by item id, with the dependency hash (`<item hash>|<url>`) they were made from */
-  docs: Map<string, { dep: string; doc: SearchDoc; hash: string }>;
-  /** how many search shards that build had (0: no search index) */
-  shards: number;
+  /** the search index's documents by item id, with the dependency hash (`<item hash>|<url>`) each was made from, and the ids in each shard; null without a search index */
+  search: {
+    docs: Map<string, { dep: string; doc: SearchDoc; hash: string }>;
+    members: Array<Set<string>>;
+  } | null;
+  /** keys of the artifacts of `manifest` that are not pages */
+  extraKeys: Set<string>;
 }
 
 /**
@@ -132,7 +135,7 @@ export function unindexArtifact(index: Index, artifact: ManifestArtifact): void 
 /** The reverse index and lookups of a whole manifest. */
 export function indexManifest(
   manifest: BuildManifest,
-): Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries' | 'pages'> {
+): Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries' | 'pages' | 'extraKeys'> {
   const byKey = new Map<string, ManifestArtifact>();
   const fileHash = new Map<string, string>();
   const index: Index = {
@@ -140,13 +143,15 @@ export function indexManifest(
     queries: { list: new Map(), traverse: new Map(), other: new Map() },
   };
   let pages = 0;
+  const extraKeys = new Set<string>();
   for (const artifact of manifest.artifacts) {
     byKey.set(artifact.key, artifact);
     fileHash.set(artifact.file, artifact.hash);
     if (isPageKey(artifact.key)) pages++;
+    else extraKeys.add(artifact.key);
     indexArtifact(index, artifact);
   }
-  return { byKey, fileHash, ...index, pages };
+  return { byKey, fileHash, ...index, pages, extraKeys };
 }
 
 /** A copy of the ends and labels of a snapshot's edges (edges may be changed in place later). */

@@ -16,7 +16,17 @@ import type { ListIndex } from './list-index';
  * Resolved item paths kept between builds, by item id: reused while the routePattern, the
  * item's content hash and its parent's are unchanged (a path depends on nothing else).
  */
-export type RouteMemo = Map<string, { key: string; path: string; missing: string[] }>;
+export type RouteMemo = Map<
+  string,
+  {
+    pattern: string | null;
+    hash: string;
+    parentId: string | null;
+    parentHash: string;
+    path: string;
+    missing: string[];
+  }
+>;
 
 /** One page the build renders. */
 export type ArtifactSpec =
@@ -253,12 +263,28 @@ export function planArtifacts(params: {
     const parent = parentId ? (all.get(parentId) ?? null) : null;
     let resolved: { path: string; missing: string[] };
     if (memo) {
-      const memoKey = `${type.routePattern ?? ''}\n${itemHash(item)}\n${parentId ?? ''}\n${parent ? itemHash(parent) : ''}`;
+      const pattern = type.routePattern ?? null;
+      const hash = itemHash(item);
+      const parentHash = parent ? itemHash(parent) : '';
       const known = memo.get(item.id);
-      if (known?.key === memoKey) resolved = known;
-      else {
-        resolved = resolveRoute({ pattern: type.routePattern, item, parent });
-        memo.set(item.id, { key: memoKey, path: resolved.path, missing: resolved.missing });
+      if (
+        known &&
+        known.hash === hash &&
+        known.pattern === pattern &&
+        known.parentId === parentId &&
+        known.parentHash === parentHash
+      ) {
+        resolved = known;
+      } else {
+        resolved = resolveRoute({ pattern, item, parent });
+        memo.set(item.id, {
+          pattern,
+          hash,
+          parentId,
+          parentHash,
+          path: resolved.path,
+          missing: resolved.missing,
+        });
       }
     } else resolved = resolveRoute({ pattern: type.routePattern, item, parent });
     let path = resolved.path;
