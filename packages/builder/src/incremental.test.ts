@@ -205,10 +205,15 @@ describe('a build cache', () => {
    * every page, and after each incremental build checks that both rendered the same pages,
    * reported the same deploy counts, and hold exactly the files of a full build.
    */
-  async function lockstep(steps: Step[], options: { env?: string; fresh?: boolean } = {}) {
+  async function lockstep(
+    steps: Step[],
+    options: { env?: string; fresh?: boolean; grow?: (snapshot: Fixture['snapshot']) => void } = {},
+  ) {
     const env = options.env ?? 'dev';
     const cached = siteOf('blog', { cache: true });
     const plain = siteOf('blog');
+    options.grow?.(cached.snapshot);
+    options.grow?.(plain.snapshot);
     expect((await cached.build({ mode: 'full', env })).ok).toBe(true);
     expect((await plain.build({ mode: 'full', env })).ok).toBe(true);
     for (const step of steps) {
@@ -374,5 +379,45 @@ describe('a build cache', () => {
     reference.snapshot = structuredClone(fixture.snapshot);
     await reference.build({ mode: 'full' });
     expect(liveFiles(fixture)).toEqual(liveFiles(reference));
+  });
+
+  it('rebuilds only the search shards holding a changed item, on a site with several shards', async () => {
+    const grow = (snapshot: Fixture['snapshot']) => {
+      for (let n = 0; n < 300; n++) {
+        snapshot.items.push({
+          id: `post:gen-${n}`,
+          type: 'post',
+          fields: {
+            title: `Generated ${n}`,
+            date: `2025-01-${String((n % 28) + 1).padStart(2, '0')}`,
+            body: `Word${n}`,
+          },
+        });
+        snapshot.edges.push({ from: `post:gen-${n}`, edge: 'TAGGED', to: n % 2 ? 'tag:web' : 'tag:graphs' });
+      }
+    };
+    await lockstep(
+      [
+        {
+          name: 'one generated post',
+          change: (s) => {
+            item(s, 'post:gen-7').fields = { ...item(s, 'post:gen-7').fields, body: 'Zebra' };
+          },
+        },
+        {
+          name: 'one deleted, one added',
+          change: (s) => {
+            s.items = s.items.filter((i) => i.id !== 'post:gen-8');
+            s.items.push({
+              id: 'post:gen-new',
+              type: 'post',
+              fields: { title: 'Fresh', date: '2025-02-01' },
+            });
+          },
+        },
+        { name: 'no change', change: () => {} },
+      ],
+      { grow, fresh: true },
+    );
   });
 });
