@@ -278,6 +278,7 @@ const loadAtStart = loadavg()
 const results: Result[] = [];
 const notes: string[] = [
   '`GET /api/health` (public, no engine call) runs every global hook of the app (request id, logging, load shedding, rate limit, auth skip) and nothing else: it is the ceiling any API route can reach, so the gap between it and the bare route is the app-wide per-request cost, and the gap between it and GET item is the content route itself (auth, site context, type and item reads, relationships). The machine was shared with other builds and tests, so absolute figures move a lot between runs; the ratios in one run are the comparable part.',
+  'GET item asks for one item over and over, so it measures the item read cache (`CONTENT_READ_CACHE_MS`, default 1 s: the engine is read once a second, and on any write to the site): what a hot item costs. An uncached read adds an item read and an edge read on the engine to every request (start the server with `CONTENT_READ_CACHE_MS=0` to measure it).',
 ];
 const embedded = await benchEngine('embedded', RECORDS, EDGES, true);
 results.push(embedded);

@@ -14,7 +14,7 @@ export interface ItemReadCacheOptions {
    * server instance (or another process on the same embedded data directory) shows within it.
    */
   ttlMs: number;
-  /** Most characters of bodies held (default 32 Mi); bodies over 1 Mi characters are never cached. */
+  /** Most characters of bodies held (default 8 Mi); bodies over 1 Mi characters are never cached. */
   maxChars?: number;
 }
 
@@ -34,7 +34,7 @@ export class ItemReadCache {
   readonly #generations = new Map<string, number>();
 
   constructor(options: ItemReadCacheOptions) {
-    const maxChars = options.maxChars ?? 32 * 1024 * 1024;
+    const maxChars = options.maxChars ?? 8 * 1024 * 1024;
     this.#entries =
       options.ttlMs > 0
         ? new LRUCache<string, Entry>({
