@@ -286,9 +286,10 @@ async function writeBatch(
  * exactly its good records; should the write itself fail (e.g. a unique value a stored item
  * holds, which only the engine's constraint sees), the batch is rolled back and retried as two
  * halves, each its own transaction, down to single records, so the good records land, the bad
- * one fails with the engine's message, and each record is written whole or not at all. (In
- * such a retry a record can only point at records of its batch that come before it.) `dryRun`
- * runs every check and writes nothing; `created` then counts what would be written.
+ * one fails with the engine's message, and each record is written whole or not at all (a
+ * record that failed there only because it points at a record of a later part is tried again
+ * once that one landed). `dryRun` runs every check and writes nothing; `created` then counts
+ * what would be written.
  */
 export async function importRecords({
   graph,
@@ -349,6 +350,25 @@ export async function importRecords({
       const half = Math.ceil(batch.length / 2);
       await runSplitting(batch.slice(0, half));
       await runSplitting(batch.slice(half));
+      await retryPointingAtLanded(batch, new Set(batch.filter(isWritten).map((record) => record.id)));
+    }
+  };
+  const isWritten = (record: PreparedRecord) => pending.has(record.id);
+  // In the split, a record pointing at a record of its batch that ran in a later part failed
+  // because its target was not written yet; once the target landed, it gets another try (and
+  // so on, as long as retried records land).
+  const retryPointingAtLanded = async (batch: PreparedRecord[], landed: Set<string>) => {
+    for (let targets = landed; targets.size > 0; ) {
+      const failed = new Set(errors.map((error) => error.index));
+      const again = batch.filter(
+        (record) =>
+          failed.has(record.index) && record.references.some((reference) => targets.has(reference.id)),
+      );
+      if (again.length === 0) return;
+      const retried = new Set(again.map((record) => record.index));
+      for (let i = errors.length - 1; i >= 0; i -= 1) if (retried.has(errors[i]!.index)) errors.splice(i, 1);
+      await runSplitting(again);
+      targets = new Set(again.filter(isWritten).map((record) => record.id));
     }
   };
   for (const [start, end] of ranges) {
