@@ -305,6 +305,10 @@ const { marked } = require('marked');
 const sanitizeHtml = require('sanitize-html');
 export default function (eleventyConfig) {
   eleventyConfig.addFilter('markdown', (s) => sanitizeHtml(marked.parse(String(s ?? ''), { async: false })));
+  // A production build parses each template once, as Trellis does. Eleventy leaves liquidjs's
+  // cache off (for watch mode): every {% render %} would then look the partial up again (two
+  // async realpath walks, one lstat per path segment) and parse it again.
+  eleventyConfig.setLiquidOptions({ cache: true });
   return { dir: { input: 'src', output: '_site' } };
 }
 `,

@@ -1,4 +1,4 @@
-import { Liquid } from 'liquidjs';
+import { Liquid, type Template } from 'liquidjs';
 import { registerDateFilters } from './date-filters';
 import {
   absoluteUrl,
@@ -69,5 +69,29 @@ export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot
   liquid.registerFilter('slugify', slugify);
   registerDateFilters(liquid);
   registerContentTags(liquid, slot);
+  rememberTemplateFiles(liquid);
   return { liquid, slot };
+}
+
+type FileParser = Liquid['_parsePartialFile'];
+
+/**
+ * Partials and layouts parsed once per environment. liquidjs caches parsed files too
+ * (`cache: true`), but still builds a parser and a file loader for every `{% render %}`,
+ * `{% include %}` and `{% layout %}` it runs, several per page. The templates an environment
+ * reads never change (as with liquidjs's cache); a file that fails to parse is not remembered.
+ */
+function rememberTemplateFiles(liquid: Liquid): void {
+  const remember = (parse: FileParser): FileParser => {
+    const parsed = new Map<string, Template[]>();
+    return function* (file, sync, currentFile) {
+      const known = parsed.get(file);
+      if (known) return known;
+      const templates = (yield* parse(file, sync, currentFile)) as Template[];
+      parsed.set(file, templates);
+      return templates;
+    };
+  };
+  liquid._parsePartialFile = remember(liquid._parsePartialFile.bind(liquid));
+  liquid._parseLayoutFile = remember(liquid._parseLayoutFile.bind(liquid));
 }
