@@ -3,7 +3,8 @@ import Database from 'libsql';
 /** A value the libsql driver binds safely. (Binding a boolean aborts the process in libsql 0.5.) */
 export type SqlValue = string | number | bigint | null | Buffer;
 
-type Statement = Database.Statement<SqlValue[]>;
+// One argument, the parameter array (see the note above `row`).
+type Statement = Database.Statement<[SqlValue[]]>;
 
 /**
  * One libsql connection with a prepared-statement cache. Rows are read in raw mode (arrays),
@@ -48,24 +49,27 @@ export class SqlConnection {
     return stmt;
   }
 
+  // Parameters go to libsql as one array: spread, it copies them twice (rest + flat()) and
+  // would take a lone Buffer parameter for the whole parameter object.
+
   /** The first row as an array of column values, or undefined. */
   row(sql: string, params: SqlValue[] = []): unknown[] | undefined {
-    return this.prepare(sql).get(...this.check(params)) as unknown[] | undefined;
+    return this.prepare(sql).get(this.check(params)) as unknown[] | undefined;
   }
 
   /** All rows, each an array of column values. */
   rows(sql: string, params: SqlValue[] = []): unknown[][] {
-    return this.prepare(sql).all(...this.check(params)) as unknown[][];
+    return this.prepare(sql).all(this.check(params)) as unknown[][];
   }
 
   /** Iterates the rows without loading them all. */
   iterate(sql: string, params: SqlValue[] = []): IterableIterator<unknown[]> {
-    return this.prepare(sql).iterate(...this.check(params)) as IterableIterator<unknown[]>;
+    return this.prepare(sql).iterate(this.check(params)) as IterableIterator<unknown[]>;
   }
 
   /** Runs a statement that returns no rows. */
   run(sql: string, params: SqlValue[] = []): { changes: number; lastInsertRowid: number | bigint } {
-    return this.prepare(sql).run(...this.check(params));
+    return this.prepare(sql).run(this.check(params));
   }
 
   /** Runs one or more statements without parameters (DDL, pragmas, BEGIN/COMMIT). */

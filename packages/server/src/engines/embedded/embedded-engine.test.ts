@@ -141,6 +141,8 @@ describe('embedded engine', () => {
     await engine.close();
     // What version 2 wrote: the trigger that copied extra labels, and its version number.
     const file = new SqlConnection(join(dir, 'graphs', 'old.db'));
+    expect(file.row(`SELECT v FROM nodes_fts_config WHERE k = 'automerge'`)?.[0]).toBe(16);
+    file.exec(`DELETE FROM nodes_fts_config WHERE k = 'automerge'`);
     file.exec(`CREATE TRIGGER nodes_after_insert AFTER INSERT ON nodes
       WHEN json_array_length(NEW.labels) > 1 BEGIN
         INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
@@ -159,6 +161,7 @@ describe('embedded engine', () => {
     const check = new SqlConnection(join(dir, 'graphs', 'old.db'));
     expect(check.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0]).toBe(SCHEMA_VERSION);
     expect(check.row(`SELECT count(*) FROM sqlite_master WHERE name = 'nodes_after_insert'`)?.[0]).toBe(0);
+    expect(check.row(`SELECT v FROM nodes_fts_config WHERE k = 'automerge'`)?.[0]).toBe(16);
     check.close();
   });
 
