@@ -73,8 +73,9 @@ function prepare(
 /**
  * The store checks of one batch, in one read each: which records exist (skipped with
  * `skipExisting`, replaced otherwise), which point at nothing (ids for which `isPending`
- * holds, and the batch's own, count as existing), and which repeat a unique value of an
- * earlier record of the batch. Failures go to `errors`.
+ * holds, and the batch's own, count as existing), which repeat a unique value of an earlier
+ * record of the batch, and which point at a record of the batch that failed one of these.
+ * Failures go to `errors`.
  */
 async function resolveBatch({
   reader,
@@ -130,7 +131,7 @@ async function resolveBatch({
     }
   }
   // Unique values: duplicates inside the batch fail here; a clash with a stored item is caught
-  // by the engine's constraint when the batch writes, which then retries record by record
+  // by the engine's constraint when the batch writes, and the batch is retried in halves
   // (a per-batch lookup by value would scan the label, which is slower than the rare retry).
   for (const field of type.fields) {
     if (!field.unique) continue;
