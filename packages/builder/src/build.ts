@@ -184,18 +184,41 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const source = new SnapshotSource({ snapshot, env });
   const globalHash = globalHashOf(input, env, mediaBaseUrl);
 
-  let previous: BuildManifest | null = null;
-  if (mode === 'incremental' || mode === 'auto') {
-    previous = options.previous !== undefined ? options.previous : ((await target?.liveManifest()) ?? null);
-  }
-  const compatible = previous !== null && previous.globalHash === globalHash && previous.env === env;
-
-  // The cache: only when item hashes describe the items (transforms change fields, not hashes),
-  // and its state only when it describes the previous build.
+  // The cache, and its state only when it describes the previous build.
   const requested =
     options.cache !== undefined ? options.cache : options.pool ? cacheFor(options.pool) : null;
-  const cache = requested && snapshot === input && mode !== 'validate' ? requested : null;
+  const cache = requested && mode !== 'validate' ? requested : null;
+  const templateHashes = new Map(
+    snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
+  );
+  // Transformed fields are a function of the item, the transforms (in the global hash) and the
+  // templates a transform renders; item hashes describe the item before transforms. So with
+  // transforms, a template change makes nothing of the cache reusable.
+  const transformKey =
+    snapshot === input ? '' : [...templateHashes].map(([name, hash]) => `${name}=${hash}`).join('\n');
+  if (cache && cache.transformKey !== transformKey) {
+    cache.routes.clear();
+    cache.transformKey = transformKey;
+    cache.state = null;
+  }
   const state = cache?.state ?? null;
+
+  let previous: BuildManifest | null = null;
+  if (mode === 'incremental' || mode === 'auto') {
+    if (options.previous !== undefined) previous = options.previous;
+    else {
+      // The live build is the one the cache describes: its manifest need not be read again.
+      const head = state && target?.liveManifestHead ? await target.liveManifestHead() : null;
+      previous =
+        head &&
+        state &&
+        head.buildId === state.manifest.buildId &&
+        head.createdAt === state.manifest.createdAt
+          ? state.manifest
+          : ((await target?.liveManifest()) ?? null);
+    }
+  }
+  const compatible = previous !== null && previous.globalHash === globalHash && previous.env === env;
   const prior =
     state && compatible && state.manifest === previous && state.env === env && state.globalHash === globalHash
       ? state
@@ -261,10 +284,6 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   }
   const edgesSame = prior !== null && sameEdges(prior.edges, snapshot.edges);
   const graphHash = prior && edgesSame && !membershipChanged ? prior.graphHash : graphHashOf(source);
-  const templateHashes = new Map(
-    snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
-  );
-
   // Which pages to render.
   let effectiveMode: BuildResult['effectiveMode'] = mode === 'validate' ? 'validate' : 'full';
   let toRender: ArtifactSpec[] = plan.artifacts;
@@ -516,7 +535,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     gone = [...liveFiles.keys()].filter((file) => !newFiles.has(file));
     for (const file of removed) if (!gone.includes(file) && !newFiles.has(file)) gone.push(file);
   }
-  const committed = await session.commit({ manifest, removed: gone });
+  const committed = await session.commit({ manifest, removed: gone, base: extending?.manifest ?? previous });
   if (cache) {
     cache.state = nextState({
       extending,

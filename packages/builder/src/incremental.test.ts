@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Fixture, loadFixture } from '../test/load-fixture';
+import { createDirectoryTarget } from './deploy/directory-target';
 import { BuildCache } from './plan/build-cache';
 
 const open: Fixture[] = [];
@@ -198,7 +199,8 @@ describe('a warm render pool', () => {
 });
 
 describe('a build cache', () => {
-  type Step = { name: string; env?: string; change: (snapshot: Fixture['snapshot']) => void };
+  /** `templates`: the step changes templates, which (the fixture has transforms) clears the cache */
+  type Step = { name: string; templates?: boolean; change: (snapshot: Fixture['snapshot']) => void };
 
   /**
    * Applies each change to two copies of a site, one building with a cache and one comparing
@@ -209,6 +211,7 @@ describe('a build cache', () => {
     steps: Step[],
     options: { env?: string; fresh?: boolean; grow?: (snapshot: Fixture['snapshot']) => void } = {},
   ) {
+    let manifestReads = 0;
     const env = options.env ?? 'dev';
     const cached = siteOf('blog', { cache: true });
     const plain = siteOf('blog');
@@ -220,8 +223,18 @@ describe('a build cache', () => {
       step.change(cached.snapshot);
       step.change(plain.snapshot);
       // the server exports a new snapshot (new objects) for every build
-      if (options.fresh) cached.snapshot = structuredClone(cached.snapshot);
-      const withCache = await cached.build({ mode: 'incremental', env });
+      let target: Fixture['target'] | undefined;
+      if (options.fresh) {
+        cached.snapshot = structuredClone(cached.snapshot);
+        // and opens the deploy target again: the cache recognises the live build by its head
+        target = createDirectoryTarget({ root: join(cached.root, 'site') });
+        const read = target.liveManifest.bind(target);
+        target.liveManifest = () => {
+          manifestReads++;
+          return read();
+        };
+      }
+      const withCache = await cached.build({ mode: 'incremental', env, ...(target ? { target } : {}) });
       const without = await plain.build({ mode: 'incremental', env });
       expect(withCache.ok, step.name).toBe(true);
       expect(withCache.effectiveMode, step.name).toBe(without.effectiveMode);
@@ -234,6 +247,8 @@ describe('a build cache', () => {
       expect((await reference.build({ mode: 'full', env })).ok).toBe(true);
       expect(liveFiles(cached), step.name).toEqual(liveFiles(reference));
     }
+    // the live manifest is read only when the cache was cleared
+    expect(manifestReads).toBe(options.fresh ? steps.filter((step) => step.templates).length : 0);
   }
 
   const item = (snapshot: Fixture['snapshot'], id: string) => snapshot.items.find((i) => i.id === id)!;
@@ -257,6 +272,7 @@ describe('a build cache', () => {
     },
     {
       name: 'a partial',
+      templates: true,
       change: (s) => {
         s.templates.find((t) => t.name === '_post-card')!.content =
           '<li class="card"><a href="{{ post.url }}">{{ post.title | upcase }}</a></li>';
@@ -295,7 +311,8 @@ describe('a build cache', () => {
       },
     },
     {
-      name: 'a template enabled and a page template disabled',
+      name: 'a page template disabled',
+      templates: true,
       change: (s) => {
         s.templates.find((t) => t.name === 'tag')!.enabled = false;
       },
@@ -320,6 +337,16 @@ describe('a build cache', () => {
 
   it('does so with a new snapshot object for every build, as the server exports', async () => {
     await lockstep(steps, { fresh: true });
+  });
+
+  it('does so on a site without transforms (template changes keep the cache)', async () => {
+    const noTransforms = (snapshot: Fixture['snapshot']) => {
+      snapshot.transforms = [];
+    };
+    await lockstep(
+      steps.map((step) => ({ ...step, templates: false })),
+      { fresh: true, grow: noTransforms },
+    );
   });
 
   it('follows publishing: stub pages appear and go', async () => {
@@ -383,7 +410,7 @@ describe('a build cache', () => {
 
   it('rebuilds only the search shards holding a changed item, on a site with several shards', async () => {
     const grow = (snapshot: Fixture['snapshot']) => {
-      for (let n = 0; n < 300; n++) {
+      for (let n = 0; n < 260; n++) {
         snapshot.items.push({
           id: `post:gen-${n}`,
           type: 'post',

@@ -62,6 +62,12 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
       if (manifest) cached = manifest;
       return manifest;
     },
+    async liveManifestHead() {
+      const live = liveBuildId();
+      if (!live) return null;
+      if (cached?.buildId === live) return cached;
+      return readManifestHead(join(manifestsDir, `${live}.json`));
+    },
     async begin({ buildId }): Promise<DeploySession> {
       if (!safeId.test(buildId)) {
         throw TrellisError.of('invalid_deploy_options', {
@@ -84,28 +90,28 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
         dir: staging,
         async carry(files) {
           if (!live) return;
-          const made = new Set<string>();
-          for (const file of files) {
+          // Folders first (parents before children), then the links, many at a time: one
+          // awaited syscall after another is what made carrying 10,000 pages slow.
+          const dirs = [...new Set(files.map((file) => dirname(join(staging, file))))].sort(
+            (a, b) => a.length - b.length,
+          );
+          await inBatches(dirs, (dir) => mkdir(dir, { recursive: true }).then(() => {}));
+          await inBatches(files, async (file) => {
             const from = join(versionsDir, live, file);
             const to = join(staging, file);
-            const dir = dirname(to);
-            if (!made.has(dir)) {
-              await mkdir(dir, { recursive: true });
-              made.add(dir);
-            }
             try {
               await link(from, to);
             } catch {
               await copyFile(from, to);
             }
-          }
+          });
         },
-        async commit({ manifest }) {
+        async commit({ manifest, base }) {
           await writeManifest({
             path: join(manifestsDir, `${buildId}.json`),
             shardDir,
             manifest,
-            base: cached,
+            base: base ?? cached,
           });
           cached = manifest;
           await rename(staging, final);
@@ -143,4 +149,17 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
       return out.sort((a, b) => ((a.createdAt ?? '') < (b.createdAt ?? '') ? 1 : -1));
     },
   };
+}
+
+/** Runs `task` on every item, up to `limit` at a time. */
+async function inBatches<T>(
+  items: readonly T[],
+  task: (item: T) => Promise<void>,
+  limit = 64,
+): Promise<void> {
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
 }

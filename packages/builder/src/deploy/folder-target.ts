@@ -2,7 +2,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
-import { pruneShards, readManifest, writeManifest } from './manifest-files';
+import { pruneShards, readManifest, readManifestHead, writeManifest } from './manifest-files';
 import type { DeploySession, DeployTarget } from './types';
 
 const MANIFEST = '.trellis/manifest.json';
@@ -45,12 +45,20 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
         return null;
       }
     },
+    async liveManifestHead() {
+      try {
+        if (cached?.stamp === (await stampOf())) return cached.manifest;
+      } catch {
+        return null;
+      }
+      return readManifestHead(manifestPath);
+    },
     async begin(): Promise<DeploySession> {
       await mkdir(dir, { recursive: true });
       return {
         dir,
         async carry() {},
-        async commit({ manifest, removed }) {
+        async commit({ manifest, removed, base }) {
           for (const file of removed) await rm(join(dir, file), { force: true });
           const shards = await writeManifest({
             path: manifestPath,

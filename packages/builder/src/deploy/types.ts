@@ -18,6 +18,8 @@ export interface DeploySession {
   commit(params: {
     manifest: BuildManifest;
     removed: readonly string[];
+    /** the manifest the new one was built from (its unchanged parts need not be written again) */
+    base?: BuildManifest | null;
   }): Promise<{ bucket: string; keyPrefix: string }>;
   /** throws the staged files away */
   abort(): Promise<void>;
@@ -39,6 +41,8 @@ export interface DeployTarget {
   readonly capabilities: DeployCapabilities;
   /** the manifest of the live build, or null when nothing is deployed */
   liveManifest(): Promise<BuildManifest | null>;
+  /** the live manifest without its artifacts (cheaper: to recognise a build already known) */
+  liveManifestHead?(): Promise<Omit<BuildManifest, 'artifacts'> | null>;
   /** starts deploying a new version */
   begin(params: { buildId: string }): Promise<DeploySession>;
   /** the folder holding the live files (what a static server serves), or null */

@@ -61,11 +61,14 @@ export class BuildCache {
   state: BuildState | null = null;
   /** @internal resolved item paths (keyed by content, valid across builds) */
   readonly routes: RouteMemo = new Map();
+  /** @internal with build-time transforms, the templates they may render (a change clears the cache) */
+  transformKey = '';
 
   /** Forgets everything (the next incremental build compares every page). */
   clear(): void {
     this.state = null;
     this.routes.clear();
+    this.transformKey = '';
   }
 }
 
