@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import type { Snapshot } from '../snapshot/types';
@@ -16,14 +16,42 @@ function post(message: WorkerMessage): void {
   parentPort!.postMessage(message);
 }
 
+// Pages are written by the thread pool while this thread renders the next ones: one write in
+// flight, at most MAX_QUEUED pages waiting (then rendering waits for the writer).
+const MAX_QUEUED = 32;
+let writing: Promise<void> = Promise.resolve();
+let queued = 0;
+let writeError: unknown = null;
+
 function write(outDir: string, file: string, html: string): void {
   const target = join(outDir, file);
   const dir = dirname(target);
-  if (!madeDirs.has(dir)) {
-    mkdirSync(dir, { recursive: true });
-    madeDirs.add(dir);
+  queued++;
+  writing = writing.then(async () => {
+    try {
+      if (writeError === null) {
+        if (!madeDirs.has(dir)) {
+          await mkdir(dir, { recursive: true });
+          madeDirs.add(dir);
+        }
+        await writeFile(target, html);
+      }
+    } catch (error) {
+      writeError ??= error;
+    } finally {
+      queued--;
+    }
+  });
+}
+
+/** Waits until every page given to {@link write} is on disk; throws the first write error. */
+async function written(): Promise<void> {
+  await writing;
+  if (writeError !== null) {
+    const error = writeError;
+    writeError = null;
+    throw error;
   }
-  writeFileSync(target, html);
 }
 
 function load(): void {
@@ -37,12 +65,13 @@ function load(): void {
   });
 }
 
-parentPort!.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
+parentPort!.on('message', async (message: WorkerInit | WorkerPatch | WorkerTask) => {
   try {
     if (message.type === 'init') {
       const { snapshotJson, type: _type, ...rest } = message;
       snapshot = JSON.parse(snapshotJson) as Snapshot;
       settings = rest;
+      madeDirs.clear();
       load();
       post({ type: 'ready' });
       return;
@@ -53,20 +82,25 @@ parentPort!.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
       for (const item of message.items) byId.set(item.id, item);
       snapshot = { ...snapshot!, items: [...byId.values()] };
       settings = { ...settings!, urls: message.urls };
+      madeDirs.clear();
       load();
       post({ type: 'ready' });
       return;
     }
-    madeDirs.clear();
     const results: WorkerArtifact[] = [];
+    const current = renderer!;
     let done = 0;
     for (const spec of message.specs) {
-      const { html, ...rest } = renderer!.render(spec);
-      if (html !== undefined && message.outDir !== null) write(message.outDir, spec.file, html);
+      const { html, ...rest } = current.render(spec);
+      if (html !== undefined && message.outDir !== null) {
+        write(message.outDir, spec.file, html);
+        if (queued >= MAX_QUEUED) await written();
+      }
       results.push(rest);
       done++;
       if (done % 25 === 0) post({ type: 'progress', done: 25 });
     }
+    await written();
     if (done % 25 !== 0) post({ type: 'progress', done: done % 25 });
     post({ type: 'done', results });
   } catch (error) {
