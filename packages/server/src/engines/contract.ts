@@ -792,6 +792,9 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         const featured = await graph.findNodes({ label: 'Featured' });
         expect(ids(featured.nodes)).toEqual(['b1']);
         expect(featured.total).toBe(1);
+        // Full-text entries of a batch mixing labels and text-less nodes.
+        expect(ids((await graph.findNodes({ label: 'Item', q: 'premiere' })).nodes)).toEqual(['b1']);
+        expect(ids((await graph.findNodes({ label: 'Item', q: 'zweite' })).nodes)).toEqual(['b2']);
 
         // More nodes than one statement carries, mixed with single creates in one transaction.
         const many = Array.from({ length: 1234 }, (_, i) => item(`m${String(i).padStart(4, '0')}`, { i }));

@@ -76,7 +76,6 @@ function uniqueKey(value: unknown): string | null {
 /** The largest number of rows one multi-row INSERT carries; smaller statements take the rest. */
 const ROW_CHUNKS = [500, 100, 20, 5, 1];
 
-const NODES_INSERT = 'INSERT INTO nodes (rid, id, label, labels, props) VALUES ';
 const FTS_INSERT = 'INSERT INTO nodes_fts (rowid, body) VALUES ';
 const EDGES_UPSERT_HEAD = 'INSERT INTO edges (from_id, type, to_id, props) VALUES ';
 const EDGES_UPSERT_TAIL = ' ON CONFLICT (from_id, type, to_id) DO UPDATE SET props = excluded.props';
@@ -109,6 +108,37 @@ function insertRows(conn: SqlConnection, head: string, params: SqlValue[], width
       done += size;
     }
   }
+}
+
+/**
+ * Multi-row statements for a run of nodes with consecutive rids, built once per shape.
+ * Parameters cost more than the SQL around them (libsql converts and copies each string), so
+ * the rid is `?1 + k` and, when the run shares its labels, label and labels are bound once:
+ * - `shared`: ?1 base rid, ?2 label, ?3 labels, then id and props per node;
+ * - `mixed`: ?1 base rid, then id, label, labels and props per node;
+ * - `text`: ?1 base rid, then the full-text body per node.
+ */
+const runSql = new Map<string, string>();
+
+function nodeRunSql(kind: 'shared' | 'mixed' | 'text', rows: number): string {
+  const key = `${kind}|${rows}`;
+  let sql = runSql.get(key);
+  if (sql === undefined) {
+    const values = Array.from({ length: rows }, (_, k) => {
+      if (kind === 'shared') return `(?1 + ${k}, ?${4 + 2 * k}, ?2, ?3, ?${5 + 2 * k})`;
+      if (kind === 'mixed') {
+        const at = 2 + 4 * k;
+        return `(?1 + ${k}, ?${at}, ?${at + 1}, ?${at + 2}, ?${at + 3})`;
+      }
+      return `(?1 + ${k}, ?${2 + k})`;
+    });
+    sql =
+      kind === 'text'
+        ? `INSERT INTO nodes_fts (rowid, body) VALUES ${values.join(', ')}`
+        : `INSERT INTO nodes (rid, id, label, labels, props) VALUES ${values.join(', ')}`;
+    runSql.set(key, sql);
+  }
+  return sql;
 }
 
 function isIdConflict(error: unknown): boolean {
@@ -714,28 +744,57 @@ export class GraphStore {
   }
 
   /**
-   * Inserts validated new nodes with multi-row statements. Rids are assigned here, after the
-   * largest in use (what SQLite itself would choose), so the full-text rows and extra labels
-   * need no read-back.
+   * Inserts validated new nodes with multi-row statements (runs of ROW_CHUNKS sizes), and
+   * their full-text entries likewise. Rids are assigned here, after the largest in use (what
+   * SQLite itself would choose), so the full-text rows and extra labels need no read-back.
    */
   private insertMany(nodes: GraphNode[]): void {
     let rid = Number(this.conn.row('SELECT max(rid) FROM nodes')?.[0] ?? 0);
-    const params: SqlValue[] = new Array(nodes.length * 5);
-    let p = 0;
-    for (const node of nodes) {
-      rid += 1;
-      params[p++] = rid;
-      params[p++] = node.id;
-      params[p++] = node.labels[0] as string;
-      params[p++] = labelsJson(node.labels);
-      params[p++] = JSON.stringify(node.props);
-      if (node.labels.length > 1) this.indexLabels(rid, node);
-      const text = searchableText(node.props);
-      if (text.length > 0) this.pendingText.push(rid, text);
-      this.indexUnique(rid, node);
+    let at = 0;
+    for (const size of ROW_CHUNKS) {
+      while (nodes.length - at >= size) {
+        this.insertRun(nodes, at, size, rid + 1);
+        at += size;
+        rid += size;
+      }
     }
-    insertRows(this.conn, NODES_INSERT, params, 5);
-    if (this.pendingText.length >= 2000) this.flush();
+  }
+
+  /** Inserts nodes[at, at + size) with rids from `base` on: one statement for the rows, one for their text. */
+  private insertRun(nodes: GraphNode[], at: number, size: number, base: number): void {
+    const labels = labelsJson((nodes[at] as GraphNode).labels);
+    let shared = true;
+    const labelJson: string[] = new Array(size);
+    for (let k = 0; k < size; k++) {
+      labelJson[k] = labelsJson((nodes[at + k] as GraphNode).labels);
+      if (labelJson[k] !== labels) shared = false;
+    }
+    const params: SqlValue[] = [base];
+    if (shared) params.push((nodes[at] as GraphNode).labels[0] as string, labels);
+    const texts: SqlValue[] = [base];
+    let allText = true;
+    for (let k = 0; k < size; k++) {
+      const node = nodes[at + k] as GraphNode;
+      if (shared) params.push(node.id, JSON.stringify(node.props));
+      else params.push(node.id, node.labels[0] as string, labelJson[k] as string, JSON.stringify(node.props));
+      const text = searchableText(node.props);
+      if (text.length === 0) allText = false;
+      texts.push(text);
+      if (node.labels.length > 1) this.indexLabels(base + k, node);
+      this.indexUnique(base + k, node);
+    }
+    this.conn.run(nodeRunSql(shared ? 'shared' : 'mixed', size), params);
+    if (allText) {
+      this.conn.run(nodeRunSql('text', size), texts);
+    } else {
+      // Nodes without text get no entry (as createNode); the others go in as (rid, text) pairs.
+      const pairs: SqlValue[] = [];
+      for (let k = 0; k < size; k++) {
+        const text = texts[k + 1] as string;
+        if (text.length > 0) pairs.push(base + k, text);
+      }
+      insertRows(this.conn, FTS_INSERT, pairs, 2);
+    }
   }
 
   /** The first of `nodes` whose id is taken, or null. */
