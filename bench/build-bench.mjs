@@ -98,6 +98,15 @@ Liquid templates (layout, a card partial, markdown filter on marked + sanitize-h
 \`{% traverse %}\`. Each build runs in its own child process; peak memory is that process's maxRSS (Trellis: main thread +
 2 render workers). Full-build times exclude reading the input (Trellis snapshot JSON.parse: ${fmt(trellis.loadMs, ' ms')}).
 
+How each side is set up: Eleventy 3.1.7 runs through its programmatic API (\`new Eleventy(...).write()\`, quiet mode, no plugins,
+\`--max-old-space-size=8192\`) with liquidjs's template cache turned on (\`setLiquidOptions({ cache: true })\`). Eleventy leaves that
+cache off for watch mode; without it every \`{% render %}\` looks its partial up again (two async \`realpath\` walks, one \`lstat\`
+per path segment, each a thread-pool round trip) and parses it again: about twice the CPU, and a wall time well above the CPU time
+while Eleventy waits on those lookups (earlier runs of this benchmark: 91 s wall, 67 s CPU). Trellis parses each template once too.
+Trellis's \`markdown\` filter gives the same bytes as marked + sanitize-html, but skips sanitize-html's second parse when marked's
+output is plain markup sanitize-html keeps unchanged (\`packages/builder/src/liquid/plain-html.ts\`, compared with sanitize-html on
+generated markdown in its tests); Eleventy's filter always runs both.
+
 | | Trellis builder | Eleventy 3.1.7 |
 | --- | ---: | ---: |
 | full build, ${N.toLocaleString('en-US')} items (${fmt(trellis.pages)} / ${fmt(eleventy.pages)} pages) | ${fmt(trellis.fullMs, ' ms')} | ${eleventy.ok ? fmt(eleventy.fullMs, ' ms') : eleventy.error} |
