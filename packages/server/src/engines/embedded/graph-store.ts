@@ -120,7 +120,7 @@ function insertRows(conn: SqlConnection, head: string, params: SqlValue[], width
  */
 const runSql = new Map<string, string>();
 
-function nodeRunSql(kind: 'shared' | 'mixed' | 'text', rows: number): string {
+export function nodeRunSql(kind: 'shared' | 'mixed' | 'text', rows: number): string {
   const key = `${kind}|${rows}`;
   let sql = runSql.get(key);
   if (sql === undefined) {
