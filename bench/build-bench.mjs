@@ -46,6 +46,8 @@ const snapshotPath = join(out, `site-${N}.json`);
 writeFileSync(snapshotPath, JSON.stringify(trellisSnapshot(content)));
 const eleventyDir = join(out, 'eleventy');
 writeEleventyProject(content, eleventyDir);
+const eleventyDefaultDir = join(out, 'eleventy-default');
+writeEleventyProject(content, eleventyDefaultDir, { liquidCache: false });
 
 log('trellis: full + incremental (folder target)');
 const trellis = child('run-trellis.mjs', [snapshotPath, join(out, 'trellis-folder'), 'folder'], {
@@ -63,6 +65,12 @@ if (process.env.BENCH_DIRECTORY === '1') {
 log('eleventy 3.1.7: full build');
 const eleventy = child('run-eleventy.mjs', [eleventyDir], { timeoutMs: 600_000, heapMb: 8192 });
 log(JSON.stringify(eleventy));
+let eleventyDefault = { ok: false, error: 'not run (BENCH_ELEVENTY_DEFAULT=0)' };
+if (process.env.BENCH_ELEVENTY_DEFAULT !== '0') {
+  log('eleventy 3.1.7: full build, default configuration (no liquidjs template cache)');
+  eleventyDefault = child('run-eleventy.mjs', [eleventyDefaultDir], { timeoutMs: 600_000, heapMb: 8192 });
+  log(JSON.stringify(eleventyDefault));
+}
 
 let large = { ok: false, error: 'not run in this run (BENCH_SKIP_LARGE=1)' };
 if (process.env.BENCH_SKIP_LARGE !== '1') {
@@ -113,13 +121,14 @@ generated markdown in its tests); Eleventy's filter always runs both.
 | pages/s | ${fmt(rate(trellis))} | ${fmt(rate(eleventy))} |
 | CPU time of the full build, all threads | ${fmt(trellis.fullCpuMs, ' ms')} | ${fmt(eleventy.fullCpuMs, ' ms')} |
 | peak memory (maxRSS) | ${fmt(trellis.maxRssMb, ' MB')} | ${fmt(eleventy.maxRssMb, ' MB')} |
+| Eleventy in its default configuration (liquidjs cache off): full build, CPU, peak memory | – | ${eleventyDefault.ok ? `${fmt(eleventyDefault.fullMs, ' ms')}, ${fmt(eleventyDefault.fullCpuMs, ' ms')} CPU, ${fmt(eleventyDefault.maxRssMb, ' MB')}` : eleventyDefault.error} |
 | incremental one-item rebuild (warm, folder target) | ${fmt(trellis.incrementalMs, ' ms')} (${fmt(trellis.incrementalRendered)} pages re-rendered, ${fmt(trellis.incrementalUploaded)} files changed) | not measured |
 | incremental one-item rebuild (directory target: new version folder, unchanged files hard-linked, pointer swap) | ${directory.ok ? fmt(directory.incrementalMs, ' ms') : directory.error} | – |
 | full build, ${LARGE.toLocaleString('en-US')} items | ${large.ok ? `${fmt(large.fullMs, ' ms')}, ${fmt(large.pages)} pages, ${fmt(rate(large))} pages/s, peak ${fmt(large.maxRssMb, ' MB')}` : large.error} | not run |
 
 Goals, measured side by side in this run:
 
-- full build ≥ 4× faster than Eleventy: ${speedup ? `${speedup}× by wall time — ${mark(Number(speedup) >= 4)}` : 'n/a'}${cpuRatio ? ` (by CPU time: Eleventy used ${cpuRatio}× the CPU of Trellis)` : ''}
+- full build ≥ 4× faster than Eleventy (with its template cache on): ${speedup ? `${speedup}× by wall time — ${mark(Number(speedup) >= 4)}` : 'n/a'}${cpuRatio ? ` (by CPU time: Eleventy used ${cpuRatio}× the CPU of Trellis)` : ''}${eleventyDefault.ok && trellis.ok ? `; against Eleventy's default configuration ${(eleventyDefault.fullMs / trellis.fullMs).toFixed(1)}×` : ''}
 - incremental one-item rebuild < 2 % of the full build: ${incShare ? `${incShare} % — ${mark(Number(incShare) < 2)}` : 'n/a'}
 - peak memory < 600 MB at ${N.toLocaleString('en-US')} items: ${trellis.ok ? `${trellis.maxRssMb} MB — ${mark(trellis.maxRssMb < 600)}` : 'n/a'}
 - a ${LARGE.toLocaleString('en-US')}-item site builds: ${large.ok ? 'met' : `not met (${large.error})`}

@@ -194,8 +194,11 @@ export function trellisSnapshot(content) {
   };
 }
 
-/** Writes an Eleventy 3 project rendering the same pages with equivalent Liquid templates. */
-export function writeEleventyProject(content, dir) {
+/**
+ * Writes an Eleventy 3 project rendering the same pages with equivalent Liquid templates.
+ * `liquidCache: false` keeps Eleventy's default (liquidjs's template cache off).
+ */
+export function writeEleventyProject(content, dir, { liquidCache = true } = {}) {
   const { posts, tags, authors } = content;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'src', '_data'), { recursive: true });
@@ -308,7 +311,7 @@ export default function (eleventyConfig) {
   // A production build parses each template once, as Trellis does. Eleventy leaves liquidjs's
   // cache off (for watch mode): every {% render %} would then look the partial up again (two
   // async realpath walks, one lstat per path segment) and parse it again.
-  eleventyConfig.setLiquidOptions({ cache: true });
+  ${liquidCache ? 'eleventyConfig.setLiquidOptions({ cache: true });' : '// Eleventy\'s default: no template cache'}
   return { dir: { input: 'src', output: '_site' } };
 }
 `,
