@@ -311,7 +311,7 @@ export default function (eleventyConfig) {
   // A production build parses each template once, as Trellis does. Eleventy leaves liquidjs's
   // cache off (for watch mode): every {% render %} would then look the partial up again (two
   // async realpath walks, one lstat per path segment) and parse it again.
-  ${liquidCache ? 'eleventyConfig.setLiquidOptions({ cache: true });' : '// Eleventy\'s default: no template cache'}
+  ${liquidCache ? 'eleventyConfig.setLiquidOptions({ cache: true });' : "// Eleventy's default: no template cache"}
   return { dir: { input: 'src', output: '_site' } };
 }
 `,
