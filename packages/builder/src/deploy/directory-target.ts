@@ -1,6 +1,6 @@
 import { existsSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
 import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
 import { readManifestHead, readManifest as readStored, writeManifest } from './manifest-files';
@@ -92,10 +92,30 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
           if (!live) return;
           // Folders first (parents before children), then the links, many at a time: one
           // awaited syscall after another is what made carrying 10,000 pages slow.
-          const dirs = [...new Set(files.map((file) => dirname(join(staging, file))))].sort(
-            (a, b) => a.length - b.length,
-          );
-          await inBatches(dirs, (dir) => mkdir(dir, { recursive: true }).then(() => {}));
+          // Every folder once, parents before children, without recursive mkdir's extra checks.
+          const dirs = new Set<string>();
+          for (const file of files) {
+            for (
+              let dir = dirname(join(staging, file));
+              dir.length > staging.length && !dirs.has(dir);
+              dir = dirname(dir)
+            )
+              dirs.add(dir);
+          }
+          const byDepth = new Map<number, string[]>();
+          for (const dir of dirs) {
+            const depth = dir.split(sep).length;
+            const level = byDepth.get(depth);
+            if (level) level.push(dir);
+            else byDepth.set(depth, [dir]);
+          }
+          for (const depth of [...byDepth.keys()].sort((a, b) => a - b)) {
+            await inBatches(byDepth.get(depth)!, (dir) =>
+              mkdir(dir).catch((error: NodeJS.ErrnoException) => {
+                if (error.code !== 'EEXIST') throw error;
+              }),
+            );
+          }
           await inBatches(files, async (file) => {
             const from = join(versionsDir, live, file);
             const to = join(staging, file);
