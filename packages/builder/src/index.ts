@@ -29,6 +29,7 @@ export {
   slugify,
   type UrlSettings,
 } from './liquid/filters';
+export { BuildCache } from './plan/build-cache';
 export {
   type ArtifactSpec,
   type BuildIssue,
