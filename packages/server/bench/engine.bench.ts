@@ -34,6 +34,7 @@ interface Result {
   insertsPerCpuSec: number | null;
   /** The same inserts as one awaited createNode per node, a transaction per batch. */
   singleInsertsPerSec: number;
+  singleInsertsPerCpuSec: number | null;
   singleNodes: number;
   /** The same inserts as bare SQL on the driver (no port), for the floor on this machine. */
   rawInsertsPerSec: number | null;
@@ -83,8 +84,9 @@ async function measureInserts(
 }
 
 /** Node by node: an awaited createNode per node, one transaction per batch. */
-async function measureSingleInserts(graph: Graph, nodes: number): Promise<number> {
+async function measureSingleInserts(graph: Graph, nodes: number): Promise<{ wall: number; cpu: number }> {
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   for (let start = 0; start < nodes; start += BATCH) {
     const end = Math.min(nodes, start + BATCH);
     await graph.transaction(async (tx) => {
@@ -92,7 +94,11 @@ async function measureSingleInserts(graph: Graph, nodes: number): Promise<number
         await tx.createNode({ id: `single:${i}`, labels: ['Item'], props: props(i) });
     });
   }
-  return nodes / ((performance.now() - started) / 1000);
+  const cpu = process.cpuUsage(cpuStarted);
+  return {
+    wall: nodes / ((performance.now() - started) / 1000),
+    cpu: nodes / ((cpu.user + cpu.system) / 1e6),
+  };
 }
 
 /** Rows per statement in the raw floor, as the engine's largest multi-row INSERT. */
@@ -166,7 +172,7 @@ async function benchEmbedded(): Promise<Result> {
     await measureSingleInserts(warmup, Math.max(2000, Math.floor(SINGLE_NODES / 10)));
     const graph = await engine.createGraph('bench');
     const inserts = await measureInserts(graph, NODES);
-    const singleInsertsPerSec = await measureSingleInserts(await engine.createGraph('single'), SINGLE_NODES);
+    const single = await measureSingleInserts(await engine.createGraph('single'), SINGLE_NODES);
     const port = await measureReads((id) => graph.getNode(id), NODES, READS);
     const floor = await engine.createGraph('floor');
     const rawInsertsPerSec = measureRawInserts(join(dataDir, 'graphs', `${floor.name}.db`), NODES);
@@ -183,7 +189,8 @@ async function benchEmbedded(): Promise<Result> {
       nodes: NODES,
       insertsPerSec: inserts.wall,
       insertsPerCpuSec: inserts.cpu,
-      singleInsertsPerSec,
+      singleInsertsPerSec: single.wall,
+      singleInsertsPerCpuSec: single.cpu,
       singleNodes: SINGLE_NODES,
       rawInsertsPerSec,
       readMedianUs: port.median,
@@ -215,7 +222,7 @@ async function benchNeo4j(uri: string): Promise<Result> {
     const graph = await engine.createGraph(name);
     // The first batches also warm the server's query plans and JIT; they are measured as well.
     const inserts = await measureInserts(graph, nodes);
-    const singleInsertsPerSec = await measureSingleInserts(graph, singleNodes);
+    const single = await measureSingleInserts(graph, singleNodes);
     const port = await measureReads((id) => graph.getNode(id), nodes, reads);
     return {
       engine: 'neo4j (Bolt, Community)',
@@ -223,7 +230,8 @@ async function benchNeo4j(uri: string): Promise<Result> {
       insertsPerSec: inserts.wall,
       // The work happens in the Neo4j server process, so the client's CPU time says little.
       insertsPerCpuSec: null,
-      singleInsertsPerSec,
+      singleInsertsPerSec: single.wall,
+      singleInsertsPerCpuSec: null,
       singleNodes,
       rawInsertsPerSec: null,
       readMedianUs: port.median,
@@ -241,7 +249,7 @@ async function benchNeo4j(uri: string): Promise<Result> {
 function row(result: Result): string {
   const us = (n: number | null) => (n === null ? '–' : n.toFixed(1));
   const rate = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
-  return `| ${result.engine} | ${rate(result.insertsPerSec)} | ${rate(result.insertsPerCpuSec)} | ${rate(result.singleInsertsPerSec)} | ${rate(result.rawInsertsPerSec)} | ${us(result.readMedianUs)} | ${us(result.readP99Us)} | ${us(result.rawMedianUs)} | ${result.nodes.toLocaleString('en-US')} nodes (${result.singleNodes.toLocaleString('en-US')} node by node), ${result.reads.toLocaleString('en-US')} reads, ${result.measuredAt} |`;
+  return `| ${result.engine} | ${rate(result.insertsPerSec)} | ${rate(result.insertsPerCpuSec)} | ${rate(result.singleInsertsPerSec)} | ${rate(result.singleInsertsPerCpuSec)} | ${rate(result.rawInsertsPerSec)} | ${us(result.readMedianUs)} | ${us(result.readP99Us)} | ${us(result.rawMedianUs)} | ${result.nodes.toLocaleString('en-US')} nodes (${result.singleNodes.toLocaleString('en-US')} node by node), ${result.reads.toLocaleString('en-US')} reads, ${result.measuredAt} |`;
 }
 
 function writeSection(results: Result[], notes: string[]): void {
@@ -266,8 +274,8 @@ function writeSection(results: Result[], notes: string[]): void {
     `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/engine.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start (other builds and tests were running).`,
     `Goals: bulk insert ≥ ${GOAL_INSERTS.toLocaleString('en-US')} nodes/s in batched transactions (${BATCH} nodes per transaction, each node with a label, JSON props and its full-text entry); point read median < ${GOAL_READ_US} µs.`,
     '',
-    '| Engine | Bulk insert, createNodes (nodes/s) | Bulk insert (nodes per CPU-s) | Node by node, createNode (nodes/s) | Raw SQL insert (nodes/s) | getNode median (µs) | getNode p99 (µs) | Raw SQL read median (µs) | Sample |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| Engine | Bulk insert, createNodes (nodes/s) | Bulk insert (nodes per CPU-s) | Node by node, createNode (nodes/s) | Node by node (nodes per CPU-s) | Raw SQL insert (nodes/s) | getNode median (µs) | getNode p99 (µs) | Raw SQL read median (µs) | Sample |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...rows,
     '',
     ...notes,
