@@ -152,7 +152,9 @@ export class RenderPool {
     if (this.memoryMb !== null && this.memoryMb !== memoryMb) await this.close();
     this.memoryMb = memoryMb;
     const count = Math.max(1, Math.min(this.size, Math.ceil(specs.length / 50)));
-    const chunkSize = run.chunkSize ?? Math.max(10, Math.min(200, Math.ceil(specs.length / (count * 8))));
+    // Small chunks even for large builds: with AHEAD chunks queued per worker, the last ones decide how
+    // long one worker waits for the other at the end.
+    const chunkSize = run.chunkSize ?? Math.max(10, Math.min(100, Math.ceil(specs.length / (count * 8))));
     const chunks: ArtifactSpec[][] = [];
     for (let i = 0; i < specs.length; i += chunkSize) chunks.push(specs.slice(i, i + chunkSize));
     const url = await renderWorkerUrl();
