@@ -44,7 +44,7 @@ import { hashText, Renderer } from './render/renderer';
 import type { WorkerArtifact } from './render/worker-protocol';
 import { assertSnapshot, isSnapshot } from './snapshot/read-snapshot';
 import type { Snapshot } from './snapshot/types';
-import type { ContentSource } from './source/content-source';
+import type { ContentSource, ListQuery } from './source/content-source';
 import { itemHash } from './source/item-hash';
 import { isVisibleIn, SnapshotSource } from './source/snapshot-source';
 import { currentQueryHash, graphHashOf, type QuerySpec, resultHash } from './source/tracking-reader';
@@ -271,6 +271,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   progress({ phase: 'plan', done: plan.artifacts.length, total: plan.artifacts.length });
   const depChanged = new Set(contentChanged);
   const depTypes = new Set(changedTypes);
+  const urlTypes = new Set<string>();
   for (const [id, url] of plan.urls) {
     const entry = items.get(id);
     if (entry) entry.url = url;
@@ -280,6 +281,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       if (prior.items.get(id)?.url === entry.url || depChanged.has(id)) continue;
       depChanged.add(id);
       depTypes.add(entry.type);
+      urlTypes.add(entry.type);
     }
   }
   const edgesSame = prior !== null && sameEdges(prior.edges, snapshot.edges);
@@ -327,6 +329,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
           depTypes,
           templateHashes,
           graphUnchanged,
+          lists: lists!,
+          urlTypes,
         })
       : {
           ...impactedArtifacts({
@@ -607,22 +611,22 @@ function listQueryHash(key: string, lists: ListIndex, urls: ReadonlyMap<string, 
   return resultHash(result.items, result.total, urls);
 }
 
-const listTypes = new Map<string, string | null>();
+const listQueries = new Map<string, ListQuery | null>();
 
-/** The item type a recorded list query reads (null when the key cannot be read). */
-function listTypeOf(key: string): string | null {
-  let type = listTypes.get(key);
-  if (type === undefined) {
+/** The query of a recorded list query key (null when the key cannot be read). */
+function listQueryOf(key: string): ListQuery | null {
+  let query = listQueries.get(key);
+  if (query === undefined) {
     try {
-      const query = (JSON.parse(key) as { query?: { type?: unknown } }).query;
-      type = typeof query?.type === 'string' ? query.type : null;
+      const parsed = (JSON.parse(key) as { query?: ListQuery }).query;
+      query = parsed && typeof parsed.type === 'string' ? parsed : null;
     } catch {
-      type = null;
+      query = null;
     }
-    if (listTypes.size > 50_000) listTypes.clear();
-    listTypes.set(key, type);
+    if (listQueries.size > 50_000) listQueries.clear();
+    listQueries.set(key, query);
   }
-  return type;
+  return query;
 }
 
 /**
@@ -640,8 +644,12 @@ function impactedFromState(params: {
   depTypes: ReadonlySet<string>;
   templateHashes: ReadonlyMap<string, string>;
   graphUnchanged: boolean;
+  lists: ListIndex;
+  /** types of items whose URL changed without a content change */
+  urlTypes: ReadonlySet<string>;
 }): { render: string[]; carry: ManifestArtifact[]; removed: string[]; structural: string[] } {
-  const { prior, planned, reader, depChanged, depTypes, templateHashes, graphUnchanged } = params;
+  const { prior, planned, reader, depChanged, depTypes, templateHashes, graphUnchanged, lists, urlTypes } =
+    params;
   const candidates = new Set<string>();
   const addAll = (keys: ReadonlySet<string> | undefined) => {
     if (keys) for (const key of keys) candidates.add(key);
@@ -655,8 +663,11 @@ function impactedFromState(params: {
   }
   if (depTypes.size > 0) {
     for (const [key, keys] of prior.queries.list) {
-      const type = listTypeOf(key);
-      if (type === null || depTypes.has(type)) addAll(keys);
+      const query = listQueryOf(key);
+      if (query !== null && !depTypes.has(query.type)) continue;
+      // a page of a list whose changed items stayed out of it (and no URL of the type changed) reads the same
+      if (query !== null && !urlTypes.has(query.type) && !lists.pageMayDiffer(query)) continue;
+      addAll(keys);
     }
   }
   if (!graphUnchanged) for (const keys of prior.queries.traverse.values()) addAll(keys);

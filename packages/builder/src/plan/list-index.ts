@@ -33,6 +33,11 @@ export class ListIndex {
   private readonly changedTypes: ReadonlySet<string>;
   /** lists computed or confirmed for the current snapshot */
   readonly current = new Map<string, SortedList>();
+  /**
+   * For lists brought up to date from the previous build's: the positions where they may differ
+   * (from inclusive, to exclusive) when their length did not change; absent: anywhere.
+   */
+  private readonly spans = new Map<string, { from: number; to: number } | 'none'>();
 
   constructor(params: {
     source: SnapshotSource;
@@ -54,7 +59,14 @@ export class ListIndex {
     const before = this.previous.get(key);
     let ids: string[] | null = null;
     if (before && before.type === query.type) {
-      ids = this.changedTypes.has(query.type) ? this.patch(before.ids, query) : before.ids;
+      if (this.changedTypes.has(query.type)) {
+        ids = this.patch(before.ids, query);
+        const span = ids ? spanOf(before.ids, ids, this.changed) : undefined;
+        if (span) this.spans.set(key, span);
+      } else {
+        ids = before.ids;
+        this.spans.set(key, 'none');
+      }
     }
     if (!ids) {
       ids = this.source
@@ -63,6 +75,21 @@ export class ListIndex {
     }
     this.current.set(key, { type: query.type, ids });
     return ids;
+  }
+
+  /**
+   * Whether the ids of a query's page (offset and limit applied) and the total can differ from
+   * the previous build's: false only when the list was brought up to date from the previous
+   * one with its length unchanged and the changed items' old and new positions all outside the page.
+   */
+  pageMayDiffer(query: ListQuery): boolean {
+    this.sortedIds(query);
+    const span = this.spans.get(listKey(query));
+    if (span === undefined) return true;
+    if (span === 'none') return false;
+    const offset = Math.max(0, query.offset ?? 0);
+    const end = query.limit === undefined ? Number.POSITIVE_INFINITY : offset + Math.max(0, query.limit);
+    return offset < span.to && span.from < end;
   }
 
   /** The query's page (offset and limit applied) and total, as `SnapshotSource.list` answers it. */
@@ -105,6 +132,25 @@ export class ListIndex {
     }
     return items.map((item) => item.id);
   }
+}
+
+/** Where two versions of a list may differ: around the old and new positions of changed ids ('none': nowhere; absent: lengths differ). */
+function spanOf(
+  before: readonly string[],
+  after: readonly string[],
+  changed: ReadonlySet<string>,
+): { from: number; to: number } | 'none' | undefined {
+  if (before.length !== after.length) return undefined;
+  let from = Number.POSITIVE_INFINITY;
+  let to = -1;
+  for (const ids of [before, after]) {
+    for (let i = 0; i < ids.length; i++) {
+      if (!changed.has(ids[i]!)) continue;
+      if (i < from) from = i;
+      if (i > to) to = i;
+    }
+  }
+  return to < 0 ? 'none' : { from, to: to + 1 };
 }
 
 /** The order of `SnapshotSource.list`: the sort keys (`-` for descending), then the id. */
