@@ -48,7 +48,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const { config } = options;
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.logStream),
-    childLoggerFactory: requestChildLogger,
+    // Binds requestId/siteId/envId to each request's logger; without a logger there is nothing to bind.
+    ...(options.logger === false || config.LOG_LEVEL === 'silent'
+      ? {}
+      : { childLoggerFactory: requestChildLogger }),
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     genReqId: () => crypto.randomUUID(),
     bodyLimit: config.BODY_LIMIT_BYTES,

@@ -72,6 +72,14 @@ export class ApiKeyCache<V extends object = object> {
     return loaded;
   }
 
+  /**
+   * Counts a lookup answered from the cache in front of this one (the auth hook's resolved
+   * access, built from an entry of this cache), so the counters show every API-key check.
+   */
+  countHit(): void {
+    this.#hits += 1;
+  }
+
   /** Drops the entry for `key` (a revoked key must stop working at once). */
   invalidate(key: string): void {
     if (this.#cache.delete(key)) this.#invalidations += 1;

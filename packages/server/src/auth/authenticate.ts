@@ -28,6 +28,12 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+/** A checked credential: who calls, and when an API key stops being valid (null: never, or an ID token). */
+export interface Authenticated {
+  principal: Principal;
+  keyExpiresAtMs: number | null;
+}
+
 /**
  * Spec §5.4 steps 1 and 2: checks the credential and resolves the platform user. An
  * ID token (three dot-separated parts) is verified against the OpenID Connect provider and
@@ -42,13 +48,16 @@ export async function authenticate({
   cache,
   access,
   verifyIdToken,
+  tokenHash: knownHash,
 }: {
   token: string;
+  /** The token's `hashToken`, when the caller has it already. */
+  tokenHash?: string;
   platform: Graph;
   cache: ApiKeyCache<ApiKeyRecord>;
   access?: PlatformAccessCache;
   verifyIdToken: IdTokenVerifier | null;
-}): Promise<Principal> {
+}): Promise<Authenticated> {
   if (looksLikeJwt(token)) {
     if (!verifyIdToken) {
       throw TrellisError.of('invalid_credential', {
@@ -63,16 +72,20 @@ export async function authenticate({
       throw TrellisError.of('invalid_credential', { detail });
     }
     const user = await userForSubject(platform, claims);
-    return { kind: 'id_token', userId: user.id, platformRole: user.platformRole, allowedSites: null };
+    return {
+      principal: { kind: 'id_token', userId: user.id, platformRole: user.platformRole, allowedSites: null },
+      keyExpiresAtMs: null,
+    };
   }
 
-  const tokenHash = hashToken(token);
+  const tokenHash = knownHash ?? hashToken(token);
   const lookupId = apiKeyLookupId(token, tokenHash);
   const record = await cache.get(lookupId, () => loadApiKey(platform, lookupId));
   if (!record || !hashMatches(tokenHash, record.hash) || record.revokedAt !== null) {
     throw TrellisError.of('invalid_credential', { detail: 'unknown or revoked API key' });
   }
-  if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) {
+  const keyExpiresAtMs = record.expiresAt === null ? null : Date.parse(record.expiresAt);
+  if (keyExpiresAtMs !== null && keyExpiresAtMs <= Date.now()) {
     throw TrellisError.of('invalid_credential', { detail: 'the API key has expired' });
   }
   const user = access ? await access.user(platform, record.userId) : await getUser(platform, record.userId);
@@ -81,19 +94,25 @@ export async function authenticate({
       throw TrellisError.of('invalid_credential', { detail: 'unknown or revoked API key' });
     }
     return {
-      kind: 'api_key',
-      userId: record.userId,
-      keyId: record.id,
-      platformRole: 'owner',
-      allowedSites: null,
+      principal: {
+        kind: 'api_key',
+        userId: record.userId,
+        keyId: record.id,
+        platformRole: 'owner',
+        allowedSites: null,
+      },
+      keyExpiresAtMs,
     };
   }
   return {
-    kind: 'api_key',
-    userId: record.userId,
-    keyId: record.id,
-    platformRole: user?.platformRole ?? null,
-    allowedSites: record.allowedSites ?? (record.siteId ? [record.siteId] : []),
-    keyRole: record.role,
+    principal: {
+      kind: 'api_key',
+      userId: record.userId,
+      keyId: record.id,
+      platformRole: user?.platformRole ?? null,
+      allowedSites: record.allowedSites ?? (record.siteId ? [record.siteId] : []),
+      keyRole: record.role,
+    },
+    keyExpiresAtMs,
   };
 }

@@ -60,4 +60,51 @@ describe('PlatformAccessCache', () => {
     await graph.updateNode('user:u1', { props: { name: 'Again' } });
     expect((await off.user(graph, 'user:u1'))?.name).toBe('Again');
   });
+
+  it('keeps a resolved access until a platform write, never past its key expiry, and not when a write overlapped', () => {
+    const cache = new PlatformAccessCache({ ttlMs: 60_000 });
+    const principal = {
+      kind: 'api_key' as const,
+      userId: 'user:u1',
+      platformRole: null,
+      allowedSites: ['site:s1'],
+    };
+    const access = { principal, site: null, keyExpiresAtMs: null };
+    cache.rememberAccess('k1', access, cache.generation);
+    expect(cache.resolvedAccess('k1')?.principal.userId).toBe('user:u1');
+    expect(cache.resolvedAccess('k2')).toBeUndefined();
+    // Entries are frozen: a request cannot change what the next one is served.
+    expect(Object.isFrozen(cache.resolvedAccess('k1')?.principal)).toBe(true);
+
+    cache.invalidateAll();
+    expect(cache.resolvedAccess('k1')).toBeUndefined();
+
+    // Resolved while a platform write ran: not kept.
+    const before = cache.generation;
+    cache.invalidateAll();
+    cache.rememberAccess('k1', { ...access, principal: { ...principal } }, before);
+    expect(cache.resolvedAccess('k1')).toBeUndefined();
+
+    // A key that expires is refused from the cache at its expiry, whatever the TTL.
+    cache.rememberAccess(
+      'k3',
+      { principal: { ...principal }, site: null, keyExpiresAtMs: Date.now() + 50 },
+      cache.generation,
+    );
+    expect(cache.resolvedAccess('k3')).toBeDefined();
+    cache.rememberAccess(
+      'k4',
+      { principal: { ...principal }, site: null, keyExpiresAtMs: Date.now() - 1 },
+      cache.generation,
+    );
+    expect(cache.resolvedAccess('k4')).toBeUndefined();
+
+    const off = new PlatformAccessCache({ ttlMs: 0 });
+    off.rememberAccess(
+      'k1',
+      { principal: { ...principal }, site: null, keyExpiresAtMs: null },
+      off.generation,
+    );
+    expect(off.resolvedAccess('k1')).toBeUndefined();
+  });
 });

@@ -3,6 +3,7 @@ import type { Graph } from '../engines/port';
 import { getMembership, type Membership } from '../platform/members';
 import { getSite, type SiteRecord } from '../platform/sites';
 import { getUser, type PlatformUser } from '../platform/users';
+import type { Principal, SiteContext } from './types';
 
 export interface PlatformAccessCacheOptions {
   /** Most entries kept; the least recently used goes first. Default 10,000. */
@@ -20,6 +21,20 @@ export interface PlatformAccessCacheOptions {
 export const PLATFORM_ACCESS_CACHE_TTL_MS = 5_000;
 
 type Entry = { value: object; generation: number };
+
+/**
+ * What the auth hook resolved for one credential and site — the principal and the site
+ * context with the caller's role — so the next request with the same credential and site
+ * needs no engine read and no await. It is built from the key, user, site and membership read
+ * through this cache and lives no longer than they would (the same TTL, and the same
+ * invalidation by every platform write: revoking a key, changing a member, deleting a site).
+ */
+export interface ResolvedAccess {
+  principal: Principal;
+  site: SiteContext | null;
+  /** When the API key expires (ms since the epoch), checked on every use; null = never. */
+  keyExpiresAtMs: number | null;
+}
 
 /**
  * The platform reads every authenticated request makes — the caller's user, the site of
@@ -60,6 +75,29 @@ export class PlatformAccessCache {
       this.#entries.set(key, { value: Object.freeze(value), generation });
     }
     return value;
+  }
+
+  /** Pass to {@link rememberAccess}: a resolution that overlapped a platform write is not kept. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** The access resolved for `key` (credential hash and site) by an earlier request, if still valid. */
+  resolvedAccess(key: string): ResolvedAccess | undefined {
+    if (this.#entries === null) return undefined;
+    const hit = this.#entries.get(`access\u0000${key}`);
+    if (hit === undefined || hit.generation !== this.#generation) return undefined;
+    const access = hit.value as ResolvedAccess;
+    if (access.keyExpiresAtMs !== null && access.keyExpiresAtMs <= Date.now()) return undefined;
+    return access;
+  }
+
+  /** Keeps what the auth hook resolved for `key`, unless a platform write ran since `generation`. */
+  rememberAccess(key: string, access: ResolvedAccess, generation: number): void {
+    if (this.#entries === null || generation !== this.#generation) return;
+    Object.freeze(access.principal);
+    if (access.site) Object.freeze(access.site);
+    this.#entries.set(`access\u0000${key}`, { value: Object.freeze(access), generation });
   }
 
   /** The platform user `id` (as `getUser`), or null. */

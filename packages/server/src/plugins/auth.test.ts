@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../platform/test-platform';
 
 let tp: TestPlatform;
@@ -55,6 +55,111 @@ describe('authentication', () => {
     // Public routes need nothing.
     expect((await tp.app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
     expect((await tp.app.inject({ method: 'GET', url: '/api/metrics/apikey-cache' })).statusCode).toBe(200);
+  });
+
+  it('serves a repeated credential and site from the access cache, yet a role change, a revoked key and an expired key take effect at once', async () => {
+    tp = await startTestPlatform();
+    const owner = { authorization: `Bearer ${tp.ownerKey}` };
+    const siteId = (
+      await tp.app.inject({ method: 'POST', url: '/api/sites', headers: owner, payload: { name: 'Cached' } })
+    ).json().id;
+    const admin = await tp.addUser({ name: 'admin', siteId, role: 'admin' });
+    const editor = await tp.addUser({ name: 'editor', siteId, role: 'editor' });
+    const as = (key: string) => ({ authorization: `Bearer ${key}`, 'x-site-id': siteId });
+    const createType = (key: string, name: string) =>
+      tp.app.inject({
+        method: 'POST',
+        url: '/api/types',
+        headers: as(key),
+        payload: {
+          name,
+          label: name,
+          nodeLabel: 'Post',
+          keyField: 'title',
+          fields: [{ name: 'title', type: 'string', required: true }],
+        },
+      });
+    const listTypes = (key: string) => tp.app.inject({ method: 'GET', url: '/api/types', headers: as(key) });
+    const stats = async () =>
+      (await tp.app.inject({ method: 'GET', url: '/api/metrics/apikey-cache' })).json();
+
+    // Warm: the second and third requests are served from the resolved access (counted as hits).
+    expect((await listTypes(editor.key)).statusCode).toBe(200);
+    const warm = await stats();
+    expect((await listTypes(editor.key)).statusCode).toBe(200);
+    expect((await listTypes(editor.key)).statusCode).toBe(200);
+    expect((await stats()).hits).toBe(warm.hits + 2);
+    // The same credential on a site it has no access to is still refused.
+    const other = (
+      await tp.app.inject({ method: 'POST', url: '/api/sites', headers: owner, payload: { name: 'Other' } })
+    ).json().id;
+    expect(
+      (
+        await tp.app.inject({
+          method: 'GET',
+          url: '/api/types',
+          headers: { ...as(editor.key), 'x-site-id': other },
+        })
+      ).statusCode,
+    ).toBe(403);
+    // Permission is checked per route even when access comes from the cache: editors cannot manage keys.
+    expect((await createType(admin.key, 'post')).statusCode).toBe(201);
+    expect(
+      (await tp.app.inject({ method: 'GET', url: '/api/auth/api-keys', headers: as(editor.key) })).statusCode,
+    ).toBe(403);
+
+    // The admin demotes the editor to viewer: the editor's very next request acts as a viewer.
+    expect((await listTypes(editor.key)).statusCode).toBe(200);
+    const demoted = await tp.app.inject({
+      method: 'PUT',
+      url: `/api/auth/users/${editor.userId}/role`,
+      headers: as(admin.key),
+      payload: { role: 'viewer' },
+    });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+    const write = await tp.app.inject({
+      method: 'POST',
+      url: '/api/content/post',
+      headers: as(editor.key),
+      payload: { title: 'X' },
+    });
+    expect(write.statusCode).toBe(403);
+
+    // A revoked key stops at once, though it was just served from the cache.
+    expect((await listTypes(admin.key)).statusCode).toBe(200);
+    expect((await listTypes(admin.key)).statusCode).toBe(200);
+    const revoked = await tp.app.inject({
+      method: 'DELETE',
+      url: `/api/auth/api-keys/${admin.keyId}`,
+      headers: as(tp.ownerKey),
+    });
+    expect([200, 204]).toContain(revoked.statusCode);
+    expect((await listTypes(admin.key)).statusCode).toBe(401);
+
+    // A key with an expiry is refused from its expiry on, even with a warm cache entry.
+    const minted = await tp.app.inject({
+      method: 'POST',
+      url: '/api/auth/api-keys',
+      headers: { ...owner, 'x-site-id': siteId },
+      payload: {
+        name: 'short-lived',
+        role: 'viewer',
+        expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      },
+    });
+    expect(minted.statusCode, minted.body).toBe(201);
+    const shortLived = minted.json().secret as string;
+    expect((await listTypes(shortLived)).statusCode).toBe(200);
+    expect((await listTypes(shortLived)).statusCode).toBe(200);
+    const now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(now + 120_000);
+    try {
+      const expired = await listTypes(shortLived);
+      expect(expired.statusCode).toBe(401);
+      expect(expired.json().code).toBe('invalid_credential');
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('bootstraps the owner key only on the first start of an empty platform graph', async () => {

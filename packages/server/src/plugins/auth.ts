@@ -1,9 +1,10 @@
 import { SiteId, TrellisError } from '@trelliscms/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { authenticate, bearerToken } from '../auth/authenticate';
+import { authenticate } from '../auth/authenticate';
 import { createIdTokenVerifier, type IdTokenVerifier } from '../auth/id-token';
 import { roleHasPermission } from '../auth/permissions';
+import { requestCredential } from '../auth/request-credential';
 import { siteRoleFor } from '../auth/site-role';
 import { isSiteScoped } from '../auth/site-scope';
 import type { Permission, Role } from '../auth/types';
@@ -108,31 +109,34 @@ export const authPlugin = fp(
       request.site = { id: site.id, graphName: site.graphName, graph, role };
     }
 
-    app.addHook('onRequest', async (request) => {
-      const routePattern = request.routeOptions.url;
-      const config = request.routeOptions.config;
-      // No route matched: the not-found handler answers 404 and touches nothing.
-      if (routePattern === undefined || config.public) return;
-
-      const token = bearerToken(request.headers.authorization);
-      if (!token) throw TrellisError.of('unauthenticated');
-      request.principal = await authenticate({
+    /** Steps 1–3: sets the request's principal and, on site-scoped routes, its site context. */
+    async function resolveAccess(
+      request: FastifyRequest,
+      routePattern: string,
+      config: RouteEntry['config'],
+      token: string,
+      tokenHash: string,
+    ): Promise<number | null> {
+      const { principal, keyExpiresAtMs } = await authenticate({
         token,
+        tokenHash,
         platform: trellis.platform,
         cache: trellis.apiKeyCache,
         access: trellis.accessCache,
         verifyIdToken,
       });
-
+      request.principal = principal;
       if (config.siteParam) {
         const siteId = (request.params as Record<string, string | undefined>)[config.siteParam] ?? '';
         await resolveSite(request, siteId, 'not_found');
       } else if (isSiteScoped(routePattern)) {
-        const header = request.headers['x-site-id'];
-        if (typeof header !== 'string' || header.length === 0) throw TrellisError.of('site_required');
-        await resolveSite(request, header, 'forbidden');
+        await resolveSite(request, request.headers['x-site-id'] as string, 'forbidden');
       }
+      return keyExpiresAtMs;
+    }
 
+    /** Step 4: the route's permission against the caller's role on the site, or on the platform. */
+    function checkPermission(request: FastifyRequest, config: RouteEntry['config']): void {
       const site = request.site;
       if (site) {
         const permission = config.permission ?? defaultPermission(request.method);
@@ -144,11 +148,64 @@ export const authPlugin = fp(
           );
         }
       } else if (config.permission) {
-        const platformRole = request.principal.platformRole;
+        const platformRole = request.principal?.platformRole;
         if (!platformRole || !roleHasPermission(platformRole, config.permission)) {
           throw TrellisError.of('forbidden', { resource: 'operation' });
         }
       }
+    }
+
+    // A callback hook, so that the common case — the same API key on the same site as a request
+    // moments ago, served from the access cache — takes no promise and no engine read.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const routePattern = request.routeOptions.url;
+      const config = request.routeOptions.config;
+      // No route matched: the not-found handler answers 404 and touches nothing.
+      if (routePattern === undefined || config.public) return done();
+
+      const { token, hash } = requestCredential(request);
+      if (token === null || hash === null) return done(TrellisError.of('unauthenticated'));
+      let scope = '-';
+      if (config.siteParam) {
+        scope = `p\u0000${(request.params as Record<string, string | undefined>)[config.siteParam] ?? ''}`;
+      } else if (isSiteScoped(routePattern)) {
+        const header = request.headers['x-site-id'];
+        if (typeof header !== 'string' || header.length === 0) return done(TrellisError.of('site_required'));
+        scope = `h\u0000${header}`;
+      }
+      const key = `${hash}\u0000${scope}`;
+
+      const known = trellis.accessCache.resolvedAccess(key);
+      if (known !== undefined) {
+        trellis.apiKeyCache.countHit();
+        request.principal = known.principal;
+        request.site = known.site;
+        try {
+          checkPermission(request, config);
+        } catch (error) {
+          return done(error as Error);
+        }
+        return done();
+      }
+
+      const generation = trellis.accessCache.generation;
+      resolveAccess(request, routePattern, config, token, hash)
+        .then((keyExpiresAtMs) => {
+          const principal = request.principal;
+          // ID tokens carry their own expiry and claims: they are verified on every request.
+          if (principal?.kind === 'api_key') {
+            trellis.accessCache.rememberAccess(
+              key,
+              { principal, site: request.site, keyExpiresAtMs },
+              generation,
+            );
+          }
+          checkPermission(request, config);
+        })
+        .then(
+          () => done(),
+          (error: Error) => done(error),
+        );
     });
   },
   { name: 'trellis-auth', dependencies: ['trellis-context'] },

@@ -52,8 +52,10 @@ export const loadSheddingPlugin = fp(
     app.addHook('preClose', async () => {
       isClosing = true;
     });
-    app.addHook('onSend', async (_request, reply) => {
+    // A callback hook: it runs on every answer, and an async one would cost each a promise.
+    app.addHook('onSend', (_request, reply, payload, done) => {
       if (isClosing) reply.header('connection', 'close');
+      done(null, payload);
     });
   },
   { name: 'trellis-load-shedding' },

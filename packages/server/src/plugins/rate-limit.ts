@@ -1,8 +1,8 @@
-import { hash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { requestCredential } from '../auth/request-credential';
 
 /**
  * The rate-limit bucket of a request: the client address (`request.ip`, which honours
@@ -11,12 +11,9 @@ import fp from 'fastify-plugin';
  * never becomes a key (or a log line).
  */
 export function rateLimitKey(request: FastifyRequest): string {
-  const authorization = request.headers.authorization;
-  const credential =
-    typeof authorization === 'string' && authorization.length > 0
-      ? hash('sha256', authorization, 'hex').slice(0, 16)
-      : '-';
-  return `${request.ip}|${credential}`;
+  // The same hash authentication looks the key up by: computed once per request.
+  const credential = requestCredential(request).hash;
+  return `${request.ip}|${credential === null ? '-' : credential.slice(0, 16)}`;
 }
 
 /**
