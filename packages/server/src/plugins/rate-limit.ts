@@ -38,9 +38,13 @@ export const rateLimitPlugin = fp(
       },
     });
     const limit = app.rateLimit();
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.url === '/api/health') return;
-      await limit.call(app, request, reply);
+    // A callback hook: an async wrapper would add a promise and a microtask to every request.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.routeOptions.url === '/api/health') return done();
+      limit.call(app, request, reply).then(
+        () => done(),
+        (error: Error) => done(error),
+      );
     });
   },
   { name: 'trellis-rate-limit' },
