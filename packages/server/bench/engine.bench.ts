@@ -271,7 +271,7 @@ function writeSection(results: Result[], notes: string[]): void {
   writeDocSection('engine', [
     '## Graph engine',
     '',
-    `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/engine.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start (other builds and tests were running).`,
+    `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/engine.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start.`,
     `Goals: bulk insert ≥ ${GOAL_INSERTS.toLocaleString('en-US')} nodes/s in batched transactions (${BATCH} nodes per transaction, each node with a label, JSON props and its full-text entry); point read median < ${GOAL_READ_US} µs.`,
     '',
     '| Engine | Bulk insert, createNodes (nodes/s) | Bulk insert (nodes per CPU-s) | Node by node, createNode (nodes/s) | Node by node (nodes per CPU-s) | Raw SQL insert (nodes/s) | getNode median (µs) | getNode p99 (µs) | Raw SQL read median (µs) | Sample |',

@@ -45,6 +45,9 @@ interface Result {
   readP99Ms: number | null;
   /** GET /api/health of the same app (public, no engine call): the ceiling the app's global hooks leave. */
   healthRps: number | null;
+  /** CPU time of the serving process per request: GET item, and the bare route. */
+  readCpuUs: number | null;
+  bareCpuUs: number | null;
 }
 
 const placeType = {
@@ -92,13 +95,15 @@ async function autocannon(
   url: string,
   headers: Record<string, string>,
   seconds = READ_SECONDS,
-): Promise<{ rps: number; p99: number }> {
+): Promise<{ rps: number; p99: number; cpuUsPerRequest: number }> {
+  const cpu = process.cpuUsage();
   const args = [autocannonBin, '-c', '10', '-d', String(seconds), '-j'];
   for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
   args.push(url);
   const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
+  const used = process.cpuUsage(cpu);
   const result = JSON.parse(stdout) as {
-    requests: { average: number };
+    requests: { average: number; total: number };
     latency: { p99: number };
     non2xx: number;
     errors: number;
@@ -106,7 +111,12 @@ async function autocannon(
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`autocannon saw ${result.non2xx} non-2xx answers and ${result.errors} errors on ${url}`);
   }
-  return { rps: result.requests.average, p99: result.latency.p99 };
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    // This process serves both routes; autocannon runs in its own.
+    cpuUsPerRequest: (used.user + used.system) / Math.max(1, result.requests.total),
+  };
 }
 
 function cpuMs(usage: NodeJS.CpuUsage): number {
@@ -116,7 +126,11 @@ function cpuMs(usage: NodeJS.CpuUsage): number {
 /** The CPU time of the imports, which other work on a shared machine disturbs less than wall-clock time. */
 function cpuNote(result: Result): string {
   const perCpuSecond = (count: number, ms: number) => rate((count / ms) * 1000);
-  return `Import CPU time on ${result.engine} (this process: the server and the client sending the request): records ${Math.round(result.recordsCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.records, result.recordsCpuMs)} records per CPU-second), edges ${Math.round(result.edgesCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.edges, result.edgesCpuMs)} edges per CPU-second).`;
+  const reads =
+    result.readCpuUs !== null && result.bareCpuUs !== null
+      ? ` Serving CPU time per request on ${result.engine}: GET item ${result.readCpuUs.toFixed(1)} µs, the bare route ${result.bareCpuUs.toFixed(1)} µs.`
+      : '';
+  return `Import CPU time on ${result.engine} (this process: the server and the client sending the request): records ${Math.round(result.recordsCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.records, result.recordsCpuMs)} records per CPU-second), edges ${Math.round(result.edgesCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.edges, result.edgesCpuMs)} edges per CPU-second).${reads}`;
 }
 
 async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges: number, withReads: boolean) {
@@ -192,6 +206,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     let bareRps: number | null = null;
     let readP99Ms: number | null = null;
     let healthRps: number | null = null;
+    let readCpuUs: number | null = null;
+    let bareCpuUs: number | null = null;
     console.error(`[${engine}] edges imported in ${Math.round(edgesMs)} ms`);
     if (withReads) {
       const path = '/api/content/place/place:place-42';
@@ -215,6 +231,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       readRps = read.rps;
       readP99Ms = read.p99;
       bareRps = plain.rps;
+      readCpuUs = read.cpuUsPerRequest;
+      bareCpuUs = plain.cpuUsPerRequest;
     }
     return {
       engine: engine === 'embedded' ? 'embedded (libSQL)' : 'neo4j (Bolt, Community)',
@@ -228,6 +246,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       bareRps,
       readP99Ms,
       healthRps,
+      readCpuUs,
+      bareCpuUs,
     } satisfies Result;
   } finally {
     await bare.close();
@@ -260,7 +280,7 @@ function writeSection(results: Result[], notes: string[]): void {
     '## Content import and reads (HTTP)',
     '',
     `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/import.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start.`,
-    `Through HTTP on loopback against the real app (auth, site context, zod validation, audit): one \`POST /api/import/json\` of all records (batchSize 500; each record validated, with its content hash; per batch one transaction: one read of the batch's ids, one \`createNodes\` of its items, its version nodes stored lazily, one audit entry), then one \`POST /api/import/edges\` (batchSize 2000; per batch one transaction with one \`mergeEdges\`, merge semantics). Reads: \`GET /api/content/{type}/{id}\` under autocannon (10 connections, ${READ_SECONDS} s after a ${WARMUP_SECONDS} s warm-up of each route, a separate process) next to a bare Fastify route serving the same bytes, in the same run.`,
+    `Through HTTP on loopback against the real app (auth, site context, zod validation, audit): one \`POST /api/import/json\` of all records (batchSize 500; each record validated, with its content hash; per batch one transaction: one read of the batch's ids, one \`createNodes\` of its items, its version nodes stored lazily, one audit entry), then one \`POST /api/import/edges\` (batchSize 2000; per batch one transaction with one \`mergeEdges\`, merge semantics). Reads: \`GET /api/content/{type}/{id}\` under autocannon (10 connections, ${READ_SECONDS} s after a ${WARMUP_SECONDS} s warm-up of each route, a separate process) next to a bare Fastify route serving the same bytes, in the same run; both with logging off, the API route with every hook it has in production (load shedding, rate limit, API-key authentication, site context, permission check, params validation).`,
     `Goals: ≥ ${GOAL_RECORDS.toLocaleString('en-US')} records/s and ≥ ${GOAL_EDGES.toLocaleString('en-US')} edges/s on the embedded engine (the spec's reference service: about 100 records/s); reads ≥ half of the bare route's requests/s.`,
     '',
     '| Engine | Import (records/s) | Edge import (edges/s) | GET item (req/s) | Bare route, same bytes (req/s) | GET / bare | GET p99 (ms) | GET /api/health, same app (req/s) | Sample |',
@@ -277,7 +297,7 @@ const loadAtStart = loadavg()
   .join(' / ');
 const results: Result[] = [];
 const notes: string[] = [
-  '`GET /api/health` (public, no engine call) runs every global hook of the app (request id, logging, load shedding, rate limit, auth skip) and nothing else: it is the ceiling any API route can reach, so the gap between it and the bare route is the app-wide per-request cost, and the gap between it and GET item is the content route itself (auth, site context, type and item reads, relationships). The machine was shared with other builds and tests, so absolute figures move a lot between runs; the ratios in one run are the comparable part.',
+  '`GET /api/health` (public, no engine call) runs every global hook of the app (request id, logging, load shedding, rate limit, auth skip) and nothing else: it is the ceiling any API route can reach, so the gap between it and the bare route is the app-wide per-request cost, and the gap between it and GET item is the content route itself (auth, site context, type and item reads, relationships). Absolute figures move with whatever else runs on the machine (the load average is in the header); the ratios in one run are the comparable part.',
   'GET item asks for one item over and over, so it measures the item read cache (`CONTENT_READ_CACHE_MS`, default 1 s: the engine is read once a second, and on any write to the site): what a hot item costs. An uncached read adds an item read and an edge read on the engine to every request (start the server with `CONTENT_READ_CACHE_MS=0` to measure it).',
 ];
 const embedded = await benchEngine('embedded', RECORDS, EDGES, true);
