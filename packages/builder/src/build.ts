@@ -404,7 +404,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   let emitted: ReturnType<typeof emit> | null = null;
   let rendered: WorkerArtifact[];
   const limits = options.limits ?? {};
-  const urls = Object.fromEntries(plan.urls);
+  const urls = plan.urls;
   const workers = options.workers ?? Math.min(2, availableParallelism());
   progress({ phase: 'render', done: 0, total: toRender.length });
   try {
@@ -704,7 +704,7 @@ async function renderInProcess(params: {
   specs: readonly ArtifactSpec[];
   snapshot: Snapshot;
   env: string;
-  urls: Record<string, string>;
+  urls: ReadonlyMap<string, string>;
   limits: LiquidLimits & { maxPageBytes?: number };
   mediaBaseUrl: string | null;
   outDir: string | null;

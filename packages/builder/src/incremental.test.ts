@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Fixture, loadFixture } from '../test/load-fixture';
 import { createDirectoryTarget } from './deploy/directory-target';
 import { BuildCache } from './plan/build-cache';
+import { RenderPool } from './render/render-pool';
 
 const open: Fixture[] = [];
 afterEach(() => {
@@ -209,7 +210,13 @@ describe('a build cache', () => {
    */
   async function lockstep(
     steps: Step[],
-    options: { env?: string; fresh?: boolean; grow?: (snapshot: Fixture['snapshot']) => void } = {},
+    options: {
+      env?: string;
+      fresh?: boolean;
+      grow?: (snapshot: Fixture['snapshot']) => void;
+      /** the cached site renders on this warm pool */
+      pool?: RenderPool;
+    } = {},
   ) {
     let manifestReads = 0;
     const env = options.env ?? 'dev';
@@ -217,7 +224,7 @@ describe('a build cache', () => {
     const plain = siteOf('blog');
     options.grow?.(cached.snapshot);
     options.grow?.(plain.snapshot);
-    expect((await cached.build({ mode: 'full', env })).ok).toBe(true);
+    expect((await cached.build({ mode: 'full', env, pool: options.pool })).ok).toBe(true);
     expect((await plain.build({ mode: 'full', env })).ok).toBe(true);
     for (const step of steps) {
       step.change(cached.snapshot);
@@ -234,7 +241,12 @@ describe('a build cache', () => {
           return read();
         };
       }
-      const withCache = await cached.build({ mode: 'incremental', env, ...(target ? { target } : {}) });
+      const withCache = await cached.build({
+        mode: 'incremental',
+        env,
+        ...(target ? { target } : {}),
+        ...(options.pool ? { pool: options.pool } : {}),
+      });
       const without = await plain.build({ mode: 'incremental', env });
       expect(withCache.ok, step.name).toBe(true);
       expect(withCache.effectiveMode, step.name).toBe(without.effectiveMode);
@@ -244,8 +256,11 @@ describe('a build cache', () => {
       expect(withCache.files, step.name).toEqual(without.files);
       const reference = siteOf('blog');
       reference.snapshot = structuredClone(cached.snapshot);
-      expect((await reference.build({ mode: 'full', env })).ok).toBe(true);
+      const full = await reference.build({ mode: 'full', env });
+      expect(full.ok).toBe(true);
       expect(liveFiles(cached), step.name).toEqual(liveFiles(reference));
+      // and recorded what a full build records: each page's dependencies, as the next build compares them
+      expect(withCache.manifest?.artifacts, step.name).toEqual(full.manifest?.artifacts);
     }
     // the live manifest is read only when the cache was cleared
     expect(manifestReads).toBe(options.fresh ? steps.filter((step) => step.templates).length : 0);
@@ -349,30 +364,59 @@ describe('a build cache', () => {
     );
   });
 
+  it('keeps the workers of a warm pool up to date: patched with the changed items and URLs', async () => {
+    const pool = new RenderPool({ size: 2 });
+    try {
+      await lockstep(steps, { pool });
+      await lockstep(steps, { pool, fresh: true });
+      // without transforms, unchanged items stay the same objects: a worker that read the child
+      // page's item must see its new URL when the parent's edit moves it
+      const moves: Step[] = [
+        {
+          name: 'a child page',
+          change: (s) => {
+            item(s, 'section:team').fields = { ...item(s, 'section:team').fields, title: 'The Team' };
+          },
+        },
+        ...steps.filter((step) => step.name.startsWith('a parent slug')),
+      ];
+      const noTransforms = (snapshot: Fixture['snapshot']) => {
+        snapshot.transforms = [];
+      };
+      await lockstep(moves, { pool, grow: noTransforms });
+      await lockstep(
+        steps.map((step) => ({ ...step, templates: false })),
+        { pool, grow: noTransforms },
+      );
+      await lockstep(publishing, { pool, env: 'prod' });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  const publishing: Step[] = [
+    {
+      name: 'unpublish',
+      change: (s) => {
+        item(s, 'post:static-speed').publishedEnvs = [];
+      },
+    },
+    {
+      name: 'publish',
+      change: (s) => {
+        item(s, 'post:draft-ideas').publishedEnvs = ['prod'];
+      },
+    },
+    {
+      name: 'edit an unpublished item',
+      change: (s) => {
+        item(s, 'post:static-speed').fields = { ...item(s, 'post:static-speed').fields, title: 'Hidden' };
+      },
+    },
+  ];
+
   it('follows publishing: stub pages appear and go', async () => {
-    await lockstep(
-      [
-        {
-          name: 'unpublish',
-          change: (s) => {
-            item(s, 'post:static-speed').publishedEnvs = [];
-          },
-        },
-        {
-          name: 'publish',
-          change: (s) => {
-            item(s, 'post:draft-ideas').publishedEnvs = ['prod'];
-          },
-        },
-        {
-          name: 'edit an unpublished item',
-          change: (s) => {
-            item(s, 'post:static-speed').fields = { ...item(s, 'post:static-speed').fields, title: 'Hidden' };
-          },
-        },
-      ],
-      { env: 'prod' },
-    );
+    await lockstep(publishing, { env: 'prod' });
   });
 
   it('is not used after a rollback or a failed build', async () => {

@@ -1,7 +1,9 @@
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, WhereCondition } from '../source/content-source';
 import type { SnapshotSource } from '../source/snapshot-source';
-import { compareValues, matches, readField } from '../source/where';
+import { comparator, matches } from '../source/where';
+
+export { comparator };
 
 /** The sorted, filtered ids of one list query (without offset and limit), and what they were computed from. */
 export interface SortedList {
@@ -151,19 +153,4 @@ function spanOf(
     }
   }
   return to < 0 ? 'none' : { from, to: to + 1 };
-}
-
-/** The order of `SnapshotSource.list`: the sort keys (`-` for descending), then the id. */
-export function comparator(sort: readonly string[]): (a: SnapshotItem, b: SnapshotItem) => number {
-  const keys = sort.map((raw) => {
-    const descending = raw.startsWith('-');
-    return { field: descending ? raw.slice(1) : raw, descending };
-  });
-  return (a, b) => {
-    for (const { field, descending } of keys) {
-      const order = compareValues(readField(a, field), readField(b, field));
-      if (order !== 0) return descending ? -order : order;
-    }
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  };
 }

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { LiquidLimits } from '../liquid/create-liquid';
+import { type EdgeList, edgeListOf, sameEdges } from '../plan/build-cache';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import { itemHash } from '../source/item-hash';
@@ -22,19 +23,10 @@ export class RenderAbortedError extends Error {
   override readonly name = 'RenderAbortedError';
 }
 
-interface Loaded {
-  /** the items the worker holds, by id, as they were when sent (the caller may change its arrays later) */
-  items: Map<string, SnapshotItem>;
-  /** their hashes when sent (an item object may be changed in place afterwards) */
-  hashes: Map<string, string>;
-  edges: Snapshot['edges'];
-  edgeCount: number;
-  key: string;
-}
-
 interface Slot {
   worker: Worker;
-  loaded: Loaded | null;
+  /** whether the worker holds the pool's {@link Loaded} (it has acknowledged it) */
+  current: boolean;
 }
 
 /** What one render run needs. */
@@ -42,7 +34,8 @@ export interface RenderRun {
   specs: readonly ArtifactSpec[];
   snapshot: Snapshot;
   env: string;
-  urls: Record<string, string>;
+  /** item id → page path; not changed afterwards (the next run may compare it by identity) */
+  urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   limits?: LiquidLimits & WorkerLimits & { maxPageBytes?: number };
   mediaBaseUrl?: string | null;
   outDir: string | null;
@@ -67,55 +60,125 @@ function structureKey(run: RenderRun): string {
   ]);
 }
 
-function sameEdges(loaded: Loaded, after: Snapshot): boolean {
-  // Edges are compared by identity of the array and its length: a caller that edits edges in
-  // place gets a full reload only when the count changes, so edge edits should come as new arrays.
-  return loaded.edges === after.edges && loaded.edgeCount === after.edges.length;
+/** An item as the workers hold it. */
+interface Held {
+  item: SnapshotItem;
+  /** its hash when sent (an item object may be changed in place afterwards) */
+  hash: string;
+  /** the last run that met it */
+  run: number;
 }
 
-/** Items that differ from what a worker holds, or null when a full reload is simpler. */
-function diffItems(loaded: Loaded, after: Snapshot): { items: SnapshotItem[]; removed: string[] } | null {
-  if (!sameEdges(loaded, after)) return null;
-  const old = new Map(loaded.items);
-  const items: SnapshotItem[] = [];
-  for (const item of after.items) {
-    const previous = old.get(item.id);
-    old.delete(item.id);
-    if (previous === item && itemHash(previous) === loaded.hashes.get(item.id)) continue;
-    if (
-      !previous ||
-      loaded.hashes.get(item.id) !== itemHash(item) ||
-      JSON.stringify(previous.embedding ?? null) !== JSON.stringify(item.embedding ?? null)
-    ) {
-      items.push(item);
-    }
-  }
-  const removed = [...old.keys()];
-  if (items.length + removed.length > after.items.length / 4) return null;
-  return { items, removed };
+/** What every worker of a pool holds. */
+interface Loaded {
+  /** the items, by id, as they were when sent (the caller may change its arrays later) */
+  items: Map<string, Held>;
+  edges: EdgeList;
+  urls: Urls;
+  key: string;
+  /** runs that brought it up to date */
+  runs: number;
 }
 
-function loadedOf(snapshot: Snapshot, key: string): Loaded {
-  const items = new Map<string, SnapshotItem>();
-  const hashes = new Map<string, string>();
-  for (const item of snapshot.items) {
-    items.set(item.id, item);
-    hashes.set(item.id, itemHash(item));
+type Urls = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
+
+function urlOf(urls: Urls, id: string): string | undefined {
+  if (urls instanceof Map) return urls.get(id);
+  const record = urls as Readonly<Record<string, string>>;
+  return Object.hasOwn(record, id) ? record[id] : undefined;
+}
+
+function eachUrl(urls: Urls, visit: (id: string, url: string) => void): void {
+  if (urls instanceof Map) for (const [id, url] of urls) visit(id, url);
+  else {
+    const record = urls as Readonly<Record<string, string>>;
+    for (const id in record) visit(id, record[id]!);
   }
-  return { items, hashes, edges: snapshot.edges, edgeCount: snapshot.edges.length, key };
+}
+
+/** Whether two embeddings are the same numbers (a missing one and `null` are the same). */
+function sameVector(
+  a: readonly number[] | null | undefined,
+  b: readonly number[] | null | undefined,
+): boolean {
+  if (a === b || (a == null && b == null)) return true;
+  if (!a || !b) return false;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function loadedOf(snapshot: Snapshot, urls: Urls, key: string): Loaded {
+  const items = new Map<string, Held>();
+  for (const item of snapshot.items) items.set(item.id, { item, hash: itemHash(item), run: 0 });
+  return { items, edges: edgeListOf(snapshot.edges), urls, key, runs: 0 };
 }
 
 /**
- * Render worker threads kept between builds. Each worker holds the snapshot of the last build
- * it served; the next build sends it only the items that changed (or the whole snapshot when
- * types, templates, settings or edges changed), so a small incremental build does not pay for
- * loading the site again. Keep one pool per site and environment; `close()` ends its workers.
- * Idle workers do not keep the process alive.
+ * Brings what the workers hold up to `after` in place, and returns the patch that does the
+ * same to a worker: changed or new items, removed ids, changed URLs. Null when a full reload
+ * is simpler or needed (edges changed, many items changed, an id twice); `loaded` is spoilt then.
+ */
+function advance(loaded: Loaded, after: Snapshot, urls: Urls): Omit<WorkerPatch, 'type'> | null {
+  if (!sameEdges(loaded.edges, after.edges)) return null;
+  const run = ++loaded.runs;
+  const { items } = loaded;
+  const known = items.size;
+  const changed: SnapshotItem[] = [];
+  let met = 0;
+  for (const item of after.items) {
+    const held = items.get(item.id);
+    if (held === undefined) {
+      changed.push(item);
+      items.set(item.id, { item, hash: itemHash(item), run });
+      continue;
+    }
+    if (held.run === run) return null;
+    held.run = run;
+    met++;
+    const hash = itemHash(item);
+    if (held.item === item && held.hash === hash) continue;
+    if (held.hash !== hash || !sameVector(held.item.embedding, item.embedding)) changed.push(item);
+    held.item = item;
+    held.hash = hash;
+  }
+  const removed: string[] = [];
+  if (met !== known) {
+    for (const [id, held] of items) {
+      if (held.run === run) continue;
+      removed.push(id);
+      items.delete(id);
+    }
+  }
+  if (changed.length + removed.length > after.items.length / 4) return null;
+  const urlChanges: Record<string, string | null> = {};
+  const before = loaded.urls;
+  if (before !== urls) {
+    eachUrl(urls, (id, url) => {
+      if (urlOf(before, id) !== url) urlChanges[id] = url;
+    });
+    eachUrl(before, (id) => {
+      if (urlOf(urls, id) === undefined) urlChanges[id] = null;
+    });
+    loaded.urls = urls;
+  }
+  return { items: changed, removed, urls: urlChanges };
+}
+
+/**
+ * Render worker threads kept between builds. The workers hold the snapshot of the last build
+ * the pool served; the next build sends them only the items and URLs that changed (or the
+ * whole snapshot when types, templates, settings or edges changed), and they keep their parsed
+ * templates, list orders and edge index, so a small incremental build does not pay for loading
+ * the site again. Keep one pool per site and environment; `close()` ends its workers. Idle
+ * workers do not keep the process alive.
  */
 export class RenderPool {
   readonly size: number;
   private slots: Slot[] = [];
   private memoryMb: number | null = null;
+  /** what the workers marked `current` hold */
+  private loaded: Loaded | null = null;
 
   constructor(options: { size?: number } = {}) {
     this.size = Math.max(1, options.size ?? 2);
@@ -125,18 +188,29 @@ export class RenderPool {
   async close(): Promise<void> {
     const slots = this.slots;
     this.slots = [];
+    this.loaded = null;
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   /**
    * Renders artifacts on up to `size` workers, chunks handed out on demand. Resolves with one
    * result per spec, in spec order; rejects with {@link RenderAbortedError} when a worker runs
-   * out of memory, crashes or stalls — every worker is terminated then.
+   * out of memory, crashes or stalls — every worker is terminated then. Every worker of the
+   * pool is brought up to date, also one that gets no chunk.
    */
   async render(run: RenderRun): Promise<WorkerArtifact[]> {
     const { specs, limits = {}, onProgress, signal } = run;
     if (specs.length === 0) return [];
-    const needsInit = this.slots.length < this.size || this.slots.some((slot) => !slot.loaded);
+    const key = structureKey(run);
+    const count = Math.max(1, Math.min(this.size, Math.ceil(specs.length / 50)));
+    // The changes since the workers' snapshot, when they all hold it and it is worth patching.
+    let loaded = this.loaded;
+    this.loaded = null;
+    let patch: Omit<WorkerPatch, 'type'> | null = null;
+    if (loaded && loaded.key === key && this.slots.length > 0 && this.slots.every((slot) => slot.current)) {
+      patch = advance(loaded, run.snapshot, run.urls);
+    }
+    if (!patch) loaded = null;
     let json: string | null = null;
     const snapshotJson = () => {
       json ??= JSON.stringify(run.snapshot);
@@ -144,14 +218,18 @@ export class RenderPool {
     };
     // A worker's heap limit, unless given: about 8 times the snapshot's JSON size (what parsing
     // and indexing it takes), between 512 MB and 4 GB. A tighter heap also keeps memory use down.
+    const needsInit = !patch || this.slots.length < count;
     const memoryMb =
       limits.memoryMb ??
       (needsInit
         ? Math.min(4096, Math.max(512, Math.ceil((snapshotJson().length / 1e6) * 8)))
         : (this.memoryMb ?? 512));
-    if (this.memoryMb !== null && this.memoryMb !== memoryMb) await this.close();
+    if (this.memoryMb !== null && this.memoryMb !== memoryMb) {
+      await this.close();
+      patch = null;
+      loaded = null;
+    }
     this.memoryMb = memoryMb;
-    const count = Math.max(1, Math.min(this.size, Math.ceil(specs.length / 50)));
     // Small chunks even for large builds: with AHEAD chunks queued per worker, the last ones decide how
     // long one worker waits for the other at the end.
     const chunkSize = run.chunkSize ?? Math.max(10, Math.min(100, Math.ceil(specs.length / (count * 8))));
@@ -162,16 +240,9 @@ export class RenderPool {
       const worker = new Worker(url, {
         resourceLimits: { maxOldGenerationSizeMb: memoryMb },
       });
-      this.slots.push({ worker, loaded: null });
+      this.slots.push({ worker, current: false });
     }
-    const slots = this.slots.slice(0, count);
-    const key = structureKey(run);
-    const diffs = new Map<Loaded, ReturnType<typeof diffItems>>();
-    let current: Loaded | null = null;
-    const currentLoaded = () => {
-      current ??= loadedOf(run.snapshot, key);
-      return current;
-    };
+    const slots = this.slots.slice();
     const stallTimeoutMs = limits.stallTimeoutMs ?? 30_000;
     const results = new Map<string, WorkerArtifact>();
     let next = 0;
@@ -180,7 +251,7 @@ export class RenderPool {
     try {
       await new Promise<void>((resolve, reject) => {
         let settled = false;
-        let finished = 0;
+        const finished = new Set<Slot>();
         const timers = new Map<Worker, NodeJS.Timeout>();
         const cleanup = () => {
           for (const timer of timers.values()) clearTimeout(timer);
@@ -218,7 +289,8 @@ export class RenderPool {
         };
         // Each worker has up to AHEAD chunks queued, sent with its snapshot: it never waits for
         // this thread between chunks, so this thread may work meanwhile (the build emits the
-        // search index while pages render).
+        // search index while pages render). A worker is done once it has loaded the snapshot
+        // and has no chunk left.
         const queued = new Map<Slot, number>();
         const dispatch = (slot: Slot) => {
           let count = queued.get(slot) ?? 0;
@@ -233,11 +305,11 @@ export class RenderPool {
             } satisfies WorkerTask);
           }
           queued.set(slot, count);
-          if (count === 0) {
+          if (count === 0 && slot.current && !finished.has(slot)) {
             clearTimeout(timers.get(slot.worker));
             timers.delete(slot.worker);
-            finished++;
-            if (finished === slots.length) stop(null);
+            finished.add(slot);
+            if (finished.size === slots.length) stop(null);
           }
         };
         for (const slot of slots) {
@@ -246,7 +318,8 @@ export class RenderPool {
           worker.on('message', (message: WorkerMessage) => {
             if (settled) return;
             if (message.type === 'ready') {
-              slot.loaded = currentLoaded();
+              slot.current = true;
+              dispatch(slot);
             } else if (message.type === 'progress') {
               arm(worker);
               done += message.done;
@@ -268,20 +341,10 @@ export class RenderPool {
             stop(new RenderAbortedError(`a render worker exited unexpectedly (code ${code})`)),
           );
           arm(worker);
-          const loaded = slot.loaded;
-          let diff: ReturnType<typeof diffItems> = null;
-          if (loaded && loaded.key === key) {
-            if (!diffs.has(loaded)) diffs.set(loaded, diffItems(loaded, run.snapshot));
-            diff = diffs.get(loaded) ?? null;
-          }
-          slot.loaded = null;
-          if (diff) {
-            worker.postMessage({
-              type: 'patch',
-              items: diff.items,
-              removed: diff.removed,
-              urls: run.urls,
-            } satisfies WorkerPatch);
+          const patched = patch !== null && slot.current;
+          slot.current = false;
+          if (patched) {
+            worker.postMessage({ type: 'patch', ...patch! } satisfies WorkerPatch);
           } else {
             worker.postMessage({
               type: 'init',
@@ -300,6 +363,7 @@ export class RenderPool {
       await this.close();
       throw error;
     }
+    this.loaded = loaded ?? loadedOf(run.snapshot, run.urls, key);
     return specs.map((spec) => results.get(spec.key)!);
   }
 }

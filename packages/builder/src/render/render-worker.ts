@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
-import type { Snapshot } from '../snapshot/types';
+import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import { Renderer } from './renderer';
 import type { WorkerArtifact, WorkerInit, WorkerMessage, WorkerPatch, WorkerTask } from './worker-protocol';
 
@@ -54,7 +54,30 @@ async function written(): Promise<void> {
   }
 }
 
+// Where each item of `snapshot.items` is, by id (made on the first patch after a load).
+let positions: Map<string, number> | null = null;
+
+/** The items after a patch: changed ones in place, new ones last, removed ones out (`items` is reused). */
+function patchItems(items: SnapshotItem[], changed: readonly SnapshotItem[], removed: readonly string[]) {
+  let next = items;
+  if (removed.length > 0) {
+    const gone = new Set(removed);
+    next = items.filter((item) => !gone.has(item.id));
+    positions = null;
+  }
+  positions ??= new Map(next.map((item, i) => [item.id, i]));
+  for (const item of changed) {
+    const at = positions.get(item.id);
+    if (at === undefined) {
+      positions.set(item.id, next.length);
+      next.push(item);
+    } else next[at] = item;
+  }
+  return next;
+}
+
 function load(): void {
+  positions = null;
   renderer = new Renderer({
     snapshot: snapshot!,
     env: settings!.env,
@@ -77,13 +100,9 @@ parentPort!.on('message', async (message: WorkerInit | WorkerPatch | WorkerTask)
       return;
     }
     if (message.type === 'patch') {
-      const byId = new Map(snapshot!.items.map((item) => [item.id, item]));
-      for (const id of message.removed) byId.delete(id);
-      for (const item of message.items) byId.set(item.id, item);
-      snapshot = { ...snapshot!, items: [...byId.values()] };
-      settings = { ...settings!, urls: message.urls };
+      snapshot = { ...snapshot!, items: patchItems(snapshot!.items, message.items, message.removed) };
       madeDirs.clear();
-      load();
+      renderer!.update({ snapshot, items: message.items, removed: message.removed, urls: message.urls });
       post({ type: 'ready' });
       return;
     }

@@ -4,7 +4,7 @@ import type { Liquid, Template } from 'liquidjs';
 import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
 import { templateClosure } from '../liquid/memory-fs';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
-import type { Snapshot } from '../snapshot/types';
+import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 import { parseSort, parseWhere } from '../source/where';
@@ -28,7 +28,7 @@ export interface RendererOptions {
   snapshot: Snapshot;
   env: string;
   /** item id → page path, from the plan */
-  urls: ReadonlyMap<string, string> | Record<string, string>;
+  urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   limits?: LiquidLimits;
   /** largest page in bytes; default 16 MB */
   maxPageBytes?: number;
@@ -57,6 +57,7 @@ export function hashText(text: string): string {
  */
 export class Renderer {
   private readonly source: SnapshotSource;
+  private readonly urls: Map<string, string>;
   private readonly reader: TrackingReader;
   private readonly liquid: Liquid;
   private readonly slot: { reader: TrackingReader | null };
@@ -72,8 +73,9 @@ export class Renderer {
     this.env = options.env;
     this.maxPageBytes = options.maxPageBytes ?? 16 * 1024 * 1024;
     this.source = new SnapshotSource({ snapshot: options.snapshot, env: options.env });
-    const urls = options.urls instanceof Map ? options.urls : new Map(Object.entries(options.urls));
-    this.reader = new TrackingReader({ source: this.source, urls });
+    // a copy: `update` changes it
+    this.urls = options.urls instanceof Map ? new Map(options.urls) : new Map(Object.entries(options.urls));
+    this.reader = new TrackingReader({ source: this.source, urls: this.urls });
     this.templates = new Map(
       options.snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]),
     );
@@ -89,6 +91,28 @@ export class Renderer {
     this.liquid = liquid;
     this.slot = slot;
     this.site = { ...options.snapshot.site, url: options.snapshot.site.publicUrl ?? null };
+  }
+
+  /**
+   * Moves the renderer to the next build's snapshot, which differs from the current one only in
+   * its items (`items` replaced or added, `removed` gone) and their URLs (`urls`: the paths that
+   * changed, null for an item without a page now). Keeps the parsed templates and whatever of
+   * the content indexes the changed items leave valid; renders exactly as a new renderer would.
+   */
+  update(params: {
+    snapshot: Snapshot;
+    items: readonly SnapshotItem[];
+    removed: readonly string[];
+    urls: Readonly<Record<string, string | null>>;
+  }): void {
+    for (const id in params.urls) {
+      const url = params.urls[id];
+      const item = this.source.item(id);
+      if (item) this.reader.forget(item);
+      if (url === null || url === undefined) this.urls.delete(id);
+      else this.urls.set(id, url);
+    }
+    this.source.update(params.snapshot, params.items, params.removed);
   }
 
   /** Hashes of a template and everything it includes, renders or extends (`''` for a missing one). */

@@ -8,18 +8,21 @@ export interface WorkerInit {
   type: 'init';
   snapshotJson: string;
   env: string;
-  urls: Record<string, string>;
+  urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   limits?: LiquidLimits;
   maxPageBytes?: number;
   mediaBaseUrl?: string | null;
 }
 
-/** Updates the loaded snapshot: changed or new items replace or join it, `removed` ids leave it. */
+/**
+ * Updates the loaded snapshot: changed or new items replace or join it, `removed` ids leave it;
+ * `urls` holds the page paths that changed (null: the item has no page now).
+ */
 export interface WorkerPatch {
   type: 'patch';
   items: SnapshotItem[];
   removed: string[];
-  urls: Record<string, string>;
+  urls: Record<string, string | null>;
 }
 
 /** Renders a chunk; pages are written under `outDir` (null: in memory only). */

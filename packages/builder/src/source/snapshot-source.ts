@@ -6,8 +6,15 @@ import type {
   SnapshotTemplate,
   SnapshotType,
 } from '../snapshot/types';
-import type { ContentSource, ListQuery, ListResult, SimilarQuery, TraverseQuery } from './content-source';
-import { compareValues, matches, readField } from './where';
+import type {
+  ContentSource,
+  ListQuery,
+  ListResult,
+  SimilarQuery,
+  TraverseQuery,
+  WhereCondition,
+} from './content-source';
+import { comparator, matches } from './where';
 
 /** Whether an item is part of an environment's build: `dev` builds everything, others only what is published there. */
 export function isVisibleIn(item: SnapshotItem, env: string): boolean {
@@ -20,23 +27,96 @@ export function isVisibleIn(item: SnapshotItem, env: string): boolean {
  * for queries (`item`, `list`, `traverse`, `similar`).
  */
 export class SnapshotSource implements ContentSource {
-  readonly data: Snapshot;
+  private current: Snapshot;
   readonly env: string;
   private readonly byId = new Map<string, SnapshotItem>();
   private readonly byType = new Map<string, SnapshotItem[]>();
-  private readonly out = new Map<string, SnapshotEdge[]>();
-  private readonly in = new Map<string, SnapshotEdge[]>();
+  private out = new Map<string, SnapshotEdge[]>();
+  private in = new Map<string, SnapshotEdge[]>();
   // the edge index is built on first use: planning an incremental build rarely traverses
   private edgesIndexed = false;
-  private readonly sortedCache = new Map<string, SnapshotItem[]>();
+  /** full results of list queries (offset and limit apart), by type, conditions and sort */
+  private readonly sortedCache = new Map<string, SortedEntry>();
 
   constructor(params: { snapshot: Snapshot; env?: string }) {
-    this.data = params.snapshot;
+    this.current = params.snapshot;
     this.env = params.env ?? 'dev';
     for (const item of this.data.items) {
       if (!isVisibleIn(item, this.env)) continue;
       this.byId.set(item.id, item);
       push(this.byType, item.type, item);
+    }
+  }
+
+  /** The snapshot this source answers from. */
+  get data(): Snapshot {
+    return this.current;
+  }
+
+  /**
+   * Moves the source to `snapshot`: the snapshot it holds with the items of `changed` replaced
+   * or added and the `removed` ids gone; its edges and everything but its items must be the
+   * same. Keeps what does not depend on the changed items: the lists of other types, the lists
+   * of changed types brought up to date by taking their changed items out and inserting them
+   * again at their sorted place (when there are few), and the edge index while no item
+   * appeared or went. Answers exactly as a new source over `snapshot` would.
+   */
+  update(snapshot: Snapshot, changed: readonly SnapshotItem[], removed: readonly string[]): void {
+    this.current = snapshot;
+    const ids = new Set<string>();
+    const types = new Set<string>();
+    let membership = false;
+    for (const id of removed) {
+      const old = this.byId.get(id);
+      if (!old) continue;
+      this.byId.delete(id);
+      ids.add(id);
+      types.add(old.type);
+      membership = true;
+    }
+    for (const item of changed) {
+      const old = this.byId.get(item.id);
+      const visible = isVisibleIn(item, this.env);
+      if (old) types.add(old.type);
+      if (visible) {
+        this.byId.set(item.id, item);
+        types.add(item.type);
+      } else this.byId.delete(item.id);
+      if (!old !== !visible) membership = true;
+      ids.add(item.id);
+    }
+    if (ids.size === 0) return;
+    // Each touched type in its order: changed items in place, gone ones out, new ones last.
+    for (const type of types) {
+      const next: SnapshotItem[] = [];
+      const placed = new Set<string>();
+      for (const item of this.byType.get(type) ?? []) {
+        if (!ids.has(item.id)) next.push(item);
+        else {
+          const now = this.byId.get(item.id);
+          if (now && now.type === type) {
+            next.push(now);
+            placed.add(item.id);
+          }
+        }
+      }
+      for (const id of ids) {
+        const now = this.byId.get(id);
+        if (now && now.type === type && !placed.has(id)) next.push(now);
+      }
+      if (next.length > 0) this.byType.set(type, next);
+      else this.byType.delete(type);
+    }
+    for (const [key, entry] of this.sortedCache) {
+      if (!types.has(entry.type)) continue;
+      const patched = ids.size <= MAX_PATCHED ? patchSorted(entry, ids, this.byId) : null;
+      if (patched) entry.items = patched;
+      else this.sortedCache.delete(key);
+    }
+    if (membership && this.edgesIndexed) {
+      this.edgesIndexed = false;
+      this.out = new Map();
+      this.in = new Map();
     }
   }
 
@@ -72,22 +152,17 @@ export class SnapshotSource implements ContentSource {
 
   list(query: ListQuery): ListResult {
     const key = JSON.stringify([query.type, query.where ?? [], query.sort ?? []]);
-    let all = this.sortedCache.get(key);
-    if (!all) {
+    let entry = this.sortedCache.get(key);
+    if (!entry) {
       const conditions = query.where ?? [];
-      all = this.itemsOfType(query.type).filter((item) => conditions.every((c) => matches(item, c)));
-      const sort = query.sort ?? [];
-      all = [...all].sort((a, b) => {
-        for (const raw of sort) {
-          const descending = raw.startsWith('-');
-          const field = descending ? raw.slice(1) : raw;
-          const order = compareValues(readField(a, field), readField(b, field));
-          if (order !== 0) return descending ? -order : order;
-        }
-        return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-      });
-      this.sortedCache.set(key, all);
+      const compare = comparator(query.sort ?? []);
+      const items = this.itemsOfType(query.type)
+        .filter((item) => conditions.every((c) => matches(item, c)))
+        .sort(compare);
+      entry = { type: query.type, conditions, compare, items };
+      this.sortedCache.set(key, entry);
     }
+    const all = entry.items;
     const offset = Math.max(0, query.offset ?? 0);
     const end = query.limit === undefined ? undefined : offset + Math.max(0, query.limit);
     return { items: all.slice(offset, end), total: all.length };
@@ -147,6 +222,51 @@ export class SnapshotSource implements ContentSource {
   snapshot(): Snapshot {
     return this.data;
   }
+}
+
+/** A list query's full result, and what it was computed with. */
+interface SortedEntry {
+  type: string;
+  conditions: readonly WhereCondition[];
+  compare: (a: SnapshotItem, b: SnapshotItem) => number;
+  items: SnapshotItem[];
+}
+
+// More changed items than this: sorting a list again is cheaper than inserting one by one.
+const MAX_PATCHED = 256;
+
+/**
+ * A sorted list with the items of `ids` taken out and their current versions (of the list's
+ * type, matching its conditions) inserted at their sorted place; null when an inserted item
+ * does not rank strictly before its successor (a comparator that is no strict order on these
+ * values: sort again then).
+ */
+function patchSorted(
+  entry: SortedEntry,
+  ids: ReadonlySet<string>,
+  byId: ReadonlyMap<string, SnapshotItem>,
+): SnapshotItem[] | null {
+  const { compare } = entry;
+  const items = entry.items.filter((item) => !ids.has(item.id));
+  const inserts: SnapshotItem[] = [];
+  for (const id of ids) {
+    const item = byId.get(id);
+    if (item && item.type === entry.type && entry.conditions.every((c) => matches(item, c)))
+      inserts.push(item);
+  }
+  for (const item of inserts.sort(compare)) {
+    let low = 0;
+    let high = items.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (compare(items[mid]!, item) < 0) low = mid + 1;
+      else high = mid;
+    }
+    // a comparator that is no strict order here (values it cannot rank): sort again instead
+    if (low < items.length && compare(item, items[low]!) >= 0) return null;
+    items.splice(low, 0, item);
+  }
+  return items;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

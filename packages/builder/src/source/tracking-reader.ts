@@ -42,6 +42,12 @@ export class TrackingReader {
     this.urls = params.urls;
   }
 
+  /** Forgets what was remembered of an item object (its view and dependency hash hold its URL). */
+  forget(item: SnapshotItem): void {
+    this.views.delete(item);
+    this.depHashes.delete(item);
+  }
+
   /** Starts recording for a new artifact. */
   begin(): void {
     this.deps = { items: {}, templates: {}, queries: {} };

@@ -32,6 +32,21 @@ export function compareValues(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** The order of `SnapshotSource.list`: the sort keys (`-` for descending), then the id. */
+export function comparator(sort: readonly string[]): (a: SnapshotItem, b: SnapshotItem) => number {
+  const keys = sort.map((raw) => {
+    const descending = raw.startsWith('-');
+    return { field: descending ? raw.slice(1) : raw, descending };
+  });
+  return (a, b) => {
+    for (const { field, descending } of keys) {
+      const order = compareValues(readField(a, field), readField(b, field));
+      if (order !== 0) return descending ? -order : order;
+    }
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  };
+}
+
 /** True when the item satisfies one condition. */
 export function matches(item: SnapshotItem, condition: WhereCondition): boolean {
   const actual = readField(item, condition.field);
