@@ -32,7 +32,14 @@ import {
   unindexArtifact,
 } from './plan/build-cache';
 import { ListIndex, type SortedList } from './plan/list-index';
-import { type ArtifactSpec, type BuildIssue, planArtifacts } from './plan/plan-artifacts';
+import {
+  type ArtifactSpec,
+  type BuildIssue,
+  type BuildPlan,
+  planArtifacts,
+  replan,
+  templatesKey,
+} from './plan/plan-artifacts';
 import { applyTransforms, type TransformError } from './render/apply-transforms';
 import {
   RenderAbortedError,
@@ -230,30 +237,27 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const changedTypes = new Set<string>();
   let membershipChanged = false;
   if (cache) {
+    let added = 0;
     for (const item of snapshot.items) {
       if (!isVisibleIn(item, env)) continue;
-      const entry: ItemEntry = {
-        hash: itemHash(item),
-        type: item.type,
-        updatedAt: item.updatedAt ?? null,
-        url: '',
-      };
-      items.set(item.id, entry);
-      if (!prior) continue;
-      const before = prior.items.get(item.id);
-      if (!before) membershipChanged = true;
-      if (
-        !before ||
-        before.hash !== entry.hash ||
-        before.type !== entry.type ||
-        before.updatedAt !== entry.updatedAt
-      ) {
-        contentChanged.add(item.id);
-        changedTypes.add(entry.type);
-        if (before) changedTypes.add(before.type);
+      const hash = itemHash(item);
+      const updatedAt = item.updatedAt ?? null;
+      const before = prior?.items.get(item.id);
+      // an unchanged item keeps its entry (entries are replaced, never changed, once recorded)
+      if (before && before.hash === hash && before.type === item.type && before.updatedAt === updatedAt) {
+        items.set(item.id, before);
+        continue;
       }
+      if (!before && !items.has(item.id)) added++;
+      items.set(item.id, { hash, type: item.type, updatedAt, url: before?.url ?? '' });
+      if (!prior) continue;
+      if (!before) membershipChanged = true;
+      contentChanged.add(item.id);
+      changedTypes.add(item.type);
+      if (before) changedTypes.add(before.type);
     }
-    if (prior) {
+    // every prior item still here (each id met once): none went
+    if (prior && items.size - added !== prior.items.size) {
       for (const [id, before] of prior.items) {
         if (items.has(id)) continue;
         membershipChanged = true;
@@ -265,26 +269,45 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const lists = cache
     ? new ListIndex({ source, previous: prior?.lists, changed: contentChanged, changedTypes })
     : null;
-  const plan = planArtifacts({ snapshot, source, env, lists, routes: cache?.routes });
+  const edgesSame = prior !== null && sameEdges(prior.edges, snapshot.edges);
+  // The prior build's plan, when nothing that places pages changed (then no URL changed either).
+  const plansKey = cache ? templatesKey(snapshot.templates) : '';
+  const replanned =
+    prior?.plan &&
+    prior.plan.templatesKey === plansKey &&
+    edgesSame &&
+    !membershipChanged &&
+    items.size === snapshot.items.length
+      ? replan({
+          previous: prior.plan.plan,
+          snapshot,
+          source,
+          lists: lists!,
+          routes: cache!.routes,
+          changed: contentChanged,
+          changedTypes,
+        })
+      : null;
+  const plan = replanned ?? planArtifacts({ snapshot, source, env, lists, routes: cache?.routes });
   const errors: BuildIssue[] = [...plan.errors];
   const warnings: BuildIssue[] = [...plan.warnings];
   progress({ phase: 'plan', done: plan.artifacts.length, total: plan.artifacts.length });
   const depChanged = new Set(contentChanged);
   const depTypes = new Set(changedTypes);
   const urlTypes = new Set<string>();
-  for (const [id, url] of plan.urls) {
-    const entry = items.get(id);
-    if (entry) entry.url = url;
-  }
-  if (prior) {
+  if (!replanned) {
     for (const [id, entry] of items) {
-      if (prior.items.get(id)?.url === entry.url || depChanged.has(id)) continue;
+      const url = plan.urls.get(id) ?? '';
+      if (entry.url !== url) {
+        if (prior?.items.get(id) === entry) items.set(id, { ...entry, url });
+        else entry.url = url;
+      }
+      if (!prior || depChanged.has(id) || prior.items.get(id)?.url === url) continue;
       depChanged.add(id);
       depTypes.add(entry.type);
       urlTypes.add(entry.type);
     }
   }
-  const edgesSame = prior !== null && sameEdges(prior.edges, snapshot.edges);
   const graphHash = prior && edgesSame && !membershipChanged ? prior.graphHash : graphHashOf(source);
   // Which pages to render.
   let effectiveMode: BuildResult['effectiveMode'] = mode === 'validate' ? 'validate' : 'full';
@@ -557,6 +580,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       extraCarried,
       structural,
       search: emitted.search,
+      plan,
+      templatesKey: plansKey,
     });
   }
   const deploy: DeployResult = {
@@ -959,6 +984,8 @@ function nextState(params: {
   /** keys of prior pages that are not planned any more (or moved) */
   structural: readonly string[];
   search: SearchUpdate | null;
+  plan: BuildPlan;
+  templatesKey: string;
 }): BuildState {
   const { extending, manifest, fresh } = params;
   let indexed: Pick<BuildState, 'byKey' | 'fileHash' | 'dependents' | 'queries' | 'pages' | 'extraKeys'>;
@@ -1023,5 +1050,6 @@ function nextState(params: {
     ...indexed,
     lists,
     search,
+    plan: { plan: params.plan, templatesKey: params.templatesKey },
   };
 }

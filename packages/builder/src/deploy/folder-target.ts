@@ -2,7 +2,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
-import { pruneShards, readManifest, readManifestHead, writeManifest } from './manifest-files';
+import { pruneShards, readManifest, readManifestHead, shardFilesOf, writeManifest } from './manifest-files';
 import type { DeploySession, DeployTarget } from './types';
 
 const MANIFEST = '.trellis/manifest.json';
@@ -60,6 +60,8 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
         async carry() {},
         async commit({ manifest, removed, base }) {
           for (const file of removed) await rm(join(dir, file), { force: true });
+          // the shards of the manifest this replaces, when known: the folder holds no others
+          const before = cached ? shardFilesOf(cached.manifest) : null;
           const shards = await writeManifest({
             path: manifestPath,
             shardDir,
@@ -67,7 +69,10 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
             base: cached?.manifest,
           });
           cached = { manifest, stamp: await stampOf() };
-          await pruneShards({ shardDir, keep: shards });
+          if (before) {
+            const keep = new Set(shards);
+            for (const file of before) if (!keep.has(file)) await rm(join(shardDir, file), { force: true });
+          } else await pruneShards({ shardDir, keep: shards });
           return { bucket: 'folder', keyPrefix: dir };
         },
         async abort() {},

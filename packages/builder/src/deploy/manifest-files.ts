@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
 
 /** Artifacts per manifest shard (at least; at most {@link MAX_SHARDS} shards). */
-const ARTIFACTS_PER_SHARD = 128;
+const ARTIFACTS_PER_SHARD = 32;
 const MAX_SHARDS = 1024;
 
 /**
@@ -124,6 +124,11 @@ export async function pruneShards(params: { shardDir: string; keep: readonly str
     return;
   }
   for (const name of names) if (!keep.has(name)) await rm(join(params.shardDir, name), { force: true });
+}
+
+/** The shard files of a manifest this process wrote or read; null for another manifest. */
+export function shardFilesOf(manifest: BuildManifest): readonly string[] | null {
+  return layouts.get(manifest)?.files ?? null;
 }
 
 /** The members of a stored manifest other than its artifacts (cheap: shards are not read). */

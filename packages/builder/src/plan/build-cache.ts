@@ -2,7 +2,7 @@ import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
 import type { SearchDoc } from '../emit/search-index';
 import type { SnapshotEdge } from '../snapshot/types';
 import type { SortedList } from './list-index';
-import type { RouteMemo } from './plan-artifacts';
+import type { BuildPlan, RouteMemo } from './plan-artifacts';
 
 /** What the cache knows of a visible item at the build it describes. */
 export interface ItemEntry {
@@ -45,6 +45,8 @@ export interface BuildState {
   } | null;
   /** keys of the artifacts of `manifest` that are not pages */
   extraKeys: Set<string>;
+  /** the plan of that build, and the `templatesKey` it was made with */
+  plan: { plan: BuildPlan; templatesKey: string } | null;
 }
 
 /**

@@ -70,6 +70,8 @@ export interface BuildPlan {
   urls: Map<string, string>;
   errors: BuildIssue[];
   warnings: BuildIssue[];
+  /** ids of the items some item's route may read as its parent */
+  parents: Set<string>;
 }
 
 /** `/a/b/` → `a/b/index.html`; `/` → `index.html`. */
@@ -227,20 +229,9 @@ export function planArtifacts(params: {
   }
 
   const all = new Map(snapshot.items.map((item) => [item.id, item]));
-  const outEdges = new Map<string, string[]>();
   // only edges that name a parent matter here
-  const parentLabels = new Set<string>();
-  for (const type of snapshot.types) {
-    const rel = parentRelationship(type.relationships);
-    if (rel) parentLabels.add(rel.edgeLabel);
-  }
-  for (const edge of snapshot.edges ?? []) {
-    if (!parentLabels.has(edge.edge)) continue;
-    const key = `${edge.from}\n${edge.edge}`;
-    const list = outEdges.get(key);
-    if (list) list.push(edge.to);
-    else outEdges.set(key, [edge.to]);
-  }
+  const outEdges = parentEdges(snapshot);
+  const parents = new Set<string>();
   const sorted = [...snapshot.items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const types = new Map(snapshot.types.map((type) => [type.name, type]));
   const templateOf = new Map<string, string | null>();
@@ -260,33 +251,9 @@ export function planArtifacts(params: {
     const template = templateOf.get(type.name);
     if (!template) continue;
     const parentId = parentIdOf(item, type, outEdges);
+    if (parentId) parents.add(parentId);
     const parent = parentId ? (all.get(parentId) ?? null) : null;
-    let resolved: { path: string; missing: string[] };
-    if (memo) {
-      const pattern = type.routePattern ?? null;
-      const hash = itemHash(item);
-      const parentHash = parent ? itemHash(parent) : '';
-      const known = memo.get(item.id);
-      if (
-        known &&
-        known.hash === hash &&
-        known.pattern === pattern &&
-        known.parentId === parentId &&
-        known.parentHash === parentHash
-      ) {
-        resolved = known;
-      } else {
-        resolved = resolveRoute({ pattern, item, parent });
-        memo.set(item.id, {
-          pattern,
-          hash,
-          parentId,
-          parentHash,
-          path: resolved.path,
-          missing: resolved.missing,
-        });
-      }
-    } else resolved = resolveRoute({ pattern: type.routePattern, item, parent });
+    const resolved = resolveItemRoute(item, type, parentId, parent, memo);
     let path = resolved.path;
     if (resolved.missing.length > 0) {
       path = resolveRoute({ pattern: null, item }).path;
@@ -303,5 +270,132 @@ export function planArtifacts(params: {
     if (!stub) urls.set(item.id, path);
     artifacts.push({ kind: 'item', key, file: fileOf(path), path, itemId: item.id, template, stub });
   }
-  return { artifacts, urls, errors, warnings };
+  return { artifacts, urls, errors, warnings, parents };
+}
+
+/** An item's route (`resolveRoute`), through the memo of earlier builds when there is one. */
+function resolveItemRoute(
+  item: SnapshotItem,
+  type: SnapshotType,
+  parentId: string | null,
+  parent: SnapshotItem | null,
+  memo: RouteMemo | null,
+): { path: string; missing: string[] } {
+  if (!memo) return resolveRoute({ pattern: type.routePattern, item, parent });
+  const pattern = type.routePattern ?? null;
+  const hash = itemHash(item);
+  const parentHash = parent ? itemHash(parent) : '';
+  const known = memo.get(item.id);
+  if (
+    known &&
+    known.hash === hash &&
+    known.pattern === pattern &&
+    known.parentId === parentId &&
+    known.parentHash === parentHash
+  ) {
+    return known;
+  }
+  const resolved = resolveRoute({ pattern, item, parent });
+  memo.set(item.id, { pattern, hash, parentId, parentHash, path: resolved.path, missing: resolved.missing });
+  return resolved;
+}
+
+/** What decides a plan besides items, routes, types and edges: which templates exist, are enabled and bound where. */
+export function templatesKey(templates: readonly SnapshotTemplate[]): string {
+  return JSON.stringify(templates.map((t) => [t.name, t.boundType ?? '', t.enabled !== false]));
+}
+
+/**
+ * The previous build's plan, when it is this build's plan too: `planArtifacts` would give the
+ * same artifacts, URLs, errors and warnings. That holds when the site settings, types, routes
+ * and views (the caller compares their hash), the templates' names, bindings and enablement
+ * (`templatesKey`), the edges and the set of items are those of the previous build, every item
+ * is visible (no stub pages), and the items whose content changed (`changed`) keep their page
+ * and path, are nobody's parent and have no route warning, and no paginated listing changed its
+ * page count. The caller makes sure every item of the snapshot is visible in `source`. Null
+ * otherwise (plan again).
+ */
+export function replan(params: {
+  previous: BuildPlan;
+  snapshot: Snapshot;
+  source: SnapshotSource;
+  lists: ListIndex;
+  routes: RouteMemo | null;
+  /** ids of the items whose content changed since the previous plan */
+  changed: ReadonlySet<string>;
+  /** types of those items, before and after */
+  changedTypes: ReadonlySet<string>;
+}): BuildPlan | null {
+  const { previous, snapshot, source, lists, changed, changedTypes } = params;
+  if (changed.size === 0) return previous;
+  if (changed.size > 64) return null;
+  const types = new Map(snapshot.types.map((type) => [type.name, type]));
+  const specOf = (key: string) => {
+    let keyed = specsByKey.get(previous);
+    if (!keyed) {
+      keyed = new Map(previous.artifacts.map((spec) => [spec.key, spec]));
+      specsByKey.set(previous, keyed);
+    }
+    return keyed.get(key);
+  };
+  let outEdges: Map<string, string[]> | null = null;
+  for (const id of changed) {
+    if (previous.parents.has(id)) return null;
+    const item = source.item(id);
+    if (!item) return null;
+    const type = types.get(item.type);
+    if (!type || !emitsPages(type)) {
+      if (specOf(`item:${id}`)) return null;
+      continue;
+    }
+    const spec = specOf(`item:${id}`);
+    if (spec?.kind !== 'item' || spec.stub) return null;
+    if (previous.warnings.some((warning) => warning.key === spec.key)) return null;
+    let parentId: string | null = null;
+    if (parentRelationship(type.relationships)) {
+      outEdges ??= parentEdges(snapshot);
+      parentId = parentIdOf(item, type, outEdges);
+    }
+    // a parent that was nobody's parent before would be missing from `parents`
+    if (parentId !== null && !previous.parents.has(parentId)) return null;
+    const parent = parentId === null ? null : source.item(parentId);
+    const resolved = resolveItemRoute(item, type, parentId, parent, params.routes);
+    if (resolved.missing.length > 0 || resolved.path !== spec.path) return null;
+  }
+  for (const route of [...(snapshot.routes ?? []), ...(snapshot.views ?? [])]) {
+    if (route.enabled === false || typeof route.path !== 'string' || route.kind === 'redirect') continue;
+    if (!route.paginate || !changedTypes.has(route.paginate.type)) continue;
+    const spec = specOf(`route:${normalizeRoute(route.path)}#1`);
+    if (spec?.kind !== 'route') return null;
+    const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
+    const total = lists.sortedIds({
+      type: route.paginate.type,
+      where: route.paginate.where ? parseWhere(route.paginate.where) : [],
+      sort: parseSort(route.paginate.sort),
+      limit: 0,
+    }).length;
+    if (Math.max(1, Math.ceil(total / size)) !== spec.pages) return null;
+  }
+  return previous;
+}
+
+// The artifacts of plans that `replan` looked into, by key (a plan is kept while it is reused).
+const specsByKey = new WeakMap<BuildPlan, Map<string, ArtifactSpec>>();
+
+/** Targets of the edges that may name a parent, by `<from>\n<edge label>`. */
+function parentEdges(snapshot: Snapshot): Map<string, string[]> {
+  const outEdges = new Map<string, string[]>();
+  const parentLabels = new Set<string>();
+  for (const type of snapshot.types) {
+    const rel = parentRelationship(type.relationships);
+    if (rel) parentLabels.add(rel.edgeLabel);
+  }
+  for (const edge of snapshot.edges ?? []) {
+    if (!parentLabels.has(edge.edge)) continue;
+    const key = `${edge.from}\n${edge.edge}`;
+    const list = outEdges.get(key);
+    if (list) list.push(edge.to);
+    else outEdges.set(key, [edge.to]);
+  }
+  return outEdges;
 }
