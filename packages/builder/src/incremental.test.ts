@@ -491,4 +491,59 @@ describe('a build cache', () => {
       { grow, fresh: true },
     );
   });
+
+  it('keeps a warm pool right when a small build leaves a worker idle and a larger one uses it again', async () => {
+    const grow = (snapshot: Fixture['snapshot']) => {
+      for (let n = 0; n < 260; n++) {
+        snapshot.items.push({
+          id: `post:gen-${n}`,
+          type: 'post',
+          fields: {
+            title: `Generated ${n}`,
+            date: `2025-01-${String((n % 28) + 1).padStart(2, '0')}`,
+            body: `Word${n}`,
+          },
+        });
+        snapshot.edges.push({ from: `post:gen-${n}`, edge: 'TAGGED', to: n % 2 ? 'tag:web' : 'tag:graphs' });
+      }
+    };
+    const pool = new RenderPool({ size: 2 });
+    const edit = (id: string, body: string): Step => ({
+      name: `${id} edited`,
+      change: (s) => {
+        item(s, id).fields = { ...item(s, id).fields, body };
+      },
+    });
+    try {
+      await lockstep(
+        [
+          // a few pages each: one worker renders, the other owes these patches
+          edit('post:gen-7', 'Zebra'),
+          edit('post:gen-9', 'Yak'),
+          {
+            name: 'one deleted, one added',
+            change: (s) => {
+              s.items = s.items.filter((i) => i.id !== 'post:gen-8');
+              s.items.push({
+                id: 'post:gen-new',
+                type: 'post',
+                fields: { title: 'Fresh', date: '2025-02-01' },
+              });
+            },
+          },
+          // read by half the posts: both workers render, the idle one after its owed patches
+          {
+            name: 'a tag renamed',
+            change: (s) => {
+              item(s, 'tag:web').fields = { ...item(s, 'tag:web').fields, name: 'Webby' };
+            },
+          },
+          edit('post:gen-11', 'Xerus'),
+        ],
+        { grow, pool },
+      );
+    } finally {
+      await pool.close();
+    }
+  });
 });

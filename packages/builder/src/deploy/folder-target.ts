@@ -71,7 +71,9 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
           cached = { manifest, stamp: await stampOf() };
           if (before) {
             const keep = new Set(shards);
-            for (const file of before) if (!keep.has(file)) await rm(join(shardDir, file), { force: true });
+            await Promise.all(
+              before.filter((file) => !keep.has(file)).map((file) => rm(join(shardDir, file), { force: true })),
+            );
           } else await pruneShards({ shardDir, keep: shards });
           return { bucket: 'folder', keyPrefix: dir };
         },

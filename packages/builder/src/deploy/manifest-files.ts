@@ -62,6 +62,7 @@ export async function writeManifest(params: {
   const reuse = base && base.groups.length === count ? base : null;
   await mkdir(shardDir, { recursive: true });
   const files: string[] = [];
+  const writes: Array<Promise<void>> = [];
   for (let i = 0; i < count; i++) {
     const group = groups[i]!;
     if (reuse && sameGroup(group, reuse.groups[i])) {
@@ -70,9 +71,12 @@ export async function writeManifest(params: {
     }
     const json = JSON.stringify(group);
     const file = `${createHash('sha256').update(json).digest('base64url').slice(0, 32)}.json`;
-    await writeFile(join(shardDir, file), json);
+    writes.push(writeFile(join(shardDir, file), json));
     files.push(file);
+    // a few writes in flight at once
+    if (writes.length >= 16) await Promise.all(writes.splice(0));
   }
+  await Promise.all(writes);
   const header: StoredHeader = { ...head, shards: files };
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;

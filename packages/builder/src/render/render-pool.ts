@@ -25,9 +25,14 @@ export class RenderAbortedError extends Error {
 
 interface Slot {
   worker: Worker;
-  /** whether the worker holds the pool's {@link Loaded} (it has acknowledged it) */
+  /** whether the worker holds the pool's {@link Loaded} (it has acknowledged it), but for `backlog` */
   current: boolean;
+  /** patches of runs the worker had no part in, sent before its next run */
+  backlog: Array<Omit<WorkerPatch, 'type'>>;
 }
+
+// Patches a worker left out of runs may owe at most (then it loads the whole snapshot when next used).
+const MAX_BACKLOG = 64;
 
 /** What one render run needs. */
 export interface RenderRun {
@@ -195,8 +200,8 @@ export class RenderPool {
   /**
    * Renders artifacts on up to `size` workers, chunks handed out on demand. Resolves with one
    * result per spec, in spec order; rejects with {@link RenderAbortedError} when a worker runs
-   * out of memory, crashes or stalls — every worker is terminated then. Every worker of the
-   * pool is brought up to date, also one that gets no chunk.
+   * out of memory, crashes or stalls — every worker is terminated then. A run uses as many
+   * workers as its pages need (one per 50, up to `size`); the others take its patch later.
    */
   async render(run: RenderRun): Promise<WorkerArtifact[]> {
     const { specs, limits = {}, onProgress, signal } = run;
@@ -207,7 +212,7 @@ export class RenderPool {
     let loaded = this.loaded;
     this.loaded = null;
     let patch: Omit<WorkerPatch, 'type'> | null = null;
-    if (loaded && loaded.key === key && this.slots.length > 0 && this.slots.every((slot) => slot.current)) {
+    if (loaded && loaded.key === key && this.slots.some((slot) => slot.current)) {
       patch = advance(loaded, run.snapshot, run.urls);
     }
     if (!patch) loaded = null;
@@ -218,7 +223,8 @@ export class RenderPool {
     };
     // A worker's heap limit, unless given: about 8 times the snapshot's JSON size (what parsing
     // and indexing it takes), between 512 MB and 4 GB. A tighter heap also keeps memory use down.
-    const needsInit = !patch || this.slots.length < count;
+    const needsInit =
+      !patch || this.slots.length < count || this.slots.slice(0, count).some((slot) => !slot.current);
     const memoryMb =
       limits.memoryMb ??
       (needsInit
@@ -240,9 +246,18 @@ export class RenderPool {
       const worker = new Worker(url, {
         resourceLimits: { maxOldGenerationSizeMb: memoryMb },
       });
-      this.slots.push({ worker, current: false });
+      this.slots.push({ worker, current: false, backlog: [] });
     }
-    const slots = this.slots.slice();
+    // Workers this run needs render; the others are left alone (they take this run's patch
+    // with their next run, or load the whole snapshot then).
+    const slots = this.slots.slice(0, count);
+    for (const slot of this.slots.slice(count)) {
+      if (patch && slot.current && slot.backlog.length < MAX_BACKLOG) slot.backlog.push(patch);
+      else {
+        slot.current = false;
+        slot.backlog = [];
+      }
+    }
     const stallTimeoutMs = limits.stallTimeoutMs ?? 30_000;
     const results = new Map<string, WorkerArtifact>();
     let next = 0;
@@ -292,6 +307,8 @@ export class RenderPool {
         // search index while pages render). A worker is done once it has loaded the snapshot
         // and has no chunk left.
         const queued = new Map<Slot, number>();
+        // loads and patches sent to each worker and not yet acknowledged
+        const loads = new Map<Slot, number>();
         const dispatch = (slot: Slot) => {
           let count = queued.get(slot) ?? 0;
           while (count < AHEAD && next < chunks.length) {
@@ -318,6 +335,10 @@ export class RenderPool {
           worker.on('message', (message: WorkerMessage) => {
             if (settled) return;
             if (message.type === 'ready') {
+              // current once every load or patch sent to it is applied
+              const left = (loads.get(slot) ?? 1) - 1;
+              loads.set(slot, left);
+              if (left > 0) return;
               slot.current = true;
               dispatch(slot);
             } else if (message.type === 'progress') {
@@ -342,10 +363,15 @@ export class RenderPool {
           );
           arm(worker);
           const patched = patch !== null && slot.current;
+          const backlog = slot.backlog;
           slot.current = false;
+          slot.backlog = [];
           if (patched) {
-            worker.postMessage({ type: 'patch', ...patch! } satisfies WorkerPatch);
+            const owed = [...backlog, patch!];
+            loads.set(slot, owed.length);
+            for (const one of owed) worker.postMessage({ type: 'patch', ...one } satisfies WorkerPatch);
           } else {
+            loads.set(slot, 1);
             worker.postMessage({
               type: 'init',
               snapshotJson: snapshotJson(),
