@@ -72,7 +72,9 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
           if (before) {
             const keep = new Set(shards);
             await Promise.all(
-              before.filter((file) => !keep.has(file)).map((file) => rm(join(shardDir, file), { force: true })),
+              before
+                .filter((file) => !keep.has(file))
+                .map((file) => rm(join(shardDir, file), { force: true })),
             );
           } else await pruneShards({ shardDir, keep: shards });
           return { bucket: 'folder', keyPrefix: dir };
