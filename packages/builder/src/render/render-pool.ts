@@ -208,7 +208,7 @@ export class RenderPool {
     if (specs.length === 0) return [];
     const key = structureKey(run);
     const count = Math.max(1, Math.min(this.size, Math.ceil(specs.length / 50)));
-    // The changes since the workers' snapshot, when they all hold it and it is worth patching.
+    // The changes since the workers' snapshot, when a worker holds it and it is worth patching.
     let loaded = this.loaded;
     this.loaded = null;
     let patch: Omit<WorkerPatch, 'type'> | null = null;
