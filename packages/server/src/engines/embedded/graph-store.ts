@@ -77,6 +77,7 @@ function uniqueKey(value: unknown): string | null {
 const ROW_CHUNKS = [500, 100, 20, 5, 1];
 
 const FTS_INSERT = 'INSERT INTO nodes_fts (rowid, body) VALUES ';
+const UNIQUE_INSERT = 'INSERT INTO unique_values (label, prop, value, rid) VALUES ';
 const EDGES_UPSERT_HEAD = 'INSERT INTO edges (from_id, type, to_id, props) VALUES ';
 const EDGES_UPSERT_TAIL = ' ON CONFLICT (from_id, type, to_id) DO UPDATE SET props = excluded.props';
 
@@ -139,6 +140,12 @@ export function nodeRunSql(kind: 'shared' | 'mixed' | 'text', rows: number): str
     runSql.set(key, sql);
   }
   return sql;
+}
+
+/** A UNIQUE or PRIMARY KEY constraint failed: a taken node id or a held unique value. */
+function isConstraintConflict(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 function isIdConflict(error: unknown): boolean {
@@ -363,16 +370,18 @@ export class GraphStore {
       ids.add(node.id);
     }
     if (clean.length === 0) return clean;
-    if (this.uniques.size > 0) {
-      // As createNode: a taken id is `exists`, even when the node also repeats a unique value.
-      const taken = this.firstTakenId(clean);
-      if (taken !== null) throw exists(taken);
-      this.checkUniqueBatch(clean);
-    }
+    // The inserts themselves meet a taken id (nodes.id) or a held unique value (the primary key
+    // of unique_values) and are rolled back, so the batch is checked only when that happens,
+    // naming the node as createNode would: a taken id is `exists`, even when the node also
+    // repeats a unique value; then the first node whose value is held, or repeated in the batch.
     try {
       this.atomically(() => this.insertMany(clean));
     } catch (error) {
-      if (isIdConflict(error)) throw exists(this.firstTakenId(clean) ?? String(clean[0]?.id));
+      if (!isConstraintConflict(error)) throw error;
+      const taken = this.firstTakenId(clean);
+      if (taken !== null) throw exists(taken);
+      if (this.uniques.size > 0) this.checkUniqueBatch(clean);
+      if (isIdConflict(error)) throw exists(String(clean[0]?.id));
       throw error;
     }
     return clean;
@@ -772,6 +781,7 @@ export class GraphStore {
     const params: SqlValue[] = [base];
     if (shared) params.push((nodes[at] as GraphNode).labels[0] as string, labels);
     const texts: SqlValue[] = [base];
+    const uniqueRows: SqlValue[] = [];
     let allText = true;
     for (let k = 0; k < size; k++) {
       const node = nodes[at + k] as GraphNode;
@@ -781,9 +791,10 @@ export class GraphStore {
       if (text.length === 0) allText = false;
       texts.push(text);
       if (node.labels.length > 1) this.indexLabels(base + k, node);
-      this.indexUnique(base + k, node);
+      if (this.uniques.size > 0) this.uniqueRows(base + k, node, uniqueRows);
     }
     this.conn.run(nodeRunSql(shared ? 'shared' : 'mixed', size), params);
+    if (uniqueRows.length > 0) insertRows(this.conn, UNIQUE_INSERT, uniqueRows, 4);
     if (allText) {
       this.conn.run(nodeRunSql('text', size), texts);
     } else {
@@ -810,15 +821,50 @@ export class GraphStore {
   }
 
   /** checkUnique for new nodes, also against each other. */
+  /**
+   * The unique check of a batch of new nodes: one query per constrained (label, prop) for the
+   * values already held, then the nodes in order, so the error names the same node and value
+   * as checking them one by one would (a held value before a repeat within the batch).
+   */
   private checkUniqueBatch(nodes: GraphNode[]): void {
+    const wanted = new Map<string, { label: string; prop: string; keys: string[] }>();
+    for (const node of nodes) {
+      for (const label of node.labels) {
+        for (const prop of this.uniques.get(label) ?? []) {
+          const key = uniqueKey(node.props[prop]);
+          if (key === null) continue;
+          const group = JSON.stringify([label, prop]);
+          let entry = wanted.get(group);
+          if (entry === undefined) {
+            entry = { label, prop, keys: [] };
+            wanted.set(group, entry);
+          }
+          entry.keys.push(key);
+        }
+      }
+    }
+    const held = new Set<string>();
+    for (const { label, prop, keys } of wanted.values()) {
+      const rows = this.conn.rows(
+        'SELECT value FROM unique_values WHERE label = ? AND prop = ? AND value IN (SELECT value FROM json_each(?))',
+        [label, prop, JSON.stringify(keys)],
+      );
+      for (const row of rows) held.add(JSON.stringify([label, prop, row[0]]));
+    }
     const claimed = new Set<string>();
     for (const node of nodes) {
-      this.checkUnique(node, null);
       for (const label of node.labels) {
         for (const prop of this.uniques.get(label) ?? []) {
           const key = uniqueKey(node.props[prop]);
           if (key === null) continue;
           const claim = JSON.stringify([label, prop, key]);
+          if (held.has(claim)) {
+            throw new EngineError('unique_violation', `Another ${label} node already has ${prop} = ${key}`, {
+              label,
+              prop,
+              value: node.props[prop],
+            });
+          }
           if (claimed.has(claim)) {
             throw new EngineError(
               'unique_violation',
@@ -865,6 +911,16 @@ export class GraphStore {
   }
 
   /** Records the node's values under its labels' unique constraints (labels and text: triggers). */
+  /** Appends the node's unique values as (label, prop, value, rid) rows, for one multi-row insert. */
+  private uniqueRows(rid: number, node: GraphNode, rows: SqlValue[]): void {
+    for (const label of node.labels) {
+      for (const prop of this.uniques.get(label) ?? []) {
+        const key = uniqueKey(node.props[prop]);
+        if (key !== null) rows.push(label, prop, key, rid);
+      }
+    }
+  }
+
   private indexUnique(rid: number, node: GraphNode): void {
     if (this.uniques.size === 0) return;
     for (const label of node.labels) {
