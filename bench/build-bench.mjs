@@ -39,6 +39,16 @@ function child(script, args, { timeoutMs, heapMb } = {}) {
   return { ok: true, wallMs, ...JSON.parse(line) };
 }
 
+/** CPU counters from /proc/stat (Linux): how much time the hypervisor took (steal) during the run. */
+function cpuTicks() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return fields.length >= 8 ? { steal: fields[7], total: fields.reduce((sum, n) => sum + n, 0) } : null;
+  } catch {
+    return null;
+  }
+}
+const ticksStart = cpuTicks();
 const loadStart = loadavg()[0].toFixed(1);
 log(`generating ${N} posts`);
 const content = generateContent(N);
@@ -97,7 +107,12 @@ const incShare = trellis.ok ? ((trellis.incrementalMs / trellis.fullMs) * 100).t
 const node = process.version;
 const cpu = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`;
 const date = new Date().toISOString().slice(0, 10);
-const load = `load average ${loadStart} at the start and ${loadavg()[0].toFixed(1)} at the end on ${cpus().length} cores`;
+const ticksEnd = cpuTicks();
+const steal =
+  ticksStart && ticksEnd && ticksEnd.total > ticksStart.total
+    ? `${(((ticksEnd.steal - ticksStart.steal) / (ticksEnd.total - ticksStart.total)) * 100).toFixed(1)} %`
+    : 'unknown';
+const load = `load average ${loadStart} at the start and ${loadavg()[0].toFixed(1)} at the end on ${cpus().length} cores, CPU time taken by the hypervisor (steal) during the run ${steal}`;
 const mark = (ok) => (ok ? 'met' : 'not met');
 const section = `<!-- bench:build:start -->
 ## Static build

@@ -34,3 +34,21 @@ export function writeDocSection(name: string, lines: string[]): void {
       : `${existing.trimEnd()}\n\n${section}\n`;
   writeFileSync(benchmarksDoc, updated);
 }
+
+/** The machine's CPU counters from /proc/stat (Linux), to tell how much time the hypervisor took. */
+export function cpuTicks(): { steal: number; total: number } | null {
+  try {
+    const fields =
+      readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    if (fields.length < 8) return null;
+    return { steal: fields[7] ?? 0, total: fields.reduce((sum, n) => sum + n, 0) };
+  } catch {
+    return null;
+  }
+}
+
+/** The share of CPU time the hypervisor stole between two {@link cpuTicks} readings, as "n %". */
+export function stealBetween(from: ReturnType<typeof cpuTicks>, to: ReturnType<typeof cpuTicks>): string {
+  if (from === null || to === null || to.total <= from.total) return 'unknown';
+  return `${(((to.steal - from.steal) / (to.total - from.total)) * 100).toFixed(1)} %`;
+}

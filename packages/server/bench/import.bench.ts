@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import Fastify from 'fastify';
 import { buildApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { benchmarksDoc, readDocSection, writeDocSection } from './doc-section';
+import { benchmarksDoc, cpuTicks, readDocSection, stealBetween, writeDocSection } from './doc-section';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 20_000);
 const EDGES = Number(process.env.BENCH_EDGES ?? 50_000);
@@ -279,7 +279,7 @@ function writeSection(results: Result[], notes: string[]): void {
   writeDocSection('content', [
     '## Content import and reads (HTTP)',
     '',
-    `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/import.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start.`,
+    `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/import.bench.ts\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadAtStart} at the start, CPU time taken by the hypervisor (steal) during the run ${stealBetween(ticksAtStart, cpuTicks())}.`,
     `Through HTTP on loopback against the real app (auth, site context, zod validation, audit): one \`POST /api/import/json\` of all records (batchSize 500; each record validated, with its content hash; per batch one transaction: one read of the batch's ids, one \`createNodes\` of its items, its version nodes stored lazily, one audit entry), then one \`POST /api/import/edges\` (batchSize 2000; per batch one transaction with one \`mergeEdges\`, merge semantics). Reads: \`GET /api/content/{type}/{id}\` under autocannon (10 connections, ${READ_SECONDS} s after a ${WARMUP_SECONDS} s warm-up of each route, a separate process) next to a bare Fastify route serving the same bytes, in the same run; both with logging off, the API route with every hook it has in production (load shedding, rate limit, API-key authentication, site context, permission check, params validation).`,
     `Goals: ≥ ${GOAL_RECORDS.toLocaleString('en-US')} records/s and ≥ ${GOAL_EDGES.toLocaleString('en-US')} edges/s on the embedded engine (the spec's reference service: about 100 records/s); reads ≥ half of the bare route's requests/s.`,
     '',
@@ -292,6 +292,7 @@ function writeSection(results: Result[], notes: string[]): void {
   ]);
 }
 
+const ticksAtStart = cpuTicks();
 const loadAtStart = loadavg()
   .map((n) => n.toFixed(1))
   .join(' / ');
