@@ -28,6 +28,27 @@ function fixtureOf(name: string): Fixture {
 }
 
 /** Every file of the live version, path → content. */
+/** Removes the site's transforms (lockstep's `grow`). */
+function noTransforms(snapshot: Fixture['snapshot']): void {
+  snapshot.transforms = [];
+}
+
+/** Adds 260 tagged posts, enough for several search shards (lockstep's `grow`). */
+function addGeneratedPosts(snapshot: Fixture['snapshot']): void {
+  for (let n = 0; n < 260; n++) {
+    snapshot.items.push({
+      id: `post:gen-${n}`,
+      type: 'post',
+      fields: {
+        title: `Generated ${n}`,
+        date: `2025-01-${String((n % 28) + 1).padStart(2, '0')}`,
+        body: `Word${n}`,
+      },
+    });
+    snapshot.edges.push({ from: `post:gen-${n}`, edge: 'TAGGED', to: n % 2 ? 'tag:web' : 'tag:graphs' });
+  }
+}
+
 function liveFiles(fixture: Fixture): Map<string, string> {
   const root = join(fixture.root, 'site', 'current');
   const out = new Map<string, string>();
@@ -355,9 +376,6 @@ describe('a build cache', () => {
   });
 
   it('does so on a site without transforms (template changes keep the cache)', async () => {
-    const noTransforms = (snapshot: Fixture['snapshot']) => {
-      snapshot.transforms = [];
-    };
     await lockstep(
       steps.map((step) => ({ ...step, templates: false })),
       { fresh: true, grow: noTransforms },
@@ -380,9 +398,6 @@ describe('a build cache', () => {
         },
         ...steps.filter((step) => step.name.startsWith('a parent slug')),
       ];
-      const noTransforms = (snapshot: Fixture['snapshot']) => {
-        snapshot.transforms = [];
-      };
       await lockstep(moves, { pool, grow: noTransforms });
       await lockstep(
         steps.map((step) => ({ ...step, templates: false })),
@@ -453,20 +468,6 @@ describe('a build cache', () => {
   });
 
   it('rebuilds only the search shards holding a changed item, on a site with several shards', async () => {
-    const grow = (snapshot: Fixture['snapshot']) => {
-      for (let n = 0; n < 260; n++) {
-        snapshot.items.push({
-          id: `post:gen-${n}`,
-          type: 'post',
-          fields: {
-            title: `Generated ${n}`,
-            date: `2025-01-${String((n % 28) + 1).padStart(2, '0')}`,
-            body: `Word${n}`,
-          },
-        });
-        snapshot.edges.push({ from: `post:gen-${n}`, edge: 'TAGGED', to: n % 2 ? 'tag:web' : 'tag:graphs' });
-      }
-    };
     await lockstep(
       [
         {
@@ -488,25 +489,11 @@ describe('a build cache', () => {
         },
         { name: 'no change', change: () => {} },
       ],
-      { grow, fresh: true },
+      { grow: addGeneratedPosts, fresh: true },
     );
   });
 
   it('keeps a warm pool right when a small build leaves a worker idle and a larger one uses it again', async () => {
-    const grow = (snapshot: Fixture['snapshot']) => {
-      for (let n = 0; n < 260; n++) {
-        snapshot.items.push({
-          id: `post:gen-${n}`,
-          type: 'post',
-          fields: {
-            title: `Generated ${n}`,
-            date: `2025-01-${String((n % 28) + 1).padStart(2, '0')}`,
-            body: `Word${n}`,
-          },
-        });
-        snapshot.edges.push({ from: `post:gen-${n}`, edge: 'TAGGED', to: n % 2 ? 'tag:web' : 'tag:graphs' });
-      }
-    };
     const pool = new RenderPool({ size: 2 });
     const edit = (id: string, body: string): Step => ({
       name: `${id} edited`,
@@ -540,7 +527,7 @@ describe('a build cache', () => {
           },
           edit('post:gen-11', 'Xerus'),
         ],
-        { grow, pool },
+        { grow: addGeneratedPosts, pool },
       );
     } finally {
       await pool.close();

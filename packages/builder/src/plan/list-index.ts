@@ -1,7 +1,7 @@
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, WhereCondition } from '../source/content-source';
 import type { SnapshotSource } from '../source/snapshot-source';
-import { comparator, matches } from '../source/where';
+import { comparator, insertSorted, MAX_PATCHED, matches } from '../source/where';
 
 export { comparator };
 
@@ -15,9 +15,6 @@ export interface SortedList {
 export function listKey(query: Pick<ListQuery, 'type' | 'where' | 'sort'>): string {
   return JSON.stringify([query.type, query.where ?? [], query.sort ?? []]);
 }
-
-// More changed items of one type than this: sorting again is cheaper than inserting one by one.
-const MAX_PATCHED = 256;
 
 /**
  * The full results of list queries (every matching item, sorted as `SnapshotSource.list`
@@ -122,17 +119,7 @@ export class ListIndex {
       if (!item || item.type !== query.type) return null;
       items.push(item);
     }
-    for (const item of inserts.sort(compare)) {
-      let low = 0;
-      let high = items.length;
-      while (low < high) {
-        const mid = (low + high) >>> 1;
-        if (compare(items[mid]!, item) < 0) low = mid + 1;
-        else high = mid;
-      }
-      items.splice(low, 0, item);
-    }
-    return items.map((item) => item.id);
+    return insertSorted(items, inserts, compare) ? items.map((item) => item.id) : null;
   }
 }
 

@@ -14,7 +14,7 @@ import type {
   TraverseQuery,
   WhereCondition,
 } from './content-source';
-import { comparator, matches } from './where';
+import { comparator, insertSorted, MAX_PATCHED, matches } from './where';
 
 /** Whether an item is part of an environment's build: `dev` builds everything, others only what is published there. */
 export function isVisibleIn(item: SnapshotItem, env: string): boolean {
@@ -232,21 +232,16 @@ interface SortedEntry {
   items: SnapshotItem[];
 }
 
-// More changed items than this: sorting a list again is cheaper than inserting one by one.
-const MAX_PATCHED = 256;
-
 /**
  * A sorted list with the items of `ids` taken out and their current versions (of the list's
- * type, matching its conditions) inserted at their sorted place; null when an inserted item
- * does not rank strictly before its successor (a comparator that is no strict order on these
- * values: sort again then).
+ * type, matching its conditions) inserted at their sorted place; null when the comparator
+ * cannot rank them strictly (sort again then).
  */
 function patchSorted(
   entry: SortedEntry,
   ids: ReadonlySet<string>,
   byId: ReadonlyMap<string, SnapshotItem>,
 ): SnapshotItem[] | null {
-  const { compare } = entry;
   const items = entry.items.filter((item) => !ids.has(item.id));
   const inserts: SnapshotItem[] = [];
   for (const id of ids) {
@@ -254,19 +249,7 @@ function patchSorted(
     if (item && item.type === entry.type && entry.conditions.every((c) => matches(item, c)))
       inserts.push(item);
   }
-  for (const item of inserts.sort(compare)) {
-    let low = 0;
-    let high = items.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (compare(items[mid]!, item) < 0) low = mid + 1;
-      else high = mid;
-    }
-    // a comparator that is no strict order here (values it cannot rank): sort again instead
-    if (low < items.length && compare(item, items[low]!) >= 0) return null;
-    items.splice(low, 0, item);
-  }
-  return items;
+  return insertSorted(items, inserts, entry.compare) ? items : null;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

@@ -47,6 +47,29 @@ export function comparator(sort: readonly string[]): (a: SnapshotItem, b: Snapsh
   };
 }
 
+/** More changed items than this: sorting a list again is cheaper than inserting them one by one. */
+export const MAX_PATCHED = 256;
+
+/**
+ * Inserts `items` into `sorted` (ordered by `compare`), each at its place. False when an item
+ * does not rank strictly before its successor (values the comparator cannot rank): `sorted` is
+ * then part-patched, and the caller sorts again.
+ */
+export function insertSorted<T>(sorted: T[], items: T[], compare: (a: T, b: T) => number): boolean {
+  for (const item of items.sort(compare)) {
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (compare(sorted[mid]!, item) < 0) low = mid + 1;
+      else high = mid;
+    }
+    if (low < sorted.length && compare(item, sorted[low]!) >= 0) return false;
+    sorted.splice(low, 0, item);
+  }
+  return true;
+}
+
 /** True when the item satisfies one condition. */
 export function matches(item: SnapshotItem, condition: WhereCondition): boolean {
   const actual = readField(item, condition.field);

@@ -27,6 +27,12 @@ declare module 'fastify' {
   }
 }
 
+/** The site a request names, and how an unknown one is answered (403 for a header, 404 for a path). */
+interface NamedSite {
+  id: string;
+  unknownIs: 'forbidden' | 'not_found';
+}
+
 /**
  * The permission a site-scoped route needs when it declares none: reads need `site:read`,
  * anything else `site:update` (admin), so a forgotten declaration fails closed.
@@ -84,7 +90,7 @@ export const authPlugin = fp(
     async function resolveSite(
       request: FastifyRequest,
       siteId: string,
-      unknownIs: 'forbidden' | 'not_found',
+      unknownIs: NamedSite['unknownIs'],
     ): Promise<void> {
       const principal = request.principal;
       if (!principal) return;
@@ -109,13 +115,12 @@ export const authPlugin = fp(
       request.site = { id: site.id, graphName: site.graphName, graph, role };
     }
 
-    /** Steps 1–3: sets the request's principal and, on site-scoped routes, its site context. */
+    /** Steps 1–3: sets the request's principal and, when it names a site, its site context. */
     async function resolveAccess(
       request: FastifyRequest,
-      routePattern: string,
-      config: RouteEntry['config'],
       token: string,
       tokenHash: string,
+      site: NamedSite | null,
     ): Promise<number | null> {
       const { principal, keyExpiresAtMs } = await authenticate({
         token,
@@ -126,12 +131,7 @@ export const authPlugin = fp(
         verifyIdToken,
       });
       request.principal = principal;
-      if (config.siteParam) {
-        const siteId = (request.params as Record<string, string | undefined>)[config.siteParam] ?? '';
-        await resolveSite(request, siteId, 'not_found');
-      } else if (isSiteScoped(routePattern)) {
-        await resolveSite(request, request.headers['x-site-id'] as string, 'forbidden');
-      }
+      if (site) await resolveSite(request, site.id, site.unknownIs);
       return keyExpiresAtMs;
     }
 
@@ -165,15 +165,18 @@ export const authPlugin = fp(
 
       const { token, hash } = requestCredential(request);
       if (token === null || hash === null) return done(TrellisError.of('unauthenticated'));
-      let scope = '-';
+      // The site the request names: the path parameter `config.siteParam`, else `X-Site-Id` on
+      // site-scoped routes. With the credential, it is the access cache's key.
+      let site: NamedSite | null = null;
       if (config.siteParam) {
-        scope = `p\u0000${(request.params as Record<string, string | undefined>)[config.siteParam] ?? ''}`;
+        const id = (request.params as Record<string, string | undefined>)[config.siteParam] ?? '';
+        site = { id, unknownIs: 'not_found' };
       } else if (isSiteScoped(routePattern)) {
         const header = request.headers['x-site-id'];
         if (typeof header !== 'string' || header.length === 0) return done(TrellisError.of('site_required'));
-        scope = `h\u0000${header}`;
+        site = { id: header, unknownIs: 'forbidden' };
       }
-      const key = `${hash}\u0000${scope}`;
+      const key = site ? `${hash}\u0000${site.unknownIs}\u0000${site.id}` : hash;
 
       const known = trellis.accessCache.resolvedAccess(key);
       if (known !== undefined) {
@@ -189,7 +192,7 @@ export const authPlugin = fp(
       }
 
       const generation = trellis.accessCache.generation;
-      resolveAccess(request, routePattern, config, token, hash)
+      resolveAccess(request, token, hash, site)
         .then((keyExpiresAtMs) => {
           const principal = request.principal;
           // ID tokens carry their own expiry and claims: they are verified on every request.

@@ -821,50 +821,15 @@ export class GraphStore {
   }
 
   /** checkUnique for new nodes, also against each other. */
-  /**
-   * The unique check of a batch of new nodes: one query per constrained (label, prop) for the
-   * values already held, then the nodes in order, so the error names the same node and value
-   * as checking them one by one would (a held value before a repeat within the batch).
-   */
   private checkUniqueBatch(nodes: GraphNode[]): void {
-    const wanted = new Map<string, { label: string; prop: string; keys: string[] }>();
-    for (const node of nodes) {
-      for (const label of node.labels) {
-        for (const prop of this.uniques.get(label) ?? []) {
-          const key = uniqueKey(node.props[prop]);
-          if (key === null) continue;
-          const group = JSON.stringify([label, prop]);
-          let entry = wanted.get(group);
-          if (entry === undefined) {
-            entry = { label, prop, keys: [] };
-            wanted.set(group, entry);
-          }
-          entry.keys.push(key);
-        }
-      }
-    }
-    const held = new Set<string>();
-    for (const { label, prop, keys } of wanted.values()) {
-      const rows = this.conn.rows(
-        'SELECT value FROM unique_values WHERE label = ? AND prop = ? AND value IN (SELECT value FROM json_each(?))',
-        [label, prop, JSON.stringify(keys)],
-      );
-      for (const row of rows) held.add(JSON.stringify([label, prop, row[0]]));
-    }
     const claimed = new Set<string>();
     for (const node of nodes) {
+      this.checkUnique(node, null);
       for (const label of node.labels) {
         for (const prop of this.uniques.get(label) ?? []) {
           const key = uniqueKey(node.props[prop]);
           if (key === null) continue;
           const claim = JSON.stringify([label, prop, key]);
-          if (held.has(claim)) {
-            throw new EngineError('unique_violation', `Another ${label} node already has ${prop} = ${key}`, {
-              label,
-              prop,
-              value: node.props[prop],
-            });
-          }
           if (claimed.has(claim)) {
             throw new EngineError(
               'unique_violation',
@@ -910,8 +875,7 @@ export class GraphStore {
     if (this.pendingText.length >= 2000) this.flush();
   }
 
-  /** Records the node's values under its labels' unique constraints (labels and text: triggers). */
-  /** Appends the node's unique values as (label, prop, value, rid) rows, for one multi-row insert. */
+  /** Appends the node's values under its labels' unique constraints as (label, prop, value, rid) rows. */
   private uniqueRows(rid: number, node: GraphNode, rows: SqlValue[]): void {
     for (const label of node.labels) {
       for (const prop of this.uniques.get(label) ?? []) {
@@ -921,19 +885,11 @@ export class GraphStore {
     }
   }
 
+  /** Records the node's values under its labels' unique constraints (labels and text: triggers). */
   private indexUnique(rid: number, node: GraphNode): void {
     if (this.uniques.size === 0) return;
-    for (const label of node.labels) {
-      for (const prop of this.uniques.get(label) ?? []) {
-        const key = uniqueKey(node.props[prop]);
-        if (key === null) continue;
-        this.conn.run('INSERT INTO unique_values (label, prop, value, rid) VALUES (?, ?, ?, ?)', [
-          label,
-          prop,
-          key,
-          rid,
-        ]);
-      }
-    }
+    const rows: SqlValue[] = [];
+    this.uniqueRows(rid, node, rows);
+    insertRows(this.conn, UNIQUE_INSERT, rows, 4);
   }
 }
