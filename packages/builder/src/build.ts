@@ -113,7 +113,7 @@ export interface BuildFile {
   bytes: number;
 }
 
-/** The outcome of a build (spec §2 BuildResult, plus what a caller needs to show and store). */
+/** The outcome of a build (docs/api-spec.md §2 BuildResult, plus what a caller needs to show and store). */
 export interface BuildResult {
   /** false when planning or rendering reported an error, or the build was stopped; nothing is deployed then */
   ok: boolean;

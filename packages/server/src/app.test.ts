@@ -99,7 +99,7 @@ describe('GET /api/openapi.json', () => {
     }
   });
 
-  it('marks the public endpoints of spec §5 as needing no credential, and the others as bearer', async () => {
+  it('marks the public endpoints of docs/api-spec.md §5 as needing no credential, and the others as bearer', async () => {
     const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
     expect(document.security).toEqual([{ bearer: [] }]);
     for (const path of ['/api/health', '/api/health/detail', '/api/metrics/apikey-cache']) {

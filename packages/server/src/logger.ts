@@ -3,7 +3,7 @@ import type { FastifyServerOptions } from 'fastify';
 type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
 
 /**
- * Logger options: one JSON line per event with the fields of spec §6 — `ts`, `level`
+ * Logger options: one JSON line per event with the fields of docs/api-spec.md §6 — `ts`, `level`
  * (`info`/`warn`/`error`...), `component`, `msg`, `requestId`, and `siteId`/`envId` where a
  * request carries them. Credentials are redacted wherever they could appear.
  */
@@ -50,7 +50,7 @@ const ENV_PARAM = /[?&](?:env|envId)=([A-Za-z0-9:_-]{1,100})(?:&|$)/;
 /**
  * Fastify's `childLoggerFactory`: every line a request logs carries `requestId`, `siteId`
  * (the `X-Site-Id` it names, when well-formed) and `envId` (its `env`/`envId` query
- * parameter), null when absent, as spec §6 asks.
+ * parameter), null when absent, as docs/api-spec.md §6 asks.
  */
 export const requestChildLogger: ChildLoggerFactory = function requestChildLogger(
   logger,

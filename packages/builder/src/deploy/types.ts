@@ -53,7 +53,7 @@ export interface DeployTarget {
   versions?(): Promise<DeployedVersion[]>;
 }
 
-/** The `deploy` member of a build result (spec §2 BuildResult). */
+/** The `deploy` member of a build result (docs/api-spec.md §2 BuildResult). */
 export interface DeployResult {
   ok: boolean;
   bucket: string;
@@ -66,7 +66,7 @@ export interface DeployResult {
   serveCheck: ServeCheck | null;
 }
 
-/** A post-deploy probe of a public URL (spec §2). */
+/** A post-deploy probe of a public URL (docs/api-spec.md §2). */
 export interface ServeCheck {
   ok: boolean;
   status: number;

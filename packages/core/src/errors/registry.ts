@@ -1,5 +1,5 @@
 /**
- * The one registry of error codes (spec §7). Every code the service can answer with is
+ * The one registry of error codes (docs/api-spec.md §7). Every code the service can answer with is
  * listed here with its HTTP status and a message template. Codes are never reused: retire a
  * code by leaving it here, not by giving its name a new meaning.
  *

@@ -37,7 +37,7 @@ describe('TrellisError', () => {
     expect(isTrellisError(new Error('x'))).toBe(false);
   });
 
-  it('uses the statuses of spec §7', () => {
+  it('uses the statuses of docs/api-spec.md §7', () => {
     const expected: Record<string, number> = {
       partial_site_creation: 500,
       template_write_not_visible: 502,

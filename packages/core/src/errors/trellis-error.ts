@@ -1,6 +1,6 @@
 import { type ErrorCode, errorRegistry } from './registry';
 
-/** The wire shape of every error (spec §7): `{error, code?}` plus optional extras such as `hint`. */
+/** The wire shape of every error (docs/api-spec.md §7): `{error, code?}` plus optional extras such as `hint`. */
 export interface ErrorBody {
   error: string;
   code?: string;
@@ -9,7 +9,7 @@ export interface ErrorBody {
 }
 
 export interface TrellisErrorOptions {
-  /** A hint for the caller: what to do next (spec §4 gives one on 502s). */
+  /** A hint for the caller: what to do next (docs/api-spec.md §4 gives one on 502s). */
   hint?: string;
   /** Extra fields rendered into the body beside `error` and `code` (e.g. `suggestedBatchSize`). */
   extra?: Record<string, unknown>;

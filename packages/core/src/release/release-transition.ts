@@ -3,7 +3,7 @@ import { TrellisError } from '../errors';
 export type ReleaseStateName = 'draft' | 'pending' | 'approved' | 'deployed';
 
 /**
- * The release transitions POST /releases/{id}/transition allows (spec §3):
+ * The release transitions POST /releases/{id}/transition allows (docs/api-spec.md §3):
  * - `draft` -> `pending`: submit for review (reviews run);
  * - any -> `pending`: force a re-review (reviews run again);
  * - `pending` -> `approved`;

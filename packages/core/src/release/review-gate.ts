@@ -92,7 +92,7 @@ export interface ReviewGateVerdict {
 }
 
 /**
- * The review gate of a deploy (spec §3): closed when a review has a blocking finding, or a
+ * The review gate of a deploy (docs/api-spec.md §3): closed when a review has a blocking finding, or a
  * required review is stale (its dependency hash differs from the item's head now: the item
  * got a new version since the review), or an include has no review at all.
  */

@@ -34,7 +34,7 @@ export const EdgeLabel = z
 /** A free-form JSON object. */
 export const JsonObject = z.record(z.string(), z.unknown());
 
-/** The error body of every non-2xx answer (spec §7). */
+/** The error body of every non-2xx answer (docs/api-spec.md §7). */
 export const ErrorSchema = z
   .object({
     error: z.string(),
@@ -87,7 +87,7 @@ export const ResourceName = z
   .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]*$/, 'must hold only letters, digits, ., _ and -')
   .refine((name) => !name.includes('..'), 'must not contain ..');
 
-/** A role on the platform or on a site (spec §5). */
+/** A role on the platform or on a site (docs/api-spec.md §5). */
 export const Role = z.enum(['owner', 'admin', 'editor', 'publisher', 'viewer']).meta({ id: 'Role' });
 export type Role = z.infer<typeof Role>;
 

@@ -31,7 +31,7 @@ const movie = {
 };
 
 describe('FieldDefinition', () => {
-  it('has the 12 field types of spec §2', () => {
+  it('has the 12 field types of docs/api-spec.md §2', () => {
     expect(FieldType.options).toHaveLength(12);
     for (const type of FieldType.options) {
       const field = type === 'enum' ? { name: 'f', type, values: ['a'] } : { name: 'f', type };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EdgeLabel, FieldName, NodeLabel, TypeName } from './common';
 
-/** The 12 field types of spec §2. */
+/** The 12 field types of docs/api-spec.md §2. */
 export const FieldType = z
   .enum([
     'string',
@@ -232,7 +232,7 @@ export function effectiveEmitPages(type: {
   return true;
 }
 
-/** The list shape of a full type (spec §2 ContentTypeSummary). */
+/** The list shape of a full type (docs/api-spec.md §2 ContentTypeSummary). */
 export function summarizeContentType(type: ContentType): ContentTypeSummary {
   return {
     name: type.name,

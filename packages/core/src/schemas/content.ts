@@ -12,7 +12,7 @@ export const Block = z
 export type Block = z.infer<typeof Block>;
 
 /**
- * The block document an item body persists as (spec §2): `time` (milliseconds since the
+ * The block document an item body persists as (docs/api-spec.md §2): `time` (milliseconds since the
  * epoch of the last edit), the ordered `blocks`, and the document format `version`.
  */
 export const BlockDocument = z

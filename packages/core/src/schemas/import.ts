@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ContentId, EdgeLabel, JsonObject, TypeName } from './common';
 
-/** Records per batch of POST /api/import/json: default 100, 1 to 500 (spec §8). */
+/** Records per batch of POST /api/import/json: default 100, 1 to 500 (docs/api-spec.md §8). */
 export const IMPORT_JSON_BATCH = { default: 100, min: 1, max: 500 } as const;
-/** Edges per batch of POST /api/import/edges: default 500, 1 to 2000 (spec §8). */
+/** Edges per batch of POST /api/import/edges: default 500, 1 to 2000 (docs/api-spec.md §8). */
 export const IMPORT_EDGES_BATCH = { default: 500, min: 1, max: 2000 } as const;
 /**
  * POST /api/import/json: `records` of `typeName`, written `batchSize` per transaction.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AssetId, DateTime, QueryFlag, QueryInt } from './common';
 
-/** The largest media upload, in bytes (spec §8: 25 MB). */
+/** The largest media upload, in bytes (docs/api-spec.md §8: 25 MB). */
 export const MAX_MEDIA_BYTES = 25 * 1024 * 1024;
 
 /**

@@ -22,7 +22,7 @@ describe('the schema registry', () => {
     expect(ids.size).toBeGreaterThan(100);
   });
 
-  it('names the resources of spec §2 as components', () => {
+  it('names the resources of docs/api-spec.md §2 as components', () => {
     for (const id of [
       'Site',
       'ContentType',

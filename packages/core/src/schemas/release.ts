@@ -41,7 +41,7 @@ export type UpsertEnvironmentBody = z.infer<typeof UpsertEnvironmentBody>;
 export const EnvironmentParams = z.object({ id: EnvironmentId });
 export type EnvironmentParams = z.infer<typeof EnvironmentParams>;
 
-/** The states of a release (spec §3): `draft` -> `pending` (in review) -> `approved` -> `deployed`. */
+/** The states of a release (docs/api-spec.md §3): `draft` -> `pending` (in review) -> `approved` -> `deployed`. */
 export const ReleaseState = z.enum(['draft', 'pending', 'approved', 'deployed']).meta({ id: 'ReleaseState' });
 export type ReleaseState = z.infer<typeof ReleaseState>;
 

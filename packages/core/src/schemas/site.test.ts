@@ -18,7 +18,7 @@ const site = {
 };
 
 describe('Site', () => {
-  it('accepts the spec §2 shape', () => {
+  it('accepts the docs/api-spec.md §2 shape', () => {
     expect(Site.parse(site)).toEqual(site);
   });
 
@@ -77,7 +77,7 @@ describe('site bodies', () => {
 });
 
 describe('roles, access and members', () => {
-  it('has the five roles of spec §5', () => {
+  it('has the five roles of docs/api-spec.md §5', () => {
     expect(Role.options).toEqual(['owner', 'admin', 'editor', 'publisher', 'viewer']);
   });
 

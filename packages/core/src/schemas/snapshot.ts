@@ -21,7 +21,7 @@ export const SNAPSHOT_VERSION = 1;
 /**
  * An item in a snapshot: a ContentRecord with the fields a build needs to decide what to
  * publish: its `version` and content `hash`, its workflow `status` and the environments it
- * has been published to (`publishedEnvs`, e.g. `["prod"]`; spec §3 build environment rule).
+ * has been published to (`publishedEnvs`, e.g. `["prod"]`; docs/api-spec.md §3 build environment rule).
  */
 export const SnapshotItem = ContentRecord.extend({
   version: z.number().int().min(1),

@@ -1,4 +1,4 @@
-/** The body of a non-2xx answer (spec §7): `{error, code?}`, often with `hint` and extras. */
+/** The body of a non-2xx answer (docs/api-spec.md §7): `{error, code?}`, often with `hint` and extras. */
 export interface ApiErrorBody {
   error?: string;
   code?: string;

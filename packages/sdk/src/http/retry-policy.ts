@@ -11,7 +11,7 @@ export interface FailedAttempt {
 const READS = new Set(['GET', 'HEAD']);
 
 /**
- * Whether a failed request is safe to send again (issue 7, spec §7):
+ * Whether a failed request is safe to send again (issue 7, docs/api-spec.md §7):
  * - reads (GET, HEAD) after a lost connection or a transient 500/502/504, since they change nothing;
  * - any method on 429 and 503, which the server answers before doing any work;
  * - 502 `template_write_not_visible` and 500 `partial_site_creation`, which the spec marks

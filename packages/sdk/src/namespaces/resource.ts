@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
 
-/** The four operations spec §4 gives each "other" site-scoped namespace. */
+/** The four operations docs/api-spec.md §4 gives each "other" site-scoped namespace. */
 export interface ResourceApi<Item, CreateInput, UpdateInput> {
   /** GET /api/{resource} */
   list(options?: CallOptions): Promise<Item[]>;

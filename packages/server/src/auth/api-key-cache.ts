@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 
-/** Counters of the API-key cache (spec §4 /metrics/apikey-cache and /health/detail). */
+/** Counters of the API-key cache (docs/api-spec.md §4 /metrics/apikey-cache and /health/detail). */
 export interface ApiKeyCacheStats {
   hits: number;
   misses: number;

@@ -1,5 +1,5 @@
 /**
- * Whether a route needs `X-Site-Id` (spec §5.3), decided from the route's registered
+ * Whether a route needs `X-Site-Id` (docs/api-spec.md §5.3), decided from the route's registered
  * pattern (never the raw URL, so `/API/…`, `//api/…` or percent-encoded variants cannot
  * slip past). Exempt: `/api/auth/*` except `/api/auth/users*` and `/api/auth/api-keys*`;
  * `/api/health*`; `/api/metrics/*`; `/api/access/*` except `site-users` and `grant` (admin

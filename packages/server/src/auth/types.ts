@@ -1,6 +1,6 @@
 import type { Graph } from '../engines/port';
 
-/** Roles of spec §5.5, highest first. */
+/** Roles of docs/api-spec.md §5.5, highest first. */
 export const ROLES = ['owner', 'admin', 'editor', 'publisher', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -24,7 +24,7 @@ export type Permission =
   | 'keys:manage'
   | 'maintenance:run';
 
-/** Who is calling, resolved from the bearer credential (spec §5.4 step 1 and 2). */
+/** Who is calling, resolved from the bearer credential (docs/api-spec.md §5.4 step 1 and 2). */
 export interface Principal {
   kind: 'api_key' | 'id_token';
   /** The platform user id (`user:<id>`); for API keys, the key's own user. */
@@ -42,7 +42,7 @@ export interface Principal {
   keyRole?: Role;
 }
 
-/** The site a site-scoped request works on (spec §5.4 step 3), from `X-Site-Id`. */
+/** The site a site-scoped request works on (docs/api-spec.md §5.4 step 3), from `X-Site-Id`. */
 export interface SiteContext {
   /** `site:<slug>` */
   id: string;

@@ -118,7 +118,7 @@ export function relationshipsOf(type: StoredContentType, edges: GraphEdge[]): Re
   return out;
 }
 
-/** An item node as the API shows it (spec §2 ContentRecord). */
+/** An item node as the API shows it (docs/api-spec.md §2 ContentRecord). */
 export function toContentRecord(node: GraphNode, relationships?: Record<string, unknown>): ContentRecord {
   const { fields, meta } = splitItemProps(node.props);
   const record: ContentRecord & { publishedEnvs: string[]; publishedAt: string | null } = {

@@ -12,7 +12,7 @@ export interface SiteTheme {
   font?: string | null;
 }
 
-/** A site as the API shows it (spec §2 Site). */
+/** A site as the API shows it (docs/api-spec.md §2 Site). */
 export interface SiteView {
   id: string;
   name: string;

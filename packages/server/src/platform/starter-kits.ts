@@ -1,4 +1,4 @@
-/** The starter kits of spec §4 POST /sites. */
+/** The starter kits of docs/api-spec.md §4 POST /sites. */
 export type StarterKit = 'designer' | 'developer' | 'author' | 'none';
 
 /** A content type a starter kit seeds (the shape of POST /types). */
@@ -170,7 +170,7 @@ const wildcard = itemTemplate(
     </article>`,
 );
 
-/** The content types and templates each starter kit seeds (spec §4 POST /sites `starterKit`). */
+/** The content types and templates each starter kit seeds (docs/api-spec.md §4 POST /sites `starterKit`). */
 export const STARTER_KITS: Readonly<Record<StarterKit, StarterKitContents>> = {
   none: { types: [], templates: [] },
   author: {

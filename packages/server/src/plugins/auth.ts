@@ -53,7 +53,7 @@ export function idTokenVerifierFrom(config: Config): IdTokenVerifier | null {
 }
 
 /**
- * Authentication and authorization for every route, in the order of spec §5.4, as one
+ * Authentication and authorization for every route, in the order of docs/api-spec.md §5.4, as one
  * global `onRequest` hook (it covers routes registered later by any plugin):
  * 1. token check: `Authorization: Bearer` API key or ID token, else 401;
  * 2. platform user and role;

@@ -115,7 +115,7 @@ describe('the errors plugin', () => {
     expect(typeof res.json().error).toBe('string');
   });
 
-  it('maps engine errors to the statuses of spec §7', async () => {
+  it('maps engine errors to the statuses of docs/api-spec.md §7', async () => {
     const expected: Record<EngineErrorKind, [number, string]> = {
       not_found: [404, 'not_found'],
       exists: [409, 'conflict'],

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { type EngineError, isEngineError } from '../engines/port';
 
-/** Maps an engine error the caller can act on to the HTTP error of spec §7. */
+/** Maps an engine error the caller can act on to the HTTP error of docs/api-spec.md §7. */
 export function fromEngineError(error: EngineError): TrellisError {
   switch (error.kind) {
     case 'not_found':

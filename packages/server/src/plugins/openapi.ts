@@ -37,7 +37,7 @@ export const openapiPlugin = fp(
         info: {
           title: 'Trellis API',
           description:
-            'Multi-site, graph-backed content management and static publishing. Errors are `{error, code?}` (spec §7).',
+            'Multi-site, graph-backed content management and static publishing. Errors are `{error, code?}` (docs/api-spec.md §7).',
           version: opts.version,
         },
         components: {

@@ -13,7 +13,7 @@ import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import { takeSnapshot } from './take-snapshot';
 
-/** Node label of a recorded build (a BuildEvent, spec §6) in the site graph, id `build:<buildId>`. */
+/** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `build:<buildId>`. */
 export const BUILD_LABEL = 'Build';
 
 /** `prod` or `env:prod` -> `prod`. */

@@ -7,7 +7,7 @@ import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import { actorOf } from '../routes/sites';
 
 /**
- * One of spec §4's "other" site-scoped namespaces (transforms, routes, views, scripts, block
+ * One of docs/api-spec.md §4's "other" site-scoped namespaces (transforms, routes, views, scripts, block
  * types, widgets, page kits): list, get, create and update of JSON resources stored as nodes
  * `<Label>` with id `<idPrefix>:<key>` in the site graph. Every write is audited.
  */

@@ -7,7 +7,7 @@ export const TEMPLATE_LABEL = 'Template';
 /** Node label of one stored template version (id `template:<name>@<version>`). */
 export const TEMPLATE_VERSION_LABEL = 'TemplateVersion';
 
-/** How long a write may take to become visible on the read side before 502 (spec §8). */
+/** How long a write may take to become visible on the read side before 502 (docs/api-spec.md §8). */
 export const TEMPLATE_VISIBILITY_WAIT_MS = 3000;
 
 export function templateNodeId(name: string): string {

@@ -14,7 +14,7 @@ import type { Graph, ProbeResult } from '../engines/port';
 import { getSite } from '../platform/sites';
 import { actorOf } from './sites';
 
-/** The engine probe timeout of /health/detail (spec §8). */
+/** The engine probe timeout of /health/detail (docs/api-spec.md §8). */
 export const HEALTH_PROBE_TIMEOUT_MS = 3_000;
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };

@@ -31,7 +31,7 @@ const errors = {
   502: ErrorSchema,
 };
 
-/** Multipart errors of @fastify/multipart mapped to the codes of spec §7. */
+/** Multipart errors of @fastify/multipart mapped to the codes of docs/api-spec.md §7. */
 function fromMultipartError(error: unknown): unknown {
   const code = (error as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE')

@@ -60,7 +60,7 @@ const EVENT_ORDER = [
   'afterBuild',
 ];
 
-/** Transforms: lifecycle hooks on items (spec §4; shapes in core `schemas/transforms.ts`). */
+/** Transforms: lifecycle hooks on items (docs/api-spec.md §4; shapes in core `schemas/transforms.ts`). */
 export const TRANSFORMS: SiteResourceSpec = {
   base: 'transforms',
   label: 'Transform',
