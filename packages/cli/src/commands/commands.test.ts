@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestServer, type TestServer } from '@trelliscms/sdk/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestServer, type TestServer } from '../../../sdk/src/test-support/create-test-server';
 import { runCli } from '../test-support/run-cli';
 
 let dir: string;

@@ -1,4 +1,5 @@
-import { isApiError, type RouteCreateInput } from '@trelliscms/sdk';
+import type { CreateRouteBody } from '@trelliscms/core';
+import { isApiError } from '@trelliscms/sdk';
 import { ExitCode } from '../errors';
 import { table } from '../io/output';
 import { readDefinitions } from '../io/read-definitions';
@@ -21,7 +22,7 @@ export async function routesApply({
   io,
   target,
 }: SiteCommandDeps & { target: string }): Promise<number> {
-  const definitions = await readDefinitions<RouteCreateInput>({
+  const definitions = await readDefinitions<CreateRouteBody>({
     fs: io.fs,
     cwd: io.cwd,
     target,
