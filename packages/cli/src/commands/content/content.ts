@@ -1,8 +1,8 @@
 import type { ContentRecord } from '@trelliscms/core';
-import { ExitCode, UsageError } from '../errors';
-import { table } from '../io/output';
-import { parseJsonObject, readJsonFile } from '../io/read-json-file';
-import type { SiteCommandDeps } from './context';
+import { ExitCode, UsageError } from '../../errors';
+import { table } from '../../io/output';
+import { parseJsonObject, readJsonFile } from '../../io/read-json-file';
+import type { SiteCommandDeps } from '../context';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
 

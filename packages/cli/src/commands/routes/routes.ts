@@ -1,9 +1,9 @@
 import type { CreateRouteBody } from '@trelliscms/core';
 import { isApiError } from '@trelliscms/sdk';
-import { ExitCode } from '../errors';
-import { table } from '../io/output';
-import { readDefinitions } from '../io/read-definitions';
-import type { SiteCommandDeps } from './context';
+import { ExitCode } from '../../errors';
+import { table } from '../../io/output';
+import { readDefinitions } from '../../io/read-definitions';
+import type { SiteCommandDeps } from '../context';
 
 /** `cms routes list`: the hand-made URLs of the site (pages, listings, redirects). */
 export async function routesList({ site, out }: Pick<SiteCommandDeps, 'site' | 'out'>): Promise<number> {

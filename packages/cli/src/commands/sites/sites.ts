@@ -1,8 +1,8 @@
 import type { CreateSiteBody, Site, UpdateSiteBody } from '@trelliscms/core';
-import { readConfig, writeConfig } from '../config/profiles';
-import { ExitCode, UsageError } from '../errors';
-import { table } from '../io/output';
-import type { CommandDeps } from './context';
+import { readConfig, writeConfig } from '../../config/profiles';
+import { ExitCode, UsageError } from '../../errors';
+import { table } from '../../io/output';
+import type { CommandDeps } from '../context';
 
 type Deps = Pick<CommandDeps, 'client' | 'out'>;
 

@@ -1,7 +1,7 @@
 import type { CreateApiKeyBody } from '@trelliscms/core';
-import { ExitCode } from '../errors';
-import { table } from '../io/output';
-import type { SiteCommandDeps } from './context';
+import { ExitCode } from '../../errors';
+import { table } from '../../io/output';
+import type { SiteCommandDeps } from '../context';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
 

@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
 import type { Template } from '@trelliscms/core';
 import { isApiError } from '@trelliscms/sdk';
-import { ExitCode, UsageError } from '../errors';
-import type { Fs } from '../io/cli-io';
-import { table } from '../io/output';
-import type { SiteCommandDeps } from './context';
+import { ExitCode, UsageError } from '../../errors';
+import type { Fs } from '../../io/cli-io';
+import { table } from '../../io/output';
+import type { SiteCommandDeps } from '../context';
 
 /** The optional manifest beside the `.liquid` files: per template, its bound type and whether it is enabled. */
 export const MANIFEST = 'templates.json';

@@ -1,6 +1,6 @@
 import type { BuildMode, BuildResult, BuildStatus } from '@trelliscms/core';
-import { ExitCode } from '../errors';
-import type { SiteCommandDeps } from './context';
+import { ExitCode } from '../../errors';
+import type { SiteCommandDeps } from '../context';
 
 export interface BuildCommandOptions {
   env?: string;

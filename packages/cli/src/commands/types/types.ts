@@ -1,8 +1,8 @@
 import type { CreateContentTypeBody } from '@trelliscms/core';
-import { ExitCode } from '../errors';
-import { table } from '../io/output';
-import { readDefinitions } from '../io/read-definitions';
-import type { SiteCommandDeps } from './context';
+import { ExitCode } from '../../errors';
+import { table } from '../../io/output';
+import { readDefinitions } from '../../io/read-definitions';
+import type { SiteCommandDeps } from '../context';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
 

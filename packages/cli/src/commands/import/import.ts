@@ -1,10 +1,10 @@
 import { basename, resolve } from 'node:path';
 import type { EdgeTriple } from '@trelliscms/core';
-import { ExitCode, UsageError } from '../errors';
-import type { Fs } from '../io/cli-io';
-import { createProgress } from '../io/progress';
-import { readRecords } from '../io/read-records';
-import type { SiteCommandDeps } from './context';
+import { ExitCode, UsageError } from '../../errors';
+import type { Fs } from '../../io/cli-io';
+import { createProgress } from '../../io/progress';
+import { readRecords } from '../../io/read-records';
+import type { SiteCommandDeps } from '../context';
 
 export interface ImportRecordsCommandOptions {
   file: string;
