@@ -50,6 +50,9 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
 /** Calls every function of every namespace of the client and of `client.site(id)`. */
 async function recordEveryCall(): Promise<{ recorded: Recorded[]; callers: string[] }> {
   const recorded: Recorded[] = [];
@@ -77,11 +80,9 @@ async function recordEveryCall(): Promise<{ recorded: Recorded[]; callers: strin
       const args = ARGUMENTS[caller] ?? Array.from({ length: fn.length }, () => 'x');
       try {
         const result: unknown = (fn as (...args: unknown[]) => unknown)(...args);
-        if (result && typeof result === 'object' && Symbol.asyncIterator in result) {
-          await (result as AsyncIterator<unknown>).next();
-        } else {
-          await result;
-        }
+        // An async generator (content.iterate) makes its first request on its first step.
+        if (isAsyncIterable(result)) await result[Symbol.asyncIterator]().next();
+        else await result;
       } catch {
         // The placeholder answer does not parse; only the request matters here.
       }
