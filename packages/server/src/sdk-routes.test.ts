@@ -95,6 +95,10 @@ describe('the SDK and the server route table', () => {
   it('every SDK method makes a request, and every request has a route on the server', async () => {
     const { recorded, callers } = await recordEveryCall();
     expect(callers.length).toBeGreaterThan(50);
+    expect(
+      Object.keys(ARGUMENTS).filter((caller) => !callers.includes(caller)),
+      'stale ARGUMENTS',
+    ).toEqual([]);
     const silent = callers.filter((caller) => !recorded.some((request) => request.caller === caller));
     expect(silent, 'methods that made no request: give them arguments in ARGUMENTS').toEqual([]);
 
