@@ -1,9 +1,9 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestServer, type TestServer } from '@trelliscms/sdk/test-support';
 import type { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestServer, type TestServer } from '../../sdk/src/test-support/create-test-server';
 import { createProgram } from './program';
 import { capture, runCli } from './test-support/run-cli';
 
@@ -164,54 +164,5 @@ describe('help', () => {
     const result = await runCli(['import', 'records', '--help'], { env: env(), cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('--errors-file <path>');
-  });
-});
-
-describe('cms sites create --use', () => {
-  it('creates the site and saves it as the default of the current profile', async () => {
-    server = await createTestServer({
-      'GET /api/health': () => ({
-        body: { status: 'ok', platformGraph: 'platform', lastBuildAt: null, lastBuildId: null },
-      }),
-      'GET /api/access/my-sites': () => ({ body: [] }),
-      'POST /api/sites': ({ body }) => ({
-        status: 201,
-        body: { ...site, ...(body as object), id: 'site:blog' },
-      }),
-      'GET /api/types': () => ({ body: [] }),
-    });
-    expect((await runCli(['login', '--url', server.url, '--key', 'k'], { env: env(), cwd: dir })).code).toBe(
-      0,
-    );
-    const created = await runCli(
-      ['sites', 'create', 'Blog', '--slug', 'blog', '--starter-kit', 'author', '--use'],
-      {
-        env: env(),
-        cwd: dir,
-      },
-    );
-    expect(created.code).toBe(0);
-    expect(created.stdout).toContain('Profile "default" now uses site:blog.');
-    expect(server.hits('POST /api/sites')[0]?.body).toEqual({
-      name: 'Blog',
-      slug: 'blog',
-      starterKit: 'author',
-    });
-    // Site commands now need no --site.
-    const types = await runCli(['types', 'list', '--json'], { env: env(), cwd: dir });
-    expect(types.code).toBe(0);
-    expect(server.hits('GET /api/types')[0]?.headers['x-site-id']).toBe('site:blog');
-  });
-
-  it('refuses a starter kit that does not exist, before calling the server', async () => {
-    const result = await runCli(
-      ['sites', 'create', 'Blog', '--starter-kit', 'fancy', '--url', 'http://127.0.0.1:9'],
-      {
-        env: env(),
-        cwd: dir,
-      },
-    );
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("argument 'fancy' is invalid");
   });
 });

@@ -14,24 +14,18 @@ import { createReleasesApi, type ReleasesApi } from './namespaces/releases';
 import {
   type BlockTypesApi,
   createBlockTypesApi,
-  createLocalesApi,
   createPageKitsApi,
-  createQueriesApi,
   createRoutesApi,
   createScriptsApi,
   createTransformsApi,
   createViewsApi,
   createWidgetsApi,
-  createWorkflowsApi,
-  type LocalesApi,
   type PageKitsApi,
-  type QueriesApi,
   type RoutesApi,
   type ScriptsApi,
   type TransformsApi,
   type ViewsApi,
   type WidgetsApi,
-  type WorkflowsApi,
 } from './namespaces/site-resources';
 import { createSitesApi, type SitesApi } from './namespaces/sites';
 import { createTemplatesApi, type TemplatesApi } from './namespaces/templates';
@@ -75,13 +69,10 @@ export interface SiteClient {
   readonly routes: RoutesApi;
   readonly views: ViewsApi;
   readonly transforms: TransformsApi;
-  readonly queries: QueriesApi;
   readonly scripts: ScriptsApi;
   readonly blockTypes: BlockTypesApi;
   readonly widgets: WidgetsApi;
   readonly pageKits: PageKitsApi;
-  readonly locales: LocalesApi;
-  readonly workflows: WorkflowsApi;
 }
 
 /** The platform-level client. `site(id)` gives the site-scoped namespaces. */
@@ -150,13 +141,10 @@ export function createClient(options: ClientOptions): TrellisClient {
         routes: createRoutesApi(scoped),
         views: createViewsApi(scoped),
         transforms: createTransformsApi(scoped),
-        queries: createQueriesApi(scoped),
         scripts: createScriptsApi(scoped),
         blockTypes: createBlockTypesApi(scoped),
         widgets: createWidgetsApi(scoped),
         pageKits: createPageKitsApi(scoped),
-        locales: createLocalesApi(scoped),
-        workflows: createWorkflowsApi(scoped),
       };
     },
   };

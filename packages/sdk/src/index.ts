@@ -1,56 +1,128 @@
+/**
+ * The contract types, under core's names: what each method answers (`z.output` of the core
+ * schema) and the request bodies. A method's parameter is `z.input<typeof Body>` of the same
+ * schema, so fields with a default may be left out.
+ */
+export type {
+  AccessEntry,
+  AddIncludeBody,
+  ApiKey,
+  ApiKeyCacheMetrics,
+  ApiKeyCreated,
+  AppendBlockBody,
+  AuditChecklist,
+  AuditStatus,
+  BlockChangeResponse,
+  BlockType,
+  BuildAccepted,
+  BuildBody,
+  BuildResult,
+  BuildRollbackResponse,
+  BuildStatus,
+  ContentListEnvelope,
+  ContentRecord,
+  ContentType,
+  ContentTypeSummary,
+  CreateApiKeyBody,
+  CreateBlockTypeBody,
+  CreateContentBody,
+  CreateContentTypeBody,
+  CreatePageKitBody,
+  CreateReleaseBody,
+  CreateRouteBody,
+  CreateScriptBody,
+  CreateSiteBody,
+  CreateTemplateBody,
+  CreateTransformBody,
+  CreateViewBody,
+  CreateWidgetBody,
+  DeleteSiteResponse,
+  Deployment,
+  DeployReleaseBody,
+  DripPreviewBody,
+  DripPreviewResponse,
+  DripScheduleBody,
+  DripScheduleResponse,
+  EdgeTriple,
+  EmbeddingsMaterializeResponse,
+  EngineProcedures,
+  Environment,
+  GrantBody,
+  GrantResponse,
+  HealthDetailResponse,
+  HealthResponse,
+  ImportEdgesBody,
+  ImportEdgesResponse,
+  ImportJsonBody,
+  ImportJsonResponse,
+  ItemVersion,
+  MediaAsset,
+  Member,
+  PageKit,
+  PublishContentBody,
+  Release,
+  ReleaseTransitionBody,
+  ReplayResponse,
+  RevokeApiKeyResponse,
+  RevokeMemberResponse,
+  Route,
+  Script,
+  Seo,
+  Site,
+  SiteSnapshot,
+  StockResponse,
+  Template,
+  Transform,
+  UpdateBlockTypeBody,
+  UpdateContentBody,
+  UpdateContentTypeBody,
+  UpdateMemberRoleBody,
+  UpdatePageKitBody,
+  UpdateRouteBody,
+  UpdateScriptBody,
+  UpdateSiteBody,
+  UpdateTemplateBody,
+  UpdateTransformBody,
+  UpdateViewBody,
+  UpdateWidgetBody,
+  UpsertEnvironmentBody,
+  View,
+  ViewSeoBody,
+  Widget,
+} from '@trelliscms/core';
 export { type ClientOptions, createClient, type SiteClient, type TrellisClient } from './client';
 export * from './errors';
 export { isRetryable } from './http/retry-policy';
 export type { CallOptions, RetryOptions } from './http/transport';
-export type { AccessApi, AccessRecord, Grant } from './namespaces/access';
-export type { ApiKeyRecord, ApiKeyRevoked, ApiKeysApi, ApiKeyWithSecret } from './namespaces/api-keys';
-export type { AuditApi, AuditChecklistResult, AuditVerdict } from './namespaces/audit';
-export {
-  type BuildApi,
-  type BuildOutcome,
-  type BuildRollback,
-  type BuildStarted,
-  type BuildState,
-  BuildWaitTimeoutError,
-  type WaitOptions,
-} from './namespaces/build';
-export type {
-  BlockChange,
-  ContentApi,
-  ContentFilter,
-  ContentItem,
-  ContentPage,
-  ContentPageQuery,
-  ItemVersionRecord,
-  IterateOptions,
-} from './namespaces/content';
-export type { ExportApi, SiteSnapshotRecord } from './namespaces/export';
-export type { ApiKeyCacheStats, Health, HealthApi, HealthDetail } from './namespaces/health';
+export type { AccessApi } from './namespaces/access';
+export type { ApiKeysApi } from './namespaces/api-keys';
+export type { AuditApi } from './namespaces/audit';
+export { type BuildApi, BuildWaitTimeoutError, type WaitOptions } from './namespaces/build';
+export type { ContentApi, ContentFilter, ContentPageQuery, IterateOptions } from './namespaces/content';
+export type { ExportApi } from './namespaces/export';
+export type { HealthApi } from './namespaces/health';
 export type {
   ImportAllEdgesOptions,
   ImportAllEdgesResult,
   ImportApi,
-  ImportEdgesResult,
-  ImportJsonResult,
   ImportProgress,
   ImportRecordsOptions,
   ImportRecordsResult,
 } from './namespaces/import';
-export type { EmbeddingsMaterialized, EngineProcedureList, MaintenanceApi } from './namespaces/maintenance';
-export type { MediaApi, MediaAssetRecord, StockResult } from './namespaces/media';
-export type { MemberRevoked, MembersApi, SiteMember } from './namespaces/members';
-export type {
-  DeploymentRecord,
-  DripPreview,
-  DripScheduled,
-  EnvironmentRecord,
-  ReleaseRecord,
-  ReleasesApi,
-  Replay,
-} from './namespaces/releases';
+export type { MaintenanceApi } from './namespaces/maintenance';
+export type { MediaApi } from './namespaces/media';
+export type { MembersApi } from './namespaces/members';
+export type { ReleasesApi } from './namespaces/releases';
 export type { ResourceApi } from './namespaces/resource';
-export type * from './namespaces/site-resources';
-export type { SiteDeleted, SiteRecord, SitesApi } from './namespaces/sites';
-export type { TemplateRecord, TemplatesApi } from './namespaces/templates';
-export type { ApplyTypeResult, ContentTypeListEntry, ContentTypeRecord, TypesApi } from './namespaces/types';
-export type * from './schemas-types';
+export type {
+  BlockTypesApi,
+  PageKitsApi,
+  RoutesApi,
+  ScriptsApi,
+  TransformsApi,
+  ViewsApi,
+  WidgetsApi,
+} from './namespaces/site-resources';
+export type { SitesApi } from './namespaces/sites';
+export type { TemplatesApi } from './namespaces/templates';
+export type { ApplyTypeResult, TypesApi } from './namespaces/types';

@@ -1,17 +1,43 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The workspace root (this file is packages/cli/src/e2e/harness.ts). */
-export const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-export const SERVER_MAIN = join(ROOT, 'packages/server/dist/main.js');
-export const CLI_MAIN = join(ROOT, 'packages/cli/dist/cli.js');
-export const SDK_DIST = join(ROOT, 'packages/sdk/dist/index.js');
-export const FIXTURE = join(ROOT, 'packages/server/test/fixtures/world-factbook.json');
+/** The folder of this package (this file is src/e2e/harness.ts). */
+export const CLI_DIR = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The folder of the installed package `name` (a dependency of the cli), found as Node finds
+ * packages: in the nearest `node_modules` up the tree.
+ */
+export function packageDir(name: string): string {
+  for (let dir = CLI_DIR; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (dirname(dir) === dir) throw new Error(`${name} is not installed: run pnpm install`);
+  }
+}
+
+interface Manifest {
+  exports: Record<string, { import?: string }>;
+  bin?: Record<string, string>;
+}
+const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+
+export const SDK_DIR = packageDir('@trelliscms/sdk');
+export const CORE_DIR = packageDir('@trelliscms/core');
+const SERVER_DIR = packageDir('@trelliscms/server');
+
+/** The built entry points the published packages declare. */
+export const SERVER_MAIN = join(SERVER_DIR, manifest(SERVER_DIR).bin!['trellis-server']!);
+export const CLI_MAIN = join(CLI_DIR, manifest(CLI_DIR).bin!.cms!);
+export const SDK_DIST = join(SDK_DIR, manifest(SDK_DIR).exports['.']!.import!);
+export const CORE_DIST = join(CORE_DIR, manifest(CORE_DIR).exports['.']!.import!);
+/** The World Factbook dataset of the server's tests. */
+export const FIXTURE = join(SERVER_DIR, 'test/fixtures/world-factbook.json');
 
 /** Throws a clear message when the packages the end-to-end tests run are not built. */
 export function assertBuilt(): void {
@@ -47,7 +73,7 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `node packages/server/dist/main.js` and waits until GET /api/health answers. */
+/** Starts the built server (its `trellis-server` bin) and waits until GET /api/health answers. */
 export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
   const dataDir = await mkdtemp(join(tmpdir(), 'trellis-e2e-'));
   const port = await freePort();

@@ -4,15 +4,19 @@ import { UsageError } from '../errors';
 import type { Fs } from './cli-io';
 import { readText } from './read-json-file';
 
-/** The input formats of `cms import`. */
-export type RecordFormat = 'json' | 'ndjson' | 'csv';
+/** The input formats of `cms import` (the choices of its `--format`). */
+export const RECORD_FORMATS = ['json', 'ndjson', 'csv'] as const;
+export type RecordFormat = (typeof RECORD_FORMATS)[number];
+
+const isRecordFormat = (format: string | undefined): format is RecordFormat =>
+  (RECORD_FORMATS as readonly (string | undefined)[]).includes(format);
 
 /** The format of `file` from `--format`, else its extension (`.json`, `.ndjson`/`.jsonl`, `.csv`). */
 export function formatOf(file: string, format: string | undefined): RecordFormat {
   const chosen =
     format ??
     { '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.csv': 'csv' }[extname(file).toLowerCase()];
-  if (chosen === 'json' || chosen === 'ndjson' || chosen === 'csv') return chosen;
+  if (isRecordFormat(chosen)) return chosen;
   throw new UsageError(
     format
       ? `Unknown --format ${format}: use json, ndjson or csv.`

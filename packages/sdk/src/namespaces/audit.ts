@@ -1,9 +1,5 @@
-import type { z } from 'zod';
+import { AuditChecklist, AuditStatus } from '@trelliscms/core';
 import type { CallOptions, Transport } from '../http/transport';
-import { AuditChecklist, AuditStatus } from '../schemas';
-
-export type AuditVerdict = z.output<typeof AuditStatus>;
-export type AuditChecklistResult = z.output<typeof AuditChecklist>;
 
 /**
  * Audit-chain checks (site-scoped). `graph` defaults to the graph of the client's site,
@@ -13,7 +9,7 @@ export function createAuditApi(transport: Transport, graphOfSite: () => Promise<
   const graphOf = async (graph: string | undefined) => graph ?? (await graphOfSite());
   return {
     /** GET /api/audit/verify: 200 whether the chain is intact or broken; `status` says which. */
-    verify: async (query: { graph?: string } = {}, options: CallOptions = {}): Promise<AuditVerdict> =>
+    verify: async (query: { graph?: string } = {}, options: CallOptions = {}): Promise<AuditStatus> =>
       transport.request({
         method: 'get',
         path: 'audit/verify',
@@ -22,10 +18,7 @@ export function createAuditApi(transport: Transport, graphOfSite: () => Promise<
         ...options,
       }),
     /** POST /api/audit/checklist */
-    checklist: async (
-      query: { graph?: string } = {},
-      options: CallOptions = {},
-    ): Promise<AuditChecklistResult> =>
+    checklist: async (query: { graph?: string } = {}, options: CallOptions = {}): Promise<AuditChecklist> =>
       transport.request({
         method: 'post',
         path: 'audit/checklist',

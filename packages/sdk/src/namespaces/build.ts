@@ -1,19 +1,14 @@
-import type { z } from 'zod';
-import { path } from '../http/path';
-import type { CallOptions, Transport } from '../http/transport';
 import {
   BuildAccepted,
+  type BuildBody,
   BuildHistory,
-  type BuildInput,
   BuildResult,
   BuildRollbackResponse,
   BuildStatus,
-} from '../schemas';
-
-export type BuildOutcome = z.output<typeof BuildResult>;
-export type BuildState = z.output<typeof BuildStatus>;
-export type BuildStarted = z.output<typeof BuildAccepted>;
-export type BuildRollback = z.output<typeof BuildRollbackResponse>;
+} from '@trelliscms/core';
+import type { z } from 'zod';
+import { path } from '../http/path';
+import type { CallOptions, Transport } from '../http/transport';
 
 /** Options of {@link BuildApi.wait} and {@link BuildApi.runAndWait}. */
 export interface WaitOptions extends CallOptions {
@@ -22,7 +17,7 @@ export interface WaitOptions extends CallOptions {
   /** Give up (rejecting with a `BuildWaitTimeoutError`) after this many ms. Default: wait for ever. */
   maxWaitMs?: number;
   /** Called with every status read, running or final. */
-  onStatus?: (status: BuildState) => void;
+  onStatus?: (status: BuildStatus) => void;
 }
 
 /** {@link BuildApi.wait} ran past `maxWaitMs`; the build may still be running on the server. */
@@ -43,7 +38,10 @@ const SYNC_BUILD_TIMEOUT_MS = 600_000;
 export function createBuildApi(transport: Transport) {
   const api = {
     /** POST /api/build: runs a build and resolves with its result when it ends (synchronous). */
-    run: (body: Omit<BuildInput, 'async'> = {}, options: CallOptions = {}): Promise<BuildOutcome> =>
+    run: (
+      body: Omit<z.input<typeof BuildBody>, 'async'> = {},
+      options: CallOptions = {},
+    ): Promise<BuildResult> =>
       transport.request({
         method: 'post',
         path: 'build',
@@ -53,7 +51,10 @@ export function createBuildApi(transport: Transport) {
         ...options,
       }),
     /** POST /api/build with `async`: starts a build and resolves at once (202) with its id. */
-    start: (body: Omit<BuildInput, 'async'> = {}, options: CallOptions = {}): Promise<BuildStarted> =>
+    start: (
+      body: Omit<z.input<typeof BuildBody>, 'async'> = {},
+      options: CallOptions = {},
+    ): Promise<BuildAccepted> =>
       transport.request({
         method: 'post',
         path: 'build',
@@ -62,7 +63,7 @@ export function createBuildApi(transport: Transport) {
         ...options,
       }),
     /** GET /api/build/status/{buildId} */
-    status: (buildId: string, options: CallOptions = {}): Promise<BuildState> =>
+    status: (buildId: string, options: CallOptions = {}): Promise<BuildStatus> =>
       transport.request({
         method: 'get',
         path: path('build', 'status', buildId),
@@ -70,16 +71,16 @@ export function createBuildApi(transport: Transport) {
         ...options,
       }),
     /** GET /api/build/last: the last build of the environment. */
-    last: (query: { env?: string } = {}, options: CallOptions = {}): Promise<BuildState> =>
+    last: (query: { env?: string } = {}, options: CallOptions = {}): Promise<BuildStatus> =>
       transport.request({ method: 'get', path: 'build/last', schema: BuildStatus, query, ...options }),
     /** GET /api/build/history: recent builds, newest first (default 50). */
     history: (
       query: { env?: string; limit?: number } = {},
       options: CallOptions = {},
-    ): Promise<BuildState[]> =>
+    ): Promise<BuildStatus[]> =>
       transport.request({ method: 'get', path: 'build/history', schema: BuildHistory, query, ...options }),
     /** POST /api/build/rollback/{buildId}: serves a prior build's output again. */
-    rollback: (buildId: string, options: CallOptions = {}): Promise<BuildRollback> =>
+    rollback: (buildId: string, options: CallOptions = {}): Promise<BuildRollbackResponse> =>
       transport.request({
         method: 'post',
         path: path('build', 'rollback', buildId),
@@ -88,7 +89,7 @@ export function createBuildApi(transport: Transport) {
         ...options,
       }),
     /** Polls GET /api/build/status/{buildId} until the build is no longer `running`. */
-    wait: async (buildId: string, options: WaitOptions = {}): Promise<BuildState> => {
+    wait: async (buildId: string, options: WaitOptions = {}): Promise<BuildStatus> => {
       const { pollIntervalMs = 1000, maxWaitMs, onStatus, ...callOptions } = options;
       const started = Date.now();
       for (;;) {
@@ -102,9 +103,9 @@ export function createBuildApi(transport: Transport) {
     },
     /** Starts an async build and resolves with its final status when it ends (`ok` or `error`). */
     runAndWait: async (
-      body: Omit<BuildInput, 'async'> = {},
+      body: Omit<z.input<typeof BuildBody>, 'async'> = {},
       options: WaitOptions = {},
-    ): Promise<BuildState> => {
+    ): Promise<BuildStatus> => {
       const started = await api.start(body, { signal: options.signal, timeoutMs: options.timeoutMs });
       return api.wait(started.buildId, options);
     },

@@ -1,23 +1,20 @@
-import type { z } from 'zod';
-import { path } from '../http/path';
-import type { CallOptions, Transport } from '../http/transport';
 import {
-  type AppendBlockInput,
+  type AppendBlockBody,
   BlockChangeResponse,
-  type ContentCreateInput,
   ContentListEnvelope,
   ContentRecord,
-  ContentRecordList,
-  type ContentUpdateInput,
+  type CreateContentBody,
   ItemVersion,
   ItemVersionList,
-  type PublishInput,
-} from '../schemas';
+  type PublishContentBody,
+  type UpdateContentBody,
+} from '@trelliscms/core';
+import { z } from 'zod';
+import { path } from '../http/path';
+import type { CallOptions, Transport } from '../http/transport';
 
-export type ContentItem = z.output<typeof ContentRecord>;
-export type ContentPage = z.output<typeof ContentListEnvelope>;
-export type BlockChange = z.output<typeof BlockChangeResponse>;
-export type ItemVersionRecord = z.output<typeof ItemVersion>;
+/** GET /api/content/{type} without withMeta: a bare array. */
+const ContentRecordList = z.array(ContentRecord);
 
 /** Filters of a content list. */
 export interface ContentFilter {
@@ -45,7 +42,7 @@ export function createContentApi(transport: Transport) {
   const itemPath = (type: string, id: string) => path('content', type, id);
   const api = {
     /** GET /api/content/{type}: the items as a bare array (all of them unless `limit` is given). */
-    list: (type: string, query: ContentPageQuery = {}, options: CallOptions = {}): Promise<ContentItem[]> =>
+    list: (type: string, query: ContentPageQuery = {}, options: CallOptions = {}): Promise<ContentRecord[]> =>
       transport.request({
         method: 'get',
         path: path('content', type),
@@ -54,7 +51,11 @@ export function createContentApi(transport: Transport) {
         ...options,
       }),
     /** GET /api/content/{type}?withMeta=1: one page with `total` (the count of every match). */
-    page: (type: string, query: ContentPageQuery = {}, options: CallOptions = {}): Promise<ContentPage> =>
+    page: (
+      type: string,
+      query: ContentPageQuery = {},
+      options: CallOptions = {},
+    ): Promise<ContentListEnvelope> =>
       transport.request({
         method: 'get',
         path: path('content', type),
@@ -66,7 +67,7 @@ export function createContentApi(transport: Transport) {
      * Every matching item, fetched `pageSize` at a time with `withMeta`/`limit`/`offset`:
      * `for await (const item of site.content.iterate('post')) …`.
      */
-    iterate: async function* (type: string, options: IterateOptions = {}): AsyncGenerator<ContentItem> {
+    iterate: async function* (type: string, options: IterateOptions = {}): AsyncGenerator<ContentRecord> {
       const { pageSize = 100, q, status, ...callOptions } = options;
       if (!Number.isInteger(pageSize) || pageSize < 1)
         throw new RangeError('pageSize must be a positive integer');
@@ -79,10 +80,14 @@ export function createContentApi(transport: Transport) {
       }
     },
     /** GET /api/content/{type}/{id} */
-    get: (type: string, id: string, options: CallOptions = {}): Promise<ContentItem> =>
+    get: (type: string, id: string, options: CallOptions = {}): Promise<ContentRecord> =>
       transport.request({ method: 'get', path: itemPath(type, id), schema: ContentRecord, ...options }),
     /** POST /api/content/{type}: `{fields, relationships?}` or a free-form object of fields. */
-    create: (type: string, body: ContentCreateInput, options: CallOptions = {}): Promise<ContentItem> =>
+    create: (
+      type: string,
+      body: z.input<typeof CreateContentBody>,
+      options: CallOptions = {},
+    ): Promise<ContentRecord> =>
       transport.request({
         method: 'post',
         path: path('content', type),
@@ -94,9 +99,9 @@ export function createContentApi(transport: Transport) {
     update: (
       type: string,
       id: string,
-      body: ContentUpdateInput,
+      body: z.input<typeof UpdateContentBody>,
       options: CallOptions = {},
-    ): Promise<ContentItem> =>
+    ): Promise<ContentRecord> =>
       transport.request({
         method: 'patch',
         path: itemPath(type, id),
@@ -116,9 +121,9 @@ export function createContentApi(transport: Transport) {
     publish: (
       type: string,
       id: string,
-      body: PublishInput = {},
+      body: z.input<typeof PublishContentBody> = {},
       options: CallOptions = {},
-    ): Promise<ContentItem> =>
+    ): Promise<ContentRecord> =>
       transport.request({
         method: 'post',
         path: `${itemPath(type, id)}/publish`,
@@ -127,7 +132,7 @@ export function createContentApi(transport: Transport) {
         ...options,
       }),
     /** GET /api/content/{type}/{id}/versions: the item's recorded versions, newest first. */
-    versions: (type: string, id: string, options: CallOptions = {}): Promise<ItemVersionRecord[]> =>
+    versions: (type: string, id: string, options: CallOptions = {}): Promise<ItemVersion[]> =>
       transport.request({
         method: 'get',
         path: `${itemPath(type, id)}/versions`,
@@ -135,12 +140,7 @@ export function createContentApi(transport: Transport) {
         ...options,
       }),
     /** GET /api/content/{type}/{id}/versions/{version}: one recorded version. */
-    version: (
-      type: string,
-      id: string,
-      version: number,
-      options: CallOptions = {},
-    ): Promise<ItemVersionRecord> =>
+    version: (type: string, id: string, version: number, options: CallOptions = {}): Promise<ItemVersion> =>
       transport.request({
         method: 'get',
         path: `${itemPath(type, id)}/versions/${version}`,
@@ -151,9 +151,9 @@ export function createContentApi(transport: Transport) {
     appendBlock: (
       type: string,
       id: string,
-      block: AppendBlockInput,
+      block: z.input<typeof AppendBlockBody>,
       options: CallOptions = {},
-    ): Promise<BlockChange> =>
+    ): Promise<BlockChangeResponse> =>
       transport.request({
         method: 'post',
         path: `${itemPath(type, id)}/blocks`,
@@ -167,7 +167,7 @@ export function createContentApi(transport: Transport) {
       id: string,
       blockId: string,
       options: CallOptions = {},
-    ): Promise<BlockChange> =>
+    ): Promise<BlockChangeResponse> =>
       transport.request({
         method: 'delete',
         path: `${itemPath(type, id)}/blocks/${encodeURIComponent(blockId)}`,

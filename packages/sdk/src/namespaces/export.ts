@@ -1,8 +1,5 @@
-import type { z } from 'zod';
+import { SiteSnapshot } from '@trelliscms/core';
 import type { CallOptions, Transport } from '../http/transport';
-import { SiteSnapshot } from '../schemas';
-
-export type SiteSnapshotRecord = z.output<typeof SiteSnapshot>;
 
 /** The site as one document (site-scoped). */
 export function createExportApi(transport: Transport) {
@@ -11,7 +8,7 @@ export function createExportApi(transport: Transport) {
      * GET /api/export: the site snapshot a build reads (types, items, edges, templates,
      * transforms, routes, views, settings); `cms-build --snapshot` builds the same pages from it.
      */
-    snapshot: (options: CallOptions = {}): Promise<SiteSnapshotRecord> =>
+    snapshot: (options: CallOptions = {}): Promise<SiteSnapshot> =>
       transport.request({ method: 'get', path: 'export', schema: SiteSnapshot, ...options }),
   };
 }

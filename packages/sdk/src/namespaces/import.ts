@@ -1,16 +1,13 @@
+import {
+  type EdgeTriple,
+  type ImportEdgesBody,
+  ImportEdgesResponse,
+  type ImportJsonBody,
+  ImportJsonResponse,
+} from '@trelliscms/core';
 import type { z } from 'zod';
 import { type CallOutcome, sendInCalls } from '../helpers/send-in-calls';
 import type { CallOptions, Transport } from '../http/transport';
-import {
-  type EdgeInput,
-  type ImportEdgesInput,
-  ImportEdgesResponse,
-  type ImportJsonInput,
-  ImportJsonResponse,
-} from '../schemas';
-
-export type ImportJsonResult = z.output<typeof ImportJsonResponse>;
-export type ImportEdgesResult = z.output<typeof ImportEdgesResponse>;
 
 /** Progress of {@link ImportApi.records} and {@link ImportApi.allEdges}, after each call. */
 export interface ImportProgress {
@@ -29,7 +26,7 @@ export interface ImportProgress {
 }
 
 /** Options of {@link ImportApi.records}. */
-export interface ImportRecordsOptions extends Omit<ImportJsonInput, 'records'>, CallOptions {
+export interface ImportRecordsOptions extends Omit<z.input<typeof ImportJsonBody>, 'records'>, CallOptions {
   records: readonly Record<string, unknown>[];
   /** Records per request. Default 1000; a 413 or a gateway-timeout warning makes it smaller. */
   callSize?: number;
@@ -55,7 +52,7 @@ export interface ImportRecordsResult {
 
 /** Options of {@link ImportApi.allEdges}. */
 export interface ImportAllEdgesOptions extends CallOptions {
-  edges: readonly EdgeInput[];
+  edges: readonly z.input<typeof EdgeTriple>[];
   /** Edges per server-side transaction (1 to 2000; server default 500). */
   batchSize?: number;
   /** Edges per request. Default 5000; a 413 makes it smaller. */
@@ -81,7 +78,7 @@ export interface ImportAllEdgesResult {
 export function createImportApi(transport: Transport) {
   const api = {
     /** POST /api/import/json: one request; 413 when it has too many records. */
-    json: (body: ImportJsonInput, options: CallOptions = {}): Promise<ImportJsonResult> =>
+    json: (body: z.input<typeof ImportJsonBody>, options: CallOptions = {}): Promise<ImportJsonResponse> =>
       transport.request({
         method: 'post',
         path: 'import/json',
@@ -90,7 +87,7 @@ export function createImportApi(transport: Transport) {
         ...options,
       }),
     /** POST /api/import/edges: one request; edges are merged between existing items. */
-    edges: (body: ImportEdgesInput, options: CallOptions = {}): Promise<ImportEdgesResult> =>
+    edges: (body: z.input<typeof ImportEdgesBody>, options: CallOptions = {}): Promise<ImportEdgesResponse> =>
       transport.request({
         method: 'post',
         path: 'import/edges',

@@ -1,9 +1,5 @@
-import type { z } from 'zod';
+import { EmbeddingsMaterializeResponse, EngineProcedures } from '@trelliscms/core';
 import type { CallOptions, Transport } from '../http/transport';
-import { EmbeddingsMaterializeResponse, EngineProcedures } from '../schemas';
-
-export type EngineProcedureList = z.output<typeof EngineProcedures>;
-export type EmbeddingsMaterialized = z.output<typeof EmbeddingsMaterializeResponse>;
 
 /** Maintenance of the client's site (site-scoped). */
 export function createMaintenanceApi(transport: Transport) {
@@ -12,7 +8,10 @@ export function createMaintenanceApi(transport: Transport) {
      * POST /api/maintenance/embeddings/materialize: computes missing embeddings of a type's
      * items (idempotent). Run after a bulk import if `{% similar %}` finds nothing.
      */
-    materializeEmbeddings: (type: string, options: CallOptions = {}): Promise<EmbeddingsMaterialized> =>
+    materializeEmbeddings: (
+      type: string,
+      options: CallOptions = {},
+    ): Promise<EmbeddingsMaterializeResponse> =>
       transport.request({
         method: 'post',
         path: 'maintenance/embeddings/materialize',
@@ -22,7 +21,7 @@ export function createMaintenanceApi(transport: Transport) {
         ...options,
       }),
     /** GET /api/maintenance/engine/procedures: what the graph engine offers. */
-    engineProcedures: (options: CallOptions = {}): Promise<EngineProcedureList> =>
+    engineProcedures: (options: CallOptions = {}): Promise<EngineProcedures> =>
       transport.request({
         method: 'get',
         path: 'maintenance/engine/procedures',

@@ -1,16 +1,12 @@
-import type { z } from 'zod';
+import { MediaAsset, MediaAssetList, MediaCount, StockResponse } from '@trelliscms/core';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
-import { MediaAsset, MediaAssetList, MediaCount, StockResponse } from '../schemas';
-
-export type MediaAssetRecord = z.output<typeof MediaAsset>;
-export type StockResult = z.output<typeof StockResponse>;
 
 /** Media assets of the client's site (site-scoped). */
 export function createMediaApi(transport: Transport) {
   return {
     /** GET /api/media: assets newest first; `q` filters by a file-name substring. */
-    list: (query: { q?: string } = {}, options: CallOptions = {}): Promise<MediaAssetRecord[]> =>
+    list: (query: { q?: string } = {}, options: CallOptions = {}): Promise<MediaAsset[]> =>
       transport.request({ method: 'get', path: 'media', schema: MediaAssetList, query, ...options }),
     /** GET /api/media?countOnly=1: how many assets match. */
     count: async (query: { q?: string } = {}, options: CallOptions = {}): Promise<number> => {
@@ -24,7 +20,7 @@ export function createMediaApi(transport: Transport) {
       return answer.total;
     },
     /** POST /api/media/upload: one file (images, videos, PDFs; 25 MB at most), de-duplicated by SHA-256. */
-    upload: (file: Blob, filename: string, options: CallOptions = {}): Promise<MediaAssetRecord> => {
+    upload: (file: Blob, filename: string, options: CallOptions = {}): Promise<MediaAsset> => {
       const form = new FormData();
       form.set('file', file, filename);
       return transport.request({
@@ -43,7 +39,7 @@ export function createMediaApi(transport: Transport) {
     stock: (
       query: { provider: 'pexels' | 'unsplash' | 'pixabay'; q?: string; orientation?: string },
       options: CallOptions = {},
-    ): Promise<StockResult> =>
+    ): Promise<StockResponse> =>
       transport.request({ method: 'get', path: 'media/stock', schema: StockResponse, query, ...options }),
   };
 }

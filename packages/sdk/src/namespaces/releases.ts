@@ -1,15 +1,12 @@
-import type { z } from 'zod';
-import { path } from '../http/path';
-import type { CallOptions, Transport } from '../http/transport';
 import type {
-  AddIncludeInput,
-  DeployReleaseInput,
-  DripPreviewInput,
-  DripScheduleInput,
-  ReleaseCreateInput,
-  ReleaseTransitionInput,
-  UpsertEnvironmentInput,
-} from '../schemas';
+  AddIncludeBody,
+  CreateReleaseBody,
+  DeployReleaseBody,
+  DripPreviewBody,
+  DripScheduleBody,
+  ReleaseTransitionBody,
+  UpsertEnvironmentBody,
+} from '@trelliscms/core';
 import {
   Deployment,
   DeploymentList,
@@ -20,20 +17,16 @@ import {
   Release,
   ReleaseList,
   ReplayResponse,
-} from '../schemas';
-
-export type EnvironmentRecord = z.output<typeof Environment>;
-export type ReleaseRecord = z.output<typeof Release>;
-export type DeploymentRecord = z.output<typeof Deployment>;
-export type DripPreview = z.output<typeof DripPreviewResponse>;
-export type DripScheduled = z.output<typeof DripScheduleResponse>;
-export type Replay = z.output<typeof ReplayResponse>;
+} from '@trelliscms/core';
+import type { z } from 'zod';
+import { path } from '../http/path';
+import type { CallOptions, Transport } from '../http/transport';
 
 /** Releases, environments, deployments, drip publishing and replay (site-scoped). */
 export function createReleasesApi(transport: Transport) {
   return {
     /** GET /api/releases/environments */
-    environments: (options: CallOptions = {}): Promise<EnvironmentRecord[]> =>
+    environments: (options: CallOptions = {}): Promise<Environment[]> =>
       transport.request({
         method: 'get',
         path: 'releases/environments',
@@ -43,9 +36,9 @@ export function createReleasesApi(transport: Transport) {
     /** PUT /api/releases/environments/{id}: creates or replaces an environment (`env:<name>`). */
     putEnvironment: (
       id: string,
-      body: UpsertEnvironmentInput,
+      body: z.input<typeof UpsertEnvironmentBody>,
       options: CallOptions = {},
-    ): Promise<EnvironmentRecord> =>
+    ): Promise<Environment> =>
       transport.request({
         method: 'put',
         path: path('releases', 'environments', id),
@@ -55,18 +48,22 @@ export function createReleasesApi(transport: Transport) {
       }),
     /** GET /api/releases: by `state`; `limit` default 50. */
     list: (
-      query: { state?: ReleaseTransitionInput['state']; limit?: number } = {},
+      query: { state?: z.input<typeof ReleaseTransitionBody>['state']; limit?: number } = {},
       options: CallOptions = {},
-    ): Promise<ReleaseRecord[]> =>
+    ): Promise<Release[]> =>
       transport.request({ method: 'get', path: 'releases', schema: ReleaseList, query, ...options }),
     /** POST /api/releases: a new release in state `draft`. */
-    create: (body: ReleaseCreateInput, options: CallOptions = {}): Promise<ReleaseRecord> =>
+    create: (body: z.input<typeof CreateReleaseBody>, options: CallOptions = {}): Promise<Release> =>
       transport.request({ method: 'post', path: 'releases', schema: Release, json: body, ...options }),
     /** GET /api/releases/{id}: the release with its includes. */
-    get: (id: string, options: CallOptions = {}): Promise<ReleaseRecord> =>
+    get: (id: string, options: CallOptions = {}): Promise<Release> =>
       transport.request({ method: 'get', path: path('releases', id), schema: Release, ...options }),
     /** POST /api/releases/{id}/includes: adds a versioned item (draft releases only). */
-    addInclude: (id: string, include: AddIncludeInput, options: CallOptions = {}): Promise<ReleaseRecord> =>
+    addInclude: (
+      id: string,
+      include: z.input<typeof AddIncludeBody>,
+      options: CallOptions = {},
+    ): Promise<Release> =>
       transport.request({
         method: 'post',
         path: `${path('releases', id)}/includes`,
@@ -77,9 +74,9 @@ export function createReleasesApi(transport: Transport) {
     /** POST /api/releases/{id}/transition: e.g. `pending` (runs reviews), `approved`. */
     transition: (
       id: string,
-      body: ReleaseTransitionInput,
+      body: z.input<typeof ReleaseTransitionBody>,
       options: CallOptions = {},
-    ): Promise<ReleaseRecord> =>
+    ): Promise<Release> =>
       transport.request({
         method: 'post',
         path: `${path('releases', id)}/transition`,
@@ -88,7 +85,11 @@ export function createReleasesApi(transport: Transport) {
         ...options,
       }),
     /** POST /api/releases/{id}/deploy: 409 when review findings block it or reviews are stale. */
-    deploy: (id: string, body: DeployReleaseInput, options: CallOptions = {}): Promise<DeploymentRecord> =>
+    deploy: (
+      id: string,
+      body: z.input<typeof DeployReleaseBody>,
+      options: CallOptions = {},
+    ): Promise<Deployment> =>
       transport.request({
         method: 'post',
         path: `${path('releases', id)}/deploy`,
@@ -100,7 +101,7 @@ export function createReleasesApi(transport: Transport) {
     deployments: (
       query: { envId?: string; limit?: number } = {},
       options: CallOptions = {},
-    ): Promise<DeploymentRecord[]> =>
+    ): Promise<Deployment[]> =>
       transport.request({
         method: 'get',
         path: 'releases/deployments',
@@ -113,7 +114,7 @@ export function createReleasesApi(transport: Transport) {
       id: string,
       rollbackToReleaseId: string,
       options: CallOptions = {},
-    ): Promise<DeploymentRecord> =>
+    ): Promise<Deployment> =>
       transport.request({
         method: 'post',
         path: `${path('releases', 'deployments', id)}/rollback`,
@@ -122,7 +123,10 @@ export function createReleasesApi(transport: Transport) {
         ...options,
       }),
     /** POST /api/releases/drip-preview: the timestamps a drip would use; writes nothing. */
-    dripPreview: (body: DripPreviewInput, options: CallOptions = {}): Promise<DripPreview> =>
+    dripPreview: (
+      body: z.input<typeof DripPreviewBody>,
+      options: CallOptions = {},
+    ): Promise<DripPreviewResponse> =>
       transport.request({
         method: 'post',
         path: 'releases/drip-preview',
@@ -131,7 +135,10 @@ export function createReleasesApi(transport: Transport) {
         ...options,
       }),
     /** POST /api/releases/drip-schedule: schedules one deployment per release, atomically. */
-    dripSchedule: (body: DripScheduleInput, options: CallOptions = {}): Promise<DripScheduled> =>
+    dripSchedule: (
+      body: z.input<typeof DripScheduleBody>,
+      options: CallOptions = {},
+    ): Promise<DripScheduleResponse> =>
       transport.request({
         method: 'post',
         path: 'releases/drip-schedule',
@@ -143,10 +150,10 @@ export function createReleasesApi(transport: Transport) {
     queue: (
       query: { envId?: string; limit?: number } = {},
       options: CallOptions = {},
-    ): Promise<DeploymentRecord[]> =>
+    ): Promise<Deployment[]> =>
       transport.request({ method: 'get', path: 'releases/queue', schema: DeploymentList, query, ...options }),
     /** GET /api/releases/replay: what was live in the environment at `atTime` (default now). */
-    replay: (query: { envId: string; atTime?: string }, options: CallOptions = {}): Promise<Replay> =>
+    replay: (query: { envId: string; atTime?: string }, options: CallOptions = {}): Promise<ReplayResponse> =>
       transport.request({
         method: 'get',
         path: 'releases/replay',

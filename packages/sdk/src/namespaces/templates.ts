@@ -1,9 +1,7 @@
+import { type CreateTemplateBody, Template, TemplateList, type UpdateTemplateBody } from '@trelliscms/core';
 import type { z } from 'zod';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
-import { Template, type TemplateCreateInput, TemplateList, type TemplateUpdateInput } from '../schemas';
-
-export type TemplateRecord = z.output<typeof Template>;
 
 /**
  * Liquid templates of the client's site (site-scoped). Writes answered with 502
@@ -12,13 +10,13 @@ export type TemplateRecord = z.output<typeof Template>;
 export function createTemplatesApi(transport: Transport) {
   const api = {
     /** GET /api/templates */
-    list: (options: CallOptions = {}): Promise<TemplateRecord[]> =>
+    list: (options: CallOptions = {}): Promise<Template[]> =>
       transport.request({ method: 'get', path: 'templates', schema: TemplateList, ...options }),
     /** GET /api/templates/{name}: the head version with its source. */
-    get: (name: string, options: CallOptions = {}): Promise<TemplateRecord> =>
+    get: (name: string, options: CallOptions = {}): Promise<Template> =>
       transport.request({ method: 'get', path: path('templates', name), schema: Template, ...options }),
     /** GET /api/templates/{name}/versions: every version of a template, oldest first. */
-    versions: (name: string, options: CallOptions = {}): Promise<TemplateRecord[]> =>
+    versions: (name: string, options: CallOptions = {}): Promise<Template[]> =>
       transport.request({
         method: 'get',
         path: `${path('templates', name)}/versions`,
@@ -26,10 +24,14 @@ export function createTemplatesApi(transport: Transport) {
         ...options,
       }),
     /** POST /api/templates: creates a template (version 1). */
-    create: (body: TemplateCreateInput, options: CallOptions = {}): Promise<TemplateRecord> =>
+    create: (body: z.input<typeof CreateTemplateBody>, options: CallOptions = {}): Promise<Template> =>
       transport.request({ method: 'post', path: 'templates', schema: Template, json: body, ...options }),
     /** PUT /api/templates/{name}: writes a new version. */
-    update: (name: string, body: TemplateUpdateInput, options: CallOptions = {}): Promise<TemplateRecord> =>
+    update: (
+      name: string,
+      body: z.input<typeof UpdateTemplateBody>,
+      options: CallOptions = {},
+    ): Promise<Template> =>
       transport.request({
         method: 'put',
         path: path('templates', name),

@@ -1,42 +1,42 @@
+import {
+  ContentType,
+  type ContentTypeSummary,
+  ContentTypeSummaryList,
+  type CreateContentTypeBody,
+  type UpdateContentTypeBody,
+} from '@trelliscms/core';
 import type { z } from 'zod';
 import { isApiError } from '../errors/api-error';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
-import {
-  ContentType,
-  type ContentTypeInput,
-  type ContentTypePatchInput,
-  type ContentTypeSummary,
-  ContentTypeSummaryList,
-} from '../schemas';
-
-export type ContentTypeRecord = z.output<typeof ContentType>;
-export type ContentTypeListEntry = z.output<typeof ContentTypeSummary>;
 
 /** What {@link TypesApi.apply} did. */
 export interface ApplyTypeResult {
   action: 'created' | 'updated';
-  type: ContentTypeRecord;
+  type: ContentType;
 }
 
 /** Content types of the client's site (site-scoped). */
 export function createTypesApi(transport: Transport) {
   const api = {
     /** GET /api/types: summaries of every type. */
-    list: (options: CallOptions = {}): Promise<ContentTypeListEntry[]> =>
+    list: (options: CallOptions = {}): Promise<ContentTypeSummary[]> =>
       transport.request({ method: 'get', path: 'types', schema: ContentTypeSummaryList, ...options }),
     /** GET /api/types/{name}: the full definition. */
-    get: (name: string, options: CallOptions = {}): Promise<ContentTypeRecord> =>
+    get: (name: string, options: CallOptions = {}): Promise<ContentType> =>
       transport.request({ method: 'get', path: path('types', name), schema: ContentType, ...options }),
     /** POST /api/types: creates a type. */
-    create: (definition: ContentTypeInput, options: CallOptions = {}): Promise<ContentTypeRecord> =>
+    create: (
+      definition: z.input<typeof CreateContentTypeBody>,
+      options: CallOptions = {},
+    ): Promise<ContentType> =>
       transport.request({ method: 'post', path: 'types', schema: ContentType, json: definition, ...options }),
     /** PATCH /api/types/{name}: the given keys replace the stored ones. */
     update: (
       name: string,
-      patch: ContentTypePatchInput,
+      patch: z.input<typeof UpdateContentTypeBody>,
       options: CallOptions = {},
-    ): Promise<ContentTypeRecord> =>
+    ): Promise<ContentType> =>
       transport.request({
         method: 'patch',
         path: path('types', name),
@@ -48,7 +48,10 @@ export function createTypesApi(transport: Transport) {
      * Makes the site's type match `definition`: creates it when it does not exist (404),
      * otherwise PATCHes it with the whole definition. Safe to run again.
      */
-    apply: async (definition: ContentTypeInput, options: CallOptions = {}): Promise<ApplyTypeResult> => {
+    apply: async (
+      definition: z.input<typeof CreateContentTypeBody>,
+      options: CallOptions = {},
+    ): Promise<ApplyTypeResult> => {
       try {
         await api.get(definition.name, options);
       } catch (error) {

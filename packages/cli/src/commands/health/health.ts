@@ -1,5 +1,5 @@
-import { ExitCode } from '../errors';
-import type { CommandDeps } from './context';
+import { ExitCode } from '../../errors';
+import type { CommandDeps } from '../context';
 
 /** `cms health`: liveness, or with `detail` the engine probe; exits 1 when degraded. */
 export async function health({

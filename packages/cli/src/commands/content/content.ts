@@ -1,8 +1,8 @@
-import type { ContentItem } from '@trelliscms/sdk';
-import { ExitCode, UsageError } from '../errors';
-import { table } from '../io/output';
-import { parseJsonObject, readJsonFile } from '../io/read-json-file';
-import type { SiteCommandDeps } from './context';
+import type { ContentRecord } from '@trelliscms/core';
+import { ExitCode, UsageError } from '../../errors';
+import { table } from '../../io/output';
+import { parseJsonObject, readJsonFile } from '../../io/read-json-file';
+import type { SiteCommandDeps } from '../context';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
 
@@ -11,7 +11,7 @@ export function fullId(type: string, id: string): string {
   return id.startsWith(`${type}:`) ? id : `${type}:${id}`;
 }
 
-const rows = (items: ContentItem[]) =>
+const rows = (items: ContentRecord[]) =>
   table(
     items.map((item) => ({
       id: item.id,
@@ -36,7 +36,7 @@ export interface ContentListOptions {
 /** `cms content list <type>`: one page (default 50) with the total, or `--all`. */
 export async function contentList({ site, out, ...options }: Deps & ContentListOptions): Promise<number> {
   if (options.all) {
-    const items: ContentItem[] = [];
+    const items: ContentRecord[] = [];
     for await (const item of site.content.iterate(options.type, {
       pageSize: options.pageSize ?? 200,
       q: options.q,

@@ -1,7 +1,7 @@
-import type { MemberRoleInput } from '@trelliscms/sdk';
-import { ExitCode } from '../errors';
-import { table } from '../io/output';
-import type { SiteCommandDeps } from './context';
+import type { GrantRole, MemberRole } from '@trelliscms/core';
+import { ExitCode } from '../../errors';
+import { table } from '../../io/output';
+import type { SiteCommandDeps } from '../context';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
 
@@ -18,7 +18,7 @@ export async function membersGrant({
   out,
   userId,
   role,
-}: Deps & { userId: string; role: 'admin' | 'editor' | 'publisher' }): Promise<number> {
+}: Deps & { userId: string; role: GrantRole }): Promise<number> {
   const answer = await site.access.grant({ userId, role });
   out.result(answer, () => `Granted ${role} on ${site.id} to ${userId}.`);
   return ExitCode.ok;
@@ -30,7 +30,7 @@ export async function membersRole({
   out,
   userId,
   role,
-}: Deps & { userId: string; role: MemberRoleInput['role'] }): Promise<number> {
+}: Deps & { userId: string; role: MemberRole }): Promise<number> {
   const member = await site.members.setRole(userId, role);
   out.result(member, () => `${member.userId} is now ${member.role} on ${site.id}.`);
   return ExitCode.ok;

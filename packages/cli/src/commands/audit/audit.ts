@@ -1,5 +1,5 @@
-import { ExitCode } from '../errors';
-import type { SiteCommandDeps } from './context';
+import { ExitCode } from '../../errors';
+import type { SiteCommandDeps } from '../context';
 
 /** `cms audit verify`: checks the site's audit hash chain; exits 1 when it is broken. */
 export async function auditVerify({

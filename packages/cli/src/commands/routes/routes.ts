@@ -1,8 +1,9 @@
-import { isApiError, type RouteCreateInput } from '@trelliscms/sdk';
-import { ExitCode } from '../errors';
-import { table } from '../io/output';
-import { readDefinitions } from '../io/read-definitions';
-import type { SiteCommandDeps } from './context';
+import type { CreateRouteBody } from '@trelliscms/core';
+import { isApiError } from '@trelliscms/sdk';
+import { ExitCode } from '../../errors';
+import { table } from '../../io/output';
+import { readDefinitions } from '../../io/read-definitions';
+import type { SiteCommandDeps } from '../context';
 
 /** `cms routes list`: the hand-made URLs of the site (pages, listings, redirects). */
 export async function routesList({ site, out }: Pick<SiteCommandDeps, 'site' | 'out'>): Promise<number> {
@@ -21,7 +22,7 @@ export async function routesApply({
   io,
   target,
 }: SiteCommandDeps & { target: string }): Promise<number> {
-  const definitions = await readDefinitions<RouteCreateInput>({
+  const definitions = await readDefinitions<CreateRouteBody>({
     fs: io.fs,
     cwd: io.cwd,
     target,

@@ -1,12 +1,12 @@
-import type { SiteCreateInput, SiteRecord, SiteUpdateInput } from '@trelliscms/sdk';
-import { readConfig, writeConfig } from '../config/profiles';
-import { ExitCode, UsageError } from '../errors';
-import { table } from '../io/output';
-import type { CommandDeps } from './context';
+import type { CreateSiteBody, Site, UpdateSiteBody } from '@trelliscms/core';
+import { readConfig, writeConfig } from '../../config/profiles';
+import { ExitCode, UsageError } from '../../errors';
+import { table } from '../../io/output';
+import type { CommandDeps } from '../context';
 
 type Deps = Pick<CommandDeps, 'client' | 'out'>;
 
-const describe = (site: SiteRecord) => [
+const describe = (site: Site) => [
   `${site.id}  ${site.name}`,
   `  graph: ${site.graphName}`,
   `  public URL: ${site.publicUrl ?? '(none)'}`,
@@ -30,7 +30,7 @@ export async function sitesCreate({
   body,
   use,
 }: Deps & {
-  body: SiteCreateInput;
+  body: CreateSiteBody;
   use?: { io: CommandDeps['io']; configFile: string; profile: string };
 }): Promise<number> {
   const site = await client.sites.create(body);
@@ -69,7 +69,7 @@ export async function sitesUpdate({
   out,
   id,
   body,
-}: Deps & { id: string; body: SiteUpdateInput }): Promise<number> {
+}: Deps & { id: string; body: UpdateSiteBody }): Promise<number> {
   if (Object.keys(body).length === 0)
     throw new UsageError('Nothing to update: give at least one of the options.');
   const site = await client.sites.update(id, body);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, ROOT } from './harness';
+import { assertBuilt, CLI_DIR, CORE_DIST, SDK_DIR, SDK_DIST } from './harness';
 
 const exec = promisify(execFile);
 
@@ -28,7 +28,7 @@ describe('published packages', { timeout: 60_000 }, () => {
   it.each(['sdk', 'cli'])(
     '@trelliscms/%s publishes dist, its README and package.json, and no sources or tests',
     async (name) => {
-      const dir = join(ROOT, 'packages', name);
+      const dir = name === 'sdk' ? SDK_DIR : CLI_DIR;
       const paths = (await packedFiles(dir)).map((file) => file.path);
       expect(paths).toEqual(
         expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']),
@@ -43,7 +43,7 @@ describe('published packages', { timeout: 60_000 }, () => {
   );
 
   it('gives the cli an executable bin with a node shebang', async () => {
-    const dir = join(ROOT, 'packages', 'cli');
+    const dir = CLI_DIR;
     const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
     expect(manifest.bin).toEqual({ cms: './dist/cli.js' });
     const bin = (await packedFiles(dir)).find((file) => file.path === 'dist/cli.js');
@@ -55,14 +55,14 @@ describe('published packages', { timeout: 60_000 }, () => {
   });
 
   it('keeps Node-only modules out of the SDK entry, so it runs in browsers', async () => {
-    const code = await readFile(join(ROOT, 'packages', 'sdk', 'dist', 'index.js'), 'utf8');
+    const code = await readFile(SDK_DIST, 'utf8');
     expect(code).not.toMatch(
       /from ["']node:|require\(["']node:|from ["'](fs|path|http|https|net|os|child_process)["']/,
     );
     const imports = [...code.matchAll(/\bfrom\s*["']([^"'.][^"']*)["']/g)].map((match) => match[1]);
     expect(new Set(imports)).toEqual(new Set(['ky', '@trelliscms/core', 'zod']));
     // The SDK parses answers with core's schemas at run time, so core must be browser-safe too.
-    const core = await readFile(join(ROOT, 'packages', 'core', 'dist', 'index.js'), 'utf8');
+    const core = await readFile(CORE_DIST, 'utf8');
     expect(core).not.toMatch(
       /from ["']node:|require\(["']node:|from ["'](fs|path|http|https|net|os|child_process)["']/,
     );

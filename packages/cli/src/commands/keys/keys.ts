@@ -1,7 +1,7 @@
-import type { ApiKeyCreateInput } from '@trelliscms/sdk';
-import { ExitCode } from '../errors';
-import { table } from '../io/output';
-import type { SiteCommandDeps } from './context';
+import type { CreateApiKeyBody } from '@trelliscms/core';
+import { ExitCode } from '../../errors';
+import { table } from '../../io/output';
+import type { SiteCommandDeps } from '../context';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
 
@@ -13,7 +13,7 @@ export async function keysList({ site, out }: Deps): Promise<number> {
 }
 
 /** `cms keys create --name --role`: prints the secret once. */
-export async function keysCreate({ site, out, body }: Deps & { body: ApiKeyCreateInput }): Promise<number> {
+export async function keysCreate({ site, out, body }: Deps & { body: CreateApiKeyBody }): Promise<number> {
   const key = await site.apiKeys.create(body);
   out.result(key, () => [
     `Created key ${key.id} (${key.name}, ${key.role}).`,

@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
-import type { TemplateRecord } from '@trelliscms/sdk';
+import type { Template } from '@trelliscms/core';
 import { isApiError } from '@trelliscms/sdk';
-import { ExitCode, UsageError } from '../errors';
-import type { Fs } from '../io/cli-io';
-import { table } from '../io/output';
-import type { SiteCommandDeps } from './context';
+import { ExitCode, UsageError } from '../../errors';
+import type { Fs } from '../../io/cli-io';
+import { table } from '../../io/output';
+import type { SiteCommandDeps } from '../context';
 
 /** The optional manifest beside the `.liquid` files: per template, its bound type and whether it is enabled. */
 export const MANIFEST = 'templates.json';
@@ -47,7 +47,7 @@ export async function templatesPush({
     const content = await io.fs.readFile(join(folder, file), 'utf8');
     const settings = manifest[name] ?? {};
     const current = existing.get(name);
-    let template: TemplateRecord;
+    let template: Template;
     let action: 'created' | 'updated' | 'unchanged';
     if (!current) {
       template = await site.templates.create({ name, content, ...settings });
@@ -112,7 +112,7 @@ export async function templatesVersions({
   out,
   name,
 }: Pick<SiteCommandDeps, 'site' | 'out'> & { name: string }): Promise<number> {
-  let versions: TemplateRecord[];
+  let versions: Template[];
   try {
     versions = await site.templates.versions(name);
   } catch (error) {

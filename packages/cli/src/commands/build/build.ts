@@ -1,10 +1,10 @@
-import type { BuildInput, BuildOutcome, BuildState } from '@trelliscms/sdk';
-import { ExitCode } from '../errors';
-import type { SiteCommandDeps } from './context';
+import type { BuildMode, BuildResult, BuildStatus } from '@trelliscms/core';
+import { ExitCode } from '../../errors';
+import type { SiteCommandDeps } from '../context';
 
 export interface BuildCommandOptions {
   env?: string;
-  mode?: BuildInput['mode'];
+  mode?: BuildMode;
   /** Start an async build and follow its status to the end. */
   async: boolean;
   /** Same as `--mode validate`: render in memory, deploy nothing. */
@@ -22,7 +22,7 @@ export async function build({
   ...options
 }: Pick<SiteCommandDeps, 'site' | 'out'> & BuildCommandOptions): Promise<number> {
   const body = { env: options.env, mode: options.dryRun ? ('validate' as const) : options.mode };
-  let result: BuildOutcome | BuildState;
+  let result: BuildResult | BuildStatus;
   if (options.async) {
     const started = await site.build.start(body);
     out.note(`Build ${started.buildId} started on ${started.envId}; following its status…`);

@@ -1,8 +1,8 @@
 import type { TrellisClient } from '@trelliscms/sdk';
-import { readConfig, writeConfig } from '../config/profiles';
-import { ExitCode } from '../errors';
-import type { CliIo } from '../io/cli-io';
-import type { Output } from '../io/output';
+import { readConfig, writeConfig } from '../../config/profiles';
+import { ExitCode } from '../../errors';
+import type { CliIo } from '../../io/cli-io';
+import type { Output } from '../../io/output';
 
 export interface LoginOptions {
   io: CliIo;

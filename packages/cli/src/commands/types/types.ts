@@ -1,8 +1,8 @@
-import type { ContentTypeInput } from '@trelliscms/sdk';
-import { ExitCode } from '../errors';
-import { table } from '../io/output';
-import { readDefinitions } from '../io/read-definitions';
-import type { SiteCommandDeps } from './context';
+import type { CreateContentTypeBody } from '@trelliscms/core';
+import { ExitCode } from '../../errors';
+import { table } from '../../io/output';
+import { readDefinitions } from '../../io/read-definitions';
+import type { SiteCommandDeps } from '../context';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
 
@@ -32,7 +32,7 @@ export async function typesApply({
   io,
   target,
 }: SiteCommandDeps & { target: string }): Promise<number> {
-  const definitions = await readDefinitions<ContentTypeInput>({
+  const definitions = await readDefinitions<CreateContentTypeBody>({
     fs: io.fs,
     cwd: io.cwd,
     target,

@@ -1,10 +1,10 @@
 import { basename, resolve } from 'node:path';
-import type { EdgeInput } from '@trelliscms/sdk';
-import { ExitCode, UsageError } from '../errors';
-import type { Fs } from '../io/cli-io';
-import { createProgress } from '../io/progress';
-import { readRecords } from '../io/read-records';
-import type { SiteCommandDeps } from './context';
+import type { EdgeTriple } from '@trelliscms/core';
+import { ExitCode, UsageError } from '../../errors';
+import type { Fs } from '../../io/cli-io';
+import { createProgress } from '../../io/progress';
+import { readRecords } from '../../io/read-records';
+import type { SiteCommandDeps } from '../context';
 
 export interface ImportRecordsCommandOptions {
   file: string;
@@ -121,7 +121,7 @@ export async function importEdges({
   return result.failed > 0 ? ExitCode.partial : ExitCode.ok;
 }
 
-function toEdge(row: Record<string, unknown>, index: number, file: string): EdgeInput {
+function toEdge(row: Record<string, unknown>, index: number, file: string): EdgeTriple {
   const { from, edge, to, props, ...rest } = row;
   if (typeof from !== 'string' || typeof edge !== 'string' || typeof to !== 'string') {
     throw new UsageError(`${file}: edge ${index} needs string "from", "edge" and "to"`);

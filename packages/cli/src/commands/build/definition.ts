@@ -1,0 +1,41 @@
+import { BuildMode } from '@trelliscms/core';
+import { type Command, Option } from 'commander';
+import { type CommandKit, subcommand, toPositiveInt } from '../command-kit';
+import { build } from './build';
+
+export interface BuildFlags {
+  env?: string;
+  mode?: BuildMode;
+  async?: boolean;
+  dryRun?: boolean;
+  /** Milliseconds; 1000 unless given. */
+  pollInterval: number;
+}
+
+/** `cms build` */
+export function defineBuildCommand(program: Command, { action }: CommandKit): void {
+  subcommand(
+    program,
+    'build',
+    'Build and deploy the site (sync, or --async following its status)',
+    'cms build --env dev --mode full --async',
+  )
+    .option('--env <name>', 'environment, e.g. dev or prod')
+    .addOption(new Option('--mode <mode>', 'build mode').choices(BuildMode.options))
+    .option('--async', 'start the build in the background and follow its status to the end')
+    .option('--dry-run', 'validate only: render in memory, deploy nothing')
+    .option('--poll-interval <ms>', 'with --async: ms between status reads', toPositiveInt, 1000)
+    .action(
+      action<BuildFlags>(async (context, _args, options) =>
+        build({
+          site: await context.site(),
+          out: context.out,
+          env: options.env,
+          mode: options.mode,
+          async: options.async === true,
+          dryRun: options.dryRun === true,
+          pollIntervalMs: options.pollInterval,
+        }),
+      ),
+    );
+}

@@ -1,0 +1,105 @@
+import { createClient, type SiteClient, type TrellisClient } from '@trelliscms/sdk';
+import { type Command, InvalidArgumentError } from 'commander';
+import { configPath, readConfig } from '../config/profiles';
+import { type Connection, type GlobalFlags, resolveConnection } from '../config/resolve-connection';
+import { UsageError } from '../errors';
+import type { CliIo } from '../io/cli-io';
+import { Output } from '../io/output';
+
+/** What an action gets: parsed flags, output, and lazily the connection and clients. */
+export interface ActionContext {
+  io: CliIo;
+  flags: GlobalFlags;
+  out: Output;
+  configFile: string;
+  connection(): Promise<Connection>;
+  client(): Promise<TrellisClient>;
+  site(): Promise<SiteClient>;
+}
+
+/** An action: its positional arguments and its typed options in, an exit code out. */
+export type Action<Options> = (context: ActionContext, args: string[], options: Options) => Promise<number>;
+
+/** What a command group's definition gets to wire its commands. */
+export interface CommandKit {
+  io: CliIo;
+  /**
+   * Turns `fn` into a commander action: builds its context from the parsed command and
+   * stores its exit code. `Options` is the shape of the command's own options.
+   */
+  action<Options = Record<string, never>>(fn: Action<Options>): (...raw: unknown[]) => Promise<void>;
+}
+
+/** The kit every definition uses; `state.exitCode` receives each action's exit code. */
+export function createCommandKit(io: CliIo, state: { exitCode: number }): CommandKit {
+  const makeContext = (command: Command): ActionContext => {
+    const flags = command.optsWithGlobals<GlobalFlags>();
+    const out = new Output({ stdout: io.stdout, stderr: io.stderr, json: flags.json === true });
+    const configFile = configPath(io.env);
+    let connection: Promise<Connection> | undefined;
+    let client: Promise<TrellisClient> | undefined;
+    const context: ActionContext = {
+      io,
+      flags,
+      out,
+      configFile,
+      connection: () => {
+        connection ??= readConfig(io.fs, configFile).then((config) =>
+          resolveConnection({ flags, env: io.env, config }),
+        );
+        return connection;
+      },
+      client: () => {
+        client ??= context
+          .connection()
+          .then((resolved) => createClient({ baseUrl: resolved.url, apiKey: resolved.key, fetch: io.fetch }));
+        return client;
+      },
+      site: async () => {
+        const resolved = await context.connection();
+        if (!resolved.site) {
+          throw new UsageError('No site: pass --site site:<slug>, set CMS_SITE, or run cms sites use <id>.');
+        }
+        return (await context.client()).site(resolved.site);
+      },
+    };
+    return context;
+  };
+  return {
+    io,
+    action:
+      <Options>(fn: Action<Options>) =>
+      async (...raw: unknown[]) => {
+        // commander calls an action with the arguments, the options, then the command.
+        const command = raw[raw.length - 1] as Command;
+        const options = raw[raw.length - 2] as Options;
+        const args = raw.slice(0, -2) as string[];
+        state.exitCode = await fn(makeContext(command), args, options);
+      },
+  };
+}
+
+/** Adds the subcommand `name` to `parent`, with its description and one example in its help. */
+export function subcommand(parent: Command, name: string, description: string, example: string): Command {
+  return parent.command(name).description(description).addHelpText('after', `\nExample:\n  $ ${example}`);
+}
+
+/** Parses an option value that must be a positive integer. */
+export function toPositiveInt(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('must be a positive integer');
+  return number;
+}
+
+/** Parses an option value that must be a non-negative integer. */
+export function toNonNegativeInt(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0)
+    throw new InvalidArgumentError('must be a non-negative integer');
+  return number;
+}
+
+/** `['a', 'b', 'c']` as `a, b or c`, for help and error texts. */
+export function orList(values: readonly string[]): string {
+  return values.length <= 1 ? (values[0] ?? '') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
+}

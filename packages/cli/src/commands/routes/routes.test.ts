@@ -1,0 +1,29 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { setUpCommandTests } from '../../test-support/command-test';
+
+const t = setUpCommandTests();
+
+describe('cms routes apply', () => {
+  it('creates a missing route and updates an existing one by slug', async () => {
+    const route = { slug: 'home', path: '/', kind: 'listing', template: 'home', paginate: { type: 'post' } };
+    let exists = false;
+    const server = await t.serve({
+      'GET /api/routes/home': () =>
+        exists ? { body: route } : { status: 404, body: { error: 'no', code: 'not_found' } },
+      'POST /api/routes': ({ body }) => {
+        exists = true;
+        return { status: 201, body };
+      },
+      'PATCH /api/routes/home': ({ body }) => ({ body: { ...route, ...(body as object) } }),
+    });
+    await writeFile(join(t.dir, 'routes.json'), JSON.stringify({ routes: [route] }));
+    const first = await t.cli(['routes', 'apply', 'routes.json', '--json']);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).routes).toEqual([{ slug: 'home', path: '/', action: 'created' }]);
+    const second = await t.cli(['routes', 'apply', 'routes.json']);
+    expect(second.stdout).toContain('Applied 1 route(s): 0 created, 1 updated.');
+    expect(server.hits('PATCH /api/routes/home')[0]?.body).not.toHaveProperty('slug');
+  });
+});

@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { type CommandKit, subcommand } from '../command-kit';
+import { templatesList, templatesPull, templatesPush, templatesVersions } from './templates';
+
+/** `cms templates list|push|pull|versions` */
+export function defineTemplatesCommands(program: Command, { io, action }: CommandKit): void {
+  const templates = program.command('templates').description('Liquid templates of the site');
+  subcommand(templates, 'list', 'List templates', 'cms templates list').action(
+    action(async (context) => templatesList({ site: await context.site(), out: context.out })),
+  );
+  subcommand(
+    templates,
+    'push',
+    'Upload every <name>.liquid of a folder (new versions only where changed)',
+    'cms templates push ./templates',
+  )
+    .argument('<dir>', 'folder of .liquid files (optional templates.json: {"<name>": {"boundType": "post"}})')
+    .action(
+      action(async (context, [dir]) =>
+        templatesPush({
+          site: await context.site(),
+          client: await context.client(),
+          out: context.out,
+          io,
+          dir: dir!,
+        }),
+      ),
+    );
+  subcommand(templates, 'pull', 'Download every template into a folder', 'cms templates pull ./templates')
+    .argument('<dir>', 'folder to write')
+    .action(
+      action(async (context, [dir]) =>
+        templatesPull({
+          site: await context.site(),
+          client: await context.client(),
+          out: context.out,
+          io,
+          dir: dir!,
+        }),
+      ),
+    );
+  subcommand(
+    templates,
+    'versions',
+    "Show a template's version and latest version",
+    'cms templates versions page',
+  )
+    .argument('<name>', 'template name')
+    .action(
+      action(async (context, [name]) =>
+        templatesVersions({ site: await context.site(), out: context.out, name: name! }),
+      ),
+    );
+}

@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import { type CommandKit, subcommand } from '../command-kit';
+import { typesApply, typesGet, typesList } from './types';
+
+/** `cms types list|get|apply` */
+export function defineTypesCommands(program: Command, { io, action }: CommandKit): void {
+  const types = program.command('types').description('Content types of the site');
+  subcommand(types, 'list', 'List the content types', 'cms types list').action(
+    action(async (context) => typesList({ site: await context.site(), out: context.out })),
+  );
+  subcommand(types, 'get', 'Show a content type in full', 'cms types get post --json')
+    .argument('<name>', 'type name')
+    .action(
+      action(async (context, [name]) =>
+        typesGet({ site: await context.site(), out: context.out, name: name! }),
+      ),
+    );
+  subcommand(
+    types,
+    'apply',
+    'Create or update types from a JSON file or a folder of them (idempotent)',
+    'cms types apply ./types/',
+  )
+    .argument(
+      '<file-or-folder>',
+      'a .json file (one type, an array, or {"types": [...]}) or a folder of .json files',
+    )
+    .action(
+      action(async (context, [target]) =>
+        typesApply({
+          site: await context.site(),
+          client: await context.client(),
+          out: context.out,
+          io,
+          target: target!,
+        }),
+      ),
+    );
+}
