@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startTestPlatform } from '../platform/test-platform';
+import { startTestPlatform } from '../../test/helpers/test-platform';
 import { withQueryTimeout } from './query-timeout';
 
 describe('withQueryTimeout', () => {

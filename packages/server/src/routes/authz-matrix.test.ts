@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../test/helpers/test-platform';
 import { roleHasPermission } from '../auth/permissions';
 import { isSiteScoped } from '../auth/site-scope';
 import type { Role } from '../auth/types';
-import { startTestPlatform, type TestPlatform } from '../platform/test-platform';
 import { defaultPermission } from '../plugins/auth';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFolderTarget, build as runBuilder } from '@trelliscms/builder';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ContentTestSite, createContentTestSite } from '../test-helpers/content-test-site';
+import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 
 async function seedBlog(site: ContentTestSite): Promise<void> {
   await site.createType({
