@@ -155,8 +155,8 @@ interface BatchStamp {
   now: string;
   actor: string;
   body: BlockDocument;
-  /** itemHash with `body`. */
-  hashWithBody: (fields: Record<string, unknown>) => string;
+  /** itemHash, writing the shared `body` once for all new items. */
+  hash: (fields: Record<string, unknown>, body: BlockDocument) => string;
 }
 
 /** The bookkeeping of a record's new version: version 1, or the next one of the item it replaces. */
@@ -167,7 +167,7 @@ function recordMeta(record: PreparedRecord, stamp: BatchStamp): ItemMeta {
     body: stamp.body,
     actor: stamp.actor,
     now: stamp.now,
-    hash: (fields, body) => (body === stamp.body ? stamp.hashWithBody(fields) : itemHash(fields, body)),
+    hash: stamp.hash,
   });
 }
 
@@ -194,7 +194,13 @@ async function writeBatch(
   actor: string,
 ): Promise<void> {
   const body = emptyBody();
-  const stamp: BatchStamp = { now: new Date().toISOString(), actor, body, hashWithBody: itemHasher(body) };
+  const hashWithBody = itemHasher(body);
+  const stamp: BatchStamp = {
+    now: new Date().toISOString(),
+    actor,
+    body,
+    hash: (fields, withBody) => (withBody === body ? hashWithBody(fields) : itemHash(fields, withBody)),
+  };
   const labels = edgeLabels(type);
   const created: GraphNode[] = [];
   const replaced: Array<{ record: PreparedRecord; props: Props }> = [];

@@ -132,7 +132,7 @@ describe('build routes', () => {
     expect(body).toMatchObject({ ok: true, status: 'running', envId: 'env:dev' });
     expect(body.statusUrl).toBe(`/api/build/status/${body.buildId}`);
     let status = (await site.request({ method: 'GET', url: body.statusUrl })).json();
-    for (let i = 0; i < 200 && status.status === 'running'; i++) {
+    for (const deadline = Date.now() + 120_000; status.status === 'running' && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       status = (await site.request({ method: 'GET', url: body.statusUrl })).json();
     }
