@@ -14,7 +14,7 @@ const TIME_BUDGET_MS = 150_000;
 const MIN_ITERATIONS = 8;
 const BATCH_SIZE = 100;
 const serverDir = fileURLToPath(new URL('../../..', import.meta.url));
-const writer = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
+const writer = fileURLToPath(new URL('../../../test/helpers/crash-writer.ts', import.meta.url));
 // The engine needs only core's hashing; loading just that keeps each child's start short.
 const coreHashSource = fileURLToPath(new URL('../../../../core/src/hash/index.ts', import.meta.url));
 
