@@ -123,6 +123,7 @@ export async function createItem({
   input: ContentWriteInput;
   actor: string;
 }): Promise<WrittenItem> {
+  // The checks answer in this order: fields, key, an existing id, relationships, references.
   const prepared = prepareNewItem({ type, input });
   if (prepared.fieldIssues.length > 0) throw invalidFieldsError(prepared.fieldIssues);
   const { id, fields, targets } = prepared;
