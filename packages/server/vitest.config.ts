@@ -5,7 +5,7 @@ export default defineProject({
   resolve: { alias: workspaceAlias },
   test: {
     name: 'server',
-    include: ['src/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
   },
 });

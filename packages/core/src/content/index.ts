@@ -1,4 +1,5 @@
 export { contentId, deriveSlug, isSlug, parseContentId, slugify } from './content-id';
+export { type ContentWriteInput, toContentWrite } from './content-write';
 export {
   isSingleTarget,
   RESERVED_FIELD_NAMES,

@@ -7,7 +7,6 @@ import {
   ContentListQuery,
   ContentRecord,
   CreateContentBody,
-  toContentWrite,
   UpdateContentBody,
 } from './content';
 
@@ -88,24 +87,6 @@ describe('content write bodies', () => {
     expect(CreateContentBody.safeParse({ title: 'Alien', released: 1979 }).success).toBe(true);
     expect(CreateContentBody.safeParse(['Alien']).success).toBe(false);
     expect(CreateContentBody.safeParse('Alien').success).toBe(false);
-  });
-
-  it('reads either form', () => {
-    expect(toContentWrite({ fields: { title: 'Alien' }, relationships: { director: 'person:x' } })).toEqual({
-      fields: { title: 'Alien' },
-      relationships: { director: 'person:x' },
-    });
-    expect(toContentWrite({ title: 'Alien', released: 1979 })).toEqual({
-      fields: { title: 'Alien', released: 1979 },
-    });
-    // With other keys beside `fields`, the object is free-form: `fields` is then a field.
-    expect(toContentWrite({ fields: { a: 1 }, title: 'x' })).toEqual({
-      fields: { fields: { a: 1 }, title: 'x' },
-    });
-    expect(toContentWrite({ relationships: { director: 'person:x' } })).toEqual({
-      fields: {},
-      relationships: { director: 'person:x' },
-    });
   });
 
   it('takes a partial update with an expected version', () => {

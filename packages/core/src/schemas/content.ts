@@ -92,7 +92,7 @@ export type ContentWrite = z.infer<typeof ContentWrite>;
 
 /**
  * POST /api/content/{type}: either `{fields, relationships?}` (exactly those keys) or a
- * free-form object whose keys are the fields. Use {@link toContentWrite} to read either.
+ * free-form object whose keys are the fields. `toContentWrite` (content/content-write.ts) reads either.
  */
 export const CreateContentBody = z.union([ContentWrite, JsonObject]).meta({ id: 'CreateContentBody' });
 export type CreateContentBody = z.infer<typeof CreateContentBody>;
@@ -117,25 +117,6 @@ export const UpdateContentBody = z
   ])
   .meta({ id: 'UpdateContentBody' });
 export type UpdateContentBody = z.infer<typeof UpdateContentBody>;
-
-/** Reads a content write body in either form as `{fields, relationships?, expectedVersion?}`. */
-export function toContentWrite(body: Record<string, unknown>): {
-  fields: Record<string, unknown>;
-  relationships?: Record<string, unknown>;
-  expectedVersion?: number;
-} {
-  const explicit = z
-    .strictObject({
-      fields: JsonObject.optional(),
-      relationships: JsonObject.optional(),
-      expectedVersion: z.number().int().min(1).optional(),
-    })
-    .safeParse(body);
-  if (explicit.success && (explicit.data.fields !== undefined || explicit.data.relationships !== undefined)) {
-    return { ...explicit.data, fields: explicit.data.fields ?? {} };
-  }
-  return { fields: body };
-}
 
 /** Path parameters of /api/content/{type}. */
 export const ContentTypePathParams = z.object({ type: TypeName });

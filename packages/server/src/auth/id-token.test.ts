@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../platform/test-platform';
+import { startTestPlatform, type TestPlatform } from '../../test/helpers/test-platform';
 
 /**
  * ID tokens against a real JWKS served over HTTP on 127.0.0.1 (no stubbed verifier): the

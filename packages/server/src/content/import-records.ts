@@ -1,30 +1,26 @@
 import {
   type BlockDocument,
   batchRanges,
-  contentId,
-  deriveSlug,
   describeIssues,
   gatewayTimeoutWarning,
   type ImportJsonResponse,
   perSecond,
   type StoredContentType,
-  validateFields,
-  validateRelationships,
+  toContentWrite,
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } from '../engines/port';
 import { errorMessage } from './error-message';
 import { itemHash, itemHasher } from './item-hash';
-import { readItemInput } from './item-input';
+import { CONTENT_LABEL, emptyBody, type ItemMeta, itemProps, splitItemProps } from './item-record';
 import {
-  CONTENT_LABEL,
-  DRAFT,
-  emptyBody,
-  type ItemMeta,
-  itemProps,
-  splitItemProps,
-  typeOfId,
-} from './item-record';
-import { missingReferences } from './references';
+  dropOtherTargets,
+  findMissingReferences,
+  type ItemReference,
+  keyFieldIssue,
+  missingReferenceIssues,
+  nextItemMeta,
+  prepareNewItem,
+} from './item-write';
 import { ensureVersionNodes } from './versions';
 
 /** A record that passed validation, ready to write. */
@@ -33,7 +29,7 @@ interface PreparedRecord {
   id: string;
   fields: Record<string, unknown>;
   targets: Record<string, string[]>;
-  references: Array<{ field: string; id: string }>;
+  references: ItemReference[];
   existing?: GraphNode;
 }
 
@@ -45,29 +41,13 @@ function prepare(
   record: Record<string, unknown>,
   index: number,
 ): { ok: PreparedRecord } | { error: ImportError } {
-  const input = readItemInput(record);
-  const checked = validateFields({ type, fields: input.fields, applyDefaults: true });
-  const related = validateRelationships({ type, relationships: input.relationships, isCreate: true });
-  const slug = deriveSlug({ type, id: input.id, fields: checked.fields });
-  const id = slug === null ? '' : contentId({ type: type.name, slug });
-  const issues = [...checked.issues, ...related.issues];
+  const prepared = prepareNewItem({ type, input: toContentWrite(record) });
+  const id = prepared.id ?? '';
+  const issues = [...prepared.fieldIssues, ...prepared.relationshipIssues];
   if (issues.length > 0) return { error: { index, id, error: describeIssues(issues) } };
-  if (slug === null) {
-    return {
-      error: {
-        index,
-        id,
-        error: `field \`${type.keyField}\` is the key field: give it a value with a letter or digit (or give an id)`,
-      },
-    };
-  }
-  const references = [
-    ...checked.references.map(({ field, id: target }) => ({ field, id: target })),
-    ...Object.entries(related.targets).flatMap(([field, ids]) =>
-      ids.map((target) => ({ field, id: target })),
-    ),
-  ];
-  return { ok: { index, id, fields: checked.fields, targets: related.targets, references } };
+  if (prepared.id === null) return { error: { index, id, error: describeIssues([keyFieldIssue(type)]) } };
+  const { fields, targets, references } = prepared;
+  return { ok: { index, id: prepared.id, fields, targets, references } };
 }
 
 /**
@@ -110,20 +90,16 @@ async function resolveBatch({
   const references = candidates.flatMap((record) => record.references);
   const own = new Set(candidates.map((record) => record.id));
   if (references.length > 0) {
-    const missing = await missingReferences({
-      reader,
-      references,
-      isPending: (id) => own.has(id) || isPending(id),
-    });
-    if (missing.length > 0) {
-      const missingIds = new Set(missing.map((issue) => issue.message));
+    const missing = new Set(
+      await findMissingReferences({
+        reader,
+        references,
+        isPending: (id) => own.has(id) || isPending(id),
+      }),
+    );
+    if (missing.size > 0) {
       candidates = candidates.filter((record) => {
-        const issues = record.references
-          .map((reference) => ({
-            field: reference.field,
-            message: `points at ${reference.id}, which does not exist`,
-          }))
-          .filter((issue) => missingIds.has(issue.message));
+        const issues = missingReferenceIssues(record.references, missing);
         if (issues.length === 0) return true;
         fail(record, describeIssues(issues));
         return false;
@@ -179,27 +155,20 @@ interface BatchStamp {
   now: string;
   actor: string;
   body: BlockDocument;
-  /** itemHash with `body`. */
-  hashWithBody: (fields: Record<string, unknown>) => string;
+  /** itemHash, writing the shared `body` once for all new items. */
+  hash: (fields: Record<string, unknown>, body: BlockDocument) => string;
 }
 
 /** The bookkeeping of a record's new version: version 1, or the next one of the item it replaces. */
 function recordMeta(record: PreparedRecord, stamp: BatchStamp): ItemMeta {
-  const { now, actor } = stamp;
-  const previous = record.existing ? splitItemProps(record.existing.props).meta : null;
-  return {
-    status: previous?.status ?? DRAFT,
-    publishedEnvs: previous?.publishedEnvs ?? [],
-    publishedVersions: previous?.publishedVersions ?? {},
-    publishedAt: previous?.publishedAt ?? null,
-    version: (previous?.version ?? 0) + 1,
-    hash: previous ? itemHash(record.fields, previous.body) : stamp.hashWithBody(record.fields),
-    body: previous?.body ?? stamp.body,
-    createdAt: previous?.createdAt ?? now,
-    updatedAt: now,
-    createdBy: previous?.createdBy ?? actor,
-    updatedBy: actor,
-  };
+  return nextItemMeta({
+    previous: record.existing ? splitItemProps(record.existing.props).meta : null,
+    fields: record.fields,
+    body: stamp.body,
+    actor: stamp.actor,
+    now: stamp.now,
+    hash: stamp.hash,
+  });
 }
 
 /** The edge label of each relationship of `type`, by relationship name. */
@@ -225,7 +194,13 @@ async function writeBatch(
   actor: string,
 ): Promise<void> {
   const body = emptyBody();
-  const stamp: BatchStamp = { now: new Date().toISOString(), actor, body, hashWithBody: itemHasher(body) };
+  const hashWithBody = itemHasher(body);
+  const stamp: BatchStamp = {
+    now: new Date().toISOString(),
+    actor,
+    body,
+    hash: (fields, withBody) => (withBody === body ? hashWithBody(fields) : itemHash(fields, withBody)),
+  };
   const labels = edgeLabels(type);
   const created: GraphNode[] = [];
   const replaced: Array<{ record: PreparedRecord; props: Props }> = [];
@@ -251,11 +226,7 @@ async function writeBatch(
   // A replaced item's relationship keeps only the record's targets (as a PATCH does).
   for (const { record } of replaced) {
     for (const name in record.targets) {
-      const relationship = type.relationships.find((candidate) => candidate.name === name)!;
-      const kept = new Set(record.targets[name]);
-      for (const edge of await tx.getEdges({ from: record.id, type: relationship.edgeLabel })) {
-        if (typeOfId(edge.to) === relationship.target && !kept.has(edge.to)) await tx.deleteEdge(edge);
-      }
+      await dropOtherTargets({ tx, type, id: record.id, name, kept: record.targets[name]! });
     }
   }
   if (edges.length > 0) {

@@ -2,21 +2,14 @@ import {
   type AppendBlockBody,
   type Block,
   type ContentRecord,
-  contentId,
-  deriveSlug,
+  type ContentWriteInput,
   invalidFieldsError,
   type StoredContentType,
   TrellisError,
-  validateFields,
-  validateRelationships,
 } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
-import { itemHash } from './item-hash';
-import type { ItemInput } from './item-input';
 import {
   CONTENT_LABEL,
-  DRAFT,
-  emptyBody,
   type ItemMeta,
   itemProps,
   PUBLISHED,
@@ -25,7 +18,16 @@ import {
   toContentRecord,
   typeOfId,
 } from './item-record';
-import { missingReferences } from './references';
+import {
+  checkItemWrite,
+  dropOtherTargets,
+  findMissingReferences,
+  type ItemReference,
+  keyFieldIssue,
+  missingReferenceIssues,
+  nextItemMeta,
+  prepareNewItem,
+} from './item-write';
 import { ensureVersionNode, VERSION_LABEL, versionNode } from './versions';
 
 /** Default and maximum `limit` of GET /api/content/{type}. */
@@ -56,31 +58,10 @@ async function readItem(reader: GraphReader, type: StoredContentType, id: string
   return node;
 }
 
-/** Checks the fields and relationships of a write and the existence of what they point at. */
-async function checkInput({
-  reader,
-  type,
-  fields,
-  relationships,
-  isCreate,
-}: {
-  reader: GraphReader;
-  type: StoredContentType;
-  fields: Record<string, unknown>;
-  relationships: Record<string, unknown>;
-  isCreate: boolean;
-}): Promise<{ fields: Record<string, unknown>; targets: Record<string, string[]> }> {
-  const checked = validateFields({ type, fields, applyDefaults: isCreate });
-  const related = validateRelationships({ type, relationships, isCreate });
-  const issues = [...checked.issues, ...related.issues];
-  if (issues.length > 0) throw invalidFieldsError(issues);
-  const references = [
-    ...checked.references,
-    ...Object.entries(related.targets).flatMap(([field, ids]) => ids.map((id) => ({ field, id }))),
-  ];
-  const missing = await missingReferences({ reader, references });
-  if (missing.length > 0) throw invalidFieldsError(missing);
-  return { fields: checked.fields, targets: related.targets };
+/** Throws the 400 of the references that point at nothing, if any. */
+async function assertReferencesExist(reader: GraphReader, references: ItemReference[]): Promise<void> {
+  const missing = await findMissingReferences({ reader, references });
+  if (missing.length > 0) throw invalidFieldsError(missingReferenceIssues(references, new Set(missing)));
 }
 
 /** Replaces the edges of each given relationship with its new targets. */
@@ -93,12 +74,7 @@ export async function writeRelationships(
 ): Promise<void> {
   for (const [name, ids] of Object.entries(targets)) {
     const relationship = type.relationships.find((candidate) => candidate.name === name)!;
-    if (!isCreate) {
-      const edges = await tx.getEdges({ from: id, type: relationship.edgeLabel });
-      for (const edge of edges) {
-        if (typeOfId(edge.to) === relationship.target && !ids.includes(edge.to)) await tx.deleteEdge(edge);
-      }
-    }
+    if (!isCreate) await dropOtherTargets({ tx, type, id, name, kept: ids });
     for (const to of ids) await tx.mergeEdge({ from: id, type: relationship.edgeLabel, to, props: {} });
   }
 }
@@ -144,47 +120,21 @@ export async function createItem({
 }: {
   graph: Graph;
   type: StoredContentType;
-  input: ItemInput;
+  input: ContentWriteInput;
   actor: string;
 }): Promise<WrittenItem> {
-  const preview = validateFields({ type, fields: input.fields, applyDefaults: true });
-  if (preview.issues.length > 0) throw invalidFieldsError(preview.issues);
-  const slug = deriveSlug({ type, id: input.id, fields: preview.fields });
-  if (slug === null) {
-    throw invalidFieldsError([
-      {
-        field: type.keyField,
-        message: 'is the key field: give it a value with a letter or digit (or give an id)',
-      },
-    ]);
-  }
-  const id = contentId({ type: type.name, slug });
+  // The checks answer in this order: fields, key, an existing id, relationships, references.
+  const prepared = prepareNewItem({ type, input });
+  if (prepared.fieldIssues.length > 0) throw invalidFieldsError(prepared.fieldIssues);
+  const { id, fields, targets } = prepared;
+  if (id === null) throw invalidFieldsError([keyFieldIssue(type)]);
   return graph.transaction(async (tx) => {
     if (await tx.getNode(id)) {
       throw TrellisError.of('conflict', { detail: `The item ${id} already exists; PATCH it instead.` });
     }
-    const { fields, targets } = await checkInput({
-      reader: tx,
-      type,
-      fields: input.fields,
-      relationships: input.relationships,
-      isCreate: true,
-    });
-    const now = new Date().toISOString();
-    const body = emptyBody();
-    const meta: ItemMeta = {
-      status: DRAFT,
-      publishedEnvs: [],
-      publishedVersions: {},
-      publishedAt: null,
-      version: 1,
-      hash: itemHash(fields, body),
-      body,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: actor,
-      updatedBy: actor,
-    };
+    if (prepared.relationshipIssues.length > 0) throw invalidFieldsError(prepared.relationshipIssues);
+    await assertReferencesExist(tx, prepared.references);
+    const meta = nextItemMeta({ previous: null, fields, actor, now: new Date().toISOString() });
     const node = await commitVersion({
       tx,
       id,
@@ -289,11 +239,12 @@ async function mutateItem({
     assertExpectedVersion(id, expectedVersion, current.meta.version);
     await ensureVersionNode(tx, node);
     const next = await change(tx, current);
-    const meta: ItemMeta = { ...current.meta, ...next.meta };
-    meta.version = current.meta.version + 1;
-    meta.hash = itemHash(next.fields, meta.body);
-    meta.updatedAt = new Date().toISOString();
-    meta.updatedBy = actor;
+    const meta = nextItemMeta({
+      previous: { ...current.meta, ...next.meta },
+      fields: next.fields,
+      actor,
+      now: new Date().toISOString(),
+    });
     const written = await commitVersion({
       tx,
       id,
@@ -327,7 +278,7 @@ export async function updateItem({
   graph: Graph;
   type: StoredContentType;
   id: string;
-  input: ItemInput;
+  input: ContentWriteInput;
   expectedVersion: number | null | undefined;
   actor: string;
 }): Promise<WrittenItem> {
@@ -339,15 +290,16 @@ export async function updateItem({
     actor,
     action: 'content.update',
     change: async (tx, current) => {
-      const merged = { ...current.fields, ...input.fields };
-      const { fields, targets } = await checkInput({
-        reader: tx,
+      const checked = checkItemWrite({
         type,
-        fields: merged,
+        fields: { ...current.fields, ...input.fields },
         relationships: input.relationships,
         isCreate: false,
       });
-      return { fields, meta: {}, targets };
+      const issues = [...checked.fieldIssues, ...checked.relationshipIssues];
+      if (issues.length > 0) throw invalidFieldsError(issues);
+      await assertReferencesExist(tx, checked.references);
+      return { fields: checked.fields, meta: {}, targets: checked.targets };
     },
   });
 }
@@ -413,11 +365,10 @@ export async function appendBlock({
     actor,
     action: 'content.block.append',
     change: async (tx, current) => {
-      const missing = await missingReferences({
-        reader: tx,
-        references: (input.references ?? []).map((ref) => ({ field: 'references', id: ref })),
-      });
-      if (missing.length > 0) throw invalidFieldsError(missing);
+      await assertReferencesExist(
+        tx,
+        (input.references ?? []).map((ref) => ({ field: 'references', id: ref })),
+      );
       const blocks = [...current.meta.body.blocks];
       blocks.splice(Math.min(input.order ?? blocks.length, blocks.length), 0, block);
       return { fields: current.fields, meta: { body: { ...current.meta.body, time: Date.now(), blocks } } };

@@ -3,7 +3,7 @@
  * (sites, users, members, API keys) and one graph per site (`Site.graphName`).
  *
  * Two real adapters implement it: `engines/embedded/` (libSQL, one database file per graph,
- * the default) and `engines/neo4j/` (Bolt). One contract suite (`engines/contract.ts`) runs
+ * the default) and `engines/neo4j/` (Bolt). One contract suite (`test/engine-contract.ts`) runs
  * the same cases against both.
  *
  * Conventions every adapter keeps:

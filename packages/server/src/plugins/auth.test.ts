@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../platform/test-platform';
+import { startTestPlatform, type TestPlatform } from '../../test/helpers/test-platform';
 
 let tp: TestPlatform;
 afterEach(async () => {

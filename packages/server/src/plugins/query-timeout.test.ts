@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startTestPlatform } from '../platform/test-platform';
+import { startTestPlatform } from '../../test/helpers/test-platform';
 import { withQueryTimeout } from './query-timeout';
 
 describe('withQueryTimeout', () => {
@@ -33,13 +33,14 @@ describe('MAX_QUERY_TIMEOUT_MS', () => {
       const headers = { authorization: `Bearer ${tp.ownerKey}` };
       const fast = await tp.app.inject({ method: 'GET', url: '/api/sites/query-timeout-test', headers });
       expect(fast.statusCode, fast.body).toBe(200);
-      // A long transaction (a bulk write, say) holds the platform graph for a second.
+      // A long transaction (a bulk write, say) holds the platform graph until the request answered
+      // (at most a minute, so a broken test cannot hang).
       let release: () => void = () => {};
       const held = tp.app.trellis.platform.transaction(async (tx) => {
         await tx.getNode('user:owner');
         await new Promise<void>((resolve) => {
           release = resolve;
-          setTimeout(resolve, 1_000);
+          setTimeout(resolve, 60_000);
         });
       });
       const res = await tp.app.inject({ method: 'GET', url: '/api/sites/query-timeout-test', headers });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../platform/test-platform';
+import { startTestPlatform, type TestPlatform } from '../../test/helpers/test-platform';
 
 let tp: TestPlatform;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startTestPlatform } from '../platform/test-platform';
+import { startTestPlatform } from '../../test/helpers/test-platform';
 
 describe('body size limit', () => {
   it('answers 413 payload_too_large for a body over BODY_LIMIT_BYTES, and writes nothing', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFolderTarget, build as runBuilder } from '@trelliscms/builder';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ContentTestSite, createContentTestSite } from '../test-helpers/content-test-site';
+import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 
 async function seedBlog(site: ContentTestSite): Promise<void> {
   await site.createType({
@@ -132,7 +132,7 @@ describe('build routes', () => {
     expect(body).toMatchObject({ ok: true, status: 'running', envId: 'env:dev' });
     expect(body.statusUrl).toBe(`/api/build/status/${body.buildId}`);
     let status = (await site.request({ method: 'GET', url: body.statusUrl })).json();
-    for (let i = 0; i < 200 && status.status === 'running'; i++) {
+    for (const deadline = Date.now() + 120_000; status.status === 'running' && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       status = (await site.request({ method: 'GET', url: body.statusUrl })).json();
     }

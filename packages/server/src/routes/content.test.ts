@@ -1,6 +1,6 @@
 import { contentHash } from '@trelliscms/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ContentTestSite, createContentTestSite } from '../test-helpers/content-test-site';
+import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 
 let site: ContentTestSite;
 beforeEach(async () => {

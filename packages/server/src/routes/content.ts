@@ -16,11 +16,11 @@ import {
   PublishContentBody,
   PublishContentQuery,
   TrellisError,
+  toContentWrite,
   UpdateContentBody,
 } from '@trelliscms/core';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { readItemInput } from '../content/item-input';
 import { etagOf, expectedVersionFrom } from '../content/item-record';
 import {
   appendBlock,
@@ -107,7 +107,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       const written = await createItem({
         graph,
         type,
-        input: readItemInput(request.body as Record<string, unknown>),
+        input: toContentWrite(request.body as Record<string, unknown>),
         actor: actorOf(request.principal!),
       });
       return withEtag(reply, written.version).status(201).send(written.record);
@@ -159,7 +159,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const graph = request.site!.graph;
       const type = await getTypeForWrite(graph, request.params.type);
-      const input = readItemInput(request.body as Record<string, unknown>);
+      const input = toContentWrite(request.body as Record<string, unknown>);
       const written = await updateItem({
         graph,
         type,

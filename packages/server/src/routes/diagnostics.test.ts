@@ -1,11 +1,8 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../test/helpers/test-platform';
 import { createEmbeddedEngine } from '../engines/embedded';
 import { createNeo4jEngine } from '../engines/neo4j';
 import type { GraphEngine } from '../engines/port';
-import { startTestPlatform, type TestPlatform } from '../platform/test-platform';
 
 let tp: TestPlatform;
 afterEach(async () => {
@@ -32,8 +29,8 @@ const as = (key: string, siteId?: string) => ({
  * Sites and graphs on a real embedded engine; the probe and the procedure listing from a
  * real Neo4j engine pointed at a closed port (bolt://127.0.0.1:1), so both genuinely fail.
  */
-async function engineWithUnreachableNeo4j(): Promise<GraphEngine> {
-  const embedded = createEmbeddedEngine({ dataDir: await mkdtemp(join(tmpdir(), 'trellis-diag-')) });
+function engineWithUnreachableNeo4j(dataDir: string): GraphEngine {
+  const embedded = createEmbeddedEngine({ dataDir });
   const neo4j = createNeo4jEngine({
     uri: 'bolt://127.0.0.1:1',
     user: 'neo4j',
@@ -90,7 +87,7 @@ describe('health and metrics', () => {
   });
 
   it('reports degraded for a Neo4j engine on a closed port, and 502 with attempts for its procedures', async () => {
-    tp = await startTestPlatform({ engine: await engineWithUnreachableNeo4j() });
+    tp = await startTestPlatform({ engine: engineWithUnreachableNeo4j });
     const res = await tp.app.inject({ method: 'GET', url: '/api/health/detail' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({

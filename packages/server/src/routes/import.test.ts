@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { IMPORT_MAX_RECORDS } from '@trelliscms/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ContentTestSite, createContentTestSite } from '../test-helpers/content-test-site';
+import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 
 /** The World Factbook fixture (public domain; see test/fixtures/README.md). */
 const factbook = JSON.parse(

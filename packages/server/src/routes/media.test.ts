@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { MAX_MEDIA_BYTES } from '@trelliscms/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ContentTestSite, createContentTestSite } from '../test-helpers/content-test-site';
+import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 
 let site: ContentTestSite;
 beforeEach(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform, type TestUser } from '../platform/test-platform';
+import { startTestPlatform, type TestPlatform, type TestUser } from '../../test/helpers/test-platform';
 
 let tp: TestPlatform;
 let siteId: string;

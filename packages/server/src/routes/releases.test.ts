@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 import { DeploymentScheduler } from '../releases/deployment-scheduler';
-import { type ContentTestSite, createContentTestSite } from '../test-helpers/content-test-site';
 
 let site: ContentTestSite;
 let app: FastifyInstance;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ContentTestSite, createContentTestSite } from '../test-helpers/content-test-site';
+import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 
 describe('site resource namespaces (transforms, routes, views, scripts, block types, widgets, page kits)', () => {
   let site: ContentTestSite;

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../test/helpers/test-platform';
 import { createEmbeddedEngine } from '../engines/embedded';
 import type { Graph, GraphEngine } from '../engines/port';
 import { STARTER_KITS } from '../platform/starter-kits';
-import { startTestPlatform, type TestPlatform } from '../platform/test-platform';
 
 let tp: TestPlatform;
 afterEach(async () => {
@@ -216,11 +216,7 @@ describe('partial site creation', () => {
         },
       };
     };
-    const { mkdtemp } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const dataDir = await mkdtemp(join(tmpdir(), 'trellis-partial-'));
-    tp = await startTestPlatform({ engine: makeEngine(dataDir) });
+    tp = await startTestPlatform({ engine: makeEngine });
     const res = await createSite(tp.ownerKey, { name: 'Half', starterKit: 'author' });
     expect(res.statusCode).toBe(500);
     expect(res.json().code).toBe('partial_site_creation');

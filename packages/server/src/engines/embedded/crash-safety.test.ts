@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomInt } from '@trelliscms/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRandom } from '../../../test/helpers/test-seed';
 import { createEmbeddedEngine } from './index';
 
 const ITERATIONS = 20;
@@ -12,7 +14,7 @@ const TIME_BUDGET_MS = 150_000;
 const MIN_ITERATIONS = 8;
 const BATCH_SIZE = 100;
 const serverDir = fileURLToPath(new URL('../../..', import.meta.url));
-const writer = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
+const writer = fileURLToPath(new URL('../../../test/helpers/crash-writer.ts', import.meta.url));
 // The engine needs only core's hashing; loading just that keeps each child's start short.
 const coreHashSource = fileURLToPath(new URL('../../../../core/src/hash/index.ts', import.meta.url));
 
@@ -41,8 +43,8 @@ function runAndKill(options: {
     let armed = false;
     const timeout = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the writer made no progress in 30 s: ${stderr}`));
-    }, 30_000);
+      reject(new Error(`the writer made no progress in 90 s: ${stderr}`));
+    }, 90_000);
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
@@ -93,6 +95,7 @@ describe('embedded engine crash safety', () => {
   });
 
   it('leaves every transaction all-or-nothing when the writer is SIGKILLed at random points', async () => {
+    const { random } = testRandom('crash-safety');
     const acknowledged = new Set<string>();
     let killedMidBatch = 0;
     const started = Date.now();
@@ -103,8 +106,8 @@ describe('embedded engine crash safety', () => {
         graph: 'crash',
         prefix: `run${iteration}`,
         tsconfig,
-        minCommits: 1 + Math.floor(Math.random() * 3),
-        delayMs: Math.floor(Math.random() * 60),
+        minCommits: randomInt(random, 1, 3),
+        delayMs: randomInt(random, 0, 59),
       });
       for (const batch of run.acknowledged) acknowledged.add(batch);
 

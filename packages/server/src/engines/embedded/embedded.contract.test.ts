@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
-import { describeEngineContract } from '../contract';
+import { describeEngineContract } from '../../../test/engine-contract';
 import { createEmbeddedEngine } from './index';
 
 describeEngineContract('embedded', async () => {

@@ -1,6 +1,6 @@
 import neo4j from 'neo4j-driver';
 import { describe, vi } from 'vitest';
-import { describeEngineContract } from '../contract';
+import { describeEngineContract } from '../../../test/engine-contract';
 import { databaseName } from './database-name';
 import { createNeo4jEngine } from './index';
 

@@ -24,9 +24,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Graph, GraphEngine, GraphNode, NodeQuery } from './port';
-import { isEngineError } from './port';
-import { auditHash, GENESIS_HASH } from './shared/audit-chain';
+import type { Graph, GraphEngine, GraphNode, NodeQuery } from '../src/engines/port';
+import { isEngineError } from '../src/engines/port';
+import { auditHash, GENESIS_HASH } from '../src/engines/shared/audit-chain';
 
 /** What an engine's contract test hands the suite. */
 export interface EngineUnderTest {

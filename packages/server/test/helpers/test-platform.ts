@@ -2,14 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../app';
-import type { Role } from '../auth/types';
-import { type Config, loadConfig } from '../config';
-import { createEmbeddedEngine } from '../engines/embedded';
-import type { GraphEngine } from '../engines/port';
-import { createApiKey } from './api-keys';
-import { setMembership } from './members';
-import { createUser } from './users';
+import { buildApp } from '../../src/app';
+import type { Role } from '../../src/auth/types';
+import { type Config, loadConfig } from '../../src/config';
+import { createEmbeddedEngine } from '../../src/engines/embedded';
+import type { GraphEngine } from '../../src/engines/port';
+import { createApiKey } from '../../src/platform/api-keys';
+import { setMembership } from '../../src/platform/members';
+import { createUser } from '../../src/platform/users';
 
 /** The owner key every test platform starts with. */
 export const TEST_OWNER_KEY = 'test-owner-key-0123456789abcdef';
@@ -43,7 +43,8 @@ export interface TestUser {
 export async function startTestPlatform(
   options: {
     env?: Record<string, string>;
-    engine?: GraphEngine;
+    /** Makes the engine (default: embedded) with its data in the platform's temp dir, removed on close. */
+    engine?: (dataDir: string) => GraphEngine;
     logStream?: NodeJS.WritableStream;
     /** Registers extra (test-only) routes before the app is ready. */
     beforeReady?: (app: FastifyInstance) => void | Promise<void>;
@@ -60,7 +61,7 @@ export async function startTestPlatform(
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env,
   });
-  const engine = options.engine ?? createEmbeddedEngine({ dataDir });
+  const engine = options.engine?.(dataDir) ?? createEmbeddedEngine({ dataDir });
   const app = await buildApp({
     config,
     engine,

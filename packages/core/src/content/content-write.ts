@@ -1,9 +1,10 @@
-/** An item write read from either body form. */
-export interface ItemInput {
+/** A content write (POST or PATCH /api/content/{type}[/{id}]) read from either body form. */
+export interface ContentWriteInput {
   /** An explicit id: a full id `<type>:<slug>` or a bare slug. */
   id?: string;
   fields: Record<string, unknown>;
-  relationships: Record<string, unknown>;
+  /** Present when the body gave relationships. */
+  relationships?: Record<string, unknown>;
   /** The version the writer expects the item to be at (optimistic concurrency). */
   expectedVersion?: number;
 }
@@ -15,18 +16,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Reads an item write body. The explicit form is `{fields, relationships?, expectedVersion?,
- * version?, id?}` (`fields` an object and no other key); anything else is the free-form form,
- * whose keys are the fields except the reserved `id` (string), `relationships` (object) and
- * `version` (integer, the expected version). Reserved names can never be fields.
+ * Reads a content write body in either form (spec §4, content items). The explicit form is
+ * `{fields, relationships?, expectedVersion?, version?, id?}` (`fields` an object and no other
+ * key); anything else is the free-form form, whose keys are the fields except the reserved
+ * `id` (a string), `relationships` (an object) and `version`/`expectedVersion` (numbers; an
+ * integer one is the expected version). Reserved names can never be fields, so a free-form
+ * body may carry an id, relationships and an expected version too.
  */
-export function readItemInput(body: Record<string, unknown>): ItemInput {
+export function toContentWrite(body: Record<string, unknown>): ContentWriteInput {
   const isExplicit = isObject(body.fields) && Object.keys(body).every((key) => EXPLICIT_KEYS.has(key));
   const expected = body.expectedVersion ?? body.version;
-  const input: ItemInput = {
-    fields: {},
-    relationships: isObject(body.relationships) ? body.relationships : {},
-  };
+  const input: ContentWriteInput = { fields: {} };
+  if (isObject(body.relationships)) input.relationships = body.relationships;
   if (typeof body.id === 'string') input.id = body.id;
   if (typeof expected === 'number' && Number.isInteger(expected)) input.expectedVersion = expected;
   if (isExplicit) {

@@ -6,7 +6,7 @@
  *
  * Usage: node --import tsx crash-writer.ts <dataDir> <graph> <batchSize> <prefix>
  */
-import { createEmbeddedEngine } from './index';
+import { createEmbeddedEngine } from '../../src/engines/embedded/index';
 
 const [dataDir, graphName, batchSizeArg, prefix] = process.argv.slice(2);
 if (!dataDir || !graphName || !batchSizeArg || !prefix) {

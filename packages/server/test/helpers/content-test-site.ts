@@ -1,6 +1,6 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { Graph } from '../engines/port';
-import { startTestPlatform, type TestPlatform } from '../platform/test-platform';
+import type { Graph } from '../../src/engines/port';
+import { startTestPlatform, type TestPlatform } from './test-platform';
 
 export interface ContentTestSite {
   platform: TestPlatform;
