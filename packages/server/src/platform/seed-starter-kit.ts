@@ -1,7 +1,7 @@
 import type { ContentType } from '@trelliscms/core';
 import { createType } from '../content/type-repository';
 import type { Graph } from '../engines/port';
-import { writeTemplate } from '../publishing/template-repository';
+import { writeTemplate } from '../site-resources/template-repository';
 import { STARTER_KITS, type StarterKit } from './starter-kits';
 
 /**

@@ -1,0 +1,57 @@
+import {
+  EmbeddingsMaterializeFailure,
+  EmbeddingsMaterializeResponse,
+  ErrorSchema,
+  TrellisError,
+  TypeName,
+} from '@trelliscms/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { actorOf } from '../../platform/routes/sites';
+import { createEmbeddingProvider } from '../embeddings/create-provider';
+import { materializeEmbeddings } from '../embeddings/materialize';
+import type { EmbeddingProvider } from '../embeddings/provider';
+import { getType } from '../type-repository';
+
+/** `type` is optional in the schema so that its absence is the spec's 400 `missing_parameter`. */
+const MaterializeQuery = z.object({ type: TypeName.optional() });
+
+/**
+ * POST /api/maintenance/embeddings/materialize?type=: embeds every item of the type that has
+ * no embedding yet, with the configured provider (`hashed-bow` offline by default, or an
+ * OpenAI-compatible endpoint from EMBEDDINGS_URL). `provider` overrides it (tests).
+ */
+export const embeddingsRoutes: FastifyPluginAsyncZod<{ provider?: EmbeddingProvider }> = async (
+  app,
+  opts,
+) => {
+  const provider = opts.provider ?? createEmbeddingProvider(app.trellis.config);
+
+  app.post(
+    '/api/maintenance/embeddings/materialize',
+    {
+      schema: {
+        tags: ['maintenance'],
+        summary: 'Compute embeddings for the items of a type that lack one',
+        description: `Idempotent: items that have an embedding are untouched. Provider: ${provider.name}. Run after a bulk import if \`{% similar %}\` returns nothing.`,
+        querystring: MaterializeQuery,
+        response: {
+          200: EmbeddingsMaterializeResponse,
+          400: ErrorSchema,
+          401: ErrorSchema,
+          403: ErrorSchema,
+          404: ErrorSchema,
+          502: EmbeddingsMaterializeFailure,
+        },
+      },
+      config: { permission: 'maintenance:run' },
+    },
+    async (request) => {
+      const name = request.query.type;
+      if (name === undefined) throw TrellisError.of('missing_parameter', { name: 'type' });
+      const graph = request.site!.graph;
+      const type = await getType(graph, name);
+      return materializeEmbeddings({ graph, type, provider, actor: actorOf(request.principal!) });
+    },
+  );
+};

@@ -1,0 +1,90 @@
+import {
+  ContentType,
+  ContentTypeParams,
+  ContentTypeSummaryList,
+  CreateContentTypeBody,
+  ErrorSchema,
+  summarizeContentType,
+  UpdateContentTypeBody,
+} from '@trelliscms/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../platform/routes/sites';
+import { createType, getType, listTypes, updateType } from '../type-repository';
+
+const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+
+/** Spec §4 Content types (site-scoped): list (summaries), create, get (full), PATCH (partial). */
+export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/types',
+    {
+      schema: {
+        tags: ['types'],
+        summary: 'The site’s content types (summary shape)',
+        response: { 200: ContentTypeSummaryList, ...errors },
+      },
+      config: { permission: 'content:read' },
+    },
+    async (request) => (await listTypes(request.site!.graph)).map(summarizeContentType),
+  );
+
+  app.post(
+    '/api/types',
+    {
+      schema: {
+        tags: ['types'],
+        summary: 'Create a content type',
+        description:
+          'Validates the definition: the 12 field types, enum values, regexes that compile and cannot backtrack catastrophically, keyField naming a field, relationship targets that exist and uppercase edge labels. `listingOnly` is an alias of `emitPages: false` (`emitPages` wins).',
+        body: CreateContentTypeBody,
+        response: { 201: ContentType, ...errors },
+      },
+      config: { permission: 'types:manage' },
+    },
+    async (request, reply) => {
+      const type = await createType({
+        graph: request.site!.graph,
+        input: request.body,
+        actor: actorOf(request.principal!),
+      });
+      return reply.status(201).send(type);
+    },
+  );
+
+  app.get(
+    '/api/types/:name',
+    {
+      schema: {
+        tags: ['types'],
+        summary: 'One content type with full field detail',
+        params: ContentTypeParams,
+        response: { 200: ContentType, ...errors },
+      },
+      config: { permission: 'content:read' },
+    },
+    async (request) => getType(request.site!.graph, request.params.name),
+  );
+
+  app.patch(
+    '/api/types/:name',
+    {
+      schema: {
+        tags: ['types'],
+        summary: 'Change a content type (partial)',
+        description:
+          'The given keys replace the stored ones; the name cannot change. Stored items are never rewritten: a change that would make any of them invalid is refused with 409 `type_change_conflict`, naming the field and how many items fail.',
+        params: ContentTypeParams,
+        body: UpdateContentTypeBody,
+        response: { 200: ContentType, ...errors },
+      },
+      config: { permission: 'types:manage' },
+    },
+    async (request) =>
+      updateType({
+        graph: request.site!.graph,
+        name: request.params.name,
+        patch: request.body,
+        actor: actorOf(request.principal!),
+      }),
+  );
+};

@@ -1,0 +1,235 @@
+import {
+  CreateSiteBody,
+  DeleteSiteResponse,
+  ErrorSchema,
+  Site,
+  SiteList,
+  SiteParams,
+  TrellisError,
+  UpdateSiteBody,
+} from '@trelliscms/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { siteRoleFor } from '../../auth/site-role';
+import type { Principal } from '../../auth/types';
+import type { Graph } from '../../engines/port';
+import { createSite } from '../create-site';
+import { listMemberships } from '../members';
+import { purgeExpiredSites } from '../purge-deleted-sites';
+import {
+  getSite,
+  listSites,
+  SITE_LABEL,
+  SITE_RETENTION_DAYS,
+  type SiteRecord,
+  siteProps,
+  toSiteRecord,
+  toSiteView,
+} from '../sites';
+import { getUser } from '../users';
+
+/** Who the audit chain names for a request: the API key when one was used, else the user. */
+export function actorOf(principal: Principal): string {
+  return principal.keyId ?? principal.userId;
+}
+
+/** The live sites a principal can access (all for the platform owner and admins). */
+export async function accessibleSites(platform: Graph, principal: Principal): Promise<SiteRecord[]> {
+  let sites: SiteRecord[];
+  if (principal.platformRole) {
+    sites = await listSites(platform);
+  } else {
+    const memberships = await listMemberships(platform, principal.userId);
+    const nodes = await platform.getNodes(memberships.map((m) => m.siteId));
+    sites = nodes
+      .filter((node) => node.labels.includes(SITE_LABEL))
+      .map(toSiteRecord)
+      .filter((site) => !site.deletedAt);
+  }
+  const allowed = principal.allowedSites;
+  return (allowed ? sites.filter((site) => allowed.includes(site.id)) : sites).sort((a, b) =>
+    a.id.localeCompare(b.id),
+  );
+}
+
+const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+
+/** Spec §4 Sites: list, create, get, partial update, owner-only soft delete. No X-Site-Id. */
+export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { platform, engine } = app.trellis;
+
+  // Soft-deleted sites are purged once their retention period ends: at start, then hourly.
+  const purge = () =>
+    purgeExpiredSites({ engine, platform }).then(
+      (ids) => {
+        if (ids.length > 0) app.log.info({ sites: ids }, 'purged deleted sites after their retention period');
+      },
+      (error: unknown) => app.log.error({ err: error }, 'purging deleted sites failed'),
+    );
+  let purgeTimer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    await purge();
+    purgeTimer = setInterval(purge, 3_600_000);
+    purgeTimer.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(purgeTimer));
+
+  app.get(
+    '/api/sites',
+    {
+      schema: {
+        tags: ['sites'],
+        summary: 'Sites the caller can access (all for owner/admin)',
+        response: { 200: SiteList },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const sites = await accessibleSites(platform, principal);
+      if (principal.platformRole && principal.allowedSites === null) return sites.map(toSiteView);
+      // An API key sees only the sites where it still has a role.
+      const visible: SiteRecord[] = [];
+      for (const site of sites) {
+        if (await siteRoleFor({ platform, principal, siteId: site.id })) visible.push(site);
+      }
+      return visible.map(toSiteView);
+    },
+  );
+
+  app.post(
+    '/api/sites',
+    {
+      schema: {
+        tags: ['sites'],
+        summary: 'Create a site; the creator becomes its admin',
+        body: CreateSiteBody,
+        response: { 201: Site, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal!;
+      if (principal.allowedSites !== null) {
+        throw TrellisError.of(
+          'forbidden',
+          { resource: 'operation' },
+          { hint: 'A site-restricted API key cannot create sites; use an ID token or the owner key.' },
+        );
+      }
+      const body = request.body;
+      const user = await getUser(platform, principal.userId);
+      const site = await createSite({
+        engine,
+        platform,
+        input: {
+          name: body.name,
+          slug: body.slug,
+          publicUrl: body.publicUrl,
+          description: body.description,
+          mantra: body.mantra,
+          theme: body.theme,
+          searchEmission: body.searchEmission,
+          starterKit: body.starterKit ?? user?.persona ?? 'none',
+          creatorId: principal.userId,
+          actor: actorOf(principal),
+        },
+      });
+      request.log.info({ siteId: site.id, graphName: site.graphName }, 'site created');
+      return reply.status(201).send(toSiteView(site));
+    },
+  );
+
+  app.get(
+    '/api/sites/:id',
+    {
+      schema: {
+        tags: ['sites'],
+        summary: 'One site',
+        params: SiteParams,
+        response: { 200: Site, ...errors },
+      },
+      config: { siteParam: 'id', permission: 'site:read' },
+    },
+    async (request) => {
+      const site = await getSite(platform, request.site!.id);
+      if (!site) throw TrellisError.of('not_found', { resource: 'Site' });
+      return toSiteView(site);
+    },
+  );
+
+  app.put(
+    '/api/sites/:id',
+    {
+      schema: {
+        tags: ['sites'],
+        summary: 'Change a site (only the fields sent; graphName never changes)',
+        params: SiteParams,
+        body: UpdateSiteBody,
+        response: { 200: Site, ...errors },
+      },
+      config: { siteParam: 'id', permission: 'site:update' },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const body = request.body;
+      const updated = await platform.transaction(async (tx) => {
+        const node = await tx.getNode(request.site!.id);
+        const current = node ? toSiteRecord(node) : null;
+        if (!current || current.deletedAt) throw TrellisError.of('not_found', { resource: 'Site' });
+        if (body.slug !== undefined && body.slug !== current.slug) {
+          throw TrellisError.of('business_rule', {
+            detail: 'The slug of a site cannot change: the site id `site:<slug>` is derived from it.',
+          });
+        }
+        const next: SiteRecord = {
+          ...current,
+          name: body.name ?? current.name,
+          publicUrl: body.publicUrl === undefined ? current.publicUrl : body.publicUrl,
+          description: body.description ?? current.description,
+          mantra: body.mantra ?? current.mantra,
+          theme: body.theme ? { ...current.theme, ...body.theme } : current.theme,
+          searchEmission: body.searchEmission ?? current.searchEmission,
+        };
+        await tx.updateNode(current.id, { props: siteProps(next) });
+        await tx.appendAudit({
+          actor: actorOf(principal),
+          action: 'site.update',
+          target: current.id,
+          data: { fields: Object.keys(body).filter((k) => k !== 'slug') },
+        });
+        return next;
+      });
+      return toSiteView(updated);
+    },
+  );
+
+  app.delete(
+    '/api/sites/:id',
+    {
+      schema: {
+        tags: ['sites'],
+        summary: `Soft-delete a site (owner only); its graph is kept ${SITE_RETENTION_DAYS} days`,
+        params: SiteParams,
+        response: { 200: DeleteSiteResponse, ...errors },
+      },
+      config: { siteParam: 'id', permission: 'site:delete' },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const deletedAt = new Date().toISOString();
+      const purgeAfter = new Date(Date.now() + SITE_RETENTION_DAYS * 86_400_000).toISOString();
+      await platform.transaction(async (tx) => {
+        const node = await tx.getNode(request.site!.id);
+        const current = node ? toSiteRecord(node) : null;
+        if (!current || current.deletedAt) throw TrellisError.of('not_found', { resource: 'Site' });
+        await tx.updateNode(current.id, { props: siteProps({ ...current, deletedAt, purgeAfter }) });
+        await tx.appendAudit({
+          actor: actorOf(principal),
+          action: 'site.delete',
+          target: current.id,
+          data: { graphName: current.graphName, purgeAfter },
+        });
+      });
+      request.log.info({ siteId: request.site!.id, purgeAfter }, 'site soft-deleted');
+      return { ok: true as const, id: request.site!.id, deletedAt };
+    },
+  );
+};

@@ -1,0 +1,203 @@
+import {
+  BlockType,
+  BlockTypeList,
+  BlockTypeParams,
+  CreateBlockTypeBody,
+  CreatePageKitBody,
+  CreateRouteBody,
+  CreateScriptBody,
+  CreateTransformBody,
+  CreateViewBody,
+  CreateWidgetBody,
+  ErrorSchema,
+  PageKit,
+  PageKitList,
+  PageKitParams,
+  Route,
+  RouteList,
+  RouteParams,
+  RouteRules,
+  Script,
+  ScriptList,
+  ScriptParams,
+  Seo,
+  Transform,
+  TransformList,
+  TransformParams,
+  TransformRules,
+  TrellisError,
+  UpdateBlockTypeBody,
+  UpdatePageKitBody,
+  UpdateRouteBody,
+  UpdateScriptBody,
+  UpdateTransformBody,
+  UpdateViewBody,
+  UpdateWidgetBody,
+  View,
+  ViewList,
+  ViewParams,
+  Widget,
+  WidgetList,
+  WidgetParams,
+} from '@trelliscms/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../platform/routes/sites';
+import { registerSiteResource, resourceNodeId, type SiteResourceSpec, slugOf } from '../site-resources';
+
+const EVENT_ORDER = [
+  'beforeSave',
+  'afterSave',
+  'beforePublish',
+  'afterPublish',
+  'beforeRender',
+  'afterRender',
+  'beforeBuild',
+  'afterBuild',
+];
+
+/** Transforms: lifecycle hooks on items (docs/api-spec.md §4; shapes in core `schemas/transforms.ts`). */
+export const TRANSFORMS: SiteResourceSpec = {
+  base: 'transforms',
+  label: 'Transform',
+  key: 'id',
+  item: Transform,
+  list: TransformList,
+  create: CreateTransformBody,
+  update: UpdateTransformBody,
+  params: TransformParams,
+  rules: TransformRules,
+  deriveKey: (body) => slugOf(body.name),
+  sortBy: (a, b) =>
+    EVENT_ORDER.indexOf(String(a.event)) - EVENT_ORDER.indexOf(String(b.event)) ||
+    Number(a.order ?? 0) - Number(b.order ?? 0) ||
+    String(a.id).localeCompare(String(b.id)),
+  writePermission: 'templates:manage',
+};
+
+/** Routes: hand-made pages, listings and redirects. */
+export const ROUTES: SiteResourceSpec = {
+  base: 'routes',
+  label: 'Route',
+  key: 'slug',
+  item: Route,
+  list: RouteList,
+  create: CreateRouteBody,
+  update: UpdateRouteBody,
+  params: RouteParams,
+  rules: RouteRules,
+  writePermission: 'templates:manage',
+};
+
+/** Views: listing pages with SEO settings. */
+export const VIEWS: SiteResourceSpec = {
+  base: 'views',
+  label: 'View',
+  key: 'name',
+  item: View,
+  list: ViewList,
+  create: CreateViewBody,
+  update: UpdateViewBody,
+  params: ViewParams,
+  writePermission: 'templates:manage',
+};
+
+const OTHER_RESOURCES: SiteResourceSpec[] = [
+  {
+    base: 'scripts',
+    label: 'Script',
+    key: 'name',
+    item: Script,
+    list: ScriptList,
+    create: CreateScriptBody,
+    update: UpdateScriptBody,
+    params: ScriptParams,
+    writePermission: 'templates:manage',
+  },
+  {
+    base: 'block-types',
+    label: 'BlockType',
+    key: 'name',
+    item: BlockType,
+    list: BlockTypeList,
+    create: CreateBlockTypeBody,
+    update: UpdateBlockTypeBody,
+    params: BlockTypeParams,
+    writePermission: 'types:manage',
+  },
+  {
+    base: 'widgets',
+    label: 'Widget',
+    key: 'name',
+    item: Widget,
+    list: WidgetList,
+    create: CreateWidgetBody,
+    update: UpdateWidgetBody,
+    params: WidgetParams,
+    writePermission: 'templates:manage',
+  },
+  {
+    base: 'page-kits',
+    label: 'PageKit',
+    key: 'id',
+    item: PageKit,
+    list: PageKitList,
+    create: CreatePageKitBody,
+    update: UpdatePageKitBody,
+    params: PageKitParams,
+    deriveKey: (body) => slugOf(body.name),
+    writePermission: 'templates:manage',
+    updateMethods: ['put'],
+  },
+];
+
+const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
+
+/**
+ * Spec §4 "Other site-scoped resource namespaces": transforms, routes, views (with
+ * /views/{name}/seo), scripts, block types, widgets and page kits — list, get, create, update.
+ */
+export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
+  for (const spec of [TRANSFORMS, ROUTES, VIEWS, ...OTHER_RESOURCES]) registerSiteResource(app, spec);
+
+  app.get(
+    '/api/views/:name/seo',
+    {
+      schema: {
+        tags: ['views'],
+        summary: 'A view’s SEO settings',
+        params: ViewParams,
+        response: { 200: Seo, ...errors },
+      },
+      config: { permission: 'content:read' },
+    },
+    async (request) => {
+      const node = await request.site!.graph.getNode(resourceNodeId(VIEWS, request.params.name));
+      if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });
+      return (node.props.seo as Record<string, unknown> | undefined) ?? {};
+    },
+  );
+
+  app.put(
+    '/api/views/:name/seo',
+    {
+      schema: {
+        tags: ['views'],
+        summary: 'Replace a view’s SEO settings',
+        params: ViewParams,
+        body: Seo,
+        response: { 200: View, ...errors },
+      },
+      config: { permission: 'templates:manage' },
+    },
+    async (request) =>
+      request.site!.graph.transaction(async (tx) => {
+        const id = resourceNodeId(VIEWS, request.params.name);
+        const node = await tx.getNode(id);
+        if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });
+        const props = { ...node.props, seo: request.body, updatedAt: new Date().toISOString() };
+        await tx.updateNode(id, { props });
+        await tx.appendAudit({ actor: actorOf(request.principal!), action: 'views.seo', target: id });
+        return props as View;
+      }),
+  );
+};
