@@ -11,7 +11,7 @@ import { relationshipsOf, toContentRecord } from '../content/item-record';
 import { listTypes } from '../content/type-repository';
 import type { GraphEdge, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
-import { ROUTES, TRANSFORMS, VIEWS } from '../site-resources/routes/site-resources';
+import { ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
 import { listSiteResources } from '../site-resources/site-resources';
 import { listTemplates } from '../site-resources/template-repository';
 

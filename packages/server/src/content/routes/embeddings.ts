@@ -7,7 +7,7 @@ import {
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { actorOf } from '../../platform/routes/sites';
+import { actorOf } from '../../auth/actor';
 import { createEmbeddingProvider } from '../embeddings/create-provider';
 import { materializeEmbeddings } from '../embeddings/materialize';
 import type { EmbeddingProvider } from '../embeddings/provider';

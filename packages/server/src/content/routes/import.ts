@@ -12,7 +12,7 @@ import {
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { actorOf } from '../../platform/routes/sites';
+import { actorOf } from '../../auth/actor';
 import { importEdges } from '../import-edges';
 import { importRecords } from '../import-records';
 import { getTypeForWrite } from '../type-repository';

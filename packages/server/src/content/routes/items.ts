@@ -20,7 +20,7 @@ import {
 } from '@trelliscms/core';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { actorOf } from '../../platform/routes/sites';
+import { actorOf } from '../../auth/actor';
 import { readItemInput } from '../item-input';
 import { etagOf, expectedVersionFrom } from '../item-record';
 import {

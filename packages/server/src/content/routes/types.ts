@@ -8,7 +8,7 @@ import {
   UpdateContentTypeBody,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { actorOf } from '../../platform/routes/sites';
+import { actorOf } from '../../auth/actor';
 import { createType, getType, listTypes, updateType } from '../type-repository';
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };

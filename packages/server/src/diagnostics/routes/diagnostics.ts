@@ -10,8 +10,8 @@ import {
   TrellisError,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
 import type { Graph, ProbeResult } from '../../engines/port';
-import { actorOf } from '../../platform/routes/sites';
 import { getSite } from '../../platform/sites';
 
 /** The engine probe timeout of /health/detail (docs/api-spec.md §8). */

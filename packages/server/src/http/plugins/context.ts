@@ -6,10 +6,8 @@ import type { Config } from '../../config';
 import { ItemReadCache } from '../../content/item-read-cache';
 import type { Graph, GraphEngine } from '../../engines/port';
 import type { ApiKeyRecord } from '../../platform/api-keys';
+import { PLATFORM_GRAPH } from '../../platform/platform-graph';
 import { writeNotifyingEngine } from './write-notifying-graph';
-
-/** The name of the platform graph (sites, users, members, API keys). */
-export const PLATFORM_GRAPH = 'platform';
 
 /** What every route needs: the configuration, the engine and the platform graph. */
 export interface TrellisContext {

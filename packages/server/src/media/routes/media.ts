@@ -17,7 +17,7 @@ import {
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { actorOf } from '../../platform/routes/sites';
+import { actorOf } from '../../auth/actor';
 import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media-store';
 import { mimetypeOfExtension } from '../sniff-media-type';
 import { searchStock } from '../stock-search';

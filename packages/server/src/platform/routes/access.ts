@@ -7,11 +7,12 @@ import {
   TrellisError,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
 import { canAssignRole } from '../../auth/permissions';
 import { siteRoleFor } from '../../auth/site-role';
+import { accessibleSites } from '../accessible-sites';
 import { getMembership, listMembers, setMembership } from '../members';
 import { getUser } from '../users';
-import { accessibleSites, actorOf } from './sites';
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
 

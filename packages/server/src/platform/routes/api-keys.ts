@@ -8,11 +8,11 @@ import {
   TrellisError,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
 import { roleAtLeast, roleHasPermission } from '../../auth/permissions';
 import { siteRoleFor } from '../../auth/site-role';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, toApiKeyView } from '../api-keys';
 import { getSite } from '../sites';
-import { actorOf } from './sites';
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
 

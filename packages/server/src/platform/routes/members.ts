@@ -8,9 +8,9 @@ import {
   UpdateMemberRoleBody,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
 import { canAssignRole, roleAtLeast } from '../../auth/permissions';
 import { getMembership, listMembers, removeMembership, setMembership } from '../members';
-import { actorOf } from './sites';
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
 

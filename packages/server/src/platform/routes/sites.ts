@@ -9,47 +9,13 @@ import {
   UpdateSiteBody,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
 import { siteRoleFor } from '../../auth/site-role';
-import type { Principal } from '../../auth/types';
-import type { Graph } from '../../engines/port';
+import { accessibleSites } from '../accessible-sites';
 import { createSite } from '../create-site';
-import { listMemberships } from '../members';
 import { purgeExpiredSites } from '../purge-deleted-sites';
-import {
-  getSite,
-  listSites,
-  SITE_LABEL,
-  SITE_RETENTION_DAYS,
-  type SiteRecord,
-  siteProps,
-  toSiteRecord,
-  toSiteView,
-} from '../sites';
+import { getSite, SITE_RETENTION_DAYS, type SiteRecord, siteProps, toSiteRecord, toSiteView } from '../sites';
 import { getUser } from '../users';
-
-/** Who the audit chain names for a request: the API key when one was used, else the user. */
-export function actorOf(principal: Principal): string {
-  return principal.keyId ?? principal.userId;
-}
-
-/** The live sites a principal can access (all for the platform owner and admins). */
-export async function accessibleSites(platform: Graph, principal: Principal): Promise<SiteRecord[]> {
-  let sites: SiteRecord[];
-  if (principal.platformRole) {
-    sites = await listSites(platform);
-  } else {
-    const memberships = await listMemberships(platform, principal.userId);
-    const nodes = await platform.getNodes(memberships.map((m) => m.siteId));
-    sites = nodes
-      .filter((node) => node.labels.includes(SITE_LABEL))
-      .map(toSiteRecord)
-      .filter((site) => !site.deletedAt);
-  }
-  const allowed = principal.allowedSites;
-  return (allowed ? sites.filter((site) => allowed.includes(site.id)) : sites).sort((a, b) =>
-    a.id.localeCompare(b.id),
-  );
-}
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
 

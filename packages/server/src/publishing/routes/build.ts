@@ -17,7 +17,7 @@ import {
 } from '@trelliscms/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { actorOf } from '../../platform/routes/sites';
+import { actorOf } from '../../auth/actor';
 import { getSite, type SiteView, toSiteView } from '../../platform/sites';
 import { envName } from '../build-service';
 import { takeSnapshot } from '../take-snapshot';

@@ -29,8 +29,8 @@ import {
 } from '@trelliscms/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
 import { roleAtLeast } from '../../auth/permissions';
-import { actorOf } from '../../platform/routes/sites';
 import {
   type DeployOutcome,
   deploymentQueue,

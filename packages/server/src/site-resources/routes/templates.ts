@@ -8,7 +8,7 @@ import {
   UpdateTemplateBody,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { actorOf } from '../../platform/routes/sites';
+import { actorOf } from '../../auth/actor';
 import { getTemplate, listTemplates, listTemplateVersions, writeTemplate } from '../template-repository';
 
 const errors = {
