@@ -42,6 +42,9 @@ export interface Principal {
   keyRole?: Role;
 }
 
+/** See `siteScope` of a route's config. */
+export type SiteScope = 'site' | 'none';
+
 /** The site a site-scoped request works on (docs/api-spec.md §5.4 step 3), from `X-Site-Id`. */
 export interface SiteContext {
   /** `site:<slug>` */
@@ -61,6 +64,13 @@ declare module 'fastify' {
     site: SiteContext | null;
   }
   interface FastifyContextConfig {
+    /**
+     * Whether the route works on the site named by `X-Site-Id` (docs/api-spec.md §5.3):
+     * `'site'` requires the header and sets `request.site`; `'none'` is a platform route (or
+     * one naming its site by `siteParam`). Every `/api` route must declare it: registering
+     * one without it fails.
+     */
+    siteScope?: SiteScope;
     /** Public routes need no credential (health, health/detail, metrics, openapi, media files). */
     public?: boolean;
     /** The permission the caller's role must hold; checked by the auth hook. */

@@ -204,7 +204,7 @@ describe('errors', () => {
   });
 
   it('hides the text and stack of an unexpected error behind a 500 internal_error', async () => {
-    app.get('/api/test/explode', { config: { public: true } }, async () => {
+    app.get('/api/test/explode', { config: { siteScope: 'none', public: true } }, async () => {
       throw new Error('secret detail /work/main/packages/server/src/thing.ts:12:3');
     });
     const res = await app.inject({ method: 'GET', url: '/api/test/explode' });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roleHasPermission } from '../auth/permissions';
-import { isSiteScoped } from '../auth/site-scope';
 import type { Role } from '../auth/types';
 import { startTestPlatform, type TestPlatform } from '../platform/test-platform';
 import { defaultPermission } from './plugins/auth';
@@ -192,17 +191,17 @@ function mayAnswer2xx(
   route: {
     method: string;
     url: string;
-    config: { public?: boolean; permission?: string; siteParam?: string };
+    config: { public?: boolean; permission?: string; siteParam?: string; siteScope?: string };
   },
 ): boolean {
   const { config } = route;
   if (config.public) return true;
   if (caller.invalid) return false;
-  if (caller.noSiteHeader && !config.siteParam && isSiteScoped(route.url)) return false;
+  if (caller.noSiteHeader && !config.siteParam && route.config.siteScope === 'site') return false;
   const permission = (config.permission ?? defaultPermission(route.method)) as Parameters<
     typeof roleHasPermission
   >[1];
-  if (config.siteParam || isSiteScoped(route.url)) {
+  if (config.siteParam || route.config.siteScope === 'site') {
     return caller.roleOnA !== null && roleHasPermission(caller.roleOnA, permission);
   }
   if (config.permission)
@@ -253,7 +252,7 @@ describe('authorization matrix', () => {
             variant.matches &&
             !route.config.public &&
             caller.name === 'foreign-site admin' &&
-            (route.config.siteParam || isSiteScoped(route.url)) &&
+            (route.config.siteParam || route.config.siteScope === 'site') &&
             res.statusCode !== 403
           ) {
             problems.push(`${where}: expected 403 for a foreign site, got ${res.statusCode}`);

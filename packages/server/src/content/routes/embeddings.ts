@@ -8,6 +8,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
+import { siteOf } from '../../http/site-of';
 import { createEmbeddingProvider } from '../embeddings/create-provider';
 import { materializeEmbeddings } from '../embeddings/materialize';
 import type { EmbeddingProvider } from '../embeddings/provider';
@@ -44,12 +45,12 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<{ provider?: EmbeddingProvi
           502: EmbeddingsMaterializeFailure,
         },
       },
-      config: { permission: 'maintenance:run' },
+      config: { siteScope: 'site', permission: 'maintenance:run' },
     },
     async (request) => {
       const name = request.query.type;
       if (name === undefined) throw TrellisError.of('missing_parameter', { name: 'type' });
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getType(graph, name);
       return materializeEmbeddings({ graph, type, provider, actor: actorOf(request.principal!) });
     },

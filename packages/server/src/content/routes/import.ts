@@ -13,6 +13,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
+import { siteOf } from '../../http/site-of';
 import { importEdges } from '../import-edges';
 import { importRecords } from '../import-records';
 import { getTypeForWrite } from '../type-repository';
@@ -66,13 +67,13 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ImportJsonBody,
         response: { 200: ImportJsonResponse, ...errors },
       },
-      config: { permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write' },
     },
     async (request) => {
       const body = request.body;
       if (body.records.length > IMPORT_MAX_RECORDS)
         throw tooMany(body.records.length, IMPORT_MAX_RECORDS, 'records');
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getTypeForWrite(graph, body.typeName);
       return importRecords({
         graph,
@@ -97,13 +98,13 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ImportEdgesRequest,
         response: { 200: ImportEdgesResponse, ...errors },
       },
-      config: { permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write' },
     },
     async (request) => {
       const { edges, batchSize } = request.body;
       if (edges.length > IMPORT_MAX_EDGES) throw tooMany(edges.length, IMPORT_MAX_EDGES, 'edges');
       return importEdges({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         edges,
         batchSize,
         actor: actorOf(request.principal!),

@@ -21,6 +21,7 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { siteOf } from '../../http/site-of';
 import { readItemInput } from '../item-input';
 import { etagOf, expectedVersionFrom } from '../item-record';
 import {
@@ -70,10 +71,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: ContentListQuery,
         response: { 200: ContentList, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getTypeForRead(graph, request.params.type);
       const { withMeta, q, status } = request.query;
       const limit = request.query.limit ?? CONTENT_LIST_LIMIT.default;
@@ -99,10 +100,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         body: CreateContentBody,
         response: { 201: ContentRecord, ...errors },
       },
-      config: { permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write' },
     },
     async (request, reply) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getTypeForWrite(graph, request.params.type);
       const written = await createItem({
         graph,
@@ -123,10 +124,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ContentItemParams,
         response: { 200: ContentRecord, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request, reply) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const { type: typeName, id } = request.params;
       // The hot read path: toContentRecord builds exactly the ContentRecord shape, so the body is
       // sent pre-serialized instead of being re-validated by the response schema on every read,
@@ -154,10 +155,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         body: UpdateContentBody,
         response: { 200: ContentRecord, ...errors },
       },
-      config: { permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write' },
     },
     async (request, reply) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getTypeForWrite(graph, request.params.type);
       const input = readItemInput(request.body as Record<string, unknown>);
       const written = await updateItem({
@@ -181,10 +182,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ContentItemParams,
         response: { 204: NoContent, ...errors },
       },
-      config: { permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write' },
     },
     async (request, reply) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getType(graph, request.params.type);
       await deleteItem({
         graph,
@@ -206,10 +207,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ContentItemParams,
         response: { 200: ItemVersionList, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getType(graph, request.params.type);
       await getItem({ graph, type, id: request.params.id });
       return listVersions(graph, request.params.id);
@@ -225,10 +226,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ItemVersionParams,
         response: { 200: ItemVersion, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       await getType(graph, request.params.type);
       const version = await getVersion(graph, request.params.id, request.params.version);
       if (!version) {
@@ -251,10 +252,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         body: AppendBlockBody,
         response: { 201: BlockChangeResponse, ...errors },
       },
-      config: { permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write' },
     },
     async (request, reply) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getType(graph, request.params.type);
       const written = await appendBlock({
         graph,
@@ -285,10 +286,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ContentBlockParams,
         response: { 200: BlockChangeResponse, ...errors },
       },
-      config: { permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write' },
     },
     async (request, reply) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getType(graph, request.params.type);
       const written = await removeBlock({
         graph,
@@ -320,10 +321,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         body: PublishContentBody.nullable().optional(),
         response: { 200: ContentRecord, ...errors },
       },
-      config: { permission: 'content:publish' },
+      config: { siteScope: 'site', permission: 'content:publish' },
     },
     async (request, reply) => {
-      const graph = request.site!.graph;
+      const graph = siteOf(request).graph;
       const type = await getType(graph, request.params.type);
       const written = await publishItem({
         graph,

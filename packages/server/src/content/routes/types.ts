@@ -9,6 +9,7 @@ import {
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { siteOf } from '../../http/site-of';
 import { createType, getType, listTypes, updateType } from '../type-repository';
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
@@ -23,9 +24,9 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The site’s content types (summary shape)',
         response: { 200: ContentTypeSummaryList, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => (await listTypes(request.site!.graph)).map(summarizeContentType),
+    async (request) => (await listTypes(siteOf(request).graph)).map(summarizeContentType),
   );
 
   app.post(
@@ -39,11 +40,11 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: CreateContentTypeBody,
         response: { 201: ContentType, ...errors },
       },
-      config: { permission: 'types:manage' },
+      config: { siteScope: 'site', permission: 'types:manage' },
     },
     async (request, reply) => {
       const type = await createType({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         input: request.body,
         actor: actorOf(request.principal!),
       });
@@ -60,9 +61,9 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ContentTypeParams,
         response: { 200: ContentType, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => getType(request.site!.graph, request.params.name),
+    async (request) => getType(siteOf(request).graph, request.params.name),
   );
 
   app.patch(
@@ -77,11 +78,11 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: UpdateContentTypeBody,
         response: { 200: ContentType, ...errors },
       },
-      config: { permission: 'types:manage' },
+      config: { siteScope: 'site', permission: 'types:manage' },
     },
     async (request) =>
       updateType({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         name: request.params.name,
         patch: request.body,
         actor: actorOf(request.principal!),

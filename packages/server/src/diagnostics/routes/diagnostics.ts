@@ -70,7 +70,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
         security: [],
         response: { 200: HealthDetailResponse },
       },
-      config: { public: true },
+      config: { siteScope: 'none', public: true },
     },
     async () => {
       const started = performance.now();
@@ -103,7 +103,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
         security: [],
         response: { 200: ApiKeyCacheMetrics },
       },
-      config: { public: true },
+      config: { siteScope: 'none', public: true },
     },
     async () => {
       const { hits, misses, evictions, invalidations, size } = apiKeyCache.stats();
@@ -119,7 +119,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The operations or procedures the graph engine offers',
         response: { 200: EngineProcedures, 502: EngineProceduresFailure, ...errors },
       },
-      config: { permission: 'maintenance:run' },
+      config: { siteScope: 'site', permission: 'maintenance:run' },
     },
     async (request, reply) => {
       try {
@@ -175,7 +175,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: AuditQuery,
         response: { 200: AuditStatus, ...errors },
       },
-      config: { permission: 'site:read' },
+      config: { siteScope: 'site', permission: 'site:read' },
     },
     async (request) => {
       const graph = await graphFor(request, request.query.graph);
@@ -193,7 +193,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: AuditQuery,
         response: { 200: AuditChecklist, ...errors },
       },
-      config: { permission: 'maintenance:run' },
+      config: { siteScope: 'site', permission: 'maintenance:run' },
     },
     async (request) => {
       const name = request.query.graph;

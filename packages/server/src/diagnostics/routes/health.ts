@@ -11,7 +11,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Liveness; makes no engine call',
         response: { 200: HealthResponse },
       },
-      config: { public: true },
+      config: { siteScope: 'none', public: true },
     },
     async () => ({
       status: 'ok',

@@ -6,8 +6,7 @@ import { createIdTokenVerifier, type IdTokenVerifier } from '../../auth/id-token
 import { roleHasPermission } from '../../auth/permissions';
 import { requestCredential } from '../../auth/request-credential';
 import { siteRoleFor } from '../../auth/site-role';
-import { isSiteScoped } from '../../auth/site-scope';
-import type { Permission, Role } from '../../auth/types';
+import type { Permission, Role, SiteScope } from '../../auth/types';
 import type { Config } from '../../config';
 import { bootstrapOwner, type OwnerBootstrap } from '../../platform/bootstrap-owner';
 
@@ -15,7 +14,7 @@ import { bootstrapOwner, type OwnerBootstrap } from '../../platform/bootstrap-ow
 export interface RouteEntry {
   method: string;
   url: string;
-  config: { public?: boolean; permission?: Permission; siteParam?: string };
+  config: { public?: boolean; permission?: Permission; siteParam?: string; siteScope?: SiteScope };
 }
 
 declare module 'fastify' {
@@ -76,8 +75,13 @@ export const authPlugin = fp(
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       const config = (route.config ?? {}) as RouteEntry['config'];
+      if (route.url.startsWith('/api/') && config.siteScope === undefined) {
+        throw new Error(
+          `${methods.join(',')} ${route.url} declares no config.siteScope ('site' needs X-Site-Id, 'none' does not)`,
+        );
+      }
       for (const method of methods) routeTable.push({ method, url: route.url, config });
-      if (!config.public && !config.permission && !config.siteParam && isSiteScoped(route.url)) {
+      if (!config.public && !config.permission && !config.siteParam && config.siteScope === 'site') {
         app.log.warn(
           { route: `${methods.join(',')} ${route.url}` },
           'site-scoped route declares no permission; the default applies (read: site:read, write: site:update)',
@@ -171,7 +175,7 @@ export const authPlugin = fp(
       if (config.siteParam) {
         const id = (request.params as Record<string, string | undefined>)[config.siteParam] ?? '';
         site = { id, unknownIs: 'not_found' };
-      } else if (isSiteScoped(routePattern)) {
+      } else if (config.siteScope === 'site') {
         const header = request.headers['x-site-id'];
         if (typeof header !== 'string' || header.length === 0) return done(TrellisError.of('site_required'));
         site = { id: header, unknownIs: 'forbidden' };

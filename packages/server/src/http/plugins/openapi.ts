@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { isSiteScoped } from '../../auth/site-scope';
+import type { SiteScope } from '../../auth/types';
 
 /** Adds the required `X-Site-Id` header to a route's (JSON Schema) headers. */
 function withSiteHeader(headers: unknown): Record<string, unknown> {
@@ -51,17 +51,23 @@ export const openapiPlugin = fp(
       // document. Site-scoped routes document their `X-Site-Id` header.
       transform: (input) => {
         const result = jsonSchemaTransform(input);
-        const config = (input.route.config ?? {}) as { public?: boolean; siteParam?: string };
+        const config = (input.route.config ?? {}) as {
+          public?: boolean;
+          siteParam?: string;
+          siteScope?: SiteScope;
+        };
         if (config.public === true) return { ...result, schema: { ...result.schema, security: [] } };
-        if (!config.siteParam && isSiteScoped(input.url) && !result.schema.hide) {
+        if (!config.siteParam && config.siteScope === 'site' && !result.schema.hide) {
           return { ...result, schema: { ...result.schema, headers: withSiteHeader(result.schema.headers) } };
         }
         return result;
       },
       transformObject: jsonSchemaTransformObject,
     });
-    app.get('/api/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
-      app.swagger(),
+    app.get(
+      '/api/openapi.json',
+      { schema: { hide: true }, config: { siteScope: 'none', public: true } },
+      async () => app.swagger(),
     );
   },
   { name: 'trellis-openapi' },

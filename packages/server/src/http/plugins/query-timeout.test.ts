@@ -19,14 +19,18 @@ describe('MAX_QUERY_TIMEOUT_MS', () => {
     const tp = await startTestPlatform({
       env: { MAX_QUERY_TIMEOUT_MS: '100' },
       beforeReady: (app) => {
-        app.get('/api/sites/query-timeout-test', { config: { permission: 'site:read' } }, async () => {
-          const platform = app.trellis.platform;
-          // A read in a transaction: it queues behind any transaction already running on the graph.
-          const page = await app.withQueryTimeout(
-            platform.transaction((tx) => tx.findNodes({ label: 'User' })),
-          );
-          return { total: page.total };
-        });
+        app.get(
+          '/api/sites/query-timeout-test',
+          { config: { siteScope: 'none', permission: 'site:read' } },
+          async () => {
+            const platform = app.trellis.platform;
+            // A read in a transaction: it queues behind any transaction already running on the graph.
+            const page = await app.withQueryTimeout(
+              platform.transaction((tx) => tx.findNodes({ label: 'User' })),
+            );
+            return { total: page.total };
+          },
+        );
       },
     });
     try {

@@ -29,7 +29,7 @@ describe('graceful shutdown', () => {
     });
     const tp = await startTestPlatform({
       beforeReady: (app) => {
-        app.get('/api/slow-shutdown-test', { config: { public: true } }, async () => {
+        app.get('/api/slow-shutdown-test', { config: { siteScope: 'none', public: true } }, async () => {
           entered();
           await new Promise((resolve) => setTimeout(resolve, 300));
           // The engine must still be open: it closes only after in-flight requests finish.

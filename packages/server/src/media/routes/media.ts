@@ -18,6 +18,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
+import { siteOf } from '../../http/site-of';
 import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media-store';
 import { mimetypeOfExtension } from '../sniff-media-type';
 import { searchStock } from '../stock-search';
@@ -71,7 +72,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         consumes: ['multipart/form-data'],
         response: { 200: MediaAsset, 201: MediaAsset, ...errors },
       },
-      config: { permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write' },
     },
     async (request, reply) => {
       if (!request.isMultipart()) throw fromMultipartError({ code: 'FST_INVALID_MULTIPART_CONTENT_TYPE' });
@@ -94,7 +95,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         throw TrellisError.of('media_type_not_allowed', { detail: 'no file was sent in the field `file`' });
       }
       const { asset, created } = await saveAsset({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         dataDir,
         content,
         filename,
@@ -114,11 +115,11 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: MediaListQuery,
         response: { 200: z.union([MediaAssetList, MediaCount]), ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) => {
       const { q, countOnly, limit, offset } = request.query;
-      const page = await listAssets(request.site!.graph, {
+      const page = await listAssets(siteOf(request).graph, {
         q,
         limit: countOnly ? 1 : (limit ?? 100),
         offset: offset ?? 0,
@@ -136,11 +137,11 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         params: MediaParams,
         response: { 204: z.null().describe('Deleted'), ...errors },
       },
-      config: { permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write' },
     },
     async (request, reply) => {
       await deleteAsset({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         engine: app.trellis.engine,
         platform: app.trellis.platform,
         dataDir,
@@ -162,7 +163,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: StockQuery,
         response: { 200: StockResponse, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) =>
       searchStock({ providerUrl: app.trellis.config.STOCK_PROVIDER_URL, query: request.query }),
@@ -182,7 +183,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         security: [],
       },
-      config: { public: true },
+      config: { siteScope: 'none', public: true },
     },
     async (request, reply) => {
       const { sha, ext } = request.params;

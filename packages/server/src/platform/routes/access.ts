@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { canAssignRole } from '../../auth/permissions';
 import { siteRoleFor } from '../../auth/site-role';
+import { siteOf } from '../../http/site-of';
 import { accessibleSites } from '../accessible-sites';
 import { getMembership, listMembers, setMembership } from '../members';
 import { getUser } from '../users';
@@ -28,6 +29,7 @@ export const accessRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The sites the caller can access, with their role',
         response: { 200: AccessEntryList, ...errors },
       },
+      config: { siteScope: 'none' },
     },
     async (request) => {
       const principal = request.principal!;
@@ -48,9 +50,9 @@ export const accessRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Users with access to the current site (admin only)',
         response: { 200: MemberList, ...errors },
       },
-      config: { permission: 'members:manage' },
+      config: { siteScope: 'site', permission: 'members:manage' },
     },
-    async (request) => listMembers(platform, request.site!.id),
+    async (request) => listMembers(platform, siteOf(request).id),
   );
 
   app.post(
@@ -62,10 +64,10 @@ export const accessRoutes: FastifyPluginAsyncZod = async (app) => {
         body: GrantBody,
         response: { 200: GrantResponse, ...errors },
       },
-      config: { permission: 'members:manage' },
+      config: { siteScope: 'site', permission: 'members:manage' },
     },
     async (request) => {
-      const site = request.site!;
+      const site = siteOf(request);
       const { userId, role } = request.body;
       const member = await platform.transaction(async (tx) => {
         const user = await getUser(tx, userId);

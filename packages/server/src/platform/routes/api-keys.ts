@@ -11,6 +11,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { roleAtLeast, roleHasPermission } from '../../auth/permissions';
 import { siteRoleFor } from '../../auth/site-role';
+import { siteOf } from '../../http/site-of';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, toApiKeyView } from '../api-keys';
 import { getSite } from '../sites';
 
@@ -31,9 +32,9 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'API keys of the current site (no secrets)',
         response: { 200: ApiKeyList, ...errors },
       },
-      config: { permission: 'keys:manage' },
+      config: { siteScope: 'site', permission: 'keys:manage' },
     },
-    async (request) => (await listApiKeys(platform, request.site!.id)).map(toApiKeyView),
+    async (request) => (await listApiKeys(platform, siteOf(request).id)).map(toApiKeyView),
   );
 
   app.post(
@@ -45,10 +46,10 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
         body: CreateApiKeyBody,
         response: { 201: ApiKeyCreated, ...errors },
       },
-      config: { permission: 'keys:manage' },
+      config: { siteScope: 'site', permission: 'keys:manage' },
     },
     async (request, reply) => {
-      const site = request.site!;
+      const site = siteOf(request);
       const principal = request.principal!;
       const { name, role, expiresAt } = request.body;
       if (!roleAtLeast(site.role, role)) {
@@ -100,10 +101,10 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ApiKeyParams,
         response: { 200: RevokeApiKeyResponse, ...errors },
       },
-      config: { permission: 'keys:manage' },
+      config: { siteScope: 'site', permission: 'keys:manage' },
     },
     async (request) => {
-      const site = request.site!;
+      const site = siteOf(request);
       const id = request.params.id;
       const existing = await getApiKey(platform, id);
       if (!existing || existing.siteId !== site.id || existing.revokedAt !== null) {

@@ -10,6 +10,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { canAssignRole, roleAtLeast } from '../../auth/permissions';
+import { siteOf } from '../../http/site-of';
 import { getMembership, listMembers, removeMembership, setMembership } from '../members';
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
@@ -26,9 +27,9 @@ export const membersRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Members of the current site',
         response: { 200: MemberList, ...errors },
       },
-      config: { permission: 'members:manage' },
+      config: { siteScope: 'site', permission: 'members:manage' },
     },
-    async (request) => listMembers(platform, request.site!.id),
+    async (request) => listMembers(platform, siteOf(request).id),
   );
 
   app.put(
@@ -41,10 +42,10 @@ export const membersRoutes: FastifyPluginAsyncZod = async (app) => {
         body: UpdateMemberRoleBody,
         response: { 200: Member, ...errors },
       },
-      config: { permission: 'members:manage' },
+      config: { siteScope: 'site', permission: 'members:manage' },
     },
     async (request) => {
-      const site = request.site!;
+      const site = siteOf(request);
       const userId = request.params.id;
       const { role } = request.body;
       return platform.transaction(async (tx) => {
@@ -71,10 +72,10 @@ export const membersRoutes: FastifyPluginAsyncZod = async (app) => {
         params: MemberParams,
         response: { 200: RevokeMemberResponse, ...errors },
       },
-      config: { permission: 'members:manage' },
+      config: { siteScope: 'site', permission: 'members:manage' },
     },
     async (request) => {
-      const site = request.site!;
+      const site = siteOf(request);
       const userId = request.params.id;
       await platform.transaction(async (tx) => {
         const current = await getMembership(tx, { userId, siteId: site.id });

@@ -11,6 +11,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { siteRoleFor } from '../../auth/site-role';
+import { siteOf } from '../../http/site-of';
 import { accessibleSites } from '../accessible-sites';
 import { createSite } from '../create-site';
 import { purgeExpiredSites } from '../purge-deleted-sites';
@@ -47,6 +48,7 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Sites the caller can access (all for owner/admin)',
         response: { 200: SiteList },
       },
+      config: { siteScope: 'none' },
     },
     async (request) => {
       const principal = request.principal!;
@@ -70,6 +72,7 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: CreateSiteBody,
         response: { 201: Site, ...errors },
       },
+      config: { siteScope: 'none' },
     },
     async (request, reply) => {
       const principal = request.principal!;
@@ -112,10 +115,10 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
         params: SiteParams,
         response: { 200: Site, ...errors },
       },
-      config: { siteParam: 'id', permission: 'site:read' },
+      config: { siteScope: 'none', siteParam: 'id', permission: 'site:read' },
     },
     async (request) => {
-      const site = await getSite(platform, request.site!.id);
+      const site = await getSite(platform, siteOf(request).id);
       if (!site) throw TrellisError.of('not_found', { resource: 'Site' });
       return toSiteView(site);
     },
@@ -131,13 +134,13 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: UpdateSiteBody,
         response: { 200: Site, ...errors },
       },
-      config: { siteParam: 'id', permission: 'site:update' },
+      config: { siteScope: 'none', siteParam: 'id', permission: 'site:update' },
     },
     async (request) => {
       const principal = request.principal!;
       const body = request.body;
       const updated = await platform.transaction(async (tx) => {
-        const node = await tx.getNode(request.site!.id);
+        const node = await tx.getNode(siteOf(request).id);
         const current = node ? toSiteRecord(node) : null;
         if (!current || current.deletedAt) throw TrellisError.of('not_found', { resource: 'Site' });
         if (body.slug !== undefined && body.slug !== current.slug) {
@@ -176,14 +179,14 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
         params: SiteParams,
         response: { 200: DeleteSiteResponse, ...errors },
       },
-      config: { siteParam: 'id', permission: 'site:delete' },
+      config: { siteScope: 'none', siteParam: 'id', permission: 'site:delete' },
     },
     async (request) => {
       const principal = request.principal!;
       const deletedAt = new Date().toISOString();
       const purgeAfter = new Date(Date.now() + SITE_RETENTION_DAYS * 86_400_000).toISOString();
       await platform.transaction(async (tx) => {
-        const node = await tx.getNode(request.site!.id);
+        const node = await tx.getNode(siteOf(request).id);
         const current = node ? toSiteRecord(node) : null;
         if (!current || current.deletedAt) throw TrellisError.of('not_found', { resource: 'Site' });
         await tx.updateNode(current.id, { props: siteProps({ ...current, deletedAt, purgeAfter }) });
@@ -194,8 +197,8 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
           data: { graphName: current.graphName, purgeAfter },
         });
       });
-      request.log.info({ siteId: request.site!.id, purgeAfter }, 'site soft-deleted');
-      return { ok: true as const, id: request.site!.id, deletedAt };
+      request.log.info({ siteId: siteOf(request).id, purgeAfter }, 'site soft-deleted');
+      return { ok: true as const, id: siteOf(request).id, deletedAt };
     },
   );
 };

@@ -18,6 +18,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { siteOf } from '../../http/site-of';
 import { getSite, type SiteView, toSiteView } from '../../platform/sites';
 import { envName } from '../build-service';
 import { takeSnapshot } from '../take-snapshot';
@@ -25,8 +26,8 @@ import { takeSnapshot } from '../take-snapshot';
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
 
 async function currentSite(app: FastifyInstance, request: FastifyRequest): Promise<SiteView> {
-  const record = await getSite(app.trellis.platform, request.site!.id);
-  if (!record) throw TrellisError.of('not_found', { resource: `Site \`${request.site!.id}\`` });
+  const record = await getSite(app.trellis.platform, siteOf(request).id);
+  if (!record) throw TrellisError.of('not_found', { resource: `Site \`${siteOf(request).id}\`` });
   return toSiteView(record);
 }
 
@@ -64,7 +65,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         body: BuildBody.optional().nullable(),
         response: { 200: BuildResult, 202: BuildAccepted, ...errors },
       },
-      config: { permission: 'build:run' },
+      config: { siteScope: 'site', permission: 'build:run' },
     },
     async (request, reply) => {
       const body = request.body ?? {};
@@ -73,7 +74,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
       const site = await currentSite(app, request);
       const input = {
         site,
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         env,
         mode,
         actor: actorOf(request.principal!),
@@ -103,9 +104,9 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         params: BuildIdParams,
         response: { 200: BuildStatus, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => app.builds.status(request.site!.graph, request.params.buildId),
+    async (request) => app.builds.status(siteOf(request).graph, request.params.buildId),
   );
 
   app.get(
@@ -117,11 +118,11 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: BuildLastQuery,
         response: { 200: BuildStatus, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) => {
       const env = envName(request.query.env);
-      const [last] = await app.builds.history(request.site!.graph, env, 1);
+      const [last] = await app.builds.history(siteOf(request).graph, env, 1);
       if (!last) throw TrellisError.of('not_found', { resource: `A build of env:${env}` });
       return last;
     },
@@ -136,9 +137,9 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: BuildHistoryQuery,
         response: { 200: BuildHistory, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => app.builds.history(request.site!.graph, request.query.env, request.query.limit),
+    async (request) => app.builds.history(siteOf(request).graph, request.query.env, request.query.limit),
   );
 
   app.post(
@@ -150,11 +151,11 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         params: BuildIdParams,
         response: { 200: BuildRollbackResponse, ...errors },
       },
-      config: { permission: 'build:run' },
+      config: { siteScope: 'site', permission: 'build:run' },
     },
     async (request) =>
       app.builds.rollback({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         site: await currentSite(app, request),
         buildId: request.params.buildId,
         actor: actorOf(request.principal!),
@@ -171,9 +172,9 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
           'The documented `trellis-snapshot` format a build reads; `cms-build --snapshot` builds the same pages from it.',
         response: { 200: SiteSnapshot, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => takeSnapshot({ graph: request.site!.graph, site: await currentSite(app, request) }),
+    async (request) => takeSnapshot({ graph: siteOf(request).graph, site: await currentSite(app, request) }),
   );
 
   const serveLive = async (
@@ -206,7 +207,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     if (!file.startsWith(`${root}/`) || !existsSync(file) || !statSync(file).isFile()) return notFound();
     return reply.sendFile(relative.slice(1), root, { cacheControl: false });
   };
-  const liveOptions = { schema: { hide: true }, config: { public: true } };
+  const liveOptions = { schema: { hide: true }, config: { siteScope: 'none' as const, public: true } };
   app.get<{ Params: { slug: string; env: string } }>('/sites/:slug/:env', liveOptions, serveLive);
   app.get<{ Params: { slug: string; env: string; '*': string } }>(
     '/sites/:slug/:env/*',

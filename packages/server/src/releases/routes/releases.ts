@@ -31,6 +31,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { roleAtLeast } from '../../auth/permissions';
+import { siteOf } from '../../http/site-of';
 import {
   type DeployOutcome,
   deploymentQueue,
@@ -76,8 +77,8 @@ async function afterLive(
     if (deployment.status !== 'deployed') continue;
     try {
       await app.releases.onLive({
-        siteId: request.site!.id,
-        graph: request.site!.graph,
+        siteId: siteOf(request).id,
+        graph: siteOf(request).graph,
         deployment,
         environment,
       });
@@ -104,9 +105,9 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The site’s environments (dev and prod exist by default)',
         response: { 200: EnvironmentList, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listEnvironments(request.site!.graph),
+    async (request) => listEnvironments(siteOf(request).graph),
   );
 
   app.put(
@@ -119,11 +120,11 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: UpsertEnvironmentBody,
         response: { 200: Environment, ...errors },
       },
-      config: { permission: 'release:manage' },
+      config: { siteScope: 'site', permission: 'release:manage' },
     },
     async (request) =>
       upsertEnvironment({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         id: request.params.id,
         body: request.body,
         actor: actorOf(request.principal!),
@@ -139,9 +140,9 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: ListReleasesQuery,
         response: { 200: ReleaseList, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listReleases(request.site!.graph, request.query),
+    async (request) => listReleases(siteOf(request).graph, request.query),
   );
 
   app.post(
@@ -155,11 +156,11 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: CreateReleaseBody,
         response: { 201: Release, ...errors },
       },
-      config: { permission: 'release:manage' },
+      config: { siteScope: 'site', permission: 'release:manage' },
     },
     async (request, reply) => {
       const release = await createRelease({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         body: request.body,
         actor: actorOf(request.principal!),
         now: now(),
@@ -177,9 +178,9 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: ListDeploymentsQuery,
         response: { 200: DeploymentList, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listDeployments(request.site!.graph, request.query),
+    async (request) => listDeployments(siteOf(request).graph, request.query),
   );
 
   app.get(
@@ -191,9 +192,9 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: DeploymentQueueQuery,
         response: { 200: DeploymentList, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => deploymentQueue(request.site!.graph, { ...request.query, now: now() }),
+    async (request) => deploymentQueue(siteOf(request).graph, { ...request.query, now: now() }),
   );
 
   app.get(
@@ -205,10 +206,10 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: ReplayQuery,
         response: { 200: ReplayResponse, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) =>
-      replay(request.site!.graph, {
+      replay(siteOf(request).graph, {
         envId: request.query.envId,
         at: request.query.atTime ? new Date(request.query.atTime) : now(),
       }),
@@ -225,7 +226,7 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: DripPreviewBody,
         response: { 200: DripPreviewResponse, ...errors },
       },
-      config: { permission: 'release:manage' },
+      config: { siteScope: 'site', permission: 'release:manage' },
     },
     async (request) => {
       const { timestamps, pairs } = plan(request.body);
@@ -244,12 +245,12 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: DripScheduleBody,
         response: { 201: DripScheduleResponse, ...errors },
       },
-      config: { permission: 'release:deploy' },
+      config: { siteScope: 'site', permission: 'release:deploy' },
     },
     async (request, reply) => {
       const { timestamps, pairs } = plan(request.body);
       const { deployments, environment } = await scheduleDrip({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         environmentId: request.body.environmentId,
         pairs: pairs ?? [],
         actor: actorOf(request.principal!),
@@ -276,11 +277,11 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: RollbackDeploymentBody,
         response: { 201: DeploymentSchema, ...errors },
       },
-      config: { permission: 'release:deploy' },
+      config: { siteScope: 'site', permission: 'release:deploy' },
     },
     async (request, reply) => {
       const outcome = await rollbackDeployment({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         deploymentId: request.params.id,
         rollbackToReleaseId: request.body.rollbackToReleaseId,
         actor: actorOf(request.principal!),
@@ -300,9 +301,9 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ReleaseParams,
         response: { 200: Release, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => getRelease(request.site!.graph, request.params.id),
+    async (request) => getRelease(siteOf(request).graph, request.params.id),
   );
 
   app.post(
@@ -317,11 +318,11 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: AddIncludeBody,
         response: { 200: Release, ...errors },
       },
-      config: { permission: 'release:manage' },
+      config: { siteScope: 'site', permission: 'release:manage' },
     },
     async (request) =>
       addInclude({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         id: request.params.id,
         body: request.body,
         actor: actorOf(request.principal!),
@@ -341,11 +342,11 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ReleaseTransitionBody,
         response: { 200: Release, ...errors },
       },
-      config: { permission: 'release:manage' },
+      config: { siteScope: 'site', permission: 'release:manage' },
     },
     async (request) =>
       transitionRelease({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         id: request.params.id,
         to: request.body.state,
         comment: request.body.comment,
@@ -366,14 +367,14 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: DeployReleaseBody,
         response: { 201: DeploymentSchema, ...errors },
       },
-      config: { permission: 'release:deploy' },
+      config: { siteScope: 'site', permission: 'release:deploy' },
     },
     async (request, reply) => {
-      if (request.body.skipReviewGate && !roleAtLeast(request.site!.role, 'admin')) {
+      if (request.body.skipReviewGate && !roleAtLeast(siteOf(request).role, 'admin')) {
         throw TrellisError.of('forbidden', { resource: 'review gate skip (admins only)' });
       }
       const outcome = await deployRelease({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         releaseId: request.params.id,
         body: request.body,
         actor: actorOf(request.principal!),

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import type { Graph } from '../../engines/port';
+import { siteOf } from '../../http/site-of';
 import { listSiteResources, resourceNodeId, type SiteResourceSpec } from '../site-resources';
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
@@ -22,9 +23,9 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
         summary: `List the site’s ${noun}s`,
         response: { 200: spec.list, ...errors },
       },
-      config: { permission: readPermission },
+      config: { siteScope: 'site', permission: readPermission },
     },
-    async (request) => listSiteResources(request.site!.graph, spec),
+    async (request) => listSiteResources(siteOf(request).graph, spec),
   );
 
   typed.get(
@@ -36,11 +37,11 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
         params: spec.params,
         response: { 200: spec.item, ...errors },
       },
-      config: { permission: readPermission },
+      config: { siteScope: 'site', permission: readPermission },
     },
     async (request) => {
       const key = String((request.params as Record<string, unknown>)[spec.key]);
-      const node = await request.site!.graph.getNode(resourceNodeId(spec, key));
+      const node = await siteOf(request).graph.getNode(resourceNodeId(spec, key));
       if (!node) throw notFound(key);
       return node.props;
     },
@@ -55,7 +56,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
         body: spec.create,
         response: { 201: spec.item, ...errors },
       },
-      config: { permission: spec.writePermission },
+      config: { siteScope: 'site', permission: spec.writePermission },
     },
     async (request, reply) => {
       const body = request.body as Record<string, unknown>;
@@ -63,7 +64,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
       if (!key) throw TrellisError.of('validation_failed', { detail: `body.${spec.key}: required` });
       const now = new Date().toISOString();
       const props = { ...body, [spec.key]: key, createdAt: now, updatedAt: now };
-      const graph: Graph = request.site!.graph;
+      const graph: Graph = siteOf(request).graph;
       await graph.transaction(async (tx) => {
         if (await tx.getNode(resourceNodeId(spec, key))) {
           throw TrellisError.of('conflict', {
@@ -92,11 +93,11 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
         body: spec.update,
         response: { 200: spec.item, ...errors },
       },
-      config: { permission: spec.writePermission },
+      config: { siteScope: 'site', permission: spec.writePermission },
       handler: async (request) => {
         const key = String((request.params as Record<string, unknown>)[spec.key]);
         const patch = request.body as Record<string, unknown>;
-        return request.site!.graph.transaction(async (tx) => {
+        return siteOf(request).graph.transaction(async (tx) => {
           const node = await tx.getNode(resourceNodeId(spec, key));
           if (!node) throw notFound(key);
           const { createdAt, updatedAt: _updatedAt, ...stored } = node.props;

@@ -1,6 +1,7 @@
 import { ErrorSchema, Seo, TrellisError, View, ViewParams } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { siteOf } from '../../http/site-of';
 import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../resource-specs';
 import { resourceNodeId } from '../site-resources';
 import { registerSiteResource } from './register-site-resource';
@@ -23,10 +24,10 @@ export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ViewParams,
         response: { 200: Seo, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) => {
-      const node = await request.site!.graph.getNode(resourceNodeId(VIEWS, request.params.name));
+      const node = await siteOf(request).graph.getNode(resourceNodeId(VIEWS, request.params.name));
       if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });
       return (node.props.seo as Record<string, unknown> | undefined) ?? {};
     },
@@ -42,10 +43,10 @@ export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
         body: Seo,
         response: { 200: View, ...errors },
       },
-      config: { permission: 'templates:manage' },
+      config: { siteScope: 'site', permission: 'templates:manage' },
     },
     async (request) =>
-      request.site!.graph.transaction(async (tx) => {
+      siteOf(request).graph.transaction(async (tx) => {
         const id = resourceNodeId(VIEWS, request.params.name);
         const node = await tx.getNode(id);
         if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });

@@ -9,6 +9,7 @@ import {
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { siteOf } from '../../http/site-of';
 import { getTemplate, listTemplates, listTemplateVersions, writeTemplate } from '../template-repository';
 
 const errors = {
@@ -30,9 +31,9 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The site’s templates at their head versions',
         response: { 200: TemplateList, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listTemplates(request.site!.graph),
+    async (request) => listTemplates(siteOf(request).graph),
   );
 
   app.post(
@@ -46,11 +47,11 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: CreateTemplateBody,
         response: { 201: Template, ...errors },
       },
-      config: { permission: 'templates:manage' },
+      config: { siteScope: 'site', permission: 'templates:manage' },
     },
     async (request, reply) => {
       const { template } = await writeTemplate({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         input: {
           name: request.body.name,
           content: templateSource(request.body),
@@ -73,9 +74,9 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         params: TemplateParams,
         response: { 200: Template, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => getTemplate(request.site!.graph, request.params.name),
+    async (request) => getTemplate(siteOf(request).graph, request.params.name),
   );
 
   app.get(
@@ -87,9 +88,9 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         params: TemplateParams,
         response: { 200: TemplateList, ...errors },
       },
-      config: { permission: 'content:read' },
+      config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listTemplateVersions(request.site!.graph, request.params.name),
+    async (request) => listTemplateVersions(siteOf(request).graph, request.params.name),
   );
 
   app.put(
@@ -104,11 +105,11 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: UpdateTemplateBody,
         response: { 200: Template, ...errors },
       },
-      config: { permission: 'templates:manage' },
+      config: { siteScope: 'site', permission: 'templates:manage' },
     },
     async (request) => {
       const { template } = await writeTemplate({
-        graph: request.site!.graph,
+        graph: siteOf(request).graph,
         input: {
           name: request.params.name,
           content: templateSource(request.body),
