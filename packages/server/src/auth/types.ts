@@ -1,8 +1,8 @@
+import type { Role } from '@trelliscms/core';
 import type { Graph } from '../engines/port';
 
-/** Roles of docs/api-spec.md §5.5, highest first. */
-export const ROLES = ['owner', 'admin', 'editor', 'publisher', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+/** Roles of docs/api-spec.md §5.5, highest first (core's `Role`). */
+export type { Role };
 
 /**
  * What a route may require. One permission table in `auth/permissions.ts` maps each role to

@@ -1,3 +1,4 @@
+import type { ApiKey } from '@trelliscms/core';
 import { apiKeyLookupId, hashToken, mintApiKey } from '../auth/api-key-secret';
 import type { Role } from '../auth/types';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
@@ -29,19 +30,6 @@ export interface ApiKeyRecord {
   expiresAt: string | null;
 }
 
-/** The list shape (core `ApiKey`): metadata only. */
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  role: Role;
-  siteId: string | null;
-  allowedSites?: string[];
-  prefix: string;
-  createdAt: string;
-  createdBy: string | null;
-  expiresAt: string | null;
-}
-
 function toRecord(node: GraphNode): ApiKeyRecord {
   const p = node.props;
   return {
@@ -62,8 +50,8 @@ function toRecord(node: GraphNode): ApiKeyRecord {
 }
 
 /** The metadata of a key, as listed. */
-export function toApiKeyView(record: ApiKeyRecord): ApiKeyView {
-  const view: ApiKeyView = {
+export function toApiKeyView(record: ApiKeyRecord): ApiKey {
+  const view: ApiKey = {
     id: record.id,
     name: record.name,
     role: record.role,

@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { isTrellisError, TrellisError } from '@trelliscms/core';
+import {
+  isTrellisError,
+  type SearchEmission,
+  type SiteTheme,
+  type StarterKit,
+  TrellisError,
+} from '@trelliscms/core';
 import type { Graph, GraphEngine } from '../engines/port';
 import { isEngineError } from '../engines/port';
 import { setMembership } from './members';
 import { seedStarterKit } from './seed-starter-kit';
-import { SITE_LABEL, type SiteRecord, type SiteTheme, siteProps, slugify } from './sites';
-import type { StarterKit } from './starter-kits';
+import { SITE_LABEL, type SiteRecord, siteProps, slugify } from './sites';
 
 export interface CreateSiteInput {
   name: string;
@@ -14,7 +19,7 @@ export interface CreateSiteInput {
   description?: string;
   mantra?: string;
   theme?: SiteTheme;
-  searchEmission?: 'none' | 'bm25' | 'bm25+vector';
+  searchEmission?: SearchEmission;
   starterKit: StarterKit;
   /** The user who becomes the site's admin. */
   creatorId: string;

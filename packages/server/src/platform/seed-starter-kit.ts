@@ -1,8 +1,8 @@
-import type { ContentType } from '@trelliscms/core';
+import type { ContentType, StarterKit } from '@trelliscms/core';
 import { createType } from '../content/type-repository';
 import type { Graph } from '../engines/port';
 import { writeTemplate } from '../site-resources/template-repository';
-import { STARTER_KITS, type StarterKit } from './starter-kits';
+import { STARTER_KITS } from './starter-kits';
 
 /**
  * Writes a starter kit into a new site's graph through the same repositories as

@@ -1,3 +1,4 @@
+import type { Site, SiteTheme } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 
 /** Label of sites in the platform graph. */
@@ -6,25 +7,8 @@ export const SITE_LABEL = 'Site';
 /** How long a deleted site's graph is kept before it may be purged. */
 export const SITE_RETENTION_DAYS = 30;
 
-export interface SiteTheme {
-  primary?: string;
-  accent?: string;
-  font?: string | null;
-}
-
-/** A site as the API shows it (docs/api-spec.md §2 Site). */
-export interface SiteView {
-  id: string;
-  name: string;
-  slug: string;
-  graphName: string;
-  publicUrl: string | null;
-  description: string;
-  mantra: string;
-  theme: SiteTheme;
-  searchEmission: 'none' | 'bm25' | 'bm25+vector';
-  createdAt: string;
-}
+/** A site as the API shows it (docs/api-spec.md §2 Site), every optional field filled. */
+export type SiteView = Required<Site>;
 
 /** A site as stored in the platform graph: the view plus who made it and its deletion state. */
 export interface SiteRecord extends SiteView {

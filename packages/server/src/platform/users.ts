@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { StarterKit } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphWriter } from '../engines/port';
+
+/** A user's default starter kit: any kit but `none`. */
+export type Persona = Exclude<StarterKit, 'none'>;
+
+/** The persona a stored or claimed value names, or null. */
+export function toPersona(value: unknown): Persona | null {
+  const parsed = StarterKit.safeParse(value);
+  return parsed.success && parsed.data !== 'none' ? parsed.data : null;
+}
 
 /** Label of platform users in the platform graph. */
 export const USER_LABEL = 'User';
@@ -15,7 +25,7 @@ export interface PlatformUser {
   /** `owner`/`admin` on the whole platform, else null (site roles apply). */
   platformRole: 'owner' | 'admin' | null;
   /** Which starter kit their new sites get by default. */
-  persona: 'designer' | 'developer' | 'author' | null;
+  persona: Persona | null;
   createdAt: string;
 }
 
@@ -28,10 +38,7 @@ function toUser(node: GraphNode): PlatformUser {
     sub: typeof props.sub === 'string' ? props.sub : null,
     platformRole:
       props.platformRole === 'owner' || props.platformRole === 'admin' ? props.platformRole : null,
-    persona:
-      props.persona === 'designer' || props.persona === 'developer' || props.persona === 'author'
-        ? props.persona
-        : null,
+    persona: toPersona(props.persona),
     createdAt: String(props.createdAt ?? ''),
   };
 }
