@@ -16,6 +16,7 @@ import { membersRoutes } from '../platform/routes/members';
 import { sitesRoutes } from '../platform/routes/sites';
 import { buildRoutes } from '../publishing/routes/build';
 import { releasesRoutes } from '../releases/routes/releases';
+import { type Clock, systemClock } from '../shared/clock';
 import { siteResourceRoutes } from '../site-resources/routes/site-resources';
 import { templatesRoutes } from '../site-resources/routes/templates';
 import { VERSION } from '../version';
@@ -38,6 +39,8 @@ export interface BuildAppOptions {
   logger?: boolean;
   /** Where log lines go (default stdout); tests pass a stream to read them. */
   logStream?: NodeJS.WritableStream;
+  /** Where timestamps come from (default: the system clock); tests pass a fixed one. */
+  clock?: Clock;
 }
 
 /**
@@ -68,6 +71,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     config,
     engine: options.engine ?? createEngine(config),
     version: VERSION,
+    clock: options.clock ?? systemClock,
   });
   await app.register(loadSheddingPlugin, {
     maxEventLoopDelayMs: config.LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS,

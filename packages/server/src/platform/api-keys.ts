@@ -2,6 +2,7 @@ import type { ApiKey } from '@trelliscms/core';
 import { apiKeyLookupId, hashToken, mintApiKey } from '../auth/api-key-secret';
 import type { Role } from '../auth/types';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
+import type { Clock } from '../shared/clock';
 
 /** Label of API keys in the platform graph. */
 export const API_KEY_LABEL = 'ApiKey';
@@ -105,6 +106,7 @@ export async function createApiKey(
     expiresAt?: string | null;
     actor: string;
     token?: string;
+    clock: Clock;
   },
 ): Promise<{ record: ApiKeyRecord; token: string }> {
   const minted = input.token
@@ -125,7 +127,7 @@ export async function createApiKey(
       allowedSites: input.allowedSites,
       platformRole: input.platformRole ?? null,
       hash: minted.hash,
-      createdAt: new Date().toISOString(),
+      createdAt: input.clock.now().toISOString(),
       createdBy: input.actor,
       revokedAt: null,
       expiresAt: input.expiresAt ?? null,
@@ -143,11 +145,11 @@ export async function createApiKey(
 /** Marks a key revoked and audits it. Returns the record as it was, or null when unknown. */
 export async function revokeApiKey(
   tx: GraphWriter,
-  input: { id: string; actor: string },
+  input: { id: string; actor: string; clock: Clock },
 ): Promise<ApiKeyRecord | null> {
   const node = await tx.getNode(input.id);
   if (!node?.labels.includes(API_KEY_LABEL)) return null;
-  await tx.updateNode(input.id, { props: { ...node.props, revokedAt: new Date().toISOString() } });
+  await tx.updateNode(input.id, { props: { ...node.props, revokedAt: input.clock.now().toISOString() } });
   await tx.appendAudit({ actor: input.actor, action: 'apikey.revoke', target: input.id });
   return toRecord(node);
 }

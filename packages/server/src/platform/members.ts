@@ -1,5 +1,6 @@
 import { type Member, Role } from '@trelliscms/core';
 import type { GraphReader, GraphWriter } from '../engines/port';
+import type { Clock } from '../shared/clock';
 import { getUser } from './users';
 
 /** Edge from a user to a site: the user's role there (`{role, grantedAt, grantedBy}`). */
@@ -76,9 +77,9 @@ export function toMemberView(m: Membership, user: { name: string | null; email: 
 /** Sets the user's role on the site (creating the membership) and audits it. */
 export async function setMembership(
   tx: GraphWriter,
-  input: { userId: string; siteId: string; role: Role; actor: string; action?: string },
+  input: { userId: string; siteId: string; role: Role; actor: string; action?: string; clock: Clock },
 ): Promise<Member> {
-  const grantedAt = new Date().toISOString();
+  const grantedAt = input.clock.now().toISOString();
   const user = await getUser(tx, input.userId);
   await tx.mergeEdge({
     from: input.userId,

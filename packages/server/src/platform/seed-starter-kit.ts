@@ -1,6 +1,7 @@
 import type { ContentType, StarterKit } from '@trelliscms/core';
 import { createType } from '../content/type-repository';
 import type { Graph } from '../engines/port';
+import type { Clock } from '../shared/clock';
 import { writeTemplate } from '../site-resources/template-repository';
 import { STARTER_KITS } from './starter-kits';
 
@@ -14,18 +15,20 @@ export async function seedStarterKit({
   kit,
   actor,
   siteId,
+  clock,
 }: {
   graph: Graph;
   kit: StarterKit;
   actor: string;
   siteId: string;
+  clock: Clock;
 }): Promise<void> {
   const contents = STARTER_KITS[kit];
   for (const type of contents.types) {
-    await createType({ graph, input: type as ContentType, actor });
+    await createType({ graph, input: type as ContentType, actor, clock });
   }
   for (const template of contents.templates) {
-    await writeTemplate({ graph, input: template, create: true, actor });
+    await writeTemplate({ graph, input: template, create: true, actor, clock });
   }
   await graph.transaction(async (tx) => {
     await tx.appendAudit({

@@ -1,5 +1,6 @@
 import type { Site, SiteTheme } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
+import { nodePages } from '../shared/node-pages';
 
 /** Label of sites in the platform graph. */
 export const SITE_LABEL = 'Site';
@@ -67,14 +68,11 @@ export async function getSite(graph: GraphReader, id: string): Promise<SiteRecor
 /** Every live site, by id. */
 export async function listSites(graph: Graph): Promise<SiteRecord[]> {
   const sites: SiteRecord[] = [];
-  const pageSize = 500;
-  for (let offset = 0; ; offset += pageSize) {
-    const page = await graph.findNodes({ label: SITE_LABEL, limit: pageSize, offset });
-    for (const node of page.nodes) {
+  for await (const page of nodePages(graph, { label: SITE_LABEL }, 500)) {
+    for (const node of page) {
       const record = toSiteRecord(node);
       if (!record.deletedAt) sites.push(record);
     }
-    if (page.nodes.length < pageSize) break;
   }
   return sites;
 }

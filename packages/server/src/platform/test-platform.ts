@@ -7,6 +7,7 @@ import { type Config, loadConfig } from '../config';
 import { createEmbeddedEngine } from '../engines/embedded';
 import type { GraphEngine } from '../engines/port';
 import { buildApp } from '../http/app';
+import type { Clock } from '../shared/clock';
 import { createApiKey } from './api-keys';
 import { setMembership } from './members';
 import { createUser } from './users';
@@ -45,6 +46,8 @@ export async function startTestPlatform(
     env?: Record<string, string>;
     engine?: GraphEngine;
     logStream?: NodeJS.WritableStream;
+    /** The app's clock (default: the system clock). */
+    clock?: Clock;
     /** Registers extra (test-only) routes before the app is ready. */
     beforeReady?: (app: FastifyInstance) => void | Promise<void>;
   } = {},
@@ -66,10 +69,11 @@ export async function startTestPlatform(
     engine,
     logger: options.logStream !== undefined,
     logStream: options.logStream,
+    clock: options.clock,
   });
   await options.beforeReady?.(app);
   await app.ready();
-  const platform = app.trellis.platform;
+  const { platform, clock } = app.trellis;
   return {
     app,
     engine,
@@ -84,8 +88,9 @@ export async function startTestPlatform(
           platformRole,
           persona: null,
           actor: 'test',
+          clock,
         });
-        if (siteId && role) await setMembership(tx, { userId: user.id, siteId, role, actor: 'test' });
+        if (siteId && role) await setMembership(tx, { userId: user.id, siteId, role, actor: 'test', clock });
         const { record, token } = await createApiKey(tx, {
           name: `${name} key`,
           role: role ?? platformRole ?? 'viewer',
@@ -93,6 +98,7 @@ export async function startTestPlatform(
           siteId: siteId ?? null,
           allowedSites: siteId ? [siteId] : null,
           actor: 'test',
+          clock,
         });
         return { userId: user.id, key: token, keyId: record.id };
       });

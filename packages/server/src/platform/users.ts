@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { StarterKit } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphWriter } from '../engines/port';
+import type { Clock } from '../shared/clock';
 
 /** A user's default starter kit: any kit but `none`. */
 export type Persona = Exclude<StarterKit, 'none'>;
@@ -66,9 +67,9 @@ export async function findUserBySub(graph: Graph, sub: string): Promise<Platform
  */
 export async function createUser(
   tx: GraphWriter,
-  input: Omit<PlatformUser, 'id' | 'createdAt'> & { id?: string; actor: string },
+  input: Omit<PlatformUser, 'id' | 'createdAt'> & { id?: string; actor: string; clock: Clock },
 ): Promise<PlatformUser> {
-  const { actor, ...user } = input;
+  const { actor, clock, ...user } = input;
   const node = await tx.createNode({
     id: user.id ?? `user:${randomUUID()}`,
     labels: [USER_LABEL],
@@ -79,7 +80,7 @@ export async function createUser(
       sub: user.sub ?? undefined,
       platformRole: user.platformRole,
       persona: user.persona,
-      createdAt: new Date().toISOString(),
+      createdAt: clock.now().toISOString(),
     },
   });
   await tx.appendAudit({
@@ -98,6 +99,7 @@ export async function createUser(
 export async function userForSubject(
   graph: Graph,
   claims: { sub: string; email: string | null; name: string | null; persona?: PlatformUser['persona'] },
+  clock: Clock,
 ): Promise<PlatformUser> {
   const existing = await findUserBySub(graph, claims.sub);
   if (existing) return existing;
@@ -110,6 +112,7 @@ export async function userForSubject(
         platformRole: null,
         persona: claims.persona ?? null,
         actor: 'system',
+        clock,
       }),
     );
   } catch (error) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Permission } from '../auth/types';
-import type { GraphNode, GraphReader } from '../engines/port';
+import type { GraphReader } from '../engines/port';
+import { allNodes } from '../shared/node-pages';
 
 /**
  * One of docs/api-spec.md §4's "other" site-scoped namespaces (transforms, routes, views, scripts, block
@@ -40,12 +41,7 @@ export async function listSiteResources(
   graph: GraphReader,
   spec: Pick<SiteResourceSpec, 'label' | 'key' | 'sortBy'>,
 ): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = await graph.findNodes({ label: spec.label, limit: 1000, offset });
-    out.push(...page.nodes.map((node: GraphNode) => node.props));
-    if (page.nodes.length === 0 || offset + page.nodes.length >= page.total) break;
-  }
+  const out = (await allNodes(graph, { label: spec.label })).map((node) => node.props);
   const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) =>
     String(a[spec.key]).localeCompare(String(b[spec.key]));
   return out.sort(spec.sortBy ?? byKey);

@@ -1,6 +1,8 @@
 import { assertTemplateParses } from '@trelliscms/builder';
 import { type Template, TrellisError } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
+import type { Clock } from '../shared/clock';
+import { allNodes } from '../shared/node-pages';
 
 /** Node label of a template's head in a site graph (id `template:<name>`). */
 export const TEMPLATE_LABEL = 'Template';
@@ -34,18 +36,7 @@ function toTemplate(node: GraphNode): Template {
 
 /** Every template of the site at its head version, by name. */
 export async function listTemplates(graph: GraphReader): Promise<Template[]> {
-  const templates: Template[] = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = await graph.findNodes({
-      label: TEMPLATE_LABEL,
-      orderBy: [{ prop: 'name' }],
-      limit: 1000,
-      offset,
-    });
-    templates.push(...page.nodes.map(toTemplate));
-    if (offset + page.nodes.length >= page.total || page.nodes.length === 0) break;
-  }
-  return templates;
+  return (await allNodes(graph, { label: TEMPLATE_LABEL, orderBy: [{ prop: 'name' }] })).map(toTemplate);
 }
 
 /** The head version of a template, or null. */
@@ -93,14 +84,14 @@ export async function writeTemplate({
   input,
   create,
   actor,
-  now = () => new Date(),
+  clock,
   visibilityWaitMs = TEMPLATE_VISIBILITY_WAIT_MS,
 }: {
   graph: Graph;
   input: TemplateWrite;
   create: boolean;
   actor: string;
-  now?: () => Date;
+  clock: Clock;
   visibilityWaitMs?: number;
 }): Promise<{ template: Template; created: boolean }> {
   if (input.content !== undefined) assertTemplateParses(input.content);
@@ -119,7 +110,7 @@ export async function writeTemplate({
     }
     if (!create && !head) throw TrellisError.of('not_found', { resource: `Template \`${input.name}\`` });
     const version = (head?.latestVersion ?? 0) + 1;
-    const at = now().toISOString();
+    const at = clock.now().toISOString();
     const props = {
       name: input.name,
       content: input.content ?? head?.content ?? '',

@@ -1,13 +1,13 @@
 import {
   EmbeddingsMaterializeFailure,
   EmbeddingsMaterializeResponse,
-  ErrorSchema,
   TrellisError,
   TypeName,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { createEmbeddingProvider } from '../embeddings/create-provider';
 import { materializeEmbeddings } from '../embeddings/materialize';
@@ -38,10 +38,7 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<{ provider?: EmbeddingProvi
         querystring: MaterializeQuery,
         response: {
           200: EmbeddingsMaterializeResponse,
-          400: ErrorSchema,
-          401: ErrorSchema,
-          403: ErrorSchema,
-          404: ErrorSchema,
+          ...errorResponses(400, 401, 403, 404),
           502: EmbeddingsMaterializeFailure,
         },
       },

@@ -1,5 +1,4 @@
 import {
-  ErrorSchema,
   IMPORT_EDGES_BATCH,
   IMPORT_MAX_EDGES,
   IMPORT_MAX_RECORDS,
@@ -13,16 +12,14 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { importEdges } from '../import-edges';
 import { importRecords } from '../import-records';
 import { getTypeForWrite } from '../type-repository';
 
 const errors = {
-  400: ErrorSchema,
-  401: ErrorSchema,
-  403: ErrorSchema,
-  404: ErrorSchema,
+  ...errorResponses(400, 401, 403, 404),
   413: ImportTooLarge,
 };
 

@@ -8,7 +8,6 @@ import {
   ContentRecord,
   ContentTypePathParams,
   CreateContentBody,
-  ErrorSchema,
   ItemVersion,
   ItemVersionList,
   ItemVersionParams,
@@ -21,6 +20,7 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { readItemInput } from '../item-input';
 import { etagOf, expectedVersionFrom } from '../item-record';
@@ -38,13 +38,7 @@ import {
 import { getType, getTypeForRead, getTypeForWrite } from '../type-repository';
 import { getVersion, listVersions } from '../versions';
 
-const errors = {
-  400: ErrorSchema,
-  401: ErrorSchema,
-  403: ErrorSchema,
-  404: ErrorSchema,
-  409: ErrorSchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 409);
 
 /** The environment publish stamps when none is given. */
 export const DEFAULT_PUBLISH_ENV = 'prod';

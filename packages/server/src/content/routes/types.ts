@@ -3,16 +3,16 @@ import {
   ContentTypeParams,
   ContentTypeSummaryList,
   CreateContentTypeBody,
-  ErrorSchema,
   summarizeContentType,
   UpdateContentTypeBody,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { createType, getType, listTypes, updateType } from '../type-repository';
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404, 409);
 
 /** Spec §4 Content types (site-scoped): list (summaries), create, get (full), PATCH (partial). */
 export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -47,6 +47,7 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
         graph: siteOf(request).graph,
         input: request.body,
         actor: actorOf(request.principal!),
+        clock: app.trellis.clock,
       });
       return reply.status(201).send(type);
     },
@@ -86,6 +87,7 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
         name: request.params.name,
         patch: request.body,
         actor: actorOf(request.principal!),
+        clock: app.trellis.clock,
       }),
   );
 };

@@ -5,19 +5,19 @@ import {
   AuditStatus,
   EngineProcedures,
   EngineProceduresFailure,
-  ErrorSchema,
   HealthDetailResponse,
   TrellisError,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import type { Graph, ProbeResult } from '../../engines/port';
+import { errorResponses } from '../../http/error-responses';
 import { getSite } from '../../platform/sites';
 
 /** The engine probe timeout of /health/detail (docs/api-spec.md §8). */
 export const HEALTH_PROBE_TIMEOUT_MS = 3_000;
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404);
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -74,7 +74,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async () => {
       const started = performance.now();
-      const probedAt = new Date().toISOString();
+      const probedAt = app.trellis.clock.now().toISOString();
       const probe = await probeEngine();
       return {
         status: probe.reachable ? ('ok' as const) : ('degraded' as const),
@@ -198,7 +198,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const name = request.query.graph;
       const graph = await graphFor(request, name);
-      const now = new Date().toISOString();
+      const now = app.trellis.clock.now().toISOString();
       const verdict = await app.withQueryTimeout(graph.verifyAudit());
       const probe = await probeEngine();
       const rows: AuditChecklist['rows'] = [

@@ -68,7 +68,11 @@ export const authPlugin = fp(
     const verifyIdToken = idTokenVerifierFrom(trellis.config);
     app.decorate(
       'ownerBootstrap',
-      await bootstrapOwner({ platform: trellis.platform, ownerKey: trellis.config.CMS_OWNER_KEY }),
+      await bootstrapOwner({
+        platform: trellis.platform,
+        ownerKey: trellis.config.CMS_OWNER_KEY,
+        clock: trellis.clock,
+      }),
     );
     const routeTable: RouteEntry[] = [];
     app.decorate('routeTable', routeTable);
@@ -133,6 +137,7 @@ export const authPlugin = fp(
         cache: trellis.apiKeyCache,
         access: trellis.accessCache,
         verifyIdToken,
+        clock: trellis.clock,
       });
       request.principal = principal;
       if (site) await resolveSite(request, site.id, site.unknownIs);

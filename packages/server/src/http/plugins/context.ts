@@ -7,6 +7,7 @@ import { ItemReadCache } from '../../content/item-read-cache';
 import type { Graph, GraphEngine } from '../../engines/port';
 import type { ApiKeyRecord } from '../../platform/api-keys';
 import { PLATFORM_GRAPH } from '../../platform/platform-graph';
+import type { Clock } from '../../shared/clock';
 import { writeNotifyingEngine } from './write-notifying-graph';
 
 /** What every route needs: the configuration, the engine and the platform graph. */
@@ -16,6 +17,8 @@ export interface TrellisContext {
   platform: Graph;
   platformGraphName: string;
   version: string;
+  /** Where every timestamp the server stores or compares comes from (shared/clock.ts). */
+  clock: Clock;
   lastBuild: { id: string; at: string } | null;
   /** The API-key cache (auth/api-key-cache.ts); its counters appear on /health/detail. */
   apiKeyCache: ApiKeyCache<ApiKeyRecord>;
@@ -45,9 +48,12 @@ declare module 'fastify' {
  * through `trellis.engine` and `trellis.platform`, never through the engine it was given.
  */
 export const contextPlugin = fp(
-  async (app: FastifyInstance, opts: { config: Config; engine: GraphEngine; version: string }) => {
+  async (
+    app: FastifyInstance,
+    opts: { config: Config; engine: GraphEngine; version: string; clock: Clock },
+  ) => {
     const { config } = opts;
-    const accessCache = new PlatformAccessCache({ ttlMs: config.ACCESS_CACHE_MS });
+    const accessCache = new PlatformAccessCache({ ttlMs: config.ACCESS_CACHE_MS, clock: opts.clock });
     const itemReadCache = new ItemReadCache({ ttlMs: config.CONTENT_READ_CACHE_MS });
     const engine = writeNotifyingEngine(opts.engine, (graphName) => {
       if (graphName === PLATFORM_GRAPH) accessCache.invalidateAll();
@@ -61,6 +67,7 @@ export const contextPlugin = fp(
       platform,
       platformGraphName: PLATFORM_GRAPH,
       version: opts.version,
+      clock: opts.clock,
       lastBuild: null,
       apiKeyCache: new ApiKeyCache<ApiKeyRecord>(),
       accessCache,

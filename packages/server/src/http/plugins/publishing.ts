@@ -25,6 +25,7 @@ export const publishingPlugin = fp(
     const service = new BuildService({
       dataDir,
       log: app.log.child({ component: 'build' }),
+      clock: app.trellis.clock,
       onFinished: (status) => {
         if (status.status === 'ok' && status.finishedAt) {
           app.trellis.lastBuild = { id: status.buildId, at: status.finishedAt };

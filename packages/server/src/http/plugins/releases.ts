@@ -42,7 +42,7 @@ export const releasesPlugin = fp(
   async (app: FastifyInstance) => {
     const log = app.log.child({ component: 'scheduler' });
     const context: ReleasesContext = {
-      now: () => new Date(),
+      now: () => app.trellis.clock.now(),
       scheduler: null,
       async onLive({ siteId, graph, deployment, environment }) {
         const env = environment ?? (await getEnvironment(graph, deployment.environmentId));

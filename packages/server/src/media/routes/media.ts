@@ -3,7 +3,6 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import {
-  ErrorSchema,
   MAX_MEDIA_BYTES,
   MediaAsset,
   MediaAssetList,
@@ -18,19 +17,13 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media-store';
 import { mimetypeOfExtension } from '../sniff-media-type';
 import { searchStock } from '../stock-search';
 
-const errors = {
-  400: ErrorSchema,
-  401: ErrorSchema,
-  403: ErrorSchema,
-  404: ErrorSchema,
-  413: ErrorSchema,
-  502: ErrorSchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 413, 502);
 
 /** Multipart errors of @fastify/multipart mapped to the codes of docs/api-spec.md §7. */
 function fromMultipartError(error: unknown): unknown {
@@ -100,7 +93,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         content,
         filename,
         actor: actorOf(request.principal!),
-        now: new Date(),
+        now: app.trellis.clock.now(),
       });
       return reply.status(created ? 201 : 200).send(asset);
     },
@@ -178,8 +171,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         params: MediaFileParams,
         response: {
           200: z.any().describe('The file, with its media type'),
-          400: ErrorSchema,
-          404: ErrorSchema,
+          ...errorResponses(400, 404),
         },
         security: [],
       },

@@ -1,21 +1,15 @@
-import {
-  AccessEntryList,
-  ErrorSchema,
-  GrantBody,
-  GrantResponse,
-  MemberList,
-  TrellisError,
-} from '@trelliscms/core';
+import { AccessEntryList, GrantBody, GrantResponse, MemberList, TrellisError } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { canAssignRole } from '../../auth/permissions';
 import { siteRoleFor } from '../../auth/site-role';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { accessibleSites } from '../accessible-sites';
 import { getMembership, listMembers, setMembership } from '../members';
 import { getUser } from '../users';
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404);
 
 /** Spec §4 Access: my-sites (no X-Site-Id); site-users and grant (admin only, site-scoped). */
 export const accessRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -88,6 +82,7 @@ export const accessRoutes: FastifyPluginAsyncZod = async (app) => {
           role,
           actor: actorOf(request.principal!),
           action: 'member.grant',
+          clock: app.trellis.clock,
         });
       });
       return { ok: true as const, member };

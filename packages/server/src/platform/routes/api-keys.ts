@@ -3,7 +3,6 @@ import {
   ApiKeyList,
   ApiKeyParams,
   CreateApiKeyBody,
-  ErrorSchema,
   RevokeApiKeyResponse,
   TrellisError,
 } from '@trelliscms/core';
@@ -11,11 +10,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { roleAtLeast, roleHasPermission } from '../../auth/permissions';
 import { siteRoleFor } from '../../auth/site-role';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, toApiKeyView } from '../api-keys';
 import { getSite } from '../sites';
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404);
 
 /**
  * Spec §4 API keys (site-scoped): list (metadata only), create (secret shown once), revoke
@@ -59,7 +59,7 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
           { hint: `Your role on ${site.id} is ${site.role}; a key cannot have a higher role (${role}).` },
         );
       }
-      if (expiresAt && Date.parse(expiresAt) <= Date.now()) {
+      if (expiresAt && Date.parse(expiresAt) <= app.trellis.clock.now().getTime()) {
         throw TrellisError.of('validation_failed', { detail: 'body.expiresAt: must be in the future' });
       }
       const allowedSites = [...new Set([site.id, ...(request.body.allowedSites ?? [])])].sort();
@@ -85,6 +85,7 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
           allowedSites,
           expiresAt: expiresAt ?? null,
           actor: actorOf(principal),
+          clock: app.trellis.clock,
         }),
       );
       request.log.info({ keyId: record.id, role }, 'api key created');
@@ -118,7 +119,7 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
         );
       }
       const revoked = await platform.transaction((tx) =>
-        revokeApiKey(tx, { id, actor: actorOf(request.principal!) }),
+        revokeApiKey(tx, { id, actor: actorOf(request.principal!), clock: app.trellis.clock }),
       );
       // After the commit, so a lookup that raced the revocation cannot leave the live record cached.
       if (revoked) apiKeyCache.invalidate(revoked.lookupId);

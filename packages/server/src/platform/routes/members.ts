@@ -1,5 +1,4 @@
 import {
-  ErrorSchema,
   Member,
   MemberList,
   MemberParams,
@@ -10,10 +9,11 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { canAssignRole, roleAtLeast } from '../../auth/permissions';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { getMembership, listMembers, removeMembership, setMembership } from '../members';
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404);
 
 /** Spec §4 Site members (site-scoped): list, change role, revoke. */
 export const membersRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -58,7 +58,13 @@ export const membersRoutes: FastifyPluginAsyncZod = async (app) => {
             { hint: `Your role on ${site.id} is ${site.role}; you cannot make a ${current.role} ${role}.` },
           );
         }
-        return setMembership(tx, { userId, siteId: site.id, role, actor: actorOf(request.principal!) });
+        return setMembership(tx, {
+          userId,
+          siteId: site.id,
+          role,
+          actor: actorOf(request.principal!),
+          clock: app.trellis.clock,
+        });
       });
     },
   );

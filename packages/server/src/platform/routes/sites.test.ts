@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbeddedEngine } from '../../engines/embedded';
 import type { Graph, GraphEngine } from '../../engines/port';
+import { fixedClock, systemClock } from '../../shared/clock';
 import { STARTER_KITS } from '../starter-kits';
 import { startTestPlatform, type TestPlatform } from '../test-platform';
 
@@ -243,10 +244,12 @@ describe('retention', () => {
     });
     expect(del.statusCode).toBe(200);
     const platform = tp.app.trellis.platform;
-    expect(await purgeExpiredSites({ engine: tp.engine, platform })).toEqual([]);
+    expect(await purgeExpiredSites({ engine: tp.engine, platform, clock: systemClock })).toEqual([]);
     expect(await tp.engine.listGraphs()).toContain(site.graphName);
     const later = new Date(Date.now() + 31 * 86_400_000);
-    expect(await purgeExpiredSites({ engine: tp.engine, platform, now: later })).toEqual([site.id]);
+    expect(await purgeExpiredSites({ engine: tp.engine, platform, clock: fixedClock(later) })).toEqual([
+      site.id,
+    ]);
     expect(await tp.engine.listGraphs()).not.toContain(site.graphName);
     expect(await tp.engine.listGraphs()).toContain(kept.graphName);
     expect(await platform.getNode(site.id)).toBeNull();

@@ -1,7 +1,6 @@
 import {
   CreateSiteBody,
   DeleteSiteResponse,
-  ErrorSchema,
   Site,
   SiteList,
   SiteParams,
@@ -11,6 +10,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { siteRoleFor } from '../../auth/site-role';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { accessibleSites } from '../accessible-sites';
 import { createSite } from '../create-site';
@@ -18,7 +18,7 @@ import { purgeExpiredSites } from '../purge-deleted-sites';
 import { getSite, SITE_RETENTION_DAYS, type SiteRecord, siteProps, toSiteRecord, toSiteView } from '../sites';
 import { getUser } from '../users';
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404, 409);
 
 /** Spec §4 Sites: list, create, get, partial update, owner-only soft delete. No X-Site-Id. */
 export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -26,7 +26,7 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
 
   // Soft-deleted sites are purged once their retention period ends: at start, then hourly.
   const purge = () =>
-    purgeExpiredSites({ engine, platform }).then(
+    purgeExpiredSites({ engine, platform, clock: app.trellis.clock }).then(
       (ids) => {
         if (ids.length > 0) app.log.info({ sites: ids }, 'purged deleted sites after their retention period');
       },
@@ -88,6 +88,7 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
       const site = await createSite({
         engine,
         platform,
+        clock: app.trellis.clock,
         input: {
           name: body.name,
           slug: body.slug,
@@ -183,8 +184,9 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const principal = request.principal!;
-      const deletedAt = new Date().toISOString();
-      const purgeAfter = new Date(Date.now() + SITE_RETENTION_DAYS * 86_400_000).toISOString();
+      const now = app.trellis.clock.now();
+      const deletedAt = now.toISOString();
+      const purgeAfter = new Date(now.getTime() + SITE_RETENTION_DAYS * 86_400_000).toISOString();
       await platform.transaction(async (tx) => {
         const node = await tx.getNode(siteOf(request).id);
         const current = node ? toSiteRecord(node) : null;

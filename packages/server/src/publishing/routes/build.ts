@@ -11,19 +11,19 @@ import {
   BuildResult,
   BuildRollbackResponse,
   BuildStatus,
-  ErrorSchema,
   SiteSnapshot,
   TrellisError,
 } from '@trelliscms/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { getSite, type SiteView, toSiteView } from '../../platform/sites';
 import { envName } from '../build-service';
 import { takeSnapshot } from '../take-snapshot';
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404, 409);
 
 async function currentSite(app: FastifyInstance, request: FastifyRequest): Promise<SiteView> {
   const record = await getSite(app.trellis.platform, siteOf(request).id);
@@ -174,7 +174,12 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => takeSnapshot({ graph: siteOf(request).graph, site: await currentSite(app, request) }),
+    async (request) =>
+      takeSnapshot({
+        graph: siteOf(request).graph,
+        site: await currentSite(app, request),
+        clock: app.trellis.clock,
+      }),
   );
 
   const serveLive = async (

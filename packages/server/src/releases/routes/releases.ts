@@ -13,7 +13,6 @@ import {
   Environment,
   EnvironmentList,
   EnvironmentParams,
-  ErrorSchema,
   ListDeploymentsQuery,
   ListReleasesQuery,
   planDrip,
@@ -31,6 +30,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { roleAtLeast } from '../../auth/permissions';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import {
   type DeployOutcome,
@@ -44,7 +44,7 @@ import {
 import { listEnvironments, upsertEnvironment } from '../environments';
 import { addInclude, createRelease, getRelease, listReleases, transitionRelease } from '../releases';
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404, 409);
 
 function plan(body: DripPreviewBody): {
   timestamps: string[];

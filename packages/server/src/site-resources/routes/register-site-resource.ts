@@ -1,12 +1,13 @@
-import { ErrorSchema, TrellisError } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import type { Graph } from '../../engines/port';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { listSiteResources, resourceNodeId, type SiteResourceSpec } from '../site-resources';
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404, 409);
 
 /** Registers list, get, create and update routes for one namespace. */
 export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpec): void {
@@ -62,7 +63,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
       const body = request.body as Record<string, unknown>;
       const key = (body[spec.key] as string | undefined) ?? spec.deriveKey?.(body);
       if (!key) throw TrellisError.of('validation_failed', { detail: `body.${spec.key}: required` });
-      const now = new Date().toISOString();
+      const now = app.trellis.clock.now().toISOString();
       const props = { ...body, [spec.key]: key, createdAt: now, updatedAt: now };
       const graph: Graph = siteOf(request).graph;
       await graph.transaction(async (tx) => {
@@ -112,7 +113,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
               throw TrellisError.of('validation_failed', { detail });
             }
           }
-          const props = { ...merged, createdAt, updatedAt: new Date().toISOString() };
+          const props = { ...merged, createdAt, updatedAt: app.trellis.clock.now().toISOString() };
           await tx.updateNode(resourceNodeId(spec, key), { props });
           await tx.appendAudit({
             actor: actorOf(request.principal!),

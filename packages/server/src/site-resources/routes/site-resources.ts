@@ -1,12 +1,13 @@
-import { ErrorSchema, Seo, TrellisError, View, ViewParams } from '@trelliscms/core';
+import { Seo, TrellisError, View, ViewParams } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../resource-specs';
 import { resourceNodeId } from '../site-resources';
 import { registerSiteResource } from './register-site-resource';
 
-const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema };
+const errors = errorResponses(400, 401, 403, 404);
 
 /**
  * Spec §4 "Other site-scoped resource namespaces": transforms, routes, views (with
@@ -50,7 +51,7 @@ export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
         const id = resourceNodeId(VIEWS, request.params.name);
         const node = await tx.getNode(id);
         if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });
-        const props = { ...node.props, seo: request.body, updatedAt: new Date().toISOString() };
+        const props = { ...node.props, seo: request.body, updatedAt: app.trellis.clock.now().toISOString() };
         await tx.updateNode(id, { props });
         await tx.appendAudit({ actor: actorOf(request.principal!), action: 'views.seo', target: id });
         return props as View;

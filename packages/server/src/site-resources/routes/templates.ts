@@ -1,6 +1,5 @@
 import {
   CreateTemplateBody,
-  ErrorSchema,
   Template,
   TemplateList,
   TemplateParams,
@@ -9,17 +8,11 @@ import {
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { getTemplate, listTemplates, listTemplateVersions, writeTemplate } from '../template-repository';
 
-const errors = {
-  400: ErrorSchema,
-  401: ErrorSchema,
-  403: ErrorSchema,
-  404: ErrorSchema,
-  409: ErrorSchema,
-  502: ErrorSchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 409, 502);
 
 /** Spec §4 Templates (site-scoped): versioned Liquid source; every PUT writes a new version. */
 export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -60,6 +53,7 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         create: true,
         actor: actorOf(request.principal!),
+        clock: app.trellis.clock,
       });
       return reply.status(201).send(template);
     },
@@ -118,6 +112,7 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         create: false,
         actor: actorOf(request.principal!),
+        clock: app.trellis.clock,
       });
       return template;
     },
