@@ -34,7 +34,12 @@ describe('the app clock (BuildAppOptions.clock)', () => {
     expect(key.statusCode, key.body).toBe(201);
     expect(key.json().createdAt).toBe(AT);
 
-    const build = await tp.app.inject({ method: 'POST', url: '/api/build', headers: siteHeaders, payload: {} });
+    const build = await tp.app.inject({
+      method: 'POST',
+      url: '/api/build',
+      headers: siteHeaders,
+      payload: {},
+    });
     expect(build.statusCode, build.body).toBe(200);
     expect(build.json().buildId).toMatch(/^b20310203040506789-/);
   });
