@@ -60,7 +60,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Null only on public routes. */
     principal: Principal | null;
-    /** Set on site-scoped routes (those that need `X-Site-Id`). */
+    /** Set on site-scoped routes (`siteScope: 'site'` or `siteParam`); read it with `siteOf(request)`. */
     site: SiteContext | null;
   }
   interface FastifyContextConfig {

@@ -56,7 +56,7 @@ export function idTokenVerifierFrom(config: Config): IdTokenVerifier | null {
  * global `onRequest` hook (it covers routes registered later by any plugin):
  * 1. token check: `Authorization: Bearer` API key or ID token, else 401;
  * 2. platform user and role;
- * 3. site context: from `X-Site-Id` on site-scoped routes (400 `site_required` when absent,
+ * 3. site context: from `X-Site-Id` on routes declaring `siteScope: 'site'` (400 `site_required` when absent,
  *    403 for an unknown site or no access) or from the path parameter named by
  *    `config.siteParam` (404 unknown, 403 no access);
  * 4. the route's `config.permission` against the role (auth/permissions.ts), else 403.
