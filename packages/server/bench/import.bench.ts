@@ -16,8 +16,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
-import { buildApp } from '../src/app';
 import { loadConfig } from '../src/config';
+import { buildApp } from '../src/http/app';
 import { benchmarksDoc, cpuTicks, readDocSection, stealBetween, writeDocSection } from './doc-section';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 20_000);

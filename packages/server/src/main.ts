@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
+import { buildApp } from './http/app';
 import { ownerKeyNotice } from './platform/bootstrap-owner';
 
 /** Starts the server: validated configuration, listen, graceful shutdown on SIGTERM/SIGINT. */

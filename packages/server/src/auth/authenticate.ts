@@ -2,6 +2,7 @@ import { TrellisError } from '@trelliscms/core';
 import type { Graph } from '../engines/port';
 import { type ApiKeyRecord, loadApiKey } from '../platform/api-keys';
 import { getUser, userForSubject } from '../platform/users';
+import type { Clock } from '../shared/clock';
 import type { ApiKeyCache } from './api-key-cache';
 import { apiKeyLookupId, hashMatches, hashToken } from './api-key-secret';
 import { IdTokenError, type IdTokenVerifier } from './id-token';
@@ -49,6 +50,7 @@ export async function authenticate({
   access,
   verifyIdToken,
   tokenHash: knownHash,
+  clock,
 }: {
   token: string;
   /** The token's `hashToken`, when the caller has it already. */
@@ -57,6 +59,8 @@ export async function authenticate({
   cache: ApiKeyCache<ApiKeyRecord>;
   access?: PlatformAccessCache;
   verifyIdToken: IdTokenVerifier | null;
+  /** Compared with an API key's `expiresAt`; stamps users created at first sign-in. */
+  clock: Clock;
 }): Promise<Authenticated> {
   if (looksLikeJwt(token)) {
     if (!verifyIdToken) {
@@ -71,7 +75,7 @@ export async function authenticate({
       const detail = error instanceof IdTokenError ? error.message : 'the token could not be verified';
       throw TrellisError.of('invalid_credential', { detail });
     }
-    const user = await userForSubject(platform, claims);
+    const user = await userForSubject(platform, claims, clock);
     return {
       principal: { kind: 'id_token', userId: user.id, platformRole: user.platformRole, allowedSites: null },
       keyExpiresAtMs: null,
@@ -85,7 +89,7 @@ export async function authenticate({
     throw TrellisError.of('invalid_credential', { detail: 'unknown or revoked API key' });
   }
   const keyExpiresAtMs = record.expiresAt === null ? null : Date.parse(record.expiresAt);
-  if (keyExpiresAtMs !== null && keyExpiresAtMs <= Date.now()) {
+  if (keyExpiresAtMs !== null && keyExpiresAtMs <= clock.now().getTime()) {
     throw TrellisError.of('invalid_credential', { detail: 'the API key has expired' });
   }
   const user = access ? await access.user(platform, record.userId) : await getUser(platform, record.userId);

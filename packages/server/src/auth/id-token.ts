@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
+import { type Persona, toPersona } from '../platform/users';
 
 /** Signature algorithms accepted on ID tokens; `none` and HMAC (HS*) never are. */
 export const ID_TOKEN_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'] as const;
@@ -23,7 +24,7 @@ export interface IdTokenClaims {
   email: string | null;
   name: string | null;
   /** The optional `persona` claim (`designer`, `developer`, `author`): the user's default starter kit. */
-  persona: 'designer' | 'developer' | 'author' | null;
+  persona: Persona | null;
 }
 
 /** Why a token was refused; safe to show the caller (no token content). */
@@ -65,7 +66,7 @@ export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenV
       sub: payload.sub,
       email: typeof payload.email === 'string' ? payload.email : null,
       name: typeof payload.name === 'string' ? payload.name : null,
-      persona: persona === 'designer' || persona === 'developer' || persona === 'author' ? persona : null,
+      persona: toPersona(persona),
     };
   };
 }

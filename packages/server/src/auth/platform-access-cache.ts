@@ -3,9 +3,12 @@ import type { Graph } from '../engines/port';
 import { getMembership, type Membership } from '../platform/members';
 import { getSite, type SiteRecord } from '../platform/sites';
 import { getUser, type PlatformUser } from '../platform/users';
+import { type Clock, systemClock } from '../shared/clock';
 import type { Principal, SiteContext } from './types';
 
 export interface PlatformAccessCacheOptions {
+  /** What an API key's `expiresAt` is compared with (default: the system clock). */
+  clock?: Clock;
   /** Most entries kept; the least recently used goes first. Default 10,000. */
   max?: number;
   /**
@@ -50,8 +53,10 @@ export interface ResolvedAccess {
 export class PlatformAccessCache {
   readonly #entries: LRUCache<string, Entry> | null;
   #generation = 0;
+  readonly #clock: Clock;
 
   constructor(options: PlatformAccessCacheOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
     const ttl = options.ttlMs ?? PLATFORM_ACCESS_CACHE_TTL_MS;
     this.#entries =
       ttl > 0
@@ -88,7 +93,8 @@ export class PlatformAccessCache {
     const hit = this.#entries.get(`access\u0000${key}`);
     if (hit === undefined || hit.generation !== this.#generation) return undefined;
     const access = hit.value as ResolvedAccess;
-    if (access.keyExpiresAtMs !== null && access.keyExpiresAtMs <= Date.now()) return undefined;
+    if (access.keyExpiresAtMs !== null && access.keyExpiresAtMs <= this.#clock.now().getTime())
+      return undefined;
     return access;
   }
 

@@ -1,8 +1,8 @@
+import type { Role } from '@trelliscms/core';
 import type { Graph } from '../engines/port';
 
-/** Roles of docs/api-spec.md §5.5, highest first. */
-export const ROLES = ['owner', 'admin', 'editor', 'publisher', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+/** Roles of docs/api-spec.md §5.5, highest first (core's `Role`). */
+export type { Role };
 
 /**
  * What a route may require. One permission table in `auth/permissions.ts` maps each role to
@@ -42,6 +42,9 @@ export interface Principal {
   keyRole?: Role;
 }
 
+/** See `siteScope` of a route's config. */
+export type SiteScope = 'site' | 'none';
+
 /** The site a site-scoped request works on (docs/api-spec.md §5.4 step 3), from `X-Site-Id`. */
 export interface SiteContext {
   /** `site:<slug>` */
@@ -57,10 +60,17 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Null only on public routes. */
     principal: Principal | null;
-    /** Set on site-scoped routes (those that need `X-Site-Id`). */
+    /** Set on site-scoped routes (`siteScope: 'site'` or `siteParam`); read it with `siteOf(request)`. */
     site: SiteContext | null;
   }
   interface FastifyContextConfig {
+    /**
+     * Whether the route works on the site named by `X-Site-Id` (docs/api-spec.md §5.3):
+     * `'site'` requires the header and sets `request.site`; `'none'` is a platform route (or
+     * one naming its site by `siteParam`). Every `/api` route must declare it: registering
+     * one without it fails.
+     */
+    siteScope?: SiteScope;
     /** Public routes need no credential (health, health/detail, metrics, openapi, media files). */
     public?: boolean;
     /** The permission the caller's role must hold; checked by the auth hook. */

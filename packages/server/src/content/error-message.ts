@@ -1,6 +1,6 @@
 import { isTrellisError } from '@trelliscms/core';
 import { isEngineError } from '../engines/port';
-import { fromEngineError } from '../plugins/errors';
+import { fromEngineError } from '../shared/from-engine-error';
 
 /** A caller-facing message for an error of one record; unexpected errors are not shown. */
 export function errorMessage(error: unknown): string {

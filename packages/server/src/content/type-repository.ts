@@ -8,6 +8,8 @@ import {
   validateTypeDefinition,
 } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
+import type { Clock } from '../shared/clock';
+import { allNodes } from '../shared/node-pages';
 import { splitItemProps } from './item-record';
 
 /** The node label of content type definitions in a site graph. */
@@ -132,17 +134,19 @@ export async function createType({
   graph,
   input,
   actor,
+  clock,
 }: {
   graph: Graph;
   input: ContentType;
   actor: string;
+  clock: Clock;
 }): Promise<StoredContentType> {
   const types = await listTypes(graph);
   if (types.some((type) => type.name === input.name)) {
     throw TrellisError.of('conflict', { detail: `A content type named \`${input.name}\` already exists.` });
   }
   const definition = assertValid(input, types);
-  const now = new Date().toISOString();
+  const now = clock.now().toISOString();
   await graph.transaction(async (tx) => {
     await tx.createNode({
       id: typeNodeId(definition.name),
@@ -161,12 +165,8 @@ async function storedItems(
   graph: GraphReader,
   type: StoredContentType,
 ): Promise<Array<{ id: string; fields: Record<string, unknown> }>> {
-  const items: Array<{ id: string; fields: Record<string, unknown> }> = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = await graph.findNodes({ label: type.nodeLabel, limit: 1000, offset });
-    for (const node of page.nodes) items.push({ id: node.id, fields: splitItemProps(node.props).fields });
-    if (page.nodes.length < 1000) return items;
-  }
+  const nodes = await allNodes(graph, { label: type.nodeLabel });
+  return nodes.map((node) => ({ id: node.id, fields: splitItemProps(node.props).fields }));
 }
 
 /**
@@ -181,11 +181,13 @@ export async function updateType({
   name,
   patch,
   actor,
+  clock,
 }: {
   graph: Graph;
   name: string;
   patch: UpdateContentTypeBody;
   actor: string;
+  clock: Clock;
 }): Promise<StoredContentType> {
   const current = await getType(graph, name);
   if (patch.name !== undefined && patch.name !== name) {
@@ -222,7 +224,7 @@ export async function updateType({
   await graph.transaction(async (tx) => {
     const node = await tx.getNode(typeNodeId(name));
     await tx.updateNode(typeNodeId(name), {
-      props: { ...definition, createdAt: node?.props.createdAt, updatedAt: new Date().toISOString() },
+      props: { ...definition, createdAt: node?.props.createdAt, updatedAt: clock.now().toISOString() },
     });
     await tx.appendAudit({ actor, action: 'type.update', target: typeNodeId(name) });
   });

@@ -1,6 +1,8 @@
+import type { ApiKey } from '@trelliscms/core';
 import { apiKeyLookupId, hashToken, mintApiKey } from '../auth/api-key-secret';
 import type { Role } from '../auth/types';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
+import type { Clock } from '../shared/clock';
 
 /** Label of API keys in the platform graph. */
 export const API_KEY_LABEL = 'ApiKey';
@@ -29,19 +31,6 @@ export interface ApiKeyRecord {
   expiresAt: string | null;
 }
 
-/** The list shape (core `ApiKey`): metadata only. */
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  role: Role;
-  siteId: string | null;
-  allowedSites?: string[];
-  prefix: string;
-  createdAt: string;
-  createdBy: string | null;
-  expiresAt: string | null;
-}
-
 function toRecord(node: GraphNode): ApiKeyRecord {
   const p = node.props;
   return {
@@ -62,8 +51,8 @@ function toRecord(node: GraphNode): ApiKeyRecord {
 }
 
 /** The metadata of a key, as listed. */
-export function toApiKeyView(record: ApiKeyRecord): ApiKeyView {
-  const view: ApiKeyView = {
+export function toApiKeyView(record: ApiKeyRecord): ApiKey {
+  const view: ApiKey = {
     id: record.id,
     name: record.name,
     role: record.role,
@@ -117,6 +106,7 @@ export async function createApiKey(
     expiresAt?: string | null;
     actor: string;
     token?: string;
+    clock: Clock;
   },
 ): Promise<{ record: ApiKeyRecord; token: string }> {
   const minted = input.token
@@ -137,7 +127,7 @@ export async function createApiKey(
       allowedSites: input.allowedSites,
       platformRole: input.platformRole ?? null,
       hash: minted.hash,
-      createdAt: new Date().toISOString(),
+      createdAt: input.clock.now().toISOString(),
       createdBy: input.actor,
       revokedAt: null,
       expiresAt: input.expiresAt ?? null,
@@ -155,11 +145,11 @@ export async function createApiKey(
 /** Marks a key revoked and audits it. Returns the record as it was, or null when unknown. */
 export async function revokeApiKey(
   tx: GraphWriter,
-  input: { id: string; actor: string },
+  input: { id: string; actor: string; clock: Clock },
 ): Promise<ApiKeyRecord | null> {
   const node = await tx.getNode(input.id);
   if (!node?.labels.includes(API_KEY_LABEL)) return null;
-  await tx.updateNode(input.id, { props: { ...node.props, revokedAt: new Date().toISOString() } });
+  await tx.updateNode(input.id, { props: { ...node.props, revokedAt: input.clock.now().toISOString() } });
   await tx.appendAudit({ actor: input.actor, action: 'apikey.revoke', target: input.id });
   return toRecord(node);
 }

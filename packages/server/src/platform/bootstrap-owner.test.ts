@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../app';
 import { loadConfig } from '../config';
+import { buildApp } from '../http/app';
 import { ownerKeyNotice } from './bootstrap-owner';
 
 const dirs: string[] = [];

@@ -1,4 +1,5 @@
 import type { Graph } from '../engines/port';
+import type { Clock } from '../shared/clock';
 import { createApiKey } from './api-keys';
 import { createUser, ensureUserConstraints, USER_LABEL } from './users';
 
@@ -20,9 +21,11 @@ export interface OwnerBootstrap {
 export async function bootstrapOwner({
   platform,
   ownerKey,
+  clock,
 }: {
   platform: Graph;
   ownerKey?: string;
+  clock: Clock;
 }): Promise<OwnerBootstrap | null> {
   await ensureUserConstraints(platform);
   const existing = await platform.findNodes({ label: USER_LABEL, limit: 1 });
@@ -36,6 +39,7 @@ export async function bootstrapOwner({
       platformRole: 'owner',
       persona: null,
       actor: 'system',
+      clock,
     });
     const { record, token } = await createApiKey(tx, {
       name: 'platform owner (first start)',
@@ -46,6 +50,7 @@ export async function bootstrapOwner({
       platformRole: 'owner',
       actor: 'system',
       token: ownerKey,
+      clock,
     });
     return { userId: user.id, keyId: record.id, token, generated: ownerKey === undefined };
   });

@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { isTrellisError, TrellisError } from '@trelliscms/core';
+import {
+  isTrellisError,
+  type SearchEmission,
+  type SiteTheme,
+  type StarterKit,
+  TrellisError,
+} from '@trelliscms/core';
 import type { Graph, GraphEngine } from '../engines/port';
 import { isEngineError } from '../engines/port';
+import type { Clock } from '../shared/clock';
 import { setMembership } from './members';
 import { seedStarterKit } from './seed-starter-kit';
-import { SITE_LABEL, type SiteRecord, type SiteTheme, siteProps, slugify } from './sites';
-import type { StarterKit } from './starter-kits';
+import { SITE_LABEL, type SiteRecord, siteProps, slugify } from './sites';
 
 export interface CreateSiteInput {
   name: string;
@@ -14,7 +20,7 @@ export interface CreateSiteInput {
   description?: string;
   mantra?: string;
   theme?: SiteTheme;
-  searchEmission?: 'none' | 'bm25' | 'bm25+vector';
+  searchEmission?: SearchEmission;
   starterKit: StarterKit;
   /** The user who becomes the site's admin. */
   creatorId: string;
@@ -33,6 +39,7 @@ export async function createSite(params: {
   engine: GraphEngine;
   platform: Graph;
   input: CreateSiteInput;
+  clock: Clock;
 }): Promise<SiteRecord> {
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -49,10 +56,12 @@ async function createSiteOnce({
   engine,
   platform,
   input,
+  clock,
 }: {
   engine: GraphEngine;
   platform: Graph;
   input: CreateSiteInput;
+  clock: Clock;
 }): Promise<SiteRecord> {
   const slug = input.slug ?? (await freeSlug(platform, slugify(input.name)));
   if (input.slug && (await platform.getNode(`site:${slug}`))) {
@@ -68,7 +77,7 @@ async function createSiteOnce({
     mantra: input.mantra ?? '',
     theme: { primary: '#1f6feb', accent: '#d97706', font: null, ...input.theme },
     searchEmission: input.searchEmission ?? 'bm25',
-    createdAt: new Date().toISOString(),
+    createdAt: clock.now().toISOString(),
     createdBy: input.creatorId,
     deletedAt: null,
     purgeAfter: null,
@@ -81,7 +90,7 @@ async function createSiteOnce({
     throw TrellisError.of('partial_site_creation', {}, { cause: error, extra: { step: 'graph' } });
   }
   try {
-    await seedStarterKit({ graph, kit: input.starterKit, actor: input.actor, siteId: record.id });
+    await seedStarterKit({ graph, kit: input.starterKit, actor: input.actor, siteId: record.id, clock });
     await platform.transaction(async (tx) => {
       await tx.createNode({ id: record.id, labels: [SITE_LABEL], props: siteProps(record) });
       await setMembership(tx, {
@@ -90,6 +99,7 @@ async function createSiteOnce({
         role: 'admin',
         actor: input.actor,
         action: 'member.grant',
+        clock,
       });
       await tx.appendAudit({
         actor: input.actor,

@@ -1,11 +1,10 @@
-import type { Role } from '../auth/types';
+import { type Member, Role } from '@trelliscms/core';
 import type { GraphReader, GraphWriter } from '../engines/port';
+import type { Clock } from '../shared/clock';
 import { getUser } from './users';
 
 /** Edge from a user to a site: the user's role there (`{role, grantedAt, grantedBy}`). */
 export const MEMBER_EDGE = 'MEMBER_OF';
-
-const ROLE_VALUES = new Set<string>(['owner', 'admin', 'editor', 'publisher', 'viewer']);
 
 /** A user's membership of a site. */
 export interface Membership {
@@ -16,24 +15,14 @@ export interface Membership {
   grantedBy: string | null;
 }
 
-/** The API shape of a member (core `Member`). */
-export interface MemberView {
-  userId: string;
-  email: string | null;
-  name: string | null;
-  role: Role;
-  siteId: string;
-  grantedAt?: string;
-  grantedBy: string | null;
-}
-
 function toMembership(edge: { from: string; to: string; props: Record<string, unknown> }): Membership | null {
   const role = edge.props.role;
-  if (typeof role !== 'string' || !ROLE_VALUES.has(role)) return null;
+  const parsed = Role.safeParse(role);
+  if (!parsed.success) return null;
   return {
     userId: edge.from,
     siteId: edge.to,
-    role: role as Role,
+    role: parsed.data,
     grantedAt: typeof edge.props.grantedAt === 'string' ? edge.props.grantedAt : null,
     grantedBy: typeof edge.props.grantedBy === 'string' ? edge.props.grantedBy : null,
   };
@@ -55,7 +44,7 @@ export async function listMemberships(graph: GraphReader, userId: string): Promi
 }
 
 /** The members of a site with their names, by user id. */
-export async function listMembers(graph: GraphReader, siteId: string): Promise<MemberView[]> {
+export async function listMembers(graph: GraphReader, siteId: string): Promise<Member[]> {
   const memberships = (await graph.getEdges({ to: siteId, type: MEMBER_EDGE }))
     .map(toMembership)
     .filter((m): m is Membership => m !== null);
@@ -72,8 +61,8 @@ export async function listMembers(graph: GraphReader, siteId: string): Promise<M
 }
 
 /** A membership with the user's name and e-mail, in the API shape. */
-export function toMemberView(m: Membership, user: { name: string | null; email: string | null }): MemberView {
-  const view: MemberView = {
+export function toMemberView(m: Membership, user: { name: string | null; email: string | null }): Member {
+  const view: Member = {
     userId: m.userId,
     email: user.email,
     name: user.name,
@@ -88,9 +77,9 @@ export function toMemberView(m: Membership, user: { name: string | null; email: 
 /** Sets the user's role on the site (creating the membership) and audits it. */
 export async function setMembership(
   tx: GraphWriter,
-  input: { userId: string; siteId: string; role: Role; actor: string; action?: string },
-): Promise<MemberView> {
-  const grantedAt = new Date().toISOString();
+  input: { userId: string; siteId: string; role: Role; actor: string; action?: string; clock: Clock },
+): Promise<Member> {
+  const grantedAt = input.clock.now().toISOString();
   const user = await getUser(tx, input.userId);
   await tx.mergeEdge({
     from: input.userId,

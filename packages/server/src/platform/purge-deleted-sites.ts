@@ -1,4 +1,5 @@
 import type { Graph, GraphEngine } from '../engines/port';
+import type { Clock } from '../shared/clock';
 import { SITE_LABEL, toSiteRecord } from './sites';
 
 /**
@@ -9,12 +10,13 @@ import { SITE_LABEL, toSiteRecord } from './sites';
 export async function purgeExpiredSites({
   engine,
   platform,
-  now = new Date(),
+  clock,
 }: {
   engine: GraphEngine;
   platform: Graph;
-  now?: Date;
+  clock: Clock;
 }): Promise<string[]> {
+  const now = clock.now();
   const page = await platform.findNodes({
     label: SITE_LABEL,
     where: [{ prop: 'purgeAfter', op: 'lte', value: now.toISOString() }],

@@ -1,8 +1,9 @@
-import type { ContentType } from '@trelliscms/core';
+import type { ContentType, StarterKit } from '@trelliscms/core';
 import { createType } from '../content/type-repository';
 import type { Graph } from '../engines/port';
-import { writeTemplate } from '../publishing/template-repository';
-import { STARTER_KITS, type StarterKit } from './starter-kits';
+import type { Clock } from '../shared/clock';
+import { writeTemplate } from '../site-resources/template-repository';
+import { STARTER_KITS } from './starter-kits';
 
 /**
  * Writes a starter kit into a new site's graph through the same repositories as
@@ -14,18 +15,20 @@ export async function seedStarterKit({
   kit,
   actor,
   siteId,
+  clock,
 }: {
   graph: Graph;
   kit: StarterKit;
   actor: string;
   siteId: string;
+  clock: Clock;
 }): Promise<void> {
   const contents = STARTER_KITS[kit];
   for (const type of contents.types) {
-    await createType({ graph, input: type as ContentType, actor });
+    await createType({ graph, input: type as ContentType, actor, clock });
   }
   for (const template of contents.templates) {
-    await writeTemplate({ graph, input: template, create: true, actor });
+    await writeTemplate({ graph, input: template, create: true, actor, clock });
   }
   await graph.transaction(async (tx) => {
     await tx.appendAudit({

@@ -1,4 +1,6 @@
+import type { Site, SiteTheme } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
+import { nodePages } from '../shared/node-pages';
 
 /** Label of sites in the platform graph. */
 export const SITE_LABEL = 'Site';
@@ -6,25 +8,8 @@ export const SITE_LABEL = 'Site';
 /** How long a deleted site's graph is kept before it may be purged. */
 export const SITE_RETENTION_DAYS = 30;
 
-export interface SiteTheme {
-  primary?: string;
-  accent?: string;
-  font?: string | null;
-}
-
-/** A site as the API shows it (docs/api-spec.md §2 Site). */
-export interface SiteView {
-  id: string;
-  name: string;
-  slug: string;
-  graphName: string;
-  publicUrl: string | null;
-  description: string;
-  mantra: string;
-  theme: SiteTheme;
-  searchEmission: 'none' | 'bm25' | 'bm25+vector';
-  createdAt: string;
-}
+/** A site as the API shows it (docs/api-spec.md §2 Site), every optional field filled. */
+export type SiteView = Required<Site>;
 
 /** A site as stored in the platform graph: the view plus who made it and its deletion state. */
 export interface SiteRecord extends SiteView {
@@ -83,14 +68,11 @@ export async function getSite(graph: GraphReader, id: string): Promise<SiteRecor
 /** Every live site, by id. */
 export async function listSites(graph: Graph): Promise<SiteRecord[]> {
   const sites: SiteRecord[] = [];
-  const pageSize = 500;
-  for (let offset = 0; ; offset += pageSize) {
-    const page = await graph.findNodes({ label: SITE_LABEL, limit: pageSize, offset });
-    for (const node of page.nodes) {
+  for await (const page of nodePages(graph, { label: SITE_LABEL }, 500)) {
+    for (const node of page) {
       const record = toSiteRecord(node);
       if (!record.deletedAt) sites.push(record);
     }
-    if (page.nodes.length < pageSize) break;
   }
   return sites;
 }

@@ -1,5 +1,5 @@
+import type { StarterKit } from '@trelliscms/core';
 /** The starter kits of docs/api-spec.md §4 POST /sites. */
-export type StarterKit = 'designer' | 'developer' | 'author' | 'none';
 
 /** A content type a starter kit seeds (the shape of POST /types). */
 export interface StarterType {

@@ -1,5 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { StarterKit } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphWriter } from '../engines/port';
+import type { Clock } from '../shared/clock';
+
+/** A user's default starter kit: any kit but `none`. */
+export type Persona = Exclude<StarterKit, 'none'>;
+
+/** The persona a stored or claimed value names, or null. */
+export function toPersona(value: unknown): Persona | null {
+  const parsed = StarterKit.safeParse(value);
+  return parsed.success && parsed.data !== 'none' ? parsed.data : null;
+}
 
 /** Label of platform users in the platform graph. */
 export const USER_LABEL = 'User';
@@ -15,7 +26,7 @@ export interface PlatformUser {
   /** `owner`/`admin` on the whole platform, else null (site roles apply). */
   platformRole: 'owner' | 'admin' | null;
   /** Which starter kit their new sites get by default. */
-  persona: 'designer' | 'developer' | 'author' | null;
+  persona: Persona | null;
   createdAt: string;
 }
 
@@ -28,10 +39,7 @@ function toUser(node: GraphNode): PlatformUser {
     sub: typeof props.sub === 'string' ? props.sub : null,
     platformRole:
       props.platformRole === 'owner' || props.platformRole === 'admin' ? props.platformRole : null,
-    persona:
-      props.persona === 'designer' || props.persona === 'developer' || props.persona === 'author'
-        ? props.persona
-        : null,
+    persona: toPersona(props.persona),
     createdAt: String(props.createdAt ?? ''),
   };
 }
@@ -59,9 +67,9 @@ export async function findUserBySub(graph: Graph, sub: string): Promise<Platform
  */
 export async function createUser(
   tx: GraphWriter,
-  input: Omit<PlatformUser, 'id' | 'createdAt'> & { id?: string; actor: string },
+  input: Omit<PlatformUser, 'id' | 'createdAt'> & { id?: string; actor: string; clock: Clock },
 ): Promise<PlatformUser> {
-  const { actor, ...user } = input;
+  const { actor, clock, ...user } = input;
   const node = await tx.createNode({
     id: user.id ?? `user:${randomUUID()}`,
     labels: [USER_LABEL],
@@ -72,7 +80,7 @@ export async function createUser(
       sub: user.sub ?? undefined,
       platformRole: user.platformRole,
       persona: user.persona,
-      createdAt: new Date().toISOString(),
+      createdAt: clock.now().toISOString(),
     },
   });
   await tx.appendAudit({
@@ -91,6 +99,7 @@ export async function createUser(
 export async function userForSubject(
   graph: Graph,
   claims: { sub: string; email: string | null; name: string | null; persona?: PlatformUser['persona'] },
+  clock: Clock,
 ): Promise<PlatformUser> {
   const existing = await findUserBySub(graph, claims.sub);
   if (existing) return existing;
@@ -103,6 +112,7 @@ export async function userForSubject(
         platformRole: null,
         persona: claims.persona ?? null,
         actor: 'system',
+        clock,
       }),
     );
   } catch (error) {

@@ -11,6 +11,8 @@ import { type BuildMode, type BuildResult, type BuildStatus, TrellisError } from
 import type { FastifyBaseLogger } from 'fastify';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
+import type { Clock } from '../shared/clock';
+import { sortableId } from '../shared/sortable-id';
 import { takeSnapshot } from './take-snapshot';
 
 /** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `build:<buildId>`. */
@@ -38,11 +40,7 @@ export function toBuildStatus(node: GraphNode): BuildStatus {
 }
 
 function newBuildId(now: Date): string {
-  const stamp = now
-    .toISOString()
-    .replace(/[-:TZ.]/g, '')
-    .slice(0, 17);
-  return `b${stamp}-${crypto.randomUUID().slice(0, 6)}`;
+  return sortableId('b', now, 6);
 }
 
 export interface StartBuildInput {
@@ -71,6 +69,8 @@ export class BuildService {
     private readonly options: {
       dataDir: string;
       log: FastifyBaseLogger;
+      /** Stamps build ids, `startedAt` and `finishedAt`. */
+      clock: Clock;
       onFinished?: (status: BuildStatus) => void;
     },
   ) {}
@@ -86,7 +86,7 @@ export class BuildService {
 
   /** Runs a build and resolves with its result when it ends. */
   async runSync(input: StartBuildInput): Promise<BuildResult> {
-    const buildId = newBuildId(new Date());
+    const buildId = newBuildId(this.options.clock.now());
     if (input.mode === 'validate') return this.validate(input, buildId);
     await this.record(input, buildId);
     return this.enqueue(input, () => this.execute(input, buildId));
@@ -94,7 +94,7 @@ export class BuildService {
 
   /** Starts a build and resolves at once with its id; the build runs in the background. */
   async start(input: StartBuildInput): Promise<{ buildId: string; envId: string }> {
-    const buildId = newBuildId(new Date());
+    const buildId = newBuildId(this.options.clock.now());
     if (input.mode === 'validate') {
       throw TrellisError.of('validation_failed', {
         detail: 'a validate build (dryRun) runs synchronously; leave async off',
@@ -186,7 +186,7 @@ export class BuildService {
             ok: false,
             status: 'error',
             error: 'interrupted: the server stopped before the build ended',
-            finishedAt: new Date().toISOString(),
+            finishedAt: this.options.clock.now().toISOString(),
           },
         });
         await tx.appendAudit({ actor: 'system', action: 'build.interrupted', target: node.id });
@@ -196,7 +196,7 @@ export class BuildService {
   }
 
   private async validate(input: StartBuildInput, buildId: string): Promise<BuildResult> {
-    const snapshot = await takeSnapshot({ graph: input.graph, site: input.site });
+    const snapshot = await takeSnapshot({ graph: input.graph, site: input.site, clock: this.options.clock });
     const result = await build({ source: snapshot, env: input.env, mode: 'validate', buildId });
     return {
       ...this.toResult(result, input),
@@ -206,7 +206,7 @@ export class BuildService {
   }
 
   private async record(input: StartBuildInput, buildId: string): Promise<void> {
-    const startedAt = new Date().toISOString();
+    const startedAt = this.options.clock.now().toISOString();
     await input.graph.transaction(async (tx) => {
       await tx.createNode({
         id: buildNodeId(buildId),
@@ -259,7 +259,11 @@ export class BuildService {
     const key = `${input.site.graphName}/${input.env}`;
     let final: BuildResult;
     try {
-      const snapshot = await takeSnapshot({ graph: input.graph, site: input.site });
+      const snapshot = await takeSnapshot({
+        graph: input.graph,
+        site: input.site,
+        clock: this.options.clock,
+      });
       const result = await build({
         source: snapshot,
         env: input.env,
@@ -286,7 +290,7 @@ export class BuildService {
         error: error instanceof Error ? error.message : String(error),
       };
     }
-    const finishedAt = new Date().toISOString();
+    const finishedAt = this.options.clock.now().toISOString();
     const stored = await input.graph.transaction(async (tx) => {
       const node = await tx.getNode(buildNodeId(buildId));
       const props: Record<string, unknown> = {

@@ -11,9 +11,11 @@ import { relationshipsOf, toContentRecord } from '../content/item-record';
 import { listTypes } from '../content/type-repository';
 import type { GraphEdge, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
-import { ROUTES, TRANSFORMS, VIEWS } from '../routes/site-resources';
-import { listSiteResources } from './site-resources';
-import { listTemplates } from './template-repository';
+import type { Clock } from '../shared/clock';
+import { nodePages } from '../shared/node-pages';
+import { ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
+import { listSiteResources } from '../site-resources/site-resources';
+import { listTemplates } from '../site-resources/template-repository';
 
 const PAGE = 5000;
 
@@ -27,11 +29,11 @@ const PAGE = 5000;
 export async function takeSnapshot({
   graph,
   site,
-  now = () => new Date(),
+  clock,
 }: {
   graph: GraphReader;
   site: SiteView;
-  now?: () => Date;
+  clock: Clock;
 }): Promise<SiteSnapshot> {
   const types = await listTypes(graph);
   const items: SnapshotItem[] = [];
@@ -44,9 +46,8 @@ export async function takeSnapshot({
     else edgesFrom.set(edge.from, [edge]);
   }
   for (const type of types) {
-    for (let offset = 0; ; offset += PAGE) {
-      const page = await graph.findNodes({ label: type.nodeLabel, limit: PAGE, offset });
-      for (const node of page.nodes) {
+    for await (const page of nodePages(graph, { label: type.nodeLabel }, PAGE)) {
+      for (const node of page) {
         const relationships =
           type.relationships.length > 0 ? relationshipsOf(type, edgesFrom.get(node.id) ?? []) : undefined;
         const record = toContentRecord(node, relationships) as SnapshotItem;
@@ -59,7 +60,6 @@ export async function takeSnapshot({
           publishedEnvs: record.publishedEnvs ?? [],
         });
       }
-      if (page.nodes.length === 0 || offset + page.nodes.length >= page.total) break;
     }
   }
   const edges = allEdges
@@ -92,6 +92,6 @@ export async function takeSnapshot({
     transforms: (await listSiteResources(graph, TRANSFORMS)) as Transform[],
     routes: (await listSiteResources(graph, ROUTES)) as Route[],
     views: (await listSiteResources(graph, VIEWS)) as View[],
-    exportedAt: now().toISOString(),
+    exportedAt: clock.now().toISOString(),
   };
 }

@@ -1,5 +1,6 @@
 import type { Deployment, Environment, Include, Release, Review } from '@trelliscms/core';
 import type { GraphNode, Props } from '../engines/port';
+import { sortableId } from '../shared/sortable-id';
 
 /** Node labels of the release model in a site graph. */
 export const ENVIRONMENT_LABEL = 'Environment';
@@ -93,9 +94,5 @@ export function deploymentNode(deployment: Deployment): GraphNode {
 
 /** A new deployment id: `deploy:<utc stamp>-<random>`, sortable by creation time. */
 export function newDeploymentId(now: Date): string {
-  const stamp = now
-    .toISOString()
-    .replace(/[-:TZ.]/g, '')
-    .slice(0, 17);
-  return `deploy:${stamp}-${crypto.randomUUID().slice(0, 8)}`;
+  return sortableId('deploy:', now, 8);
 }

@@ -7,7 +7,7 @@
  */
 import { createInterface } from 'node:readline';
 import { createEmbeddedEngine } from '../engines/embedded';
-import { PLATFORM_GRAPH } from '../plugins/context';
+import { PLATFORM_GRAPH } from '../platform/platform-graph';
 import { DeploymentScheduler } from './deployment-scheduler';
 
 const [dataDir, nowIso] = process.argv.slice(2);

@@ -2,11 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app';
 import type { Role } from '../../src/auth/types';
 import { type Config, loadConfig } from '../../src/config';
 import { createEmbeddedEngine } from '../../src/engines/embedded';
 import type { GraphEngine } from '../../src/engines/port';
+import { buildApp } from '../../src/http/app';
+import type { Clock } from '../../src/shared/clock';
 import { createApiKey } from '../../src/platform/api-keys';
 import { setMembership } from '../../src/platform/members';
 import { createUser } from '../../src/platform/users';
@@ -46,6 +47,8 @@ export async function startTestPlatform(
     /** Makes the engine (default: embedded) with its data in the platform's temp dir, removed on close. */
     engine?: (dataDir: string) => GraphEngine;
     logStream?: NodeJS.WritableStream;
+    /** The app's clock (default: the system clock). */
+    clock?: Clock;
     /** Registers extra (test-only) routes before the app is ready. */
     beforeReady?: (app: FastifyInstance) => void | Promise<void>;
   } = {},
@@ -67,10 +70,11 @@ export async function startTestPlatform(
     engine,
     logger: options.logStream !== undefined,
     logStream: options.logStream,
+    clock: options.clock,
   });
   await options.beforeReady?.(app);
   await app.ready();
-  const platform = app.trellis.platform;
+  const { platform, clock } = app.trellis;
   return {
     app,
     engine,
@@ -85,8 +89,9 @@ export async function startTestPlatform(
           platformRole,
           persona: null,
           actor: 'test',
+          clock,
         });
-        if (siteId && role) await setMembership(tx, { userId: user.id, siteId, role, actor: 'test' });
+        if (siteId && role) await setMembership(tx, { userId: user.id, siteId, role, actor: 'test', clock });
         const { record, token } = await createApiKey(tx, {
           name: `${name} key`,
           role: role ?? platformRole ?? 'viewer',
@@ -94,6 +99,7 @@ export async function startTestPlatform(
           siteId: siteId ?? null,
           allowedSites: siteId ? [siteId] : null,
           actor: 'test',
+          clock,
         });
         return { userId: user.id, key: token, keyId: record.id };
       });

@@ -6,6 +6,7 @@ import {
 } from '@trelliscms/core';
 import type { Graph } from '../../engines/port';
 import { isEngineError } from '../../engines/port';
+import { nodePages } from '../../shared/node-pages';
 import { splitItemProps } from '../item-record';
 import { type EmbeddingProvider, EmbeddingProviderError } from './provider';
 
@@ -35,9 +36,8 @@ export async function materializeEmbeddings({
   let present = 0;
   try {
     const missing: Array<{ id: string; text: string }> = [];
-    for (let offset = 0; ; offset += 1000) {
-      const page = await graph.findNodes({ label: type.nodeLabel, limit: 1000, offset });
-      for (const node of page.nodes) {
+    for await (const page of nodePages(graph, { label: type.nodeLabel })) {
+      for (const node of page) {
         if (await graph.hasEmbedding(node.id)) present += 1;
         else
           missing.push({
@@ -45,7 +45,6 @@ export async function materializeEmbeddings({
             text: embeddingText({ type, fields: splitItemProps(node.props).fields }),
           });
       }
-      if (page.nodes.length < 1000) break;
     }
     for (let start = 0; start < missing.length; start += CHUNK) {
       const chunk = missing.slice(start, start + CHUNK);

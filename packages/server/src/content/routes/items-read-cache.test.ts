@@ -1,0 +1,232 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Graph } from '../../engines/port';
+import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
+
+let site: ContentTestSite;
+afterEach(async () => {
+  await site?.close();
+});
+
+async function withTypes(env: Record<string, string> = {}): Promise<ContentTestSite> {
+  site = await createContentTestSite({ env });
+  await site.createType({
+    name: 'person',
+    label: 'Person',
+    nodeLabel: 'Person',
+    keyField: 'name',
+    fields: [{ name: 'name', type: 'string', required: true }],
+  });
+  await site.createType({
+    name: 'note',
+    label: 'Note',
+    nodeLabel: 'Note',
+    keyField: 'title',
+    fields: [
+      { name: 'title', type: 'string', required: true },
+      { name: 'text', type: 'text' },
+    ],
+  });
+  for (const payload of [{ name: 'Ann' }, { name: 'Bob' }]) {
+    expect((await site.request({ method: 'POST', url: '/api/content/person', payload })).statusCode).toBe(
+      201,
+    );
+  }
+  const note = await site.request({
+    method: 'POST',
+    url: '/api/content/note',
+    payload: { title: 'First', text: 'one' },
+  });
+  expect(note.statusCode, note.body).toBe(201);
+  return site;
+}
+
+const NOTE = '/api/content/note/note:first';
+const read = async () => {
+  const response = await site.request({ method: 'GET', url: NOTE });
+  return { status: response.statusCode, etag: response.headers.etag, body: response.json() };
+};
+
+/** The site graph as the engine the app was given (not the app's wrapper): another instance's view. */
+async function graphBehindTheAppsBack(): Promise<Graph> {
+  const graph = await site.platform.engine.openGraph(site.graph.name);
+  if (!graph) throw new Error('no site graph');
+  return graph;
+}
+
+describe('GET one item through the item read cache', () => {
+  it('shows every write made through this instance on the next read: item, edges, type, direct graph writes, delete', async () => {
+    await withTypes({ CONTENT_READ_CACHE_MS: '60000' });
+    expect(await read()).toMatchObject({ status: 200, etag: '"1"', body: { fields: { text: 'one' } } });
+
+    const patched = await site.request({ method: 'PATCH', url: NOTE, payload: { fields: { text: 'two' } } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(await read()).toMatchObject({ status: 200, etag: '"2"', body: { fields: { text: 'two' } } });
+
+    // An edge from the bulk edge import, then a type change that makes it a relationship.
+    const edges = await site.request({
+      method: 'POST',
+      url: '/api/import/edges',
+      payload: { edges: [{ from: 'note:first', edge: 'WRITTEN_BY', to: 'person:ann' }] },
+    });
+    expect(edges.statusCode, edges.body).toBe(200);
+    expect((await read()).body.relationships).toEqual({});
+    const typePatch = await site.request({
+      method: 'PATCH',
+      url: '/api/types/note',
+      payload: {
+        relationships: [{ name: 'author', edgeLabel: 'WRITTEN_BY', target: 'person', kind: 'many-to-one' }],
+      },
+    });
+    expect(typePatch.statusCode, typePatch.body).toBe(200);
+    expect((await read()).body.relationships).toEqual({ author: 'person:ann' });
+    const more = await site.request({
+      method: 'POST',
+      url: '/api/import/edges',
+      payload: { edges: [{ from: 'note:first', edge: 'WRITTEN_BY', to: 'person:bob' }] },
+    });
+    expect(more.statusCode, more.body).toBe(200);
+    // many-to-one reads as the first target by id; Bob's edge sorts after Ann's, so delete Ann's.
+    await site.graph.deleteEdge({ from: 'note:first', type: 'WRITTEN_BY', to: 'person:ann' });
+    expect((await read()).body.relationships).toEqual({ author: 'person:bob' });
+
+    // A write straight to the graph the app hands out (as the importer, releases or a plugin do).
+    const node = await site.graph.getNode('note:first');
+    await site.graph.updateNode('note:first', { props: { ...node!.props, text: 'direct' } });
+    expect((await read()).body.fields.text).toBe('direct');
+
+    expect((await site.request({ method: 'DELETE', url: NOTE })).statusCode).toBe(204);
+    expect((await read()).status).toBe(404);
+  });
+
+  it('serves its entry until a write through this instance retires it; CONTENT_READ_CACHE_MS=0 turns it off', async () => {
+    await withTypes({ CONTENT_READ_CACHE_MS: '60000' });
+    expect((await read()).body.fields.text).toBe('one');
+    // Another instance (a second handle on the graph) changes the item: within the TTL this
+    // instance still answers what it read (the documented staleness bound)...
+    const other = await graphBehindTheAppsBack();
+    const node = await other.getNode('note:first');
+    await other.updateNode('note:first', { props: { ...node!.props, text: 'elsewhere' } });
+    expect((await read()).body.fields.text).toBe('one');
+    // ...and any write of its own to the site graph retires the entry.
+    await site.createType({
+      name: 'tag',
+      label: 'Tag',
+      nodeLabel: 'Tag',
+      keyField: 'label',
+      fields: [{ name: 'label', type: 'string', required: true }],
+    });
+    expect((await read()).body.fields.text).toBe('elsewhere');
+    await site.close();
+
+    await withTypes({ CONTENT_READ_CACHE_MS: '0' });
+    expect((await read()).body.fields.text).toBe('one');
+    const uncached = await graphBehindTheAppsBack();
+    const first = await uncached.getNode('note:first');
+    await uncached.updateNode('note:first', { props: { ...first!.props, text: 'elsewhere' } });
+    expect((await read()).body.fields.text).toBe('elsewhere');
+  });
+
+  it('keeps entries per site, per type in the path and per item', async () => {
+    await withTypes({ CONTENT_READ_CACHE_MS: '60000' });
+    expect((await read()).status).toBe(200);
+    // The same id under another type is still refused after the item was cached.
+    expect(
+      (await site.request({ method: 'GET', url: '/api/content/person/note:first' })).statusCode,
+    ).not.toBe(200);
+    expect(
+      (await site.request({ method: 'GET', url: '/api/content/person/person:ann' })).json().fields,
+    ).toEqual({
+      name: 'Ann',
+    });
+    // Another site with an item of the same id answers its own item.
+    const other = await site.platform.app.inject({
+      method: 'POST',
+      url: '/api/sites',
+      headers: { authorization: site.headers.authorization },
+      payload: { name: 'Other', slug: 'other-site', starterKit: 'none' },
+    });
+    const otherId = other.json().id as string;
+    const headers = { 'x-site-id': otherId };
+    await site.request({
+      method: 'POST',
+      url: '/api/types',
+      headers,
+      payload: {
+        name: 'note',
+        label: 'Note',
+        nodeLabel: 'Note',
+        keyField: 'title',
+        fields: [
+          { name: 'title', type: 'string', required: true },
+          { name: 'text', type: 'text' },
+        ],
+      },
+    });
+    await site.request({
+      method: 'POST',
+      url: '/api/content/note',
+      headers,
+      payload: { title: 'First', text: 'mine' },
+    });
+    const theirs = await site.request({ method: 'GET', url: NOTE, headers });
+    expect(theirs.json().fields.text).toBe('mine');
+    expect((await read()).body.fields.text).toBe('one');
+  });
+});
+
+describe('the auth hook through the access cache', () => {
+  it('sees a removed member, a lowered role, a revoked key and a deleted site on the next request', async () => {
+    await withTypes({ ACCESS_CACHE_MS: '60000' });
+    const editor = await site.platform.addUser({ name: 'eddie', siteId: site.siteId, role: 'editor' });
+    const writer = await site.platform.addUser({ name: 'wanda', siteId: site.siteId, role: 'editor' });
+    const as = (key: string) => ({ authorization: `Bearer ${key}` });
+    const patchAs = (key: string, text: string) =>
+      site.request({ method: 'PATCH', url: NOTE, headers: as(key), payload: { fields: { text } } });
+
+    expect((await site.request({ method: 'GET', url: NOTE, headers: as(editor.key) })).statusCode).toBe(200);
+    expect((await patchAs(writer.key, 'by wanda')).statusCode).toBe(200);
+
+    // Lowered role: viewers may read, not write.
+    const lowered = await site.request({
+      method: 'PUT',
+      url: `/api/auth/users/${writer.userId}/role`,
+      payload: { role: 'viewer' },
+    });
+    expect(lowered.statusCode, lowered.body).toBe(200);
+    expect((await patchAs(writer.key, 'again')).statusCode).toBe(403);
+
+    // Removed member.
+    const removed = await site.request({ method: 'DELETE', url: `/api/auth/users/${editor.userId}` });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect((await site.request({ method: 'GET', url: NOTE, headers: as(editor.key) })).statusCode).toBe(403);
+
+    // Revoked key.
+    expect((await site.request({ method: 'GET', url: NOTE, headers: as(writer.key) })).statusCode).toBe(200);
+    const revoked = await site.request({ method: 'DELETE', url: `/api/auth/api-keys/${writer.keyId}` });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect((await site.request({ method: 'GET', url: NOTE, headers: as(writer.key) })).statusCode).toBe(401);
+
+    // Deleted site.
+    const deleted = await site.request({ method: 'DELETE', url: `/api/sites/${site.siteId}` });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect((await read()).status).toBe(403);
+  });
+
+  it('reuses a membership for ACCESS_CACHE_MS when another instance removes it, and not at all with 0', async () => {
+    for (const ttl of ['60000', '0']) {
+      await withTypes({ ACCESS_CACHE_MS: ttl });
+      const editor = await site.platform.addUser({ name: 'eddie', siteId: site.siteId, role: 'editor' });
+      const headers = { authorization: `Bearer ${editor.key}` };
+      expect((await site.request({ method: 'GET', url: NOTE, headers })).statusCode).toBe(200);
+      // Another instance removes the membership (a second handle on the platform graph).
+      const platform = await site.platform.engine.openGraph('platform');
+      expect(await platform!.deleteEdge({ from: editor.userId, type: 'MEMBER_OF', to: site.siteId })).toBe(
+        true,
+      );
+      expect((await site.request({ method: 'GET', url: NOTE, headers })).statusCode).toBe(
+        ttl === '0' ? 403 : 200,
+      );
+      await site.close();
+    }
+  });
+});

@@ -1,0 +1,334 @@
+import {
+  AppendBlockBody,
+  BlockChangeResponse,
+  ContentBlockParams,
+  ContentItemParams,
+  ContentList,
+  ContentListQuery,
+  ContentRecord,
+  ContentTypePathParams,
+  CreateContentBody,
+  ItemVersion,
+  ItemVersionList,
+  ItemVersionParams,
+  NoContent,
+  PublishContentBody,
+  PublishContentQuery,
+  TrellisError,
+  toContentWrite,
+  UpdateContentBody,
+} from '@trelliscms/core';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
+import { siteOf } from '../../http/site-of';
+import { etagOf, expectedVersionFrom } from '../item-record';
+import {
+  appendBlock,
+  CONTENT_LIST_LIMIT,
+  createItem,
+  deleteItem,
+  getItem,
+  listItems,
+  publishItem,
+  removeBlock,
+  updateItem,
+} from '../item-repository';
+import { getType, getTypeForRead, getTypeForWrite } from '../type-repository';
+import { getVersion, listVersions } from '../versions';
+
+const errors = errorResponses(400, 401, 403, 404, 409);
+
+/** The environment publish stamps when none is given. */
+export const DEFAULT_PUBLISH_ENV = 'prod';
+
+function withEtag(reply: FastifyReply, version: number): FastifyReply {
+  return reply.header('ETag', etagOf(version));
+}
+
+/**
+ * Spec §4 Content items (site-scoped). Writes take an expected version, as `If-Match: "<version>"`
+ * (the ETag of the last read) or `expectedVersion` / free-form `version` in the body, and answer
+ * 409 `version_conflict` when the item moved on. Every write records a new item version
+ * (GET …/versions).
+ */
+export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/content/:type',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'List items of a type',
+        description: `A bare array, or with \`withMeta\` the envelope whose \`total\` counts every match. \`limit\` defaults to ${CONTENT_LIST_LIMIT.default} (maximum ${CONTENT_LIST_LIMIT.max}); order is by id, or by relevance with \`q\` (full-text). \`status\` filters by workflow status. Listed items carry no relationships (read one item for them).`,
+        params: ContentTypePathParams,
+        querystring: ContentListQuery,
+        response: { 200: ContentList, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => {
+      const graph = siteOf(request).graph;
+      const type = await getTypeForRead(graph, request.params.type);
+      const { withMeta, q, status } = request.query;
+      const limit = request.query.limit ?? CONTENT_LIST_LIMIT.default;
+      const offset = request.query.offset ?? 0;
+      const page = await listItems({ graph, type, limit, offset, q, status });
+      if (!withMeta) return page.items;
+      const appliedFilters: Record<string, unknown> = {};
+      if (q !== undefined) appliedFilters.q = q;
+      if (status !== undefined) appliedFilters.status = status;
+      return { items: page.items, total: page.total, limit, offset, appliedFilters };
+    },
+  );
+
+  app.post(
+    '/api/content/:type',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'Create an item',
+        description:
+          'Body: `{fields, relationships?}` or a free-form object of fields (`id` and `relationships` are reserved). The id is `<type>:<slug>`, the slug from `id` or the type’s keyField.',
+        params: ContentTypePathParams,
+        body: CreateContentBody,
+        response: { 201: ContentRecord, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request, reply) => {
+      const graph = siteOf(request).graph;
+      const type = await getTypeForWrite(graph, request.params.type);
+      const written = await createItem({
+        graph,
+        type,
+        input: toContentWrite(request.body as Record<string, unknown>),
+        actor: actorOf(request.principal!),
+      });
+      return withEtag(reply, written.version).status(201).send(written.record);
+    },
+  );
+
+  app.get(
+    '/api/content/:type/:id',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'One item by its full id',
+        params: ContentItemParams,
+        response: { 200: ContentRecord, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request, reply) => {
+      const graph = siteOf(request).graph;
+      const { type: typeName, id } = request.params;
+      // The hot read path: toContentRecord builds exactly the ContentRecord shape, so the body is
+      // sent pre-serialized instead of being re-validated by the response schema on every read,
+      // and kept briefly by the item read cache (retired by any write to the site graph).
+      const item = await app.trellis.itemReadCache.read({ graphName: graph.name, typeName, id }, async () => {
+        const type = await getTypeForRead(graph, typeName);
+        const read = await getItem({ graph, type, id });
+        return { body: JSON.stringify(read.record), version: read.version };
+      });
+      return withEtag(reply, item.version)
+        .type('application/json; charset=utf-8')
+        .send(item.body as never);
+    },
+  );
+
+  app.patch(
+    '/api/content/:type/:id',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'Update an item (partial)',
+        description:
+          'Given fields replace the stored ones (`null` clears a field); given relationships replace that relationship’s edges. Send `If-Match` or `expectedVersion` to fail with 409 instead of overwriting a concurrent change.',
+        params: ContentItemParams,
+        body: UpdateContentBody,
+        response: { 200: ContentRecord, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request, reply) => {
+      const graph = siteOf(request).graph;
+      const type = await getTypeForWrite(graph, request.params.type);
+      const input = toContentWrite(request.body as Record<string, unknown>);
+      const written = await updateItem({
+        graph,
+        type,
+        id: request.params.id,
+        input,
+        expectedVersion: expectedVersionFrom(request.headers['if-match']) ?? input.expectedVersion,
+        actor: actorOf(request.principal!),
+      });
+      return withEtag(reply, written.version).send(written.record);
+    },
+  );
+
+  app.delete(
+    '/api/content/:type/:id',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'Delete an item, its edges and its version history',
+        params: ContentItemParams,
+        response: { 204: NoContent, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request, reply) => {
+      const graph = siteOf(request).graph;
+      const type = await getType(graph, request.params.type);
+      await deleteItem({
+        graph,
+        type,
+        id: request.params.id,
+        expectedVersion: expectedVersionFrom(request.headers['if-match']),
+        actor: actorOf(request.principal!),
+      });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/content/:type/:id/versions',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'The version history of an item, newest first',
+        params: ContentItemParams,
+        response: { 200: ItemVersionList, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => {
+      const graph = siteOf(request).graph;
+      const type = await getType(graph, request.params.type);
+      await getItem({ graph, type, id: request.params.id });
+      return listVersions(graph, request.params.id);
+    },
+  );
+
+  app.get(
+    '/api/content/:type/:id/versions/:version',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'One recorded version of an item',
+        params: ItemVersionParams,
+        response: { 200: ItemVersion, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => {
+      const graph = siteOf(request).graph;
+      await getType(graph, request.params.type);
+      const version = await getVersion(graph, request.params.id, request.params.version);
+      if (!version) {
+        throw TrellisError.of('not_found', {
+          resource: `Version ${request.params.version} of ${request.params.id}`,
+        });
+      }
+      return version;
+    },
+  );
+
+  app.post(
+    '/api/content/:type/:id/blocks',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'Append a block to the item’s body',
+        description: 'At `order` (an index) or at the end. `references` are item ids that must exist.',
+        params: ContentItemParams,
+        body: AppendBlockBody,
+        response: { 201: BlockChangeResponse, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request, reply) => {
+      const graph = siteOf(request).graph;
+      const type = await getType(graph, request.params.type);
+      const written = await appendBlock({
+        graph,
+        type,
+        id: request.params.id,
+        block: request.body,
+        expectedVersion: expectedVersionFrom(request.headers['if-match']),
+        actor: actorOf(request.principal!),
+      });
+      return withEtag(reply, written.version)
+        .status(201)
+        .send({
+          ok: true as const,
+          id: request.params.id,
+          block: written.block,
+          body: written.record.body!,
+          version: written.version,
+        });
+    },
+  );
+
+  app.delete(
+    '/api/content/:type/:id/blocks/:bid',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'Remove a block from the item’s body',
+        params: ContentBlockParams,
+        response: { 200: BlockChangeResponse, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request, reply) => {
+      const graph = siteOf(request).graph;
+      const type = await getType(graph, request.params.type);
+      const written = await removeBlock({
+        graph,
+        type,
+        id: request.params.id,
+        blockId: request.params.bid,
+        expectedVersion: expectedVersionFrom(request.headers['if-match']),
+        actor: actorOf(request.principal!),
+      });
+      return withEtag(reply, written.version).send({
+        ok: true as const,
+        id: request.params.id,
+        block: written.block,
+        body: written.record.body!,
+        version: written.version,
+      });
+    },
+  );
+
+  app.post(
+    '/api/content/:type/:id/publish',
+    {
+      schema: {
+        tags: ['content'],
+        summary: 'Publish an item to an environment',
+        description: `Sets status \`published\` and adds the environment (query \`env\`, else body \`env\`, else \`${DEFAULT_PUBLISH_ENV}\`) to \`publishedEnvs\`; records a new version.`,
+        params: ContentItemParams,
+        querystring: PublishContentQuery,
+        body: PublishContentBody.nullable().optional(),
+        response: { 200: ContentRecord, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:publish' },
+    },
+    async (request, reply) => {
+      const graph = siteOf(request).graph;
+      const type = await getType(graph, request.params.type);
+      const written = await publishItem({
+        graph,
+        type,
+        id: request.params.id,
+        env: request.query.env ?? request.body?.env ?? DEFAULT_PUBLISH_ENV,
+        expectedVersion: expectedVersionFrom(request.headers['if-match']) ?? request.body?.expectedVersion,
+        actor: actorOf(request.principal!),
+      });
+      return withEtag(reply, written.version).send(written.record);
+    },
+  );
+};

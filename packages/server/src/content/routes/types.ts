@@ -1,0 +1,93 @@
+import {
+  ContentType,
+  ContentTypeParams,
+  ContentTypeSummaryList,
+  CreateContentTypeBody,
+  summarizeContentType,
+  UpdateContentTypeBody,
+} from '@trelliscms/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
+import { siteOf } from '../../http/site-of';
+import { createType, getType, listTypes, updateType } from '../type-repository';
+
+const errors = errorResponses(400, 401, 403, 404, 409);
+
+/** Spec §4 Content types (site-scoped): list (summaries), create, get (full), PATCH (partial). */
+export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/types',
+    {
+      schema: {
+        tags: ['types'],
+        summary: 'The site’s content types (summary shape)',
+        response: { 200: ContentTypeSummaryList, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => (await listTypes(siteOf(request).graph)).map(summarizeContentType),
+  );
+
+  app.post(
+    '/api/types',
+    {
+      schema: {
+        tags: ['types'],
+        summary: 'Create a content type',
+        description:
+          'Validates the definition: the 12 field types, enum values, regexes that compile and cannot backtrack catastrophically, keyField naming a field, relationship targets that exist and uppercase edge labels. `listingOnly` is an alias of `emitPages: false` (`emitPages` wins).',
+        body: CreateContentTypeBody,
+        response: { 201: ContentType, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'types:manage' },
+    },
+    async (request, reply) => {
+      const type = await createType({
+        graph: siteOf(request).graph,
+        input: request.body,
+        actor: actorOf(request.principal!),
+        clock: app.trellis.clock,
+      });
+      return reply.status(201).send(type);
+    },
+  );
+
+  app.get(
+    '/api/types/:name',
+    {
+      schema: {
+        tags: ['types'],
+        summary: 'One content type with full field detail',
+        params: ContentTypeParams,
+        response: { 200: ContentType, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => getType(siteOf(request).graph, request.params.name),
+  );
+
+  app.patch(
+    '/api/types/:name',
+    {
+      schema: {
+        tags: ['types'],
+        summary: 'Change a content type (partial)',
+        description:
+          'The given keys replace the stored ones; the name cannot change. Stored items are never rewritten: a change that would make any of them invalid is refused with 409 `type_change_conflict`, naming the field and how many items fail.',
+        params: ContentTypeParams,
+        body: UpdateContentTypeBody,
+        response: { 200: ContentType, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'types:manage' },
+    },
+    async (request) =>
+      updateType({
+        graph: siteOf(request).graph,
+        name: request.params.name,
+        patch: request.body,
+        actor: actorOf(request.principal!),
+        clock: app.trellis.clock,
+      }),
+  );
+};

@@ -1,0 +1,107 @@
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from '../config';
+import { embeddingsRoutes } from '../content/routes/embeddings';
+import { importRoutes } from '../content/routes/import';
+import { contentRoutes } from '../content/routes/items';
+import { typesRoutes } from '../content/routes/types';
+import { diagnosticsRoutes } from '../diagnostics/routes/diagnostics';
+import { healthRoutes } from '../diagnostics/routes/health';
+import { createEngine } from '../engines';
+import type { GraphEngine } from '../engines/port';
+import { mediaRoutes } from '../media/routes/media';
+import { accessRoutes } from '../platform/routes/access';
+import { apiKeysRoutes } from '../platform/routes/api-keys';
+import { membersRoutes } from '../platform/routes/members';
+import { sitesRoutes } from '../platform/routes/sites';
+import { buildRoutes } from '../publishing/routes/build';
+import { releasesRoutes } from '../releases/routes/releases';
+import { type Clock, systemClock } from '../shared/clock';
+import { siteResourceRoutes } from '../site-resources/routes/site-resources';
+import { templatesRoutes } from '../site-resources/routes/templates';
+import { VERSION } from '../version';
+import { loggerOptions, requestChildLogger } from './logger';
+import { authPlugin } from './plugins/auth';
+import { contextPlugin } from './plugins/context';
+import { errorsPlugin } from './plugins/errors';
+import { loadSheddingPlugin } from './plugins/load-shedding';
+import { openapiPlugin } from './plugins/openapi';
+import { publishingPlugin } from './plugins/publishing';
+import { queryTimeoutPlugin } from './plugins/query-timeout';
+import { rateLimitPlugin } from './plugins/rate-limit';
+import { releasesPlugin } from './plugins/releases';
+
+export interface BuildAppOptions {
+  config: Config;
+  /** Defaults to the engine the config names. Tests pass one to share or inspect it. */
+  engine?: GraphEngine;
+  /** Defaults to the config's LOG_LEVEL; tests pass false. */
+  logger?: boolean;
+  /** Where log lines go (default stdout); tests pass a stream to read them. */
+  logStream?: NodeJS.WritableStream;
+  /** Where timestamps come from (default: the system clock); tests pass a fixed one. */
+  clock?: Clock;
+}
+
+/**
+ * Builds the Fastify app from plugins without listening, so tests drive it with
+ * `app.inject()` and `main.ts` calls `listen()`.
+ */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(config.LOG_LEVEL, options.logStream),
+    // Binds requestId/siteId/envId to each request's logger; without a logger there is nothing to bind.
+    ...(options.logger === false || config.LOG_LEVEL === 'silent'
+      ? {}
+      : { childLoggerFactory: requestChildLogger }),
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    genReqId: () => crypto.randomUUID(),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY ? config.TRUST_PROXY.split(',').map((part) => part.trim()) : false,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await app.register(errorsPlugin);
+  await app.register(openapiPlugin, { version: VERSION });
+  await app.register(contextPlugin, {
+    config,
+    engine: options.engine ?? createEngine(config),
+    version: VERSION,
+    clock: options.clock ?? systemClock,
+  });
+  await app.register(loadSheddingPlugin, {
+    maxEventLoopDelayMs: config.LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS,
+    maxHeapUsedBytes: config.LOAD_SHED_MAX_HEAP_USED_BYTES,
+    maxRssBytes: config.LOAD_SHED_MAX_RSS_BYTES,
+    sampleIntervalMs: config.LOAD_SHED_SAMPLE_INTERVAL_MS,
+  });
+  await app.register(rateLimitPlugin, {
+    max: config.RATE_LIMIT_MAX,
+    timeWindowMs: config.RATE_LIMIT_WINDOW_MS,
+  });
+  await app.register(authPlugin);
+  await app.register(queryTimeoutPlugin, { timeoutMs: config.MAX_QUERY_TIMEOUT_MS });
+
+  await app.register(healthRoutes);
+  await app.register(diagnosticsRoutes);
+  await app.register(sitesRoutes);
+  await app.register(accessRoutes);
+  await app.register(membersRoutes);
+  await app.register(apiKeysRoutes);
+  await app.register(typesRoutes);
+  await app.register(contentRoutes);
+  await app.register(importRoutes);
+  await app.register(embeddingsRoutes);
+  await app.register(templatesRoutes);
+  await app.register(siteResourceRoutes);
+  await app.register(publishingPlugin);
+  await app.register(buildRoutes);
+  await app.register(releasesPlugin);
+  await app.register(releasesRoutes);
+  await app.register(mediaRoutes);
+  return app;
+}

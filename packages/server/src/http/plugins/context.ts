@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiKeyCache } from '../../auth/api-key-cache';
+import { PlatformAccessCache } from '../../auth/platform-access-cache';
+import type { Config } from '../../config';
+import { ItemReadCache } from '../../content/item-read-cache';
+import type { Graph, GraphEngine } from '../../engines/port';
+import type { ApiKeyRecord } from '../../platform/api-keys';
+import { PLATFORM_GRAPH } from '../../platform/platform-graph';
+import type { Clock } from '../../shared/clock';
+import { writeNotifyingEngine } from './write-notifying-graph';
+
+/** What every route needs: the configuration, the engine and the platform graph. */
+export interface TrellisContext {
+  config: Config;
+  engine: GraphEngine;
+  platform: Graph;
+  platformGraphName: string;
+  version: string;
+  /** Where every timestamp the server stores or compares comes from (shared/clock.ts). */
+  clock: Clock;
+  lastBuild: { id: string; at: string } | null;
+  /** The API-key cache (auth/api-key-cache.ts); its counters appear on /health/detail. */
+  apiKeyCache: ApiKeyCache<ApiKeyRecord>;
+  /**
+   * The user, site and membership reads of the auth hook (auth/platform-access-cache.ts),
+   * emptied around every write to the platform graph; entries live `ACCESS_CACHE_MS`.
+   */
+  accessCache: PlatformAccessCache;
+  /**
+   * The answers of GET one item (content/item-read-cache.ts), retired around every write to
+   * their graph; entries live `CONTENT_READ_CACHE_MS`.
+   */
+  itemReadCache: ItemReadCache;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    trellis: TrellisContext;
+  }
+}
+
+/**
+ * Owns the engine: initialises it, opens (or creates) the platform graph, and closes the
+ * engine when the app closes. `trellis.engine` wraps the given engine so that every write to
+ * a graph opened through it retires the caches of that graph (the access cache for the
+ * platform graph, the item read cache for site graphs): the app must reach graphs only
+ * through `trellis.engine` and `trellis.platform`, never through the engine it was given.
+ */
+export const contextPlugin = fp(
+  async (
+    app: FastifyInstance,
+    opts: { config: Config; engine: GraphEngine; version: string; clock: Clock },
+  ) => {
+    const { config } = opts;
+    const accessCache = new PlatformAccessCache({ ttlMs: config.ACCESS_CACHE_MS, clock: opts.clock });
+    const itemReadCache = new ItemReadCache({ ttlMs: config.CONTENT_READ_CACHE_MS });
+    const engine = writeNotifyingEngine(opts.engine, (graphName) => {
+      if (graphName === PLATFORM_GRAPH) accessCache.invalidateAll();
+      else itemReadCache.graphWritten(graphName);
+    });
+    await engine.init();
+    const platform = (await engine.openGraph(PLATFORM_GRAPH)) ?? (await engine.createGraph(PLATFORM_GRAPH));
+    app.decorate('trellis', {
+      config,
+      engine,
+      platform,
+      platformGraphName: PLATFORM_GRAPH,
+      version: opts.version,
+      clock: opts.clock,
+      lastBuild: null,
+      apiKeyCache: new ApiKeyCache<ApiKeyRecord>(),
+      accessCache,
+      itemReadCache,
+    } satisfies TrellisContext);
+    app.addHook('onClose', async () => {
+      await engine.close();
+    });
+  },
+  { name: 'trellis-context' },
+);

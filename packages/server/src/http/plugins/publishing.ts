@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { listSites, toSiteView } from '../../platform/sites';
+import { BuildService } from '../../publishing/build-service';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Runs, queues and records builds; serves their deploys. */
+    builds: BuildService;
+  }
+}
+
+/**
+ * Owns the build service: the render worker pools and the deploy folders under
+ * `CMS_DATA_DIR/sites/`. On start it marks builds a previous process left `running` as
+ * `error`; on close it waits for builds in flight.
+ */
+export const publishingPlugin = fp(
+  async (app: FastifyInstance) => {
+    const dataDir = resolve(app.trellis.config.CMS_DATA_DIR);
+    mkdirSync(resolve(dataDir, 'sites'), { recursive: true });
+    const service = new BuildService({
+      dataDir,
+      log: app.log.child({ component: 'build' }),
+      clock: app.trellis.clock,
+      onFinished: (status) => {
+        if (status.status === 'ok' && status.finishedAt) {
+          app.trellis.lastBuild = { id: status.buildId, at: status.finishedAt };
+        }
+      },
+    });
+    app.decorate('builds', service);
+    await app.register(fastifyStatic, { root: resolve(dataDir, 'sites'), serve: false });
+
+    app.addHook('onReady', async () => {
+      const sites = await listSites(app.trellis.platform);
+      for (const site of sites.map(toSiteView)) {
+        const graph = await app.trellis.engine.openGraph(site.graphName);
+        if (!graph) continue;
+        const count = await service.recoverInterrupted(graph);
+        if (count > 0) app.log.warn({ siteId: site.id, count }, 'marked interrupted builds as error');
+      }
+    });
+    app.addHook('onClose', async () => {
+      await service.close();
+    });
+  },
+  { name: 'trellis-publishing', dependencies: ['trellis-context'] },
+);

@@ -1,0 +1,197 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import fastifyMultipart from '@fastify/multipart';
+import {
+  MAX_MEDIA_BYTES,
+  MediaAsset,
+  MediaAssetList,
+  MediaCount,
+  MediaFileParams,
+  MediaListQuery,
+  MediaParams,
+  StockQuery,
+  StockResponse,
+  TrellisError,
+} from '@trelliscms/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
+import { siteOf } from '../../http/site-of';
+import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media-store';
+import { mimetypeOfExtension } from '../sniff-media-type';
+import { searchStock } from '../stock-search';
+
+const errors = errorResponses(400, 401, 403, 404, 413, 502);
+
+/** Multipart errors of @fastify/multipart mapped to the codes of docs/api-spec.md §7. */
+function fromMultipartError(error: unknown): unknown {
+  const code = (error as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE')
+    return TrellisError.of('media_too_large', { limit: MAX_MEDIA_BYTES });
+  if (
+    code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' ||
+    code === 'FST_FILES_LIMIT' ||
+    code === 'FST_PARTS_LIMIT'
+  ) {
+    return TrellisError.of('validation_failed', {
+      detail: 'send multipart/form-data with exactly one file in the field `file`',
+    });
+  }
+  return error;
+}
+
+/**
+ * Spec §4 Media (site-scoped) and the public file route `GET /media/assets/{sha}.{ext}`.
+ * Uploads are typed by their magic bytes (images, videos, PDFs), at most 25 MB, stored once
+ * per content under `CMS_DATA_DIR/media/assets/<sha256>.<ext>`.
+ */
+export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
+  await app.register(fastifyMultipart, {
+    limits: { fileSize: MAX_MEDIA_BYTES, files: 1, fields: 10, parts: 11 },
+    throwFileSizeLimit: true,
+  });
+  const dataDir = resolve(app.trellis.config.CMS_DATA_DIR);
+
+  app.post(
+    '/api/media/upload',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'Upload an image, video or PDF (multipart field `file`, at most 25 MB)',
+        description:
+          'The type is read from the content (magic bytes), not from the declared mimetype: 400 `media_type_not_allowed` otherwise; 413 `media_too_large` over 25 MB. The sha256 of the content names the file and de-duplicates: the same content uploaded again answers 200 with the stored asset.',
+        consumes: ['multipart/form-data'],
+        response: { 200: MediaAsset, 201: MediaAsset, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request, reply) => {
+      if (!request.isMultipart()) throw fromMultipartError({ code: 'FST_INVALID_MULTIPART_CONTENT_TYPE' });
+      let content: Buffer | null = null;
+      let filename: string | undefined;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type !== 'file') continue;
+          if (part.fieldname !== 'file' || content !== null) {
+            await part.toBuffer();
+            continue;
+          }
+          filename = part.filename;
+          content = await part.toBuffer();
+        }
+      } catch (error) {
+        throw fromMultipartError(error);
+      }
+      if (content === null) {
+        throw TrellisError.of('media_type_not_allowed', { detail: 'no file was sent in the field `file`' });
+      }
+      const { asset, created } = await saveAsset({
+        graph: siteOf(request).graph,
+        dataDir,
+        content,
+        filename,
+        actor: actorOf(request.principal!),
+        now: app.trellis.clock.now(),
+      });
+      return reply.status(created ? 201 : 200).send(asset);
+    },
+  );
+
+  app.get(
+    '/api/media',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'Media assets, newest first (`q`: file-name substring; `countOnly=1`: `{total}`)',
+        querystring: MediaListQuery,
+        response: { 200: z.union([MediaAssetList, MediaCount]), ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => {
+      const { q, countOnly, limit, offset } = request.query;
+      const page = await listAssets(siteOf(request).graph, {
+        q,
+        limit: countOnly ? 1 : (limit ?? 100),
+        offset: offset ?? 0,
+      });
+      return countOnly ? { total: page.total } : page.assets;
+    },
+  );
+
+  app.delete(
+    '/api/media/:id',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'Delete an asset and its file',
+        params: MediaParams,
+        response: { 204: z.null().describe('Deleted'), ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request, reply) => {
+      await deleteAsset({
+        graph: siteOf(request).graph,
+        engine: app.trellis.engine,
+        platform: app.trellis.platform,
+        dataDir,
+        id: request.params.id,
+        actor: actorOf(request.principal!),
+      });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/media/stock',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'Search stock photos (Pexels, Unsplash, Pixabay)',
+        description:
+          'Asks the endpoint set in STOCK_PROVIDER_URL (the server has no network to Pexels, Unsplash or Pixabay itself). Without one, or when it fails, 502 `stock_provider_unavailable` with a hint — never made-up results.',
+        querystring: StockQuery,
+        response: { 200: StockResponse, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) =>
+      searchStock({ providerUrl: app.trellis.config.STOCK_PROVIDER_URL, query: request.query }),
+  );
+
+  app.get(
+    '/media/assets/:sha.:ext',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'A stored media file (public)',
+        params: MediaFileParams,
+        response: {
+          200: z.any().describe('The file, with its media type'),
+          ...errorResponses(400, 404),
+        },
+        security: [],
+      },
+      config: { siteScope: 'none', public: true },
+    },
+    async (request, reply) => {
+      const { sha, ext } = request.params;
+      const mimetype = mimetypeOfExtension(ext);
+      // sha and ext are validated to hex and alphanumerics, so the path cannot leave the folder.
+      const file = join(assetsDir(dataDir), `${sha}.${ext.toLowerCase()}`);
+      const info = mimetype ? await stat(file).catch(() => null) : null;
+      if (!mimetype || !info?.isFile()) {
+        throw TrellisError.of('not_found', { resource: `Media file \`${sha}.${ext}\`` });
+      }
+      return reply
+        .header('content-type', mimetype)
+        .header('content-length', info.size)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .send(createReadStream(file));
+    },
+  );
+};

@@ -1,0 +1,222 @@
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { extname, join, normalize } from 'node:path';
+import {
+  BuildAccepted,
+  BuildBody,
+  BuildHistory,
+  BuildHistoryQuery,
+  BuildIdParams,
+  BuildLastQuery,
+  BuildQuery,
+  BuildResult,
+  BuildRollbackResponse,
+  BuildStatus,
+  SiteSnapshot,
+  TrellisError,
+} from '@trelliscms/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
+import { siteOf } from '../../http/site-of';
+import { getSite, type SiteView, toSiteView } from '../../platform/sites';
+import { envName } from '../build-service';
+import { takeSnapshot } from '../take-snapshot';
+
+const errors = errorResponses(400, 401, 403, 404, 409);
+
+async function currentSite(app: FastifyInstance, request: FastifyRequest): Promise<SiteView> {
+  const record = await getSite(app.trellis.platform, siteOf(request).id);
+  if (!record) throw TrellisError.of('not_found', { resource: `Site \`${siteOf(request).id}\`` });
+  return toSiteView(record);
+}
+
+/** Where the server serves a site environment's live pages: `/sites/<slug>/<env>/`. */
+export function livePath(siteId: string, env: string): string {
+  return `/sites/${siteId.slice('site:'.length)}/${env}/`;
+}
+
+/** The URL a deploy is probed at: the site's public URL, else this server's own, when listening. */
+function serveCheckUrl(app: FastifyInstance, site: SiteView, env: string): string | null {
+  if (site.publicUrl && env === 'prod') return site.publicUrl;
+  const address = app.server.address();
+  if (!address || typeof address === 'string') return null;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
+  return `http://${reachable}:${address.port}${livePath(site.id, env)}`;
+}
+
+/**
+ * Spec §4 Build (site-scoped): POST /build (sync by default; async answers 202 with a
+ * statusUrl; dryRun/validate renders in memory), status, last, history, rollback; and
+ * GET /export, the site snapshot a build reads. Deployed pages are served (public) at
+ * `/sites/<slug>/<env>/`.
+ */
+export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/api/build',
+    {
+      schema: {
+        tags: ['build'],
+        summary: 'Build the site and deploy it (sync by default)',
+        description:
+          'Query `env` overrides the body’s (default `dev`: all content; `prod`: only content published to prod, other items get a stub page). Modes: `full`, `incremental` (default), `auto`, `validate` (= `dryRun=1`: renders in memory, deploys nothing, records no build). `async=1` answers 202 with `statusUrl`. Builds of one site and environment run one at a time.',
+        querystring: BuildQuery,
+        body: BuildBody.optional().nullable(),
+        response: { 200: BuildResult, 202: BuildAccepted, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'build:run' },
+    },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const env = envName(request.query.env ?? body.env);
+      const mode = request.query.dryRun ? 'validate' : (body.mode ?? 'incremental');
+      const site = await currentSite(app, request);
+      const input = {
+        site,
+        graph: siteOf(request).graph,
+        env,
+        mode,
+        actor: actorOf(request.principal!),
+        serveCheckUrl: serveCheckUrl(app, site, env),
+      } as const;
+      const isAsync = request.query.async ?? body.async ?? false;
+      if (isAsync && mode !== 'validate') {
+        const started = await app.builds.start(input);
+        return reply.status(202).send({
+          ok: true,
+          buildId: started.buildId,
+          envId: started.envId,
+          status: 'running' as const,
+          statusUrl: `/api/build/status/${started.buildId}`,
+        });
+      }
+      return app.builds.runSync(input);
+    },
+  );
+
+  app.get(
+    '/api/build/status/:buildId',
+    {
+      schema: {
+        tags: ['build'],
+        summary: 'A build’s status: running, then ok or error with its final counts',
+        params: BuildIdParams,
+        response: { 200: BuildStatus, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => app.builds.status(siteOf(request).graph, request.params.buildId),
+  );
+
+  app.get(
+    '/api/build/last',
+    {
+      schema: {
+        tags: ['build'],
+        summary: 'The last build of an environment',
+        querystring: BuildLastQuery,
+        response: { 200: BuildStatus, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => {
+      const env = envName(request.query.env);
+      const [last] = await app.builds.history(siteOf(request).graph, env, 1);
+      if (!last) throw TrellisError.of('not_found', { resource: `A build of env:${env}` });
+      return last;
+    },
+  );
+
+  app.get(
+    '/api/build/history',
+    {
+      schema: {
+        tags: ['build'],
+        summary: 'Recent builds, newest first (default 50)',
+        querystring: BuildHistoryQuery,
+        response: { 200: BuildHistory, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => app.builds.history(siteOf(request).graph, request.query.env, request.query.limit),
+  );
+
+  app.post(
+    '/api/build/rollback/:buildId',
+    {
+      schema: {
+        tags: ['build'],
+        summary: 'Serve a prior build’s pages again (one atomic pointer switch)',
+        params: BuildIdParams,
+        response: { 200: BuildRollbackResponse, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'build:run' },
+    },
+    async (request) =>
+      app.builds.rollback({
+        graph: siteOf(request).graph,
+        site: await currentSite(app, request),
+        buildId: request.params.buildId,
+        actor: actorOf(request.principal!),
+      }),
+  );
+
+  app.get(
+    '/api/export',
+    {
+      schema: {
+        tags: ['build'],
+        summary: 'The site snapshot: types, items, edges, templates, transforms, routes, views, settings',
+        description:
+          'The documented `trellis-snapshot` format a build reads; `cms-build --snapshot` builds the same pages from it.',
+        response: { 200: SiteSnapshot, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) =>
+      takeSnapshot({
+        graph: siteOf(request).graph,
+        site: await currentSite(app, request),
+        clock: app.trellis.clock,
+      }),
+  );
+
+  const serveLive = async (
+    request: FastifyRequest<{ Params: { slug: string; env: string; '*'?: string } }>,
+    reply: FastifyReply,
+  ) => {
+    const notFound = () =>
+      reply
+        .status(404)
+        .type('text/html; charset=utf-8')
+        .send('<!doctype html><title>Not found</title><h1>Not found</h1>');
+    const record = await getSite(app.trellis.platform, `site:${request.params.slug}`);
+    if (!record || record.deletedAt) return notFound();
+    const live = app.builds.liveDir(record.graphName, envName(request.params.env));
+    if (!live || !existsSync(live)) return notFound();
+    const root = realpathSync(live);
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(request.params['*'] ?? '');
+    } catch {
+      return notFound();
+    }
+    let relative = normalize(`/${decoded}`);
+    if (relative.includes('\0') || relative.split('/').includes('..')) return notFound();
+    if (relative.endsWith('/') || extname(relative) === '') {
+      const asDir = join(root, relative);
+      if (existsSync(asDir) && statSync(asDir).isDirectory()) relative = join(relative, 'index.html');
+    }
+    const file = join(root, relative);
+    if (!file.startsWith(`${root}/`) || !existsSync(file) || !statSync(file).isFile()) return notFound();
+    return reply.sendFile(relative.slice(1), root, { cacheControl: false });
+  };
+  const liveOptions = { schema: { hide: true }, config: { siteScope: 'none' as const, public: true } };
+  app.get<{ Params: { slug: string; env: string } }>('/sites/:slug/:env', liveOptions, serveLive);
+  app.get<{ Params: { slug: string; env: string; '*': string } }>(
+    '/sites/:slug/:env/*',
+    liveOptions,
+    serveLive,
+  );
+};

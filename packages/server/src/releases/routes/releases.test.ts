@@ -1,0 +1,529 @@
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
+import { DeploymentScheduler } from '../deployment-scheduler';
+
+let site: ContentTestSite;
+let app: FastifyInstance;
+let clock: Date;
+
+beforeEach(async () => {
+  site = await createContentTestSite();
+  app = site.platform.app;
+  clock = new Date('2026-05-01T12:00:00.000Z');
+  app.releases.now = () => clock;
+  await site.createType({
+    name: 'post',
+    label: 'Post',
+    nodeLabel: 'Post',
+    keyField: 'title',
+    fields: [{ name: 'title', type: 'string', required: true }],
+  });
+});
+afterEach(async () => {
+  await site.close();
+});
+
+const post = (url: string, payload: unknown, headers?: Record<string, string>) =>
+  site.request({ method: 'POST', url, payload: payload as Record<string, unknown>, headers });
+const get = (url: string) => site.request({ method: 'GET', url });
+
+/** Creates a post and answers its include (version 1 with its hash). */
+async function item(title: string) {
+  const created = await post('/api/content/post', { title });
+  expect(created.statusCode, created.body).toBe(201);
+  const id = created.json().id as string;
+  const node = await site.graph.getNode(id);
+  return {
+    kind: 'content',
+    versionableId: id,
+    version: Number(node?.props.version),
+    hash: String(node?.props.hash),
+  };
+}
+
+async function approvedRelease(name: string, includes: unknown[]) {
+  expect((await post('/api/releases', { name, includes })).statusCode).toBe(201);
+  expect((await post(`/api/releases/release:${name}/transition`, { state: 'pending' })).statusCode).toBe(200);
+  const approved = await post(`/api/releases/release:${name}/transition`, { state: 'approved' });
+  expect(approved.statusCode, approved.body).toBe(200);
+  return approved.json();
+}
+
+async function deploy(name: string, body: Record<string, unknown>) {
+  return post(`/api/releases/release:${name}/deploy`, body);
+}
+
+async function nodeCount(label: string) {
+  return (await site.graph.findNodes({ label, limit: 1 })).total;
+}
+
+describe('environments', () => {
+  it('lists dev and prod by default and upserts others', async () => {
+    const list = await get('/api/releases/environments');
+    expect(list.statusCode).toBe(200);
+    expect(list.json().map((env: { id: string }) => env.id)).toEqual(['env:dev', 'env:prod']);
+    const put = await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:staging',
+      payload: {
+        order: 1,
+        autoBuild: true,
+        requiresApproval: true,
+        publicUrlOverride: 'https://staging.example.org',
+      },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json()).toMatchObject({
+      id: 'env:staging',
+      name: 'staging',
+      autoBuild: true,
+      requiresApproval: true,
+    });
+    const again = await get('/api/releases/environments');
+    expect(again.json().map((env: { id: string }) => env.id)).toEqual(['env:dev', 'env:prod', 'env:staging']);
+  });
+
+  it('answers 400 on a bad body or id and 403 for a viewer', async () => {
+    const bad = await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:x',
+      payload: { order: -1 },
+    });
+    expect(bad.statusCode).toBe(400);
+    const badId = await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/staging',
+      payload: {},
+    });
+    expect(badId.statusCode).toBe(400);
+    const viewer = await site.platform.addUser({ name: 'v', siteId: site.siteId, role: 'viewer' });
+    const forbidden = await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:x',
+      payload: {},
+      headers: { authorization: `Bearer ${viewer.key}` },
+    });
+    expect(forbidden.statusCode).toBe(403);
+  });
+});
+
+describe('releases', () => {
+  it('creates a draft with includes, reads it back and lists it by state', async () => {
+    const include = await item('Hello');
+    const created = await post('/api/releases', { name: 'r1', description: 'first', includes: [include] });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json()).toMatchObject({ id: 'release:r1', state: 'draft', includes: [include] });
+    expect((await get('/api/releases/release:r1')).json().includes).toHaveLength(1);
+    expect((await get('/api/releases?state=draft')).json()).toHaveLength(1);
+    expect((await get('/api/releases?state=approved')).json()).toHaveLength(0);
+    expect((await post('/api/releases', { name: 'r1' })).statusCode).toBe(409);
+    expect((await get('/api/releases/release:nope')).statusCode).toBe(404);
+    expect((await get('/api/releases?limit=0')).statusCode).toBe(400);
+  });
+
+  it('refuses includes with a wrong hash, a missing version, an unknown kind or a duplicate (400, nothing written)', async () => {
+    const include = await item('Hello');
+    for (const bad of [
+      { ...include, hash: 'sha256:0000' },
+      { ...include, version: 9 },
+      { ...include, kind: 'template' },
+    ]) {
+      const res = await post('/api/releases', { name: 'bad', includes: [bad] });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().code).toBe('business_rule');
+    }
+    expect((await post('/api/releases', { name: 'dup', includes: [include, include] })).statusCode).toBe(400);
+    expect(await nodeCount('Release')).toBe(0);
+  });
+
+  it('adds includes only while draft (409 after) and 404 for an unknown release', async () => {
+    const a = await item('A');
+    const b = await item('B');
+    await post('/api/releases', { name: 'r', includes: [a] });
+    const added = await post('/api/releases/release:r/includes', b);
+    expect(added.statusCode, added.body).toBe(200);
+    expect(added.json().includes).toHaveLength(2);
+    expect((await post('/api/releases/release:r/includes', b)).statusCode).toBe(400);
+    await post('/api/releases/release:r/transition', { state: 'pending' });
+    const late = await post('/api/releases/release:r/includes', { ...b, versionableId: 'post:c' });
+    expect(late.statusCode).toBe(409);
+    expect((await post('/api/releases/release:nope/includes', b)).statusCode).toBe(404);
+  });
+
+  it('runs one review per include on pending, approves, and refuses other moves with 409', async () => {
+    const a = await item('A');
+    await post('/api/releases', { name: 'r', includes: [a] });
+    expect((await post('/api/releases/release:r/transition', { state: 'approved' })).statusCode).toBe(409);
+    const pending = await post('/api/releases/release:r/transition', { state: 'pending' });
+    expect(pending.json()).toMatchObject({ state: 'pending' });
+    expect(pending.json().reviews).toEqual([
+      expect.objectContaining({
+        versionableId: a.versionableId,
+        status: 'passed',
+        required: true,
+        dependencyHash: expect.any(String),
+      }),
+    ]);
+    expect((await post('/api/releases/release:r/transition', { state: 'approved' })).json().state).toBe(
+      'approved',
+    );
+    expect((await post('/api/releases/release:r/transition', { state: 'deployed' })).statusCode).toBe(409);
+    expect((await post('/api/releases/release:r/transition', { state: 'draft' })).statusCode).toBe(409);
+    // any -> pending forces a re-review
+    expect((await post('/api/releases/release:r/transition', { state: 'pending' })).json().state).toBe(
+      'pending',
+    );
+    expect((await post('/api/releases/release:r/transition', { state: 'bogus' })).statusCode).toBe(400);
+  });
+});
+
+describe('deploy', () => {
+  it('deploys an approved release at once and makes the release deployed', async () => {
+    await approvedRelease('r', [await item('A')]);
+    const res = await deploy('r', { environmentId: 'env:prod', intent: 'launch' });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({
+      status: 'deployed',
+      environmentId: 'env:prod',
+      releaseId: 'release:r',
+    });
+    expect(res.json().id).toMatch(/^deploy:/);
+    expect((await get('/api/releases/release:r')).json().state).toBe('deployed');
+    expect((await get('/api/releases/deployments?envId=env:prod')).json()).toHaveLength(1);
+    expect((await get('/api/releases/deployments?envId=env:dev')).json()).toHaveLength(0);
+    const audit = await site.graph.auditRecords();
+    expect(
+      audit.some((record) => record.action === 'release.deploy' && record.target === res.json().id),
+    ).toBe(true);
+  });
+
+  it('refuses a draft (409), an unknown environment or release (404) and a bad body (400)', async () => {
+    await post('/api/releases', { name: 'd' });
+    expect((await deploy('d', { environmentId: 'env:prod' })).statusCode).toBe(409);
+    await approvedRelease('r', []);
+    expect((await deploy('r', { environmentId: 'env:nowhere' })).statusCode).toBe(404);
+    expect((await deploy('nope', { environmentId: 'env:prod' })).statusCode).toBe(404);
+    expect((await deploy('r', { environmentId: 'prod' })).statusCode).toBe(400);
+    expect(await nodeCount('Deployment')).toBe(0);
+  });
+
+  it('answers 409 review_gate once an included item got a new version, until it is re-reviewed', async () => {
+    const a = await item('A');
+    await approvedRelease('r', [a]);
+    const patched = await site.request({
+      method: 'PATCH',
+      url: `/api/content/post/${a.versionableId}`,
+      payload: { title: 'A2' },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const gated = await deploy('r', { environmentId: 'env:prod' });
+    expect(gated.statusCode).toBe(409);
+    expect(gated.json()).toMatchObject({ code: 'review_gate', stale: [a.versionableId] });
+    expect(await nodeCount('Deployment')).toBe(0);
+    await post('/api/releases/release:r/transition', { state: 'pending' });
+    await post('/api/releases/release:r/transition', { state: 'approved' });
+    expect((await deploy('r', { environmentId: 'env:prod' })).statusCode).toBe(201);
+  });
+
+  it('answers 409 review_gate on a blocking finding; an admin may skip the gate except where approval is required', async () => {
+    const a = await item('A');
+    await post('/api/releases', { name: 'r', includes: [a] });
+    expect(
+      (await site.request({ method: 'DELETE', url: `/api/content/post/${a.versionableId}` })).statusCode,
+    ).toBe(204);
+    const pending = await post('/api/releases/release:r/transition', { state: 'pending' });
+    expect(pending.json().reviews[0].status).toBe('failed');
+    await post('/api/releases/release:r/transition', { state: 'approved' });
+    const gated = await deploy('r', { environmentId: 'env:dev' });
+    expect(gated.statusCode).toBe(409);
+    expect(gated.json().code).toBe('review_gate');
+    expect(gated.json().blocking.length).toBeGreaterThan(0);
+
+    const publisher = await site.platform.addUser({ name: 'p', siteId: site.siteId, role: 'publisher' });
+    const notAdmin = await post(
+      '/api/releases/release:r/deploy',
+      { environmentId: 'env:dev', skipReviewGate: true },
+      { authorization: `Bearer ${publisher.key}` },
+    );
+    expect(notAdmin.statusCode).toBe(403);
+    await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:prod',
+      payload: { order: 1, requiresApproval: true },
+    });
+    const guarded = await deploy('r', { environmentId: 'env:prod', skipReviewGate: true });
+    expect(guarded.statusCode).toBe(409);
+    const skipped = await deploy('r', { environmentId: 'env:dev', skipReviewGate: true });
+    expect(skipped.statusCode, skipped.body).toBe(201);
+  });
+
+  it('keeps a future-dated deployment pending in the queue, soonest first; the release stays approved', async () => {
+    await approvedRelease('r', []);
+    const later = await deploy('r', { environmentId: 'env:prod', validFrom: '2026-05-03T00:00:00.000Z' });
+    const sooner = await deploy('r', { environmentId: 'env:prod', validFrom: '2026-05-02T00:00:00+00:00' });
+    expect(later.json().status).toBe('pending');
+    expect((await get('/api/releases/release:r')).json().state).toBe('approved');
+    const queue = (await get('/api/releases/queue')).json();
+    expect(queue.map((d: { id: string }) => d.id)).toEqual([sooner.json().id, later.json().id]);
+    expect((await get('/api/releases/queue?envId=env:dev')).json()).toEqual([]);
+    expect((await get('/api/releases/queue?limit=1')).json()).toHaveLength(1);
+  });
+
+  it('starts an async build when the environment has autoBuild', async () => {
+    await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:dev',
+      payload: { autoBuild: true },
+    });
+    await approvedRelease('r', []);
+    expect((await deploy('r', { environmentId: 'env:dev' })).statusCode).toBe(201);
+    const history = (await get('/api/build/history?env=dev')).json();
+    expect(history).toHaveLength(1);
+    expect((await get('/api/build/history?env=prod')).json()).toHaveLength(0);
+  });
+});
+
+describe('rollback and replay', () => {
+  it('rolls back to the older release, marks the old deployment superseded, and replays each moment', async () => {
+    await approvedRelease('a', [await item('A')]);
+    await approvedRelease('b', [await item('B')]);
+    expect((await get('/api/releases/replay?envId=env:prod')).statusCode).toBe(404);
+    const t1 = clock;
+    const first = (await deploy('a', { environmentId: 'env:prod' })).json();
+    clock = new Date(t1.getTime() + 60_000);
+    const second = (await deploy('b', { environmentId: 'env:prod' })).json();
+    clock = new Date(t1.getTime() + 120_000);
+    const rolled = await post(`/api/releases/deployments/${second.id}/rollback`, {
+      rollbackToReleaseId: 'release:a',
+    });
+    expect(rolled.statusCode, rolled.body).toBe(201);
+    expect(rolled.json()).toMatchObject({
+      status: 'deployed',
+      releaseId: 'release:a',
+      rollbackOf: second.id,
+    });
+    expect(rolled.json().auditSeq).toEqual(expect.any(Number));
+    const list = (await get('/api/releases/deployments')).json() as Array<{
+      id: string;
+      status: string;
+      supersededBy?: string;
+    }>;
+    expect(list.find((d) => d.id === second.id)).toMatchObject({
+      status: 'superseded',
+      supersededBy: rolled.json().id,
+    });
+
+    const at = (ms: number) =>
+      get(`/api/releases/replay?envId=env:prod&atTime=${new Date(t1.getTime() + ms).toISOString()}`);
+    expect((await at(-1)).statusCode).toBe(404);
+    expect((await at(30_000)).json()).toMatchObject({
+      deployment: { id: first.id },
+      release: { id: 'release:a' },
+    });
+    expect((await at(90_000)).json().deployment.id).toBe(second.id);
+    expect((await at(90_000)).json().includes[0].versionableId).toBe('post:b');
+    expect((await get('/api/releases/replay?envId=env:prod')).json().deployment.id).toBe(rolled.json().id);
+    expect((await get('/api/releases/replay')).statusCode).toBe(400);
+  });
+
+  it('refuses to roll back a superseded or pending deployment (409), to a never-live release (400), an unknown one (404)', async () => {
+    await approvedRelease('a', []);
+    await approvedRelease('b', []);
+    await approvedRelease('c', []);
+    await deploy('a', { environmentId: 'env:prod' });
+    const live = (await deploy('b', { environmentId: 'env:prod' })).json();
+    expect(
+      (await post(`/api/releases/deployments/${live.id}/rollback`, { rollbackToReleaseId: 'release:c' }))
+        .statusCode,
+    ).toBe(400);
+    expect(
+      (await post(`/api/releases/deployments/${live.id}/rollback`, { rollbackToReleaseId: 'release:b' }))
+        .statusCode,
+    ).toBe(400);
+    expect(
+      (await post(`/api/releases/deployments/${live.id}/rollback`, { rollbackToReleaseId: 'release:zz' }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await post('/api/releases/deployments/deploy:nope/rollback', { rollbackToReleaseId: 'release:a' }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await post(`/api/releases/deployments/${live.id}/rollback`, { rollbackToReleaseId: 'release:a' }))
+        .statusCode,
+    ).toBe(201);
+    expect(
+      (await post(`/api/releases/deployments/${live.id}/rollback`, { rollbackToReleaseId: 'release:a' }))
+        .statusCode,
+    ).toBe(409);
+    const pending = (
+      await deploy('c', { environmentId: 'env:prod', validFrom: '2030-01-01T00:00:00Z' })
+    ).json();
+    expect(
+      (await post(`/api/releases/deployments/${pending.id}/rollback`, { rollbackToReleaseId: 'release:a' }))
+        .statusCode,
+    ).toBe(409);
+  });
+});
+
+describe('drip', () => {
+  const window = { windowStart: '2026-06-01T00:00:00.000Z', windowEnd: '2026-06-01T04:00:00.000Z' };
+
+  it('previews a seeded schedule without writing anything', async () => {
+    const before = (await site.graph.auditRecords()).length;
+    const body = { ...window, count: 5, pattern: 'random', seed: 'launch', minSpacingMs: 60_000 };
+    const a = await post('/api/releases/drip-preview', body);
+    expect(a.statusCode, a.body).toBe(200);
+    expect(a.json().schedule.timestamps).toHaveLength(5);
+    expect((await post('/api/releases/drip-preview', body)).json()).toEqual(a.json());
+    const even = await post('/api/releases/drip-preview', {
+      ...window,
+      releaseIds: ['release:x', 'release:y'],
+    });
+    expect(even.json().pairs).toEqual([
+      { releaseId: 'release:x', validFrom: '2026-06-01T00:00:00.000Z' },
+      { releaseId: 'release:y', validFrom: '2026-06-01T04:00:00.000Z' },
+    ]);
+    expect((await site.graph.auditRecords()).length).toBe(before);
+  });
+
+  it('answers 400 for an inverted window, both or neither of count and releaseIds, and spacing that does not fit', async () => {
+    expect(
+      (await post('/api/releases/drip-preview', { ...window, windowEnd: window.windowStart, count: 2 }))
+        .statusCode,
+    ).toBe(400);
+    expect((await post('/api/releases/drip-preview', { ...window })).statusCode).toBe(400);
+    expect(
+      (await post('/api/releases/drip-preview', { ...window, count: 2, releaseIds: ['release:x'] }))
+        .statusCode,
+    ).toBe(400);
+    const tight = await post('/api/releases/drip-preview', { ...window, count: 10, minSpacingMs: 3_600_000 });
+    expect(tight.statusCode).toBe(400);
+    expect(tight.json().code).toBe('business_rule');
+  });
+
+  it('schedules every release atomically: one draft among them writes nothing (409)', async () => {
+    await approvedRelease('a', []);
+    await approvedRelease('b', []);
+    await post('/api/releases', { name: 'draft' });
+    const body = { ...window, environmentId: 'env:prod', pattern: 'even' };
+    const refused = await post('/api/releases/drip-schedule', {
+      ...body,
+      releaseIds: ['release:a', 'release:b', 'release:draft'],
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(
+      (await post('/api/releases/drip-schedule', { ...body, releaseIds: ['release:a', 'release:zz'] }))
+        .statusCode,
+    ).toBe(404);
+    expect((await post('/api/releases/drip-schedule', { ...body, count: 2 })).statusCode).toBe(400);
+    expect(await nodeCount('Deployment')).toBe(0);
+
+    const scheduled = await post('/api/releases/drip-schedule', {
+      ...body,
+      releaseIds: ['release:b', 'release:a'],
+    });
+    expect(scheduled.statusCode, scheduled.body).toBe(201);
+    expect(scheduled.json().deployments).toMatchObject([
+      { releaseId: 'release:b', status: 'pending', validFrom: window.windowStart },
+      { releaseId: 'release:a', status: 'pending', validFrom: window.windowEnd },
+    ]);
+    const queue = (await get('/api/releases/queue?envId=env:prod')).json();
+    expect(queue.map((d: { releaseId: string }) => d.releaseId)).toEqual(['release:b', 'release:a']);
+  });
+});
+
+describe('deployment scheduler', () => {
+  function scheduler(now: () => Date) {
+    return new DeploymentScheduler({
+      engine: site.platform.engine,
+      platform: app.trellis.platform,
+      now,
+      log: app.log,
+      intervalMs: 60_000,
+    });
+  }
+
+  it('is off when CMS_SCHEDULER is false', () => {
+    expect(app.releases.scheduler).toBeNull();
+  });
+
+  it('fires due deployments once, even with two schedulers racing over the same graph', async () => {
+    await approvedRelease('r', []);
+    const ids: string[] = [];
+    for (let minute = 1; minute <= 6; minute += 1) {
+      const validFrom = new Date(clock.getTime() + minute * 60_000).toISOString();
+      ids.push((await deploy('r', { environmentId: 'env:prod', validFrom })).json().id);
+    }
+    const notYet = await scheduler(() => clock).tick();
+    expect(notYet).toEqual({ attempted: 0, fired: [] });
+    const later = new Date(clock.getTime() + 4 * 60_000);
+    const [a, b] = await Promise.all([scheduler(() => later).tick(), scheduler(() => later).tick()]);
+    expect(a.attempted).toBe(4);
+    expect(b.attempted).toBe(4);
+    const fired = [...a.fired, ...b.fired].map((d) => d.id).sort();
+    expect(fired).toEqual(ids.slice(0, 4).sort());
+    const audit = await site.graph.auditRecords();
+    for (const id of ids.slice(0, 4)) {
+      expect(
+        audit.filter((record) => record.action === 'deployment.fire' && record.target === id),
+      ).toHaveLength(1);
+    }
+    clock = later;
+    expect((await get('/api/releases/queue')).json().map((d: { id: string }) => d.id)).toEqual(ids.slice(4));
+    expect((await get('/api/releases/release:r')).json().state).toBe('deployed');
+  });
+
+  it('re-arms from the stored queue: a new scheduler (as after a restart) fires what an earlier one left', async () => {
+    await approvedRelease('r', []);
+    const validFrom = new Date(clock.getTime() + 60_000).toISOString();
+    const pending = (await deploy('r', { environmentId: 'env:prod', validFrom })).json();
+    const first = scheduler(() => clock);
+    await first.tick();
+    await first.stop();
+    const afterRestart = await scheduler(() => new Date(clock.getTime() + 61_000)).tick();
+    expect(afterRestart.fired.map((d) => d.id)).toEqual([pending.id]);
+  });
+});
+
+describe('deployment scheduler plugin', () => {
+  it('runs when CMS_SCHEDULER is on and fires through the app clock', async () => {
+    const other = await createContentTestSite({ env: { CMS_SCHEDULER: '1' }, slug: 'sched' });
+    try {
+      const otherApp = other.platform.app;
+      const now = new Date('2026-05-01T12:00:00.000Z');
+      otherApp.releases.now = () => now;
+      expect(otherApp.releases.scheduler).not.toBeNull();
+      await other.request({ method: 'POST', url: '/api/releases', payload: { name: 'r' } });
+      await other.request({
+        method: 'POST',
+        url: '/api/releases/release:r/transition',
+        payload: { state: 'pending' },
+      });
+      await other.request({
+        method: 'POST',
+        url: '/api/releases/release:r/transition',
+        payload: { state: 'approved' },
+      });
+      const created = await other.request({
+        method: 'POST',
+        url: '/api/releases/release:r/deploy',
+        payload: { environmentId: 'env:prod', validFrom: '2026-05-01T12:05:00.000Z' },
+      });
+      expect(created.json().status).toBe('pending');
+      otherApp.releases.now = () => new Date('2026-05-01T12:06:00.000Z');
+      const result = await otherApp.releases.scheduler?.tick();
+      const list = (await other.request({ method: 'GET', url: '/api/releases/deployments' })).json();
+      // The interval may have fired it first; either way it is deployed exactly once.
+      expect(list[0].status).toBe('deployed');
+      expect(result?.fired.length ?? 0).toBeLessThanOrEqual(1);
+      const fires = (await other.graph.auditRecords()).filter(
+        (record) => record.action === 'deployment.fire',
+      );
+      expect(fires).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import { Seo, TrellisError, View, ViewParams } from '@trelliscms/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../auth/actor';
+import { errorResponses } from '../../http/error-responses';
+import { siteOf } from '../../http/site-of';
+import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../resource-specs';
+import { resourceNodeId } from '../site-resources';
+import { registerSiteResource } from './register-site-resource';
+
+const errors = errorResponses(400, 401, 403, 404);
+
+/**
+ * Spec §4 "Other site-scoped resource namespaces": transforms, routes, views (with
+ * /views/{name}/seo), scripts, block types, widgets and page kits — list, get, create, update.
+ */
+export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
+  for (const spec of [TRANSFORMS, ROUTES, VIEWS, ...OTHER_RESOURCES]) registerSiteResource(app, spec);
+
+  app.get(
+    '/api/views/:name/seo',
+    {
+      schema: {
+        tags: ['views'],
+        summary: 'A view’s SEO settings',
+        params: ViewParams,
+        response: { 200: Seo, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => {
+      const node = await siteOf(request).graph.getNode(resourceNodeId(VIEWS, request.params.name));
+      if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });
+      return (node.props.seo as Record<string, unknown> | undefined) ?? {};
+    },
+  );
+
+  app.put(
+    '/api/views/:name/seo',
+    {
+      schema: {
+        tags: ['views'],
+        summary: 'Replace a view’s SEO settings',
+        params: ViewParams,
+        body: Seo,
+        response: { 200: View, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'templates:manage' },
+    },
+    async (request) =>
+      siteOf(request).graph.transaction(async (tx) => {
+        const id = resourceNodeId(VIEWS, request.params.name);
+        const node = await tx.getNode(id);
+        if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });
+        const props = { ...node.props, seo: request.body, updatedAt: app.trellis.clock.now().toISOString() };
+        await tx.updateNode(id, { props });
+        await tx.appendAudit({ actor: actorOf(request.principal!), action: 'views.seo', target: id });
+        return props as View;
+      }),
+  );
+};
