@@ -10,5 +10,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: ['packages/*'],
+    // Two test files at a time, also on a 2-core machine (vitest's default there is one): most
+    // files wait on servers, child processes and the disk, and the builder's longest file
+    // (incremental.test.ts, minutes under load) no longer holds up all the others.
+    maxWorkers: 2,
   },
 });

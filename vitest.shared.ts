@@ -11,15 +11,16 @@ export const sourceCondition = '@trelliscms/source';
 /**
  * What every package's project shares: sources through the source condition, tests beside the
  * code (`src/**\/*.test.ts`) and under `test/`, and timeouts generous enough for a busy 2-core
- * machine (servers, worker threads and child processes start slowly under load). A test that
- * needs less says so itself; none needs more.
+ * machine running two test files at once: the builder's longest tests (many builds on worker
+ * threads) took 100 s there, servers and child processes start slowly under load. A timeout only
+ * costs time when a test hangs.
  */
 const shared = defineProject({
   resolve: { conditions: [sourceCondition] },
   ssr: { resolve: { conditions: [sourceCondition] } },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 120_000,
+    testTimeout: 300_000,
     hookTimeout: 120_000,
     teardownTimeout: 60_000,
   },
