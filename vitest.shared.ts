@@ -1,12 +1,32 @@
-import { fileURLToPath } from 'node:url';
+import { defineProject, mergeConfig, type ViteUserConfig } from 'vitest/config';
 
 /**
- * Tests import sibling packages from source, so a test run needs no prior build and always
- * sees the current code. (End-to-end tests start the built server from `dist/`.)
+ * The export condition under which each package's `exports` point at its TypeScript sources
+ * (`./src/*.ts`). Tests resolve sibling packages through it, so a test run needs no prior build
+ * and always sees the current code; tsc does the same through `customConditions` in
+ * tsconfig.base.json. (End-to-end tests start the built packages from `dist/`.)
  */
-export const workspaceAlias = {
-  '@trelliscms/core': fileURLToPath(new URL('./packages/core/src/index.ts', import.meta.url)),
-  '@trelliscms/builder': fileURLToPath(new URL('./packages/builder/src/index.ts', import.meta.url)),
-  '@trelliscms/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)),
-  '@trelliscms/server': fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
-};
+export const sourceCondition = '@trelliscms/source';
+
+/**
+ * What every package's project shares: sources through the source condition, tests beside the
+ * code (`src/**\/*.test.ts`) and under `test/`, and timeouts generous enough for a busy 2-core
+ * machine running two test files at once: the builder's longest tests (many builds on worker
+ * threads) took 100 s there, servers and child processes start slowly under load. A timeout only
+ * costs time when a test hangs.
+ */
+const shared = defineProject({
+  resolve: { conditions: [sourceCondition] },
+  ssr: { resolve: { conditions: [sourceCondition] } },
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 300_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 60_000,
+  },
+});
+
+/** One package's vitest project: the shared settings plus its name (and any overrides). */
+export function packageProject(name: string, overrides: ViteUserConfig = {}) {
+  return mergeConfig(shared, mergeConfig(defineProject({ test: { name } }), overrides));
+}

@@ -1,9 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/build.ts'],
   format: ['esm'],
-  dts: true,
+  // The .d.ts bundle reads sibling packages' built .d.ts (no source condition: cheaper than
+  // re-checking their sources, hence build's ^build order), and is not a composite project.
+  dts: { compilerOptions: { composite: false, customConditions: [] } },
   clean: true,
   sourcemap: true,
   target: 'node20',

@@ -1,11 +1,5 @@
-import { defineProject } from 'vitest/config';
-import { workspaceAlias } from '../../vitest.shared';
+import { packageProject } from '../../vitest.shared';
 
-export default defineProject({
-  resolve: { alias: workspaceAlias },
-  test: {
-    name: 'core',
-    include: ['src/**/*.test.ts'],
-    testTimeout: 30_000,
-  },
-});
+// Core is pure (no I/O, no module state a test changes): its files share one module graph per
+// worker instead of loading core's schemas again for each file.
+export default packageProject('core', { test: { isolate: false } });

@@ -36,8 +36,12 @@ describe('published packages', { timeout: 60_000 }, () => {
       expect(paths.filter((path) => !/^(dist\/|package\.json$|README\.md$|LICENSE$)/.test(path))).toEqual([]);
       expect(paths.filter((path) => /\.test\.|test-support|e2e/.test(path))).toEqual([]);
       const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
-      expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
-      expect(Object.keys(manifest.exports['.'])[0]).toBe('types');
+      // pnpm publishes publishConfig.exports in place of exports, whose first condition
+      // (@trelliscms/source) points the repository's packages at each other's sources
+      const published = manifest.publishConfig.exports;
+      expect(published['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
+      expect(Object.keys(published['.'])[0]).toBe('types');
+      expect(JSON.stringify(published)).not.toMatch(/src\//);
       expect(manifest.publishConfig.access).toBe('public');
     },
   );
