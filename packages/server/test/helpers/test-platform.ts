@@ -7,10 +7,10 @@ import { type Config, loadConfig } from '../../src/config';
 import { createEmbeddedEngine } from '../../src/engines/embedded';
 import type { GraphEngine } from '../../src/engines/port';
 import { buildApp } from '../../src/http/app';
-import type { Clock } from '../../src/shared/clock';
 import { createApiKey } from '../../src/platform/api-keys';
 import { setMembership } from '../../src/platform/members';
 import { createUser } from '../../src/platform/users';
+import type { Clock } from '../../src/shared/clock';
 
 /** The owner key every test platform starts with. */
 export const TEST_OWNER_KEY = 'test-owner-key-0123456789abcdef';

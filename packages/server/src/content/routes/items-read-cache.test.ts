@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Graph } from '../../engines/port';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
+import type { Graph } from '../../engines/port';
 
 let site: ContentTestSite;
 afterEach(async () => {

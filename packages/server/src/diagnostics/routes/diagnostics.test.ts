@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../../test/helpers/test-platform';
 import { createEmbeddedEngine } from '../../engines/embedded';
 import { createNeo4jEngine } from '../../engines/neo4j';
 import type { GraphEngine } from '../../engines/port';
-import { startTestPlatform, type TestPlatform } from '../../../test/helpers/test-platform';
 
 let tp: TestPlatform;
 afterEach(async () => {

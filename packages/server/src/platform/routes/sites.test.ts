@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../../test/helpers/test-platform';
 import { createEmbeddedEngine } from '../../engines/embedded';
 import type { Graph, GraphEngine } from '../../engines/port';
 import { fixedClock, systemClock } from '../../shared/clock';
 import { STARTER_KITS } from '../starter-kits';
-import { startTestPlatform, type TestPlatform } from '../../../test/helpers/test-platform';
 
 let tp: TestPlatform;
 afterEach(async () => {
