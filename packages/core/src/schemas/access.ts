@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { DateTime, Role, SiteId } from './common';
 
 /** The roles `POST /api/access/grant` can give. */
-export const GrantRole = z.enum(['admin', 'editor', 'publisher']).meta({ id: 'GrantRole' });
+export const GrantRole = Role.extract(['admin', 'editor', 'publisher']).meta({ id: 'GrantRole' });
 export type GrantRole = z.infer<typeof GrantRole>;
 
 /** The roles `PUT /api/auth/users/{id}/role` can set. */
-export const MemberRole = z.enum(['admin', 'editor', 'publisher', 'viewer']).meta({ id: 'MemberRole' });
+export const MemberRole = Role.exclude(['owner']).meta({ id: 'MemberRole' });
 export type MemberRole = z.infer<typeof MemberRole>;
 
 /** A user id: the identity provider's subject (`sub`) or a platform user id. */

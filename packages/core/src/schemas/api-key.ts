@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { DateTime, SiteId } from './common';
+import { DateTime, Role, SiteId } from './common';
 
 /** The roles an API key can carry (owner keys are only made by `CMS_OWNER_KEY` at first start). */
-export const ApiKeyRole = z.enum(['admin', 'editor', 'publisher', 'viewer']).meta({ id: 'ApiKeyRole' });
+export const ApiKeyRole = Role.exclude(['owner']).meta({ id: 'ApiKeyRole' });
 export type ApiKeyRole = z.infer<typeof ApiKeyRole>;
 
 /** An API key id (not the secret). */
@@ -16,7 +16,7 @@ export const ApiKey = z
   .object({
     id: ApiKeyId,
     name: z.string(),
-    role: z.enum(['owner', 'admin', 'editor', 'publisher', 'viewer']),
+    role: Role,
     /** The site the key was minted on; null for a platform key. */
     siteId: SiteId.nullable(),
     /** When set, the key works only on these sites. */

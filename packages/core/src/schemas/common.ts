@@ -91,6 +91,10 @@ export const ResourceName = z
 export const Role = z.enum(['owner', 'admin', 'editor', 'publisher', 'viewer']).meta({ id: 'Role' });
 export type Role = z.infer<typeof Role>;
 
+/** A user's role on the whole platform (docs/api-spec.md §5.5): owner or admin; null when the user has none. */
+export const PlatformRole = Role.extract(['owner', 'admin']).meta({ id: 'PlatformRole' });
+export type PlatformRole = z.infer<typeof PlatformRole>;
+
 /**
  * A `limit` query parameter: a positive integer up to `max`, `fallback` when absent.
  */

@@ -1,4 +1,4 @@
-import type { Role } from '@trelliscms/core';
+import type { PlatformRole, Role } from '@trelliscms/core';
 import type { Graph } from '../engines/port';
 
 /** Roles of docs/api-spec.md §5.5, highest first (core's `Role`). */
@@ -32,7 +32,7 @@ export interface Principal {
   /** The API key id (`key:<id>`) when the credential is an API key. */
   keyId?: string;
   /** `owner` for the platform owner, `admin` for platform admins, else null (site roles apply). */
-  platformRole: 'owner' | 'admin' | null;
+  platformRole: PlatformRole | null;
   /** Sites this credential is limited to; null = no restriction. */
   allowedSites: string[] | null;
   /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { StarterKit } from '@trelliscms/core';
+import { PlatformRole, StarterKit } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphWriter } from '../engines/port';
 import type { Clock } from '../shared/clock';
 
@@ -24,7 +24,7 @@ export interface PlatformUser {
   /** The OpenID Connect subject this user signs in as; null for key-only users. */
   sub: string | null;
   /** `owner`/`admin` on the whole platform, else null (site roles apply). */
-  platformRole: 'owner' | 'admin' | null;
+  platformRole: PlatformRole | null;
   /** Which starter kit their new sites get by default. */
   persona: Persona | null;
   createdAt: string;
@@ -37,8 +37,7 @@ function toUser(node: GraphNode): PlatformUser {
     name: typeof props.name === 'string' ? props.name : null,
     email: typeof props.email === 'string' ? props.email : null,
     sub: typeof props.sub === 'string' ? props.sub : null,
-    platformRole:
-      props.platformRole === 'owner' || props.platformRole === 'admin' ? props.platformRole : null,
+    platformRole: PlatformRole.safeParse(props.platformRole).data ?? null,
     persona: toPersona(props.persona),
     createdAt: String(props.createdAt ?? ''),
   };
