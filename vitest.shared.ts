@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
  * sees the current code. (End-to-end tests start the built server from `dist/`.)
  */
 export const workspaceAlias = {
+  // before `@trelliscms/core`: an alias also matches the paths under its name
+  '@trelliscms/core/build': fileURLToPath(new URL('./packages/core/src/build.ts', import.meta.url)),
   '@trelliscms/core': fileURLToPath(new URL('./packages/core/src/index.ts', import.meta.url)),
   '@trelliscms/builder': fileURLToPath(new URL('./packages/builder/src/index.ts', import.meta.url)),
   '@trelliscms/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)),

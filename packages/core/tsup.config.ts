@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: { index: 'src/index.ts', build: 'src/build.ts' },
   format: ['esm'],
   dts: true,
   clean: true,

@@ -1,3 +1,4 @@
+import type { TransformError } from '@trelliscms/core';
 import type { Liquid } from 'liquidjs';
 import { createLiquid } from '../liquid/create-liquid';
 import type { Snapshot, SnapshotItem, SnapshotTransform } from '../snapshot/types';
@@ -5,13 +6,6 @@ import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 
 const BUILD_EVENTS = new Set(['', 'beforeRender', 'beforeBuild', 'before-render']);
-
-/** A transform that failed on an item (spec BuildResult `transformErrors`). */
-export interface TransformError {
-  contentId: string;
-  transform: string;
-  error: string;
-}
 
 /**
  * Runs the site's `beforeRender`/`beforeBuild` transforms on every item and returns a snapshot whose items
