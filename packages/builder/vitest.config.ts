@@ -6,6 +6,7 @@ export default defineProject({
   test: {
     name: 'builder',
     include: ['src/**/*.test.ts'],
+    setupFiles: ['test/setup.ts'],
     // builds spawn worker threads; a loaded CI machine makes them slow
     testTimeout: 90_000,
   },

@@ -21,7 +21,7 @@ export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
 } {
   const { snapshot, env } = params;
   const transforms = (snapshot.transforms ?? [])
-    .filter((t) => t.enabled !== false && BUILD_EVENTS.has(t.event ?? t.hook ?? ''))
+    .filter((t) => t.enabled !== false && BUILD_EVENTS.has(eventOf(t)))
     .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (transforms.length === 0) return { snapshot, errors: [] };
   const templates = new Map(
@@ -58,6 +58,12 @@ export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
     return current;
   });
   return { snapshot: { ...snapshot, items }, errors };
+}
+
+/** A transform's event; snapshots of older servers name it `hook` (`before-render`). */
+function eventOf(transform: SnapshotTransform): string {
+  const { hook } = transform as { hook?: unknown };
+  return transform.event ?? (typeof hook === 'string' ? hook : '');
 }
 
 function run(
