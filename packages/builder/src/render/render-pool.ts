@@ -201,8 +201,8 @@ export class RenderPool {
         const loads = new Map<Slot, number>();
         const dispatch = (slot: Slot) => {
           let count = queued.get(slot) ?? 0;
-          while (count < AHEAD && next < chunks.length) {
-            const chunk = chunks[next++]!;
+          for (let chunk = chunks[next]; count < AHEAD && chunk !== undefined; chunk = chunks[next]) {
+            next++;
             count++;
             arm(slot.worker);
             slot.worker.postMessage({
@@ -257,12 +257,12 @@ export class RenderPool {
             stop(new RenderAbortedError(`a render worker exited unexpectedly (code ${code})`)),
           );
           arm(worker);
-          const patched = patch !== null && slot.current;
+          const patched = slot.current ? patch : null;
           const backlog = slot.backlog;
           slot.current = false;
           slot.backlog = [];
           if (patched) {
-            const owed = [...backlog, patch!];
+            const owed = [...backlog, patched];
             loads.set(slot, owed.length);
             for (const one of owed) worker.postMessage({ type: 'patch', ...one } satisfies WorkerPatch);
           } else {
@@ -285,7 +285,11 @@ export class RenderPool {
       throw error;
     }
     this.loaded = loaded ?? loadedOf(run.snapshot, run.urls, key);
-    return specs.map((spec) => results.get(spec.key)!);
+    return specs.map((spec) => {
+      const result = results.get(spec.key);
+      if (!result) throw new RenderAbortedError(`no render worker answered for ${spec.key}`);
+      return result;
+    });
   }
 }
 
