@@ -191,7 +191,10 @@ function emitExtras(params: {
         else set.delete(id);
       }
       for (const [s, set] of members) {
-        for (const id of set) groups[s]!.push(updates.get(id) ?? delta.docs.get(id)!);
+        for (const id of set) {
+          const entry = updates.get(id) ?? delta.docs.get(id);
+          if (entry) groups[s]?.push(entry);
+        }
       }
       search = { kind: 'delta', updates, members };
     }
@@ -204,8 +207,8 @@ function emitExtras(params: {
       const made = makeDoc(a);
       docs.set(a.itemId, made);
       const s = shardOf(a.itemId, count);
-      members[s]!.add(a.itemId);
-      groups[s]!.push(made);
+      members[s]?.add(a.itemId);
+      groups[s]?.push(made);
     }
     dirty = null;
     return { kind: 'all', docs, members } as const;
@@ -230,7 +233,7 @@ function emitExtras(params: {
         if (entry) groups[s]?.push(entry);
       }
     }
-    const shard = searchShard(s, groups[s]!);
+    const shard = searchShard(s, groups[s] ?? []);
     const deps = { items: {}, templates: {}, queries: { docs: shard.docsHash } };
     if (old && old.file === file && old.deps.queries.docs === shard.docsHash) extraCarried.push(old);
     else {
