@@ -11,21 +11,14 @@ export default defineConfig([
     clean: ['!render-worker.js', '!render-worker.js.map'],
     sourcemap: true,
     target: 'node20',
-    // only used to bundle the worker when running from source (tests)
-    external: ['esbuild'],
   },
   {
-    // The render worker is its own file: build() starts it from dist/render-worker.js. Core is
-    // bundled from its sources (the `@trelliscms/source` export condition), tree-shaken to the few
-    // helpers a worker uses, so a worker starts without loading core's schemas.
+    // The render worker is its own file: build() starts it from dist/render-worker.js. It
+    // imports `@trelliscms/core/build` (external, like every dependency): the pure helpers a
+    // worker needs, without core's schemas.
     entry: { 'render-worker': 'src/render/render-worker.ts' },
     format: ['esm'],
     sourcemap: true,
     target: 'node20',
-    external: ['esbuild'],
-    noExternal: ['@trelliscms/core'],
-    esbuildOptions(options) {
-      options.conditions = ['@trelliscms/source'];
-    },
   },
 ]);

@@ -1,3 +1,4 @@
 import { packageProject } from '../../vitest.shared';
 
-export default packageProject('builder');
+// builds spawn worker threads; test/setup.ts removes each test's temp folders
+export default packageProject('builder', { test: { setupFiles: ['test/setup.ts'] } });

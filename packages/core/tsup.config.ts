@@ -1,10 +1,9 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/build.ts'],
+  entry: { index: 'src/index.ts', build: 'src/build.ts' },
   format: ['esm'],
-  // The .d.ts bundle reads sibling packages' built .d.ts (no source condition: cheaper than
-  // re-checking their sources, hence build's ^build order), and is not a composite project.
+  // The .d.ts bundle is not a composite project (tsc -b's declarations go elsewhere).
   dts: { compilerOptions: { composite: false, customConditions: [] } },
   clean: true,
   sourcemap: true,

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Fixture, loadFixture } from '../test/load-fixture';
+import { type Fixture, loadFixture, readFixtureSnapshot } from '../test/load-fixture';
 import { STUB_PAGE } from './render/renderer';
 
 let fixture: Fixture;
@@ -262,7 +262,7 @@ describe('build', () => {
     expect(result.errors[0]!.message).toMatch(/no progress/);
     expect(existsSync(join(fixture.root, 'site', 'current'))).toBe(false);
     // the next build of the same site works
-    fixture.snapshot = loadFixture('blog').snapshot;
+    fixture.snapshot = readFixtureSnapshot('blog');
     expect((await fixture.build({ mode: 'full' })).ok).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Fixture, loadFixture } from '../test/load-fixture';
 import { createDirectoryTarget } from './deploy/directory-target';
-import { BuildCache } from './plan/build-cache';
+import { BuildCache } from './incremental/build-cache';
 import { RenderPool } from './render/render-pool';
 
 const open: Fixture[] = [];

@@ -1,7 +1,8 @@
+// types of the contract, spelled in core
+export type { BuildMode, DeployResult, ServeCheck, TransformError } from '@trelliscms/core';
 export {
   BUILDER_OUTPUT_VERSION,
   type BuildFile,
-  type BuildMode,
   type BuildOptions,
   type BuildProgress,
   type BuildResult,
@@ -11,14 +12,8 @@ export {
 export { createDirectoryTarget } from './deploy/directory-target';
 export { createFolderTarget } from './deploy/folder-target';
 export { serveCheck } from './deploy/serve-check';
-export type {
-  DeployCapabilities,
-  DeployedVersion,
-  DeployResult,
-  DeploySession,
-  DeployTarget,
-  ServeCheck,
-} from './deploy/types';
+export type { DeployCapabilities, DeployedVersion, DeployTarget, WriteSession } from './deploy/types';
+export { BuildCache } from './incremental/build-cache';
 export { assertTemplateParses, checkTemplate, type TemplateProblem } from './liquid/check-template';
 export { type CreateLiquidParams, createLiquid, type LiquidLimits } from './liquid/create-liquid';
 export {
@@ -29,7 +24,6 @@ export {
   slugify,
   type UrlSettings,
 } from './liquid/filters';
-export { BuildCache } from './plan/build-cache';
 export {
   type ArtifactSpec,
   type BuildIssue,
@@ -38,7 +32,7 @@ export {
   pageTemplateFor,
   planArtifacts,
 } from './plan/plan-artifacts';
-export { applyTransforms, type TransformError } from './render/apply-transforms';
+export { applyTransforms } from './render/apply-transforms';
 export { RenderPool, type WorkerLimits } from './render/render-pool';
 export { STUB_PAGE } from './render/renderer';
 export { renderTemplate } from './render-template';

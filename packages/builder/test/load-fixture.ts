@@ -1,12 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, type BuildResult, build } from '../src/build';
 import { createDirectoryTarget } from '../src/deploy/directory-target';
 import type { DeployTarget } from '../src/deploy/types';
 import type { Snapshot } from '../src/snapshot/types';
+import { tempDir } from './temp-dir';
 
 const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
@@ -48,7 +48,7 @@ export function readFixtureSnapshot(name: string): Snapshot {
 
 /** Loads a fixture site into a fresh temp folder (Astro's `loadFixture`, for the builder). */
 export function loadFixture(name: string): Fixture {
-  const root = mkdtempSync(join(tmpdir(), `trellis-fixture-${name}-`));
+  const root = tempDir(`fixture-${name}`);
   const target = createDirectoryTarget({ root: join(root, 'site') });
   const fixture: Fixture = {
     snapshot: readFixtureSnapshot(name),

@@ -1,7 +1,8 @@
 /**
- * `@trelliscms/core/build`: the pure helpers a build (and its render workers) needs — route
- * patterns, artifact dependencies, incremental planning and content hashing — without loading
- * the contract's zod schemas.
+ * `@trelliscms/core/build`: the pure helpers a build's render workers need, without the zod
+ * schemas (a worker starts without loading them). Everything here is also exported from
+ * `@trelliscms/core`.
  */
-export * from './hash/index';
-export * from './publishing/index';
+export { canonicalJson } from './hash/canonical-json';
+export type { ArtifactDeps } from './publishing/artifact-deps';
+export { itemSlug, type RoutableItem } from './publishing/route-pattern';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { isTrellisError } from '@trelliscms/core';
-import { type BuildMode, type BuildProgress, type BuildResult, build } from '../build';
+import { BuildMode, isTrellisError } from '@trelliscms/core';
+import { type BuildProgress, type BuildResult, build } from '../build';
 import { createDirectoryTarget } from '../deploy/directory-target';
 import { createFolderTarget } from '../deploy/folder-target';
 import { readSnapshotFile } from '../snapshot/read-snapshot';
@@ -30,7 +30,7 @@ export interface CommandIo {
   isTty: boolean;
 }
 
-const modes: readonly BuildMode[] = ['full', 'incremental', 'auto', 'validate'];
+const modes = BuildMode.options;
 
 /** Runs `cms-build`; resolves to the exit code (0 ok, 1 build errors, 2 bad input). */
 export async function runBuildCommand(options: BuildCommandOptions, io: CommandIo): Promise<number> {
@@ -38,8 +38,9 @@ export async function runBuildCommand(options: BuildCommandOptions, io: CommandI
     io.stderr(`cms-build: ${message}\n`);
     return 2;
   };
-  const mode = (options.mode ?? 'incremental') as BuildMode;
-  if (!modes.includes(mode)) return fail(`--mode must be one of ${modes.join(', ')}`);
+  const parsedMode = BuildMode.safeParse(options.mode ?? 'incremental');
+  if (!parsedMode.success) return fail(`--mode must be one of ${modes.join(', ')}`);
+  const mode = parsedMode.data;
   if (Boolean(options.snapshot) === Boolean(options.api))
     return fail('give either --snapshot <file> or --api <url>');
   if (options.api && (!options.key || !options.site)) return fail('--api needs --key and --site');

@@ -3,8 +3,9 @@ import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promis
 import { dirname, join, resolve, sep } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
+import { folderWriter } from './folder-writer';
 import { readManifestHead, readManifest as readStored, writeManifest } from './manifest-files';
-import type { DeployedVersion, DeploySession, DeployTarget } from './types';
+import type { DeployedVersion, DeployTarget, WriteSession } from './types';
 
 const safeId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -68,7 +69,7 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
       if (cached?.buildId === live) return cached;
       return readManifestHead(join(manifestsDir, `${live}.json`));
     },
-    async begin({ buildId }): Promise<DeploySession> {
+    async open({ buildId }): Promise<WriteSession> {
       if (!safeId.test(buildId)) {
         throw TrellisError.of('invalid_deploy_options', {
           target: 'directory',
@@ -87,7 +88,7 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
       await mkdir(manifestsDir, { recursive: true });
       const live = liveBuildId();
       return {
-        dir: staging,
+        writeFile: folderWriter(staging),
         async carry(files) {
           if (!live) return;
           // Folders first (parents before children), then the links, many at a time: one

@@ -2,8 +2,9 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
+import { folderWriter } from './folder-writer';
 import { pruneShards, readManifest, readManifestHead, shardFilesOf, writeManifest } from './manifest-files';
-import type { DeploySession, DeployTarget } from './types';
+import type { DeployTarget, WriteSession } from './types';
 
 const MANIFEST = '.trellis/manifest.json';
 const SHARDS = '.trellis/manifest';
@@ -53,10 +54,10 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
       }
       return readManifestHead(manifestPath);
     },
-    async begin(): Promise<DeploySession> {
+    async open(): Promise<WriteSession> {
       await mkdir(dir, { recursive: true });
       return {
-        dir,
+        writeFile: folderWriter(dir),
         async carry() {},
         async commit({ manifest, removed, base }) {
           for (const file of removed) await rm(join(dir, file), { force: true });

@@ -1,4 +1,4 @@
-import type { ServeCheck } from './types';
+import type { ServeCheck } from '@trelliscms/core';
 
 /**
  * Probes a URL with a real GET request: `ok` when the answer is 2xx within `timeoutMs`

@@ -8,10 +8,14 @@ export interface DeployCapabilities {
   rollback: boolean;
 }
 
-/** A deploy in progress: the build writes the new version's files under `dir`. */
-export interface DeploySession {
-  /** where to write files (a staging folder, or the live folder for in-place targets) */
-  readonly dir: string;
+/**
+ * A deploy in progress: every file of the new version is written through it (pages, listings,
+ * sitemap, search index), unchanged files of the live version are carried over, and `commit`
+ * makes the new version live (or `abort` throws it away, leaving the live version as it is).
+ */
+export interface WriteSession {
+  /** writes one file of the new version (`path` relative to the site root, `/`-separated) */
+  writeFile(path: string, data: string | Uint8Array): Promise<void>;
   /** makes these files of the live version part of the new one unchanged (incremental builds) */
   carry(files: readonly string[]): Promise<void>;
   /** makes the new version live and records its manifest; `removed` are live files the new version no longer has */
@@ -21,7 +25,7 @@ export interface DeploySession {
     /** the manifest the new one was built from (its unchanged parts need not be written again) */
     base?: BuildManifest | null;
   }): Promise<{ bucket: string; keyPrefix: string }>;
-  /** throws the staged files away */
+  /** throws the written files away; the live version stays live */
   abort(): Promise<void>;
 }
 
@@ -43,34 +47,12 @@ export interface DeployTarget {
   liveManifest(): Promise<BuildManifest | null>;
   /** the live manifest without its artifacts (cheaper: to recognise a build already known) */
   liveManifestHead?(): Promise<Omit<BuildManifest, 'artifacts'> | null>;
-  /** starts deploying a new version */
-  begin(params: { buildId: string }): Promise<DeploySession>;
+  /** starts deploying a new version: every file of it goes through the session */
+  open(params: { buildId: string }): Promise<WriteSession>;
   /** the folder holding the live files (what a static server serves), or null */
   liveDir(): string | null;
   /** makes an older version live again (targets with `capabilities.rollback`) */
   rollback?(buildId: string): Promise<{ buildId: string; previousBuildId: string | null }>;
   /** deployed versions, newest first */
   versions?(): Promise<DeployedVersion[]>;
-}
-
-/** The `deploy` member of a build result (docs/api-spec.md §2 BuildResult). */
-export interface DeployResult {
-  ok: boolean;
-  bucket: string;
-  keyPrefix: string;
-  publicUrl: string | null;
-  filesUploaded: number;
-  filesDeleted: number;
-  bytes: number;
-  durationMs: number;
-  serveCheck: ServeCheck | null;
-}
-
-/** A post-deploy probe of a public URL (docs/api-spec.md §2). */
-export interface ServeCheck {
-  ok: boolean;
-  status: number;
-  durationMs: number;
-  url: string;
-  error: string;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { testSeed } from '../../test/seed';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import type { ListQuery } from '../source/content-source';
 import { itemHash } from '../source/item-hash';
@@ -28,7 +29,7 @@ function random(seed: number): () => number {
 
 describe('ListIndex', () => {
   it('keeps lists sorted as the source sorts them across edits, and says which pages may differ', () => {
-    const next = random(7);
+    const next = random(testSeed('list-index.test.ts', 7));
     let items: SnapshotItem[] = Array.from({ length: 300 }, (_, n) => ({
       id: `post:p${n}`,
       type: n % 5 === 0 ? 'page' : 'post',

@@ -1,3 +1,4 @@
+import type { TransformError } from '@trelliscms/core';
 import type { Liquid } from 'liquidjs';
 import { createLiquid } from '../liquid/create-liquid';
 import type { Snapshot, SnapshotItem, SnapshotTransform } from '../snapshot/types';
@@ -5,13 +6,6 @@ import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 
 const BUILD_EVENTS = new Set(['', 'beforeRender', 'beforeBuild', 'before-render']);
-
-/** A transform that failed on an item (spec BuildResult `transformErrors`). */
-export interface TransformError {
-  contentId: string;
-  transform: string;
-  error: string;
-}
 
 /**
  * Runs the site's `beforeRender`/`beforeBuild` transforms on every item and returns a snapshot whose items
@@ -27,7 +21,7 @@ export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
 } {
   const { snapshot, env } = params;
   const transforms = (snapshot.transforms ?? [])
-    .filter((t) => t.enabled !== false && BUILD_EVENTS.has(t.event ?? t.hook ?? ''))
+    .filter((t) => t.enabled !== false && BUILD_EVENTS.has(eventOf(t)))
     .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (transforms.length === 0) return { snapshot, errors: [] };
   const templates = new Map(
@@ -64,6 +58,12 @@ export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
     return current;
   });
   return { snapshot: { ...snapshot, items }, errors };
+}
+
+/** A transform's event; snapshots of older servers name it `hook` (`before-render`). */
+function eventOf(transform: SnapshotTransform): string {
+  const { hook } = transform as { hook?: unknown };
+  return transform.event ?? (typeof hook === 'string' ? hook : '');
 }
 
 function run(

@@ -1,11 +1,18 @@
 import { Worker } from 'node:worker_threads';
+import { BuildCache } from '../incremental/build-cache';
+import { advance, type Loaded, loadedOf, structureKey } from '../incremental/warm-pool';
 import type { LiquidLimits } from '../liquid/create-liquid';
-import { type EdgeList, edgeListOf, sameEdges } from '../plan/build-cache';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
-import type { Snapshot, SnapshotItem } from '../snapshot/types';
-import { itemHash } from '../source/item-hash';
-import type { WorkerArtifact, WorkerInit, WorkerMessage, WorkerPatch, WorkerTask } from './worker-protocol';
-import { renderWorkerUrl } from './worker-url';
+import type { Snapshot } from '../snapshot/types';
+import type {
+  RenderedPage,
+  WorkerArtifact,
+  WorkerInit,
+  WorkerMessage,
+  WorkerPatch,
+  WorkerTask,
+} from './worker-protocol';
+import { renderWorkerScript } from './worker-url';
 
 /** Chunks queued per worker. */
 const AHEAD = 2;
@@ -43,131 +50,11 @@ export interface RenderRun {
   urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   limits?: LiquidLimits & WorkerLimits & { maxPageBytes?: number };
   mediaBaseUrl?: string | null;
-  outDir: string | null;
+  /** takes each chunk's pages as they come (the build writes them); without it, pages are not sent back */
+  onPages?: (pages: RenderedPage[]) => void;
   chunkSize?: number;
   onProgress?: (done: number) => void;
   signal?: AbortSignal;
-}
-
-/** Everything but the items: when it changes, workers reload the whole snapshot. */
-function structureKey(run: RenderRun): string {
-  const { snapshot } = run;
-  return JSON.stringify([
-    run.env,
-    run.mediaBaseUrl ?? null,
-    run.limits ?? null,
-    snapshot.site,
-    snapshot.types,
-    snapshot.templates,
-    snapshot.routes ?? [],
-    snapshot.views ?? [],
-    snapshot.transforms ?? [],
-  ]);
-}
-
-/** An item as the workers hold it. */
-interface Held {
-  item: SnapshotItem;
-  /** its hash when sent (an item object may be changed in place afterwards) */
-  hash: string;
-  /** the last run that met it */
-  run: number;
-}
-
-/** What every worker of a pool holds. */
-interface Loaded {
-  /** the items, by id, as they were when sent (the caller may change its arrays later) */
-  items: Map<string, Held>;
-  edges: EdgeList;
-  urls: Urls;
-  key: string;
-  /** runs that brought it up to date */
-  runs: number;
-}
-
-type Urls = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
-
-function urlOf(urls: Urls, id: string): string | undefined {
-  if (urls instanceof Map) return urls.get(id);
-  const record = urls as Readonly<Record<string, string>>;
-  return Object.hasOwn(record, id) ? record[id] : undefined;
-}
-
-function eachUrl(urls: Urls, visit: (id: string, url: string) => void): void {
-  if (urls instanceof Map) for (const [id, url] of urls) visit(id, url);
-  else {
-    const record = urls as Readonly<Record<string, string>>;
-    for (const id in record) visit(id, record[id]!);
-  }
-}
-
-/** Whether two embeddings are the same numbers (a missing one and `null` are the same). */
-function sameVector(
-  a: readonly number[] | null | undefined,
-  b: readonly number[] | null | undefined,
-): boolean {
-  if (a === b || (a == null && b == null)) return true;
-  if (!a || !b) return false;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function loadedOf(snapshot: Snapshot, urls: Urls, key: string): Loaded {
-  const items = new Map<string, Held>();
-  for (const item of snapshot.items) items.set(item.id, { item, hash: itemHash(item), run: 0 });
-  return { items, edges: edgeListOf(snapshot.edges), urls, key, runs: 0 };
-}
-
-/**
- * Brings what the workers hold up to `after` in place, and returns the patch that does the
- * same to a worker: changed or new items, removed ids, changed URLs. Null when a full reload
- * is simpler or needed (edges changed, many items changed, an id twice); `loaded` is spoilt then.
- */
-function advance(loaded: Loaded, after: Snapshot, urls: Urls): Omit<WorkerPatch, 'type'> | null {
-  if (!sameEdges(loaded.edges, after.edges)) return null;
-  const run = ++loaded.runs;
-  const { items } = loaded;
-  const known = items.size;
-  const changed: SnapshotItem[] = [];
-  let met = 0;
-  for (const item of after.items) {
-    const held = items.get(item.id);
-    if (held === undefined) {
-      changed.push(item);
-      items.set(item.id, { item, hash: itemHash(item), run });
-      continue;
-    }
-    if (held.run === run) return null;
-    held.run = run;
-    met++;
-    const hash = itemHash(item);
-    if (held.item === item && held.hash === hash) continue;
-    if (held.hash !== hash || !sameVector(held.item.embedding, item.embedding)) changed.push(item);
-    held.item = item;
-    held.hash = hash;
-  }
-  const removed: string[] = [];
-  if (met !== known) {
-    for (const [id, held] of items) {
-      if (held.run === run) continue;
-      removed.push(id);
-      items.delete(id);
-    }
-  }
-  if (changed.length + removed.length > after.items.length / 4) return null;
-  const urlChanges: Record<string, string | null> = {};
-  const before = loaded.urls;
-  if (before !== urls) {
-    eachUrl(urls, (id, url) => {
-      if (urlOf(before, id) !== url) urlChanges[id] = url;
-    });
-    eachUrl(before, (id) => {
-      if (urlOf(urls, id) === undefined) urlChanges[id] = null;
-    });
-    loaded.urls = urls;
-  }
-  return { items: changed, removed, urls: urlChanges };
 }
 
 /**
@@ -180,6 +67,8 @@ function advance(loaded: Loaded, after: Snapshot, urls: Urls): Omit<WorkerPatch,
  */
 export class RenderPool {
   readonly size: number;
+  /** the build state kept with these warm workers (a build given this pool and no `cache` uses it) */
+  readonly cache = new BuildCache();
   private slots: Slot[] = [];
   private memoryMb: number | null = null;
   /** what the workers marked `current` hold */
@@ -241,9 +130,10 @@ export class RenderPool {
     const chunkSize = run.chunkSize ?? Math.max(10, Math.min(100, Math.ceil(specs.length / (count * 8))));
     const chunks: ArtifactSpec[][] = [];
     for (let i = 0; i < specs.length; i += chunkSize) chunks.push(specs.slice(i, i + chunkSize));
-    const url = await renderWorkerUrl();
+    const script = renderWorkerScript();
     while (this.slots.length < count) {
-      const worker = new Worker(url, {
+      const worker = new Worker(script.url, {
+        execArgv: script.execArgv,
         resourceLimits: { maxOldGenerationSizeMb: memoryMb },
       });
       this.slots.push({ worker, current: false, backlog: [] });
@@ -311,14 +201,14 @@ export class RenderPool {
         const loads = new Map<Slot, number>();
         const dispatch = (slot: Slot) => {
           let count = queued.get(slot) ?? 0;
-          while (count < AHEAD && next < chunks.length) {
-            const chunk = chunks[next++]!;
+          for (let chunk = chunks[next]; count < AHEAD && chunk !== undefined; chunk = chunks[next]) {
+            next++;
             count++;
             arm(slot.worker);
             slot.worker.postMessage({
               type: 'render',
               specs: chunk,
-              outDir: run.outDir,
+              pages: run.onPages !== undefined,
             } satisfies WorkerTask);
           }
           queued.set(slot, count);
@@ -346,7 +236,12 @@ export class RenderPool {
               done += message.done;
               onProgress?.(done);
             } else if (message.type === 'done') {
-              for (const result of message.results) results.set(result.key, result);
+              const pages: RenderedPage[] = [];
+              for (const { html, ...result } of message.results) {
+                results.set(result.key, result);
+                if (html !== undefined) pages.push({ file: result.file, html });
+              }
+              if (pages.length > 0) run.onPages?.(pages);
               queued.set(slot, (queued.get(slot) ?? 1) - 1);
               dispatch(slot);
             } else stop(new RenderAbortedError(`a render worker failed: ${message.error}`));
@@ -362,12 +257,12 @@ export class RenderPool {
             stop(new RenderAbortedError(`a render worker exited unexpectedly (code ${code})`)),
           );
           arm(worker);
-          const patched = patch !== null && slot.current;
+          const patched = slot.current ? patch : null;
           const backlog = slot.backlog;
           slot.current = false;
           slot.backlog = [];
           if (patched) {
-            const owed = [...backlog, patch!];
+            const owed = [...backlog, patched];
             loads.set(slot, owed.length);
             for (const one of owed) worker.postMessage({ type: 'patch', ...one } satisfies WorkerPatch);
           } else {
@@ -390,7 +285,11 @@ export class RenderPool {
       throw error;
     }
     this.loaded = loaded ?? loadedOf(run.snapshot, run.urls, key);
-    return specs.map((spec) => results.get(spec.key)!);
+    return specs.map((spec) => {
+      const result = results.get(spec.key);
+      if (!result) throw new RenderAbortedError(`no render worker answered for ${spec.key}`);
+      return result;
+    });
   }
 }
 

@@ -1,57 +1,22 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
-import { Renderer } from './renderer';
-import type { WorkerArtifact, WorkerInit, WorkerMessage, WorkerPatch, WorkerTask } from './worker-protocol';
+import { type RenderedArtifact, Renderer } from './renderer';
+import type { WorkerInit, WorkerMessage, WorkerPatch, WorkerTask } from './worker-protocol';
 
 // A render worker: holds one parsed snapshot (patched between builds), renders the chunks it
-// is given and writes the pages.
-let snapshot: Snapshot | null = null;
-let settings: Omit<WorkerInit, 'type' | 'snapshotJson'> | null = null;
-let renderer: Renderer | null = null;
-const madeDirs = new Set<string>();
+// is given and hands the pages back (the build writes them through its deploy target).
+const port = parentPort;
+if (!port) throw new Error('render-worker runs as a worker thread');
+
+/** What the worker holds once loaded. */
+interface Held {
+  snapshot: Snapshot;
+  renderer: Renderer;
+}
+let held: Held | null = null;
 
 function post(message: WorkerMessage): void {
-  parentPort!.postMessage(message);
-}
-
-// Pages are written by the thread pool while this thread renders the next ones: one write in
-// flight, at most MAX_QUEUED pages waiting (then rendering waits for the writer).
-const MAX_QUEUED = 32;
-let writing: Promise<void> = Promise.resolve();
-let queued = 0;
-let writeError: unknown = null;
-
-function write(outDir: string, file: string, html: string): void {
-  const target = join(outDir, file);
-  const dir = dirname(target);
-  queued++;
-  writing = writing.then(async () => {
-    try {
-      if (writeError === null) {
-        if (!madeDirs.has(dir)) {
-          await mkdir(dir, { recursive: true });
-          madeDirs.add(dir);
-        }
-        await writeFile(target, html);
-      }
-    } catch (error) {
-      writeError ??= error;
-    } finally {
-      queued--;
-    }
-  });
-}
-
-/** Waits until every page given to {@link write} is on disk; throws the first write error. */
-async function written(): Promise<void> {
-  await writing;
-  if (writeError !== null) {
-    const error = writeError;
-    writeError = null;
-    throw error;
-  }
+  port?.postMessage(message);
 }
 
 // Where each item of `snapshot.items` is, by id (made on the first patch after a load).
@@ -76,50 +41,60 @@ function patchItems(items: SnapshotItem[], changed: readonly SnapshotItem[], rem
   return next;
 }
 
-function load(): void {
-  positions = null;
-  renderer = new Renderer({
-    snapshot: snapshot!,
-    env: settings!.env,
-    urls: settings!.urls,
-    limits: settings!.limits,
-    maxPageBytes: settings!.maxPageBytes,
-    mediaBaseUrl: settings!.mediaBaseUrl,
-  });
+function loaded(): Held {
+  if (!held) throw new Error('the worker was given work before a snapshot');
+  return held;
 }
 
-parentPort!.on('message', async (message: WorkerInit | WorkerPatch | WorkerTask) => {
+port.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
   try {
     if (message.type === 'init') {
-      const { snapshotJson, type: _type, ...rest } = message;
-      snapshot = JSON.parse(snapshotJson) as Snapshot;
-      settings = rest;
-      madeDirs.clear();
-      load();
+      const { snapshotJson, type: _type, ...settings } = message;
+      const snapshot = JSON.parse(snapshotJson) as Snapshot;
+      positions = null;
+      held = {
+        snapshot,
+        renderer: new Renderer({
+          snapshot,
+          env: settings.env,
+          urls: settings.urls,
+          limits: settings.limits,
+          maxPageBytes: settings.maxPageBytes,
+          mediaBaseUrl: settings.mediaBaseUrl,
+        }),
+      };
       post({ type: 'ready' });
       return;
     }
     if (message.type === 'patch') {
-      snapshot = { ...snapshot!, items: patchItems(snapshot!.items, message.items, message.removed) };
-      madeDirs.clear();
-      renderer!.update({ snapshot, items: message.items, removed: message.removed, urls: message.urls });
+      const current = loaded();
+      const snapshot = {
+        ...current.snapshot,
+        items: patchItems(current.snapshot.items, message.items, message.removed),
+      };
+      held = { snapshot, renderer: current.renderer };
+      current.renderer.update({
+        snapshot,
+        items: message.items,
+        removed: message.removed,
+        urls: message.urls,
+      });
       post({ type: 'ready' });
       return;
     }
-    const results: WorkerArtifact[] = [];
-    const current = renderer!;
+    const { renderer } = loaded();
+    const results: RenderedArtifact[] = [];
     let done = 0;
     for (const spec of message.specs) {
-      const { html, ...rest } = current.render(spec);
-      if (html !== undefined && message.outDir !== null) {
-        write(message.outDir, spec.file, html);
-        if (queued >= MAX_QUEUED) await written();
+      const result = renderer.render(spec);
+      if (message.pages) results.push(result);
+      else {
+        const { html: _html, ...rest } = result;
+        results.push(rest);
       }
-      results.push(rest);
       done++;
       if (done % 25 === 0) post({ type: 'progress', done: 25 });
     }
-    await written();
     if (done % 25 !== 0) post({ type: 'progress', done: done % 25 });
     post({ type: 'done', results });
   } catch (error) {

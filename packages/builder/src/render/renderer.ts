@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { ArtifactDeps } from '@trelliscms/core';
+import type { ArtifactDeps } from '@trelliscms/core/build';
 import type { Liquid, Template } from 'liquidjs';
 import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
 import { templateClosure } from '../liquid/memory-fs';

@@ -25,18 +25,24 @@ export interface WorkerPatch {
   urls: Record<string, string | null>;
 }
 
-/** Renders a chunk; pages are written under `outDir` (null: in memory only). */
+/** Renders a chunk; with `pages`, each page's HTML comes back with its record (else the records only). */
 export interface WorkerTask {
   type: 'render';
   specs: ArtifactSpec[];
-  outDir: string | null;
+  pages: boolean;
 }
 
-/** A rendered artifact as it comes back from a worker (the page itself stays on disk). */
+/** A rendered artifact without its page (what a build keeps once the page is written). */
 export type WorkerArtifact = Omit<RenderedArtifact, 'html'>;
+
+/** A rendered page, handed to the build's write session. */
+export interface RenderedPage {
+  file: string;
+  html: string;
+}
 
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'progress'; done: number }
-  | { type: 'done'; results: WorkerArtifact[] }
+  | { type: 'done'; results: RenderedArtifact[] }
   | { type: 'failed'; error: string };

@@ -1,41 +1,47 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-let bundled: Promise<URL> | null = null;
-
-/**
- * The worker script. Built packages ship `dist/render-worker.js`. When the builder runs from
- * its TypeScript sources (tests), the worker is bundled once per process with esbuild (into the
- * package's `node_modules/.cache`).
- */
-export function renderWorkerUrl(): Promise<URL> {
-  const built = new URL('./render-worker.js', import.meta.url);
-  if (built.protocol === 'file:' && existsSync(fileURLToPath(built))) return Promise.resolve(built);
-  bundled ??= bundleFromSource();
-  return bundled;
+/** How to start a render worker: its script, and the Node options it needs. */
+export interface WorkerScript {
+  url: URL;
+  execArgv: string[] | undefined;
 }
 
-async function bundleFromSource(): Promise<URL> {
-  const entry = fileURLToPath(new URL('./render-worker.ts', import.meta.url));
-  const coreSource = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
-  // Inside the package, so what the worker loads on first use (sanitize-html) resolves from it.
-  const cache = fileURLToPath(new URL('../../node_modules/.cache/', import.meta.url));
-  mkdirSync(cache, { recursive: true });
-  const out = join(mkdtempSync(join(cache, 'trellis-worker-')), 'render-worker.mjs');
-  const esbuild = await import('esbuild');
-  await esbuild.build({
-    entryPoints: [entry],
-    outfile: out,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    alias: { '@trelliscms/core': coreSource },
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-    },
-    logLevel: 'silent',
-  });
-  return pathToFileURL(out);
+let fromSource: WorkerScript | null = null;
+
+/** The ES module entry of tsx's `register()` (`tsx/esm/api`, import condition). */
+function tsxRegisterUrl(): string {
+  const packageJson = createRequire(import.meta.url).resolve('tsx/package.json');
+  const { exports } = JSON.parse(readFileSync(packageJson, 'utf8')) as {
+    exports: { './esm/api': { import: { default: string } } };
+  };
+  return pathToFileURL(join(dirname(packageJson), exports['./esm/api'].import.default)).href;
+}
+
+/**
+ * The render worker's script. A built package starts `dist/render-worker.js` (core stays an
+ * external import, `@trelliscms/core/build`). Running from the TypeScript sources (tests), the
+ * worker starts `render-worker.ts` through tsx (registered inside the worker: Node 20 does not
+ * apply an `--import` loader to a worker's modules) with the `@trelliscms/source` export
+ * condition, so sibling packages resolve to their sources too. Nothing is bundled or written.
+ */
+export function renderWorkerScript(): WorkerScript {
+  if (!import.meta.url.endsWith('.ts')) {
+    return { url: new URL('./render-worker.js', import.meta.url), execArgv: undefined };
+  }
+  if (!fromSource) {
+    const entry = new URL('./render-worker.ts', import.meta.url).href;
+    const boot = [
+      `const { register } = await import(${JSON.stringify(tsxRegisterUrl())});`,
+      'register();',
+      `await import(${JSON.stringify(entry)});`,
+    ].join('\n');
+    fromSource = {
+      url: new URL(`data:text/javascript,${encodeURIComponent(boot)}`),
+      execArgv: ['--conditions=@trelliscms/source'],
+    };
+  }
+  return fromSource;
 }

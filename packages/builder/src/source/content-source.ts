@@ -43,11 +43,11 @@ export interface SimilarQuery {
 }
 
 /**
- * Where a build and its templates read content. Implementations: {@link SnapshotSource} (a
- * snapshot in memory), `ApiSource` (the live API), and the server's engine-backed source.
- * Every read may be synchronous or return a promise. A build renders in worker threads from
- * `snapshot()`; the query methods serve in-process rendering (`renderTemplate`) and the
- * snapshot source's own use inside workers.
+ * Where a build reads its content. Implementations: {@link SnapshotSource} (a snapshot in
+ * memory) and `ApiSource` (the live API, `cms-build --api`). `build()`'s load stage reads
+ * `snapshot()` once; the later stages read the transformed snapshot through a
+ * `SnapshotSource`, and the template tags (`{% list %}`, `{% traverse %}`, `{% similar %}`)
+ * answer through the same queries. Every read may be synchronous or return a promise.
  */
 export interface ContentSource {
   /** the site's settings */

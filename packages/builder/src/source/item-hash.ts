@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '@trelliscms/core';
+import { canonicalJson } from '@trelliscms/core/build';
 import type { SnapshotItem } from '../snapshot/types';
 
 interface Cached {

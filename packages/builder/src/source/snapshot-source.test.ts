@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { testSeed } from '../../test/seed';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import type { ListQuery } from './content-source';
 import { SnapshotSource } from './snapshot-source';
@@ -14,7 +15,7 @@ function random(seed: number): () => number {
 
 describe('SnapshotSource.update', () => {
   it('answers as a new source over the edited snapshot, edit after edit', () => {
-    const next = random(11);
+    const next = random(testSeed('snapshot-source.test.ts', 11));
     const itemOf = (n: number): SnapshotItem => ({
       id: `post:p${n}`,
       type: next() < 0.2 ? 'page' : 'post',

@@ -1,6 +1,6 @@
 import { createHash, hash } from 'node:crypto';
-import type { ArtifactDeps } from '@trelliscms/core';
-import { itemSlug } from '@trelliscms/core';
+import type { ArtifactDeps } from '@trelliscms/core/build';
+import { itemSlug } from '@trelliscms/core/build';
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, SimilarQuery, TraverseQuery } from './content-source';
 import { itemHash } from './item-hash';

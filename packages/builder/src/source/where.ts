@@ -1,4 +1,4 @@
-import { itemSlug } from '@trelliscms/core';
+import { itemSlug } from '@trelliscms/core/build';
 import type { SnapshotItem } from '../snapshot/types';
 import type { WhereCondition } from './content-source';
 

@@ -1,8 +1,9 @@
 import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
 import type { SearchDoc } from '../emit/search-index';
+import type { SortedList } from '../plan/list-index';
+import type { BuildPlan, RouteMemo } from '../plan/plan-artifacts';
 import type { SnapshotEdge } from '../snapshot/types';
-import type { SortedList } from './list-index';
-import type { BuildPlan, RouteMemo } from './plan-artifacts';
+import type { ListQuery } from '../source/content-source';
 
 /** What the cache knows of a visible item at the build it describes. */
 export interface ItemEntry {
@@ -13,6 +14,14 @@ export interface ItemEntry {
   /** its page path, '' without a (non-stub) page */
   url: string;
 }
+
+/** A search document, with the dependency hash (`<item hash>|<url>`) it was made from. */
+export type DocEntry = { dep: string; doc: SearchDoc; hash: string };
+
+/** The search documents after a build: all of them, or the changes to the prior build's. */
+export type SearchUpdate =
+  | { kind: 'all'; docs: Map<string, DocEntry>; members: Array<Set<string>> }
+  | { kind: 'delta'; updates: Map<string, DocEntry | null>; members: Map<number, Set<string>> };
 
 /** Everything an incremental build reuses from the build that produced `manifest`. */
 export interface BuildState {
@@ -40,7 +49,7 @@ export interface BuildState {
   lists: Map<string, SortedList>;
   /** the search index's documents by item id, with the dependency hash (`<item hash>|<url>`) each was made from, and the ids in each shard; null without a search index */
   search: {
-    docs: Map<string, { dep: string; doc: SearchDoc; hash: string }>;
+    docs: Map<string, DocEntry>;
     members: Array<Set<string>>;
   } | null;
   /** keys of the artifacts of `manifest` that are not pages */
@@ -65,25 +74,19 @@ export class BuildCache {
   readonly routes: RouteMemo = new Map();
   /** @internal with build-time transforms, the templates they may render (a change clears the cache) */
   transformKey = '';
+  /** @internal the query of each recorded list query key (null: not readable), parsed once */
+  readonly listQueries = new Map<string, ListQuery | null>();
+  /** @internal hashes of the fixed files a build emits (search.js, minisearch.js), by content */
+  readonly fixedHashes = new Map<string, string>();
 
   /** Forgets everything (the next incremental build compares every page). */
   clear(): void {
     this.state = null;
     this.routes.clear();
     this.transformKey = '';
+    this.listQueries.clear();
+    this.fixedHashes.clear();
   }
-}
-
-const pools = new WeakMap<object, BuildCache>();
-
-/** The cache that goes with a warm render pool (one per site and environment). */
-export function cacheFor(owner: object): BuildCache {
-  let cache = pools.get(owner);
-  if (!cache) {
-    cache = new BuildCache();
-    pools.set(owner, cache);
-  }
-  return cache;
 }
 
 /** Whether an artifact is a page (its dependencies are indexed). */

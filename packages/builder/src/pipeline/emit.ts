@@ -1,0 +1,271 @@
+import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
+import { miniSearchBrowserBuild, SEARCH_SCRIPT } from '../emit/search-client';
+import {
+  buildShardIndex,
+  type SearchDoc,
+  searchDocWithHash,
+  searchManifest,
+  searchShard,
+  searchShardCount,
+  shardOf,
+} from '../emit/search-index';
+import { renderSitemap } from '../emit/sitemap';
+import {
+  type BuildCache,
+  type BuildState,
+  type DocEntry,
+  type ItemEntry,
+  isPageKey,
+  type SearchUpdate,
+} from '../incremental/build-cache';
+import { relativeUrl } from '../liquid/filters';
+import type { ArtifactSpec, BuildPlan } from '../plan/plan-artifacts';
+import { hashText } from '../render/renderer';
+import type { Snapshot } from '../snapshot/types';
+import type { SnapshotSource } from '../source/snapshot-source';
+import type { Changes } from './detect-changes';
+import type { LoadedContent } from './load';
+import type { Planned } from './plan';
+import type { Selection } from './select-work';
+
+/** A file the build writes besides the pages. */
+export interface Extra {
+  key: string;
+  file: string;
+  content: string;
+  hash: string;
+  deps?: ManifestArtifact['deps'];
+}
+
+/** The hash of a fixed file (search.js, minisearch.js: the same string each build), kept by the cache. */
+function fixedHash(content: string, memo: Map<string, string> | null): string {
+  let hash = memo?.get(content);
+  if (hash === undefined) {
+    hash = hashText(content);
+    if (memo) {
+      if (memo.size > 16) memo.clear();
+      memo.set(content, hash);
+    }
+  }
+  return hash;
+}
+
+/** The files of a build besides its pages, and the search documents to keep for the next build. */
+export interface Emitted {
+  /** files to write */
+  extras: Extra[];
+  /** files of the previous build that stay as they are */
+  extraCarried: ManifestArtifact[];
+  search: SearchUpdate | null;
+}
+
+/**
+ * Stage 6, emit: `sitemap.xml` and the search index (they need no rendered page, so they are
+ * made while the pages render). Building on a prior build (`prior`), the sitemap is carried
+ * when no page appeared, moved or went and no page's `updatedAt` changed, and only search
+ * shards holding a changed item are hashed (and rebuilt when their documents changed).
+ */
+export function emit(params: {
+  content: LoadedContent;
+  plan: BuildPlan;
+  changes: Changes;
+  planned: Planned;
+  selection: Selection;
+  cache: BuildCache | null;
+}): Emitted {
+  const incremental = params.selection.mode === 'incremental' ? params.selection : null;
+  return emitExtras({
+    snapshot: params.content.snapshot,
+    source: params.content.source,
+    plan: params.plan,
+    items: params.changes.items,
+    previous: incremental?.previous ?? null,
+    prior: incremental?.extending ?? null,
+    contentChanged: params.changes.contentChanged,
+    depChanged: params.planned.depChanged,
+    structural: incremental?.structural ?? [],
+    fixedHashes: params.cache?.fixedHashes ?? null,
+  });
+}
+
+function emitExtras(params: {
+  snapshot: Snapshot;
+  source: SnapshotSource;
+  plan: { artifacts: readonly ArtifactSpec[] };
+  items: ReadonlyMap<string, ItemEntry>;
+  /** the previous manifest, when this build is incremental */
+  previous: BuildManifest | null;
+  prior: BuildState | null;
+  contentChanged: ReadonlySet<string>;
+  depChanged: ReadonlySet<string>;
+  structural: readonly string[];
+  fixedHashes: Map<string, string> | null;
+}): Emitted {
+  const { snapshot, source, plan, items, previous, prior, contentChanged, depChanged, structural } = params;
+  const publicUrl = snapshot.site.publicUrl ?? null;
+  const extras: Extra[] = [];
+  const extraCarried: ManifestArtifact[] = [];
+  const before: ReadonlyMap<string, ManifestArtifact> =
+    prior?.byKey ??
+    new Map((previous?.artifacts ?? []).filter((a) => !isPageKey(a.key)).map((a) => [a.key, a]));
+  const offer = (extra: Omit<Extra, 'hash'>, hash: string) => {
+    const old = before.get(extra.key);
+    if (prior && old && old.file === extra.file && old.hash === hash) extraCarried.push(old);
+    else extras.push({ ...extra, hash });
+  };
+
+  let sitemapDirty = prior === null || structural.length > 0;
+  if (prior && !sitemapDirty) {
+    for (const id of contentChanged) {
+      const now = items.get(id);
+      const then = prior.items.get(id);
+      if (!now || !then || now.updatedAt !== then.updatedAt) {
+        sitemapDirty = true;
+        break;
+      }
+    }
+  }
+  const oldSitemap = before.get('file:sitemap.xml');
+  if (!sitemapDirty && oldSitemap?.file === 'sitemap.xml') extraCarried.push(oldSitemap);
+  else {
+    const itemsById = new Map(snapshot.items.map((item) => [item.id, item]));
+    const sitemapEntries = plan.artifacts
+      .filter((a) => (a.kind === 'route' ? a.route.kind !== 'redirect' : !a.stub))
+      .map((a) => ({
+        path: a.path,
+        lastmod: a.kind === 'item' ? (itemsById.get(a.itemId)?.updatedAt ?? null) : null,
+      }));
+    const content = renderSitemap({ entries: sitemapEntries, publicUrl });
+    offer({ key: 'file:sitemap.xml', file: 'sitemap.xml', content }, hashText(content));
+  }
+
+  const emission = snapshot.site.searchEmission ?? 'bm25';
+  if (emission === 'none') return { extras, extraCarried, search: null };
+  const types = new Map(snapshot.types.map((type) => [type.name, type]));
+  const makeDoc = (a: ArtifactSpec & { kind: 'item' }): DocEntry => {
+    const entry = items.get(a.itemId);
+    const dep = entry ? `${entry.hash}|${entry.url}` : '';
+    const old = prior?.search?.docs.get(a.itemId);
+    if (old && entry && old.dep === dep) return old;
+    const item = source.item(a.itemId);
+    if (!item) throw new Error(`planned item ${a.itemId} is not in the snapshot`);
+    const { doc, hash } = searchDocWithHash(item, types.get(item.type), relativeUrl(a.path, { publicUrl }));
+    return { dep, doc, hash };
+  };
+  let docCount = 0;
+  for (const a of plan.artifacts) if (a.kind === 'item' && !a.stub) docCount++;
+  const count = searchShardCount(docCount);
+  // Shards that may have changed (null: all), and what they hold now.
+  let dirty: Set<number> | null = null;
+  let search: SearchUpdate;
+  const groups: Array<Array<{ doc: SearchDoc; hash: string }>> = Array.from({ length: count }, () => []);
+  const delta = prior?.search && prior.search.members.length === count ? prior.search : null;
+  if (delta) {
+    // Building on the prior build: only items whose dependency hash or page changed can have
+    // another document or shard; the rest of each shard is what the prior build recorded.
+    const touched = new Set(depChanged);
+    for (const key of structural) if (key.startsWith('item:')) touched.add(key.slice(5));
+    const updates = new Map<string, DocEntry | null>();
+    for (const a of plan.artifacts) {
+      if (a.kind === 'item' && !a.stub && touched.has(a.itemId)) updates.set(a.itemId, makeDoc(a));
+    }
+    let size = delta.docs.size;
+    for (const id of touched) {
+      if (!updates.has(id)) updates.set(id, null);
+      const had = delta.docs.has(id);
+      const has = updates.get(id) !== null;
+      if (had !== has) size += has ? 1 : -1;
+    }
+    if (size === docCount) {
+      dirty = new Set();
+      const members = new Map<number, Set<string>>();
+      for (const id of touched) {
+        const s = shardOf(id, count);
+        dirty.add(s);
+        let set = members.get(s);
+        if (!set) {
+          set = new Set(delta.members[s]);
+          members.set(s, set);
+        }
+        if (updates.get(id)) set.add(id);
+        else set.delete(id);
+      }
+      for (const [s, set] of members) {
+        for (const id of set) {
+          const entry = updates.get(id) ?? delta.docs.get(id);
+          if (entry) groups[s]?.push(entry);
+        }
+      }
+      search = { kind: 'delta', updates, members };
+    }
+  }
+  search ??= (() => {
+    const docs = new Map<string, DocEntry>();
+    const members: Array<Set<string>> = Array.from({ length: count }, () => new Set());
+    for (const a of plan.artifacts) {
+      if (a.kind !== 'item' || a.stub) continue;
+      const made = makeDoc(a);
+      docs.set(a.itemId, made);
+      const s = shardOf(a.itemId, count);
+      members[s]?.add(a.itemId);
+      groups[s]?.push(made);
+    }
+    dirty = null;
+    return { kind: 'all', docs, members } as const;
+  })();
+  const withVectors = emission === 'bm25+vector';
+  for (let s = 0; s < count; s++) {
+    const key = `search:${s}`;
+    const file = `search/index-${s}.json`;
+    const vkey = `search-vectors:${s}`;
+    const vfile = `search/vectors-${s}.json`;
+    const old = before.get(key);
+    const vold = before.get(vkey);
+    if (dirty && !dirty.has(s)) {
+      if (old?.file === file && (!withVectors || vold?.file === vfile)) {
+        extraCarried.push(old);
+        if (withVectors && vold) extraCarried.push(vold);
+        continue;
+      }
+      // its files are missing from the prior build: make them from the recorded documents
+      for (const id of delta?.members[s] ?? []) {
+        const entry = delta?.docs.get(id);
+        if (entry) groups[s]?.push(entry);
+      }
+    }
+    const shard = searchShard(s, groups[s] ?? []);
+    const deps = { items: {}, templates: {}, queries: { docs: shard.docsHash } };
+    if (old && old.file === file && old.deps.queries.docs === shard.docsHash) extraCarried.push(old);
+    else {
+      const content = buildShardIndex(shard.docs);
+      extras.push({ key, file, content, hash: hashText(content), deps });
+    }
+    if (withVectors) {
+      const vectors: Record<string, number[]> = {};
+      for (const doc of shard.docs) {
+        const embedding = source.item(doc.id)?.embedding;
+        if (embedding && embedding.length > 0) vectors[doc.url] = embedding;
+      }
+      if (vold && vold.file === vfile && vold.deps.queries.docs === shard.docsHash) extraCarried.push(vold);
+      else {
+        const content = JSON.stringify(vectors);
+        extras.push({ key: vkey, file: vfile, content, hash: hashText(content), deps });
+      }
+    }
+  }
+  const manifestContent = searchManifest({ shards: count, vectors: withVectors });
+  offer(
+    { key: 'file:search/manifest.json', file: 'search/manifest.json', content: manifestContent },
+    fixedHash(manifestContent, params.fixedHashes),
+  );
+  offer(
+    { key: 'file:search/search.js', file: 'search/search.js', content: SEARCH_SCRIPT },
+    fixedHash(SEARCH_SCRIPT, params.fixedHashes),
+  );
+  const miniSearch = miniSearchBrowserBuild();
+  offer(
+    { key: 'file:search/minisearch.js', file: 'search/minisearch.js', content: miniSearch },
+    fixedHash(miniSearch, params.fixedHashes),
+  );
+  return { extras, extraCarried, search };
+}

@@ -1,0 +1,70 @@
+import type { TransformError } from '@trelliscms/core';
+import { contentHash } from '@trelliscms/core';
+import { applyTransforms } from '../render/apply-transforms';
+import { hashText } from '../render/renderer';
+import { assertSnapshot, isSnapshot } from '../snapshot/read-snapshot';
+import type { Snapshot } from '../snapshot/types';
+import type { ContentSource } from '../source/content-source';
+import { SnapshotSource } from '../source/snapshot-source';
+
+/** Bumped when the builder's output for the same input changes: forces full builds. */
+export const BUILDER_OUTPUT_VERSION = 1;
+
+/** The hash of everything that, when it changes, makes every page suspect: a full build follows. */
+export function globalHashOf(snapshot: Snapshot, env: string, mediaBaseUrl: string | null): string {
+  return contentHash({
+    builder: BUILDER_OUTPUT_VERSION,
+    env,
+    mediaBaseUrl,
+    site: snapshot.site,
+    types: snapshot.types,
+    transforms: snapshot.transforms ?? [],
+    routes: snapshot.routes ?? [],
+    views: snapshot.views ?? [],
+  });
+}
+
+/** The content of a build, read and checked once: what every later stage reads. */
+export interface LoadedContent {
+  /** the snapshot as read, before transforms */
+  input: Snapshot;
+  /** the snapshot with the build's transforms applied: what is planned and rendered */
+  snapshot: Snapshot;
+  /** `snapshot` as a content source (in-memory indexes) for the planner, the lists and the emitter */
+  source: SnapshotSource;
+  transformErrors: TransformError[];
+  /** see {@link globalHashOf} */
+  globalHash: string;
+  /** enabled template name → content hash */
+  templateHashes: Map<string, string>;
+  /**
+   * '' without transforms; else the template hashes (a transform may render any template, and
+   * item hashes describe items before transforms): when it changes, nothing cached is reusable
+   */
+  transformKey: string;
+}
+
+/** Stage 1, load: reads the source's snapshot once, checks it, applies the transforms. */
+export async function load(params: {
+  source: ContentSource | Snapshot;
+  env: string;
+  mediaBaseUrl: string | null;
+}): Promise<LoadedContent> {
+  const { env } = params;
+  const raw = isSnapshot(params.source) ? params.source : await params.source.snapshot();
+  const input = assertSnapshot(raw);
+  const { snapshot, errors: transformErrors } = applyTransforms({ snapshot: input, env });
+  const templateHashes = new Map(
+    snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
+  );
+  return {
+    input,
+    snapshot,
+    source: new SnapshotSource({ snapshot, env }),
+    transformErrors,
+    globalHash: globalHashOf(input, env, params.mediaBaseUrl),
+    templateHashes,
+    transformKey:
+      snapshot === input ? '' : [...templateHashes].map(([name, hash]) => `${name}=${hash}`).join('\n'),
+  };
+}

@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import type { BuildManifest, BuildMode, DeployResult, TransformError } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core';
+import type { DeployTarget } from '../deploy/types';
+import type { BuildCache } from '../incremental/build-cache';
+import type { LiquidLimits } from '../liquid/create-liquid';
+import type { BuildIssue } from '../plan/plan-artifacts';
+import type { RenderPool, WorkerLimits } from '../render/render-pool';
+import type { Snapshot } from '../snapshot/types';
+import type { ContentSource } from '../source/content-source';
+
+/** Progress of a build, for a progress display. */
+export interface BuildProgress {
+  phase: 'plan' | 'render' | 'emit' | 'deploy';
+  done: number;
+  total: number;
+}
+
+/** Render limits: liquidjs's, the workers' and the largest page. */
+export type RenderLimits = LiquidLimits & WorkerLimits & { maxPageBytes?: number };
+
+export interface BuildOptions {
+  /** the content: a snapshot object, or any {@link ContentSource} (its `snapshot()` is read once) */
+  source: ContentSource | Snapshot;
+  /** environment name; `dev` builds all content, any other builds only content published to it (else a stub page). Default `dev` */
+  env?: string;
+  /** default `incremental` (a full build when there is no compatible previous build) */
+  mode?: BuildMode;
+  /** where to deploy; required unless `mode` is `validate` */
+  target?: DeployTarget | null;
+  /** the previous build's manifest; default: the target's live manifest */
+  previous?: BuildManifest | null;
+  /** default: `b<UTC timestamp>-<random>` (sortable) */
+  buildId?: string;
+  /** render worker threads; default min(2, cores). 0 renders in this thread (no isolation; for debugging) */
+  workers?: number;
+  /** warm render workers kept between builds (one per site and environment); default: workers started and ended per build */
+  pool?: RenderPool;
+  /**
+   * state kept between builds of one site and environment, so an incremental build costs about
+   * what it renders; default: the cache of `pool` (`pool.cache`) when there is one, else none. null: none
+   */
+  cache?: BuildCache | null;
+  /** render limits: liquidjs's (`renderTimeMs`, `memoryBytes`, `parseChars`), the workers' (`memoryMb`, `stallTimeoutMs`), `maxPageBytes` */
+  limits?: RenderLimits;
+  /** base URL for `media_url` of `/media/...` paths */
+  mediaBaseUrl?: string | null;
+  /** probe this URL after deploying (the result's `deploy.serveCheck`) */
+  serveCheckUrl?: string | null;
+  /** `auto` picks a full build when more than this share of pages changed; default 0.3 */
+  autoThreshold?: number;
+  onProgress?: (progress: BuildProgress) => void;
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+/** One file of a build. */
+export interface BuildFile {
+  key: string;
+  file: string;
+  bytes: number;
+}
+
+/** The outcome of a build (docs/api-spec.md §2 BuildResult, plus what a caller needs to show and store). */
+export interface BuildResult {
+  /** false when planning or rendering reported an error, or the build was stopped; nothing is deployed then */
+  ok: boolean;
+  buildId: string;
+  env: string;
+  /** the mode asked for */
+  mode: BuildMode;
+  /** what ran: `full`, `incremental` or `validate` */
+  effectiveMode: 'full' | 'incremental' | 'validate';
+  /** files in the build (pages, listings, sitemap, search index) */
+  artifacts: number;
+  /** pages rendered by this build */
+  rendered: number;
+  /** keys of the pages rendered (`item:<id>`, `route:<path>#<page>`) */
+  renderedKeys: string[];
+  /** pages carried over unchanged from the previous build */
+  carried: number;
+  durationMs: number;
+  transformErrors: TransformError[];
+  /** `route_collision`, `template_missing`, `render_failed`, `build_stopped`, ... */
+  errors: BuildIssue[];
+  warnings: BuildIssue[];
+  files: BuildFile[];
+  deploy: DeployResult | null;
+  /** the manifest recorded for the next incremental build (null for validate and failed builds) */
+  manifest: BuildManifest | null;
+}
+
+/** What every stage reads of the options, with the defaults filled in. */
+interface CommonSettings {
+  buildId: string;
+  env: string;
+  mediaBaseUrl: string | null;
+  workers: number;
+  pool: RenderPool | null;
+  limits: RenderLimits;
+  serveCheckUrl: string | null;
+  autoThreshold: number | undefined;
+  signal: AbortSignal | undefined;
+  progress: (progress: BuildProgress) => void;
+  now: () => Date;
+  /** `performance.now()` when the build started */
+  started: number;
+}
+
+/** A build that renders in memory and writes nothing: it has no target and no cache. */
+export interface ValidateSettings extends CommonSettings {
+  mode: 'validate';
+  target: null;
+  cache: null;
+}
+
+/** A build that deploys: it has a target, and a cache when the caller keeps one. */
+export interface DeploySettings extends CommonSettings {
+  mode: 'full' | 'incremental' | 'auto';
+  target: DeployTarget;
+  cache: BuildCache | null;
+  /** the previous manifest the caller gave (undefined: the target's live one) */
+  previous: BuildManifest | null | undefined;
+}
+
+export type BuildSettings = ValidateSettings | DeploySettings;
+
+function newBuildId(now: Date): string {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:TZ.]/g, '')
+    .slice(0, 17);
+  return `b${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The options with their defaults; throws `validation_failed` for a deploying build without a target. */
+export function settingsOf(options: BuildOptions): BuildSettings {
+  const started = performance.now();
+  const now = options.now ?? (() => new Date());
+  const common: CommonSettings = {
+    buildId: options.buildId ?? newBuildId(now()),
+    env: options.env ?? 'dev',
+    mediaBaseUrl: options.mediaBaseUrl ?? null,
+    workers: options.workers ?? Math.min(2, availableParallelism()),
+    pool: options.pool ?? null,
+    limits: options.limits ?? {},
+    serveCheckUrl: options.serveCheckUrl ?? null,
+    autoThreshold: options.autoThreshold,
+    signal: options.signal,
+    progress: options.onProgress ?? (() => {}),
+    now,
+    started,
+  };
+  const mode = options.mode ?? 'incremental';
+  if (mode === 'validate') return { ...common, mode, target: null, cache: null };
+  if (!options.target) {
+    throw TrellisError.of('validation_failed', {
+      detail: 'a deploy target is required unless mode is validate',
+    });
+  }
+  const cache = options.cache !== undefined ? options.cache : (options.pool?.cache ?? null);
+  return { ...common, mode, target: options.target, cache, previous: options.previous };
+}

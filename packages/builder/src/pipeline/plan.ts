@@ -1,0 +1,70 @@
+import { type BuildPlan, planArtifacts, replan, templatesKey } from '../plan/plan-artifacts';
+import { graphHashOf } from '../source/tracking-reader';
+import type { Changes } from './detect-changes';
+import type { LoadedContent } from './load';
+
+/** The build's plan, and which items a page may read differently because of it. */
+export interface Planned {
+  plan: BuildPlan;
+  /** `templatesKey` of the templates the plan was made with ('' without a cache) */
+  templatesKey: string;
+  /** items whose dependency hash changed: their content, or their URL */
+  depChanged: Set<string>;
+  /** the types of those items */
+  depTypes: Set<string>;
+  /** types of items whose URL changed without a content change */
+  urlTypes: Set<string>;
+  /** hash of the edges and the visible items' ids (a change makes every traversal suspect) */
+  graphHash: string;
+}
+
+/**
+ * Stage 3, plan: every artifact of the build with its path. The prior build's plan is brought up
+ * to date instead when nothing that places pages changed (then no URL changed either).
+ */
+export function plan(params: { env: string; content: LoadedContent; changes: Changes }): Planned {
+  const { env, content, changes } = params;
+  const { snapshot, source } = content;
+  const { tracked, items } = changes;
+  const prior = tracked?.prior ?? null;
+  const key = tracked ? templatesKey(snapshot.templates) : '';
+  const replanned =
+    tracked &&
+    prior?.plan &&
+    prior.plan.templatesKey === key &&
+    changes.edgesSame &&
+    !changes.membershipChanged &&
+    items.size === snapshot.items.length
+      ? replan({
+          previous: prior.plan.plan,
+          snapshot,
+          source,
+          lists: tracked.lists,
+          routes: tracked.cache.routes,
+          changed: changes.contentChanged,
+          changedTypes: changes.changedTypes,
+        })
+      : null;
+  const planned =
+    replanned ??
+    planArtifacts({ snapshot, source, env, lists: tracked?.lists, routes: tracked?.cache.routes });
+  const depChanged = new Set(changes.contentChanged);
+  const depTypes = new Set(changes.changedTypes);
+  const urlTypes = new Set<string>();
+  if (!replanned) {
+    for (const [id, entry] of items) {
+      const url = planned.urls.get(id) ?? '';
+      if (entry.url !== url) {
+        if (prior?.items.get(id) === entry) items.set(id, { ...entry, url });
+        else entry.url = url;
+      }
+      if (!prior || depChanged.has(id) || prior.items.get(id)?.url === url) continue;
+      depChanged.add(id);
+      depTypes.add(entry.type);
+      urlTypes.add(entry.type);
+    }
+  }
+  const graphHash =
+    prior && changes.edgesSame && !changes.membershipChanged ? prior.graphHash : graphHashOf(source);
+  return { plan: planned, templatesKey: key, depChanged, depTypes, urlTypes, graphHash };
+}

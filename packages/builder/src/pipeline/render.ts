@@ -1,0 +1,133 @@
+import type { WriteSession } from '../deploy/types';
+import type { BuildPlan } from '../plan/plan-artifacts';
+import { RenderAbortedError, renderInWorkers } from '../render/render-pool';
+import { Renderer } from '../render/renderer';
+import type { RenderedPage, WorkerArtifact } from '../render/worker-protocol';
+import type { LoadedContent } from './load';
+import type { BuildSettings } from './options';
+import type { SelectedPage } from './select-work';
+
+/** The pages rendered, or why rendering stopped (the session is aborted then). */
+export type RenderOutcome = { stopped: false; results: WorkerArtifact[] } | { stopped: true; reason: string };
+
+/** Pages written at once through the session. */
+const WRITES_IN_FLIGHT = 16;
+
+/**
+ * Hands pages to a write session as they come, a few writes at a time (rendering goes on
+ * meanwhile). `drain` waits for every page given and throws the first failed write.
+ */
+function pageWriter(session: WriteSession) {
+  const queue: RenderedPage[] = [];
+  let running = 0;
+  let failure: { error: unknown } | null = null;
+  let idle: Array<() => void> = [];
+  const pump = () => {
+    while (running < WRITES_IN_FLIGHT) {
+      const page = queue.shift();
+      if (!page) break;
+      running++;
+      session
+        .writeFile(page.file, page.html)
+        .catch((error: unknown) => {
+          failure ??= { error };
+        })
+        .finally(() => {
+          running--;
+          pump();
+          if (running === 0 && queue.length === 0) for (const resolve of idle.splice(0)) resolve();
+        });
+    }
+  };
+  return {
+    add(pages: readonly RenderedPage[]): void {
+      if (failure) return;
+      queue.push(...pages);
+      pump();
+    },
+    async drain(): Promise<void> {
+      if (running > 0 || queue.length > 0) await new Promise<void>((resolve) => idle.push(resolve));
+      idle = [];
+      if (failure) {
+        const { error } = failure;
+        throw new RenderAbortedError(
+          `a page could not be written: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    },
+  };
+}
+
+/**
+ * Stage 5, render: renders the selected pages on the render workers (the build's warm pool, or
+ * workers of its own), or in this thread with `workers: 0`, and hands each page to the write
+ * session. `meanwhile` runs once the workers have work queued (the build emits then).
+ */
+export async function render(params: {
+  settings: BuildSettings;
+  content: LoadedContent;
+  plan: BuildPlan;
+  work: readonly SelectedPage[];
+  session: WriteSession | null;
+  meanwhile: () => void;
+}): Promise<RenderOutcome> {
+  const { settings, content, session } = params;
+  const { env, limits, mediaBaseUrl, progress } = settings;
+  const specs = params.work.map((page) => page.artifact);
+  const urls = params.plan.urls;
+  const writer = session ? pageWriter(session) : null;
+  const onPages = writer ? (pages: RenderedPage[]) => writer.add(pages) : undefined;
+  progress({ phase: 'render', done: 0, total: specs.length });
+  try {
+    let results: WorkerArtifact[];
+    if (settings.workers <= 0) {
+      const renderer = new Renderer({
+        snapshot: content.snapshot,
+        env,
+        urls,
+        limits,
+        maxPageBytes: limits.maxPageBytes,
+        mediaBaseUrl,
+      });
+      results = [];
+      for (const spec of specs) {
+        const { html, ...rest } = renderer.render(spec);
+        if (html !== undefined) onPages?.([{ file: spec.file, html }]);
+        results.push(rest);
+        if (results.length % 50 === 0)
+          progress({ phase: 'render', done: results.length, total: specs.length });
+      }
+    } else {
+      const run = {
+        specs,
+        snapshot: content.snapshot,
+        env,
+        urls,
+        limits,
+        mediaBaseUrl,
+        onPages,
+        signal: settings.signal,
+        onProgress: (done: number) => progress({ phase: 'render', done, total: specs.length }),
+      };
+      const { pool } = settings;
+      const rendering = pool ? pool.render(run) : renderInWorkers({ ...run, workers: settings.workers });
+      // Emit while the workers render: they have their first chunks queued once the pool started.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      try {
+        params.meanwhile();
+      } catch (error) {
+        rendering.catch(() => {});
+        throw error;
+      }
+      results = await rendering;
+    }
+    await writer?.drain();
+    return { stopped: false, results };
+  } catch (error) {
+    // no write may land in the session once it is aborted
+    await writer?.drain().catch(() => {});
+    await session?.abort();
+    if (!(error instanceof RenderAbortedError)) throw error;
+    return { stopped: true, reason: error.message };
+  }
+}
