@@ -1,13 +1,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
-const child = fileURLToPath(new URL('./scheduler-race-child.ts', import.meta.url));
-const coreSource = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
+const child = fileURLToPath(new URL('../../test/helpers/scheduler-race-child.ts', import.meta.url));
 
 let site: ContentTestSite;
 beforeEach(async () => {
@@ -18,11 +16,12 @@ afterEach(async () => {
 });
 
 /** Starts a scheduler process on the data dir; resolves once it is ready, with a function that ticks it. */
-function startInstance(dataDir: string, tsconfig: string, now: string) {
+function startInstance(dataDir: string, now: string) {
   const proc: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
-    ['--import', 'tsx', child, dataDir, now],
-    { cwd: serverDir, env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig } },
+    // From the TypeScript sources, sibling packages too (their `@trelliscms/source` export condition).
+    ['--conditions=@trelliscms/source', '--import', 'tsx', child, dataDir, now],
+    { cwd: serverDir },
   );
   let out = '';
   let err = '';
@@ -81,17 +80,9 @@ describe('deployment scheduler across processes', () => {
       ids.push(created.json().id);
     }
     const dataDir = site.platform.dataDir;
-    const tsconfig = join(dataDir, 'tsconfig.race.json');
-    writeFileSync(
-      tsconfig,
-      JSON.stringify({
-        extends: join(serverDir, 'tsconfig.json'),
-        compilerOptions: { paths: { '@trelliscms/core': [coreSource] } },
-      }),
-    );
     const now = '2030-01-01T01:00:00.000Z';
-    const a = startInstance(dataDir, tsconfig, now);
-    const b = startInstance(dataDir, tsconfig, now);
+    const a = startInstance(dataDir, now);
+    const b = startInstance(dataDir, now);
     try {
       await Promise.all([a.ready, b.ready]);
       const [first, second] = await Promise.all([a.tick(), b.tick()]);

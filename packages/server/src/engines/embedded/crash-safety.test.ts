@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,24 +16,31 @@ const BATCH_SIZE = 100;
 const serverDir = fileURLToPath(new URL('../../..', import.meta.url));
 const writer = fileURLToPath(new URL('../../../test/helpers/crash-writer.ts', import.meta.url));
 // The engine needs only core's hashing; loading just that keeps each child's start short.
-const coreHashSource = fileURLToPath(new URL('../../../../core/src/hash/index.ts', import.meta.url));
 
 /** Runs the writer until it has acknowledged `minCommits` batches, waits `delayMs` more, then SIGKILLs it. */
 function runAndKill(options: {
   dataDir: string;
   graph: string;
   prefix: string;
-  tsconfig: string;
   minCommits: number;
   delayMs: number;
 }): Promise<{ acknowledged: string[]; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', writer, options.dataDir, options.graph, String(BATCH_SIZE), options.prefix],
+      // From the TypeScript sources, sibling packages too (their `@trelliscms/source` export condition).
+      [
+        '--conditions=@trelliscms/source',
+        '--import',
+        'tsx',
+        writer,
+        options.dataDir,
+        options.graph,
+        String(BATCH_SIZE),
+        options.prefix,
+      ],
       {
         cwd: serverDir,
-        env: { ...process.env, TSX_TSCONFIG_PATH: options.tsconfig },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -71,19 +78,9 @@ function runAndKill(options: {
 
 describe('embedded engine crash safety', () => {
   let dataDir: string;
-  let tsconfig: string;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'trellis-crash-'));
-    // The child runs the engine from source, with @trelliscms/core from source too.
-    tsconfig = join(dataDir, 'tsconfig.json');
-    writeFileSync(
-      tsconfig,
-      JSON.stringify({
-        extends: join(serverDir, 'tsconfig.json'),
-        compilerOptions: { paths: { '@trelliscms/core': [coreHashSource] } },
-      }),
-    );
     const engine = createEmbeddedEngine({ dataDir });
     await engine.init();
     await engine.createGraph('crash');
@@ -105,7 +102,6 @@ describe('embedded engine crash safety', () => {
         dataDir,
         graph: 'crash',
         prefix: `run${iteration}`,
-        tsconfig,
         minCommits: randomInt(random, 1, 3),
         delayMs: randomInt(random, 0, 59),
       });

@@ -3,12 +3,12 @@
  * server instance in its own process, on its own engine over the same data dir. It waits for a
  * line on stdin, runs one scheduler tick at the given clock, and prints the ids it fired as JSON.
  *
- * Usage: node --import tsx scheduler-race-child.ts <dataDir> <nowIso>
+ * Usage: node --conditions=@trelliscms/source --import tsx scheduler-race-child.ts <dataDir> <nowIso>
  */
 import { createInterface } from 'node:readline';
-import { createEmbeddedEngine } from '../engines/embedded';
-import { PLATFORM_GRAPH } from '../platform/platform-graph';
-import { DeploymentScheduler } from './deployment-scheduler';
+import { createEmbeddedEngine } from '../../src/engines/embedded';
+import { PLATFORM_GRAPH } from '../../src/platform/platform-graph';
+import { DeploymentScheduler } from '../../src/releases/deployment-scheduler';
 
 const [dataDir, nowIso] = process.argv.slice(2);
 if (!dataDir || !nowIso) {
