@@ -59,7 +59,7 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
       return {
         writeFile: folderWriter(dir),
         async carry() {},
-        async commit({ manifest, removed, base }) {
+        async commit({ manifest, removed }) {
           for (const file of removed) await rm(join(dir, file), { force: true });
           // the shards of the manifest this replaces, when known: the folder holds no others
           const before = cached ? shardFilesOf(cached.manifest) : null;

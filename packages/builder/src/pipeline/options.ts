@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { BuildManifest, BuildMode, DeployResult, TransformError } from '@trelliscms/core';
-import { TrellisError } from '@trelliscms/core';
+import { sortableId, TrellisError } from '@trelliscms/core';
 import type { DeployTarget } from '../deploy/types';
 import type { BuildCache } from '../incremental/build-cache';
 import type { LiquidLimits } from '../liquid/create-liquid';
@@ -127,11 +127,7 @@ export interface DeploySettings extends CommonSettings {
 export type BuildSettings = ValidateSettings | DeploySettings;
 
 function newBuildId(now: Date): string {
-  const stamp = now
-    .toISOString()
-    .replace(/[-:TZ.]/g, '')
-    .slice(0, 17);
-  return `b${stamp}-${randomBytes(3).toString('hex')}`;
+  return sortableId('b', now, randomBytes(3).toString('hex'));
 }
 
 /** The options with their defaults; throws `validation_failed` for a deploying build without a target. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import {
   type BuildResult as BuilderResult,
@@ -7,12 +8,17 @@ import {
   RenderPool,
   rollback,
 } from '@trelliscms/builder';
-import { type BuildMode, type BuildResult, type BuildStatus, TrellisError } from '@trelliscms/core';
+import {
+  type BuildMode,
+  type BuildResult,
+  type BuildStatus,
+  sortableId,
+  TrellisError,
+} from '@trelliscms/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import type { Clock } from '../shared/clock';
-import { sortableId } from '../shared/sortable-id';
 import { takeSnapshot } from './take-snapshot';
 
 /** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `build:<buildId>`. */
@@ -40,7 +46,7 @@ export function toBuildStatus(node: GraphNode): BuildStatus {
 }
 
 function newBuildId(now: Date): string {
-  return sortableId('b', now, 6);
+  return sortableId('b', now, randomUUID().slice(0, 6));
 }
 
 export interface StartBuildInput {

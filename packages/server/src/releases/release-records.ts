@@ -1,6 +1,13 @@
-import type { Deployment, Environment, Include, Release, Review } from '@trelliscms/core';
+import { randomUUID } from 'node:crypto';
+import {
+  type Deployment,
+  type Environment,
+  type Include,
+  type Release,
+  type Review,
+  sortableId,
+} from '@trelliscms/core';
 import type { GraphNode, Props } from '../engines/port';
-import { sortableId } from '../shared/sortable-id';
 
 /** Node labels of the release model in a site graph. */
 export const ENVIRONMENT_LABEL = 'Environment';
@@ -94,5 +101,5 @@ export function deploymentNode(deployment: Deployment): GraphNode {
 
 /** A new deployment id: `deploy:<utc stamp>-<random>`, sortable by creation time. */
 export function newDeploymentId(now: Date): string {
-  return sortableId('deploy:', now, 8);
+  return sortableId('deploy:', now, randomUUID().slice(0, 8));
 }
