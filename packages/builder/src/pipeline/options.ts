@@ -71,7 +71,7 @@ export interface BuildResult {
   /** the mode asked for */
   mode: BuildMode;
   /** what ran: `full`, `incremental` or `validate` */
-  effectiveMode: 'full' | 'incremental' | 'validate';
+  effectiveMode: Exclude<BuildMode, 'auto'>;
   /** files in the build (pages, listings, sitemap, search index) */
   artifacts: number;
   /** pages rendered by this build */
@@ -117,7 +117,7 @@ export interface ValidateSettings extends CommonSettings {
 
 /** A build that deploys: it has a target, and a cache when the caller keeps one. */
 export interface DeploySettings extends CommonSettings {
-  mode: 'full' | 'incremental' | 'auto';
+  mode: Exclude<BuildMode, 'validate'>;
   target: DeployTarget;
   cache: BuildCache | null;
   /** the previous manifest the caller gave (undefined: the target's live one) */

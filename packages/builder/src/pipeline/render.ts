@@ -13,15 +13,22 @@ export type RenderOutcome = { stopped: false; results: WorkerArtifact[] } | { st
 /** Pages written at once through the session. */
 const WRITES_IN_FLIGHT = 16;
 
+/** Pages waiting to be written past which rendering waits for the writes (bounds memory). */
+const QUEUED_PAGES_HIGH_WATER = 256;
+
 /**
  * Hands pages to a write session as they come, a few writes at a time (rendering goes on
- * meanwhile). `drain` waits for every page given and throws the first failed write.
+ * meanwhile). `add` answers a promise when the writes are behind (more than
+ * {@link QUEUED_PAGES_HIGH_WATER} pages waiting): the renderer hands out no more work until it
+ * settles, so pages never pile up in memory. `drain` waits for every page given and throws the
+ * first failed write.
  */
-function pageWriter(session: WriteSession) {
+export function pageWriter(session: WriteSession) {
   const queue: RenderedPage[] = [];
   let running = 0;
   let failure: { error: unknown } | null = null;
   let idle: Array<() => void> = [];
+  let behind: Array<() => void> = [];
   const pump = () => {
     while (running < WRITES_IN_FLIGHT) {
       const page = queue.shift();
@@ -35,19 +42,24 @@ function pageWriter(session: WriteSession) {
         .finally(() => {
           running--;
           pump();
+          if (failure || queue.length < QUEUED_PAGES_HIGH_WATER)
+            for (const resolve of behind.splice(0)) resolve();
           if (running === 0 && queue.length === 0) for (const resolve of idle.splice(0)) resolve();
         });
     }
   };
   return {
-    add(pages: readonly RenderedPage[]): void {
-      if (failure) return;
+    add(pages: readonly RenderedPage[]): Promise<void> | undefined {
+      if (failure) return undefined;
       queue.push(...pages);
       pump();
+      if (queue.length < QUEUED_PAGES_HIGH_WATER) return undefined;
+      return new Promise<void>((resolve) => behind.push(resolve));
     },
     async drain(): Promise<void> {
       if (running > 0 || queue.length > 0) await new Promise<void>((resolve) => idle.push(resolve));
       idle = [];
+      behind = [];
       if (failure) {
         const { error } = failure;
         throw new RenderAbortedError(
@@ -92,7 +104,7 @@ export async function render(params: {
       results = [];
       for (const spec of specs) {
         const { html, ...rest } = renderer.render(spec);
-        if (html !== undefined) onPages?.([{ file: spec.file, html }]);
+        if (html !== undefined) await onPages?.([{ file: spec.file, html }]);
         results.push(rest);
         if (results.length % 50 === 0)
           progress({ phase: 'render', done: results.length, total: specs.length });

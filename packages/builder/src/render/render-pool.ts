@@ -50,8 +50,12 @@ export interface RenderRun {
   urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   limits?: LiquidLimits & WorkerLimits & { maxPageBytes?: number };
   mediaBaseUrl?: string | null;
-  /** takes each chunk's pages as they come (the build writes them); without it, pages are not sent back */
-  onPages?: (pages: RenderedPage[]) => void;
+  /**
+   * takes each chunk's pages as they come (the build writes them); without it, pages are not
+   * sent back. A promise says the taker is behind: the worker that rendered them gets no more
+   * chunks until it settles.
+   */
+  onPages?: (pages: RenderedPage[]) => Promise<void> | undefined;
   chunkSize?: number;
   onProgress?: (done: number) => void;
   signal?: AbortSignal;
@@ -237,13 +241,27 @@ export class RenderPool {
               onProgress?.(done);
             } else if (message.type === 'done') {
               const pages: RenderedPage[] = [];
-              for (const { html, ...result } of message.results) {
+              const chunk = message.pages;
+              message.results.forEach((result, i) => {
                 results.set(result.key, result);
-                if (html !== undefined) pages.push({ file: result.file, html });
-              }
-              if (pages.length > 0) run.onPages?.(pages);
+                const start = i === 0 ? 0 : (chunk?.ends[i - 1] ?? 0);
+                const end = chunk?.ends[i] ?? 0;
+                if (chunk && result.error === undefined) {
+                  pages.push({ file: result.file, html: chunk.bytes.subarray(start, end) });
+                }
+              });
               queued.set(slot, (queued.get(slot) ?? 1) - 1);
-              dispatch(slot);
+              const behind = pages.length > 0 ? run.onPages?.(pages) : undefined;
+              if (behind) {
+                // an idle worker waiting for the writes is not stalled: its watchdog stops meanwhile
+                if (queued.get(slot) === 0) {
+                  clearTimeout(timers.get(worker));
+                  timers.delete(worker);
+                }
+                behind.then(() => {
+                  if (!settled) dispatch(slot);
+                });
+              } else dispatch(slot);
             } else stop(new RenderAbortedError(`a render worker failed: ${message.error}`));
           });
           worker.on('error', (error: Error & { code?: string }) => {

@@ -1,7 +1,14 @@
 import { parentPort } from 'node:worker_threads';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
-import { type RenderedArtifact, Renderer } from './renderer';
-import type { WorkerInit, WorkerMessage, WorkerPatch, WorkerTask } from './worker-protocol';
+import { Renderer } from './renderer';
+import type {
+  ChunkPages,
+  WorkerArtifact,
+  WorkerInit,
+  WorkerMessage,
+  WorkerPatch,
+  WorkerTask,
+} from './worker-protocol';
 
 // A render worker: holds one parsed snapshot (patched between builds), renders the chunks it
 // is given and hands the pages back (the build writes them through its deploy target).
@@ -17,6 +24,23 @@ let held: Held | null = null;
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message);
+}
+
+const encoder = new TextEncoder();
+
+/** A chunk's pages in one buffer (transferred to the build's thread, see {@link ChunkPages}). */
+function joinPages(pages: ReadonlyArray<Uint8Array | null>): ChunkPages {
+  let total = 0;
+  for (const page of pages) total += page?.length ?? 0;
+  const bytes = new Uint8Array(total);
+  const ends: number[] = [];
+  let at = 0;
+  for (const page of pages) {
+    if (page) bytes.set(page, at);
+    at += page?.length ?? 0;
+    ends.push(at);
+  }
+  return { bytes, ends };
 }
 
 // Where each item of `snapshot.items` is, by id (made on the first patch after a load).
@@ -83,20 +107,25 @@ port.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
       return;
     }
     const { renderer } = loaded();
-    const results: RenderedArtifact[] = [];
+    const results: WorkerArtifact[] = [];
+    const pages: Array<Uint8Array | null> = [];
     let done = 0;
     for (const spec of message.specs) {
-      const result = renderer.render(spec);
-      if (message.pages) results.push(result);
-      else {
-        const { html: _html, ...rest } = result;
-        results.push(rest);
-      }
+      const { html, ...rest } = renderer.render(spec);
+      results.push(rest);
+      if (message.pages) pages.push(html === undefined ? null : encoder.encode(html));
       done++;
       if (done % 25 === 0) post({ type: 'progress', done: 25 });
     }
     if (done % 25 !== 0) post({ type: 'progress', done: done % 25 });
-    post({ type: 'done', results });
+    if (!message.pages) {
+      post({ type: 'done', results, pages: null });
+      return;
+    }
+    const chunk = joinPages(pages);
+    port.postMessage({ type: 'done', results, pages: chunk } satisfies WorkerMessage, [
+      chunk.bytes.buffer as ArrayBuffer,
+    ]);
   } catch (error) {
     post({ type: 'failed', error: error instanceof Error ? error.message : String(error) });
   }

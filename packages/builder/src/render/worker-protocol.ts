@@ -35,14 +35,24 @@ export interface WorkerTask {
 /** A rendered artifact without its page (what a build keeps once the page is written). */
 export type WorkerArtifact = Omit<RenderedArtifact, 'html'>;
 
-/** A rendered page, handed to the build's write session. */
+/** A rendered page, handed to the build's write session (UTF-8 bytes when it comes from a worker). */
 export interface RenderedPage {
   file: string;
-  html: string;
+  html: string | Uint8Array;
+}
+
+/**
+ * A chunk's pages as one transferred buffer of UTF-8 bytes (no copy, and no strings on the
+ * build's thread): the page of `results[i]` is `bytes[ends[i - 1] .. ends[i])`, empty when
+ * the artifact has no page (it failed).
+ */
+export interface ChunkPages {
+  bytes: Uint8Array;
+  ends: number[];
 }
 
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'progress'; done: number }
-  | { type: 'done'; results: RenderedArtifact[] }
+  | { type: 'done'; results: WorkerArtifact[]; pages: ChunkPages | null }
   | { type: 'failed'; error: string };

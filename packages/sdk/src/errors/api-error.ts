@@ -1,10 +1,9 @@
-/** The body of a non-2xx answer (docs/api-spec.md §7): `{error, code?}`, often with `hint` and extras. */
-export interface ApiErrorBody {
-  error?: string;
-  code?: string;
-  hint?: string;
-  [extra: string]: unknown;
-}
+import type { ErrorBody } from '@trelliscms/core';
+/**
+ * The body of a non-2xx answer: core's `{error, code?}` with `hint` and extras (docs/api-spec.md
+ * §7), each part optional, since a proxy in between may answer in another shape.
+ */
+export type ApiErrorBody = Partial<ErrorBody>;
 
 export interface ApiErrorInit {
   status: number;

@@ -2,6 +2,7 @@ import {
   type AppendBlockBody,
   BlockChangeResponse,
   ContentListEnvelope,
+  type ContentListQuery,
   ContentRecord,
   type CreateContentBody,
   ItemVersion,
@@ -16,20 +17,11 @@ import type { CallOptions, Transport } from '../http/transport';
 /** GET /api/content/{type} without withMeta: a bare array. */
 const ContentRecordList = z.array(ContentRecord);
 
-/** Filters of a content list. */
-export interface ContentFilter {
-  /** Full-text search. */
-  q?: string;
-  /** Workflow status, e.g. `published`. */
-  status?: string;
-}
+/** Filters of a content list (`q`: full-text search; `status`: workflow status, e.g. `published`). */
+export type ContentFilter = Pick<ContentListQuery, 'q' | 'status'>;
 
-/** A page of a content list. */
-export interface ContentPageQuery extends ContentFilter {
-  /** Items per page (the server's maximum is 1000). */
-  limit?: number;
-  offset?: number;
-}
+/** A page of a content list (`limit`: items per page, at most 1000). */
+export type ContentPageQuery = Omit<ContentListQuery, 'withMeta'>;
 
 /** Options of {@link ContentApi.iterate}. */
 export interface IterateOptions extends ContentFilter, CallOptions {

@@ -1,4 +1,4 @@
-import type { ApiKey } from '@trelliscms/core';
+import type { ApiKey, PlatformRole } from '@trelliscms/core';
 import { apiKeyLookupId, hashToken, mintApiKey } from '../auth/api-key-secret';
 import type { Role } from '../auth/types';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
@@ -23,7 +23,7 @@ export interface ApiKeyRecord {
   /** The sites it works on; null = wherever its user has access (owner key only). */
   allowedSites: string[] | null;
   /** `owner` for the platform-owner key made at first start. */
-  platformRole: 'owner' | null;
+  platformRole: Extract<PlatformRole, 'owner'> | null;
   hash: string;
   createdAt: string;
   createdBy: string;
@@ -102,7 +102,7 @@ export async function createApiKey(
     userId: string;
     siteId: string | null;
     allowedSites: string[] | null;
-    platformRole?: 'owner' | null;
+    platformRole?: Extract<PlatformRole, 'owner'> | null;
     expiresAt?: string | null;
     actor: string;
     token?: string;

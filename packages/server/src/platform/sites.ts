@@ -1,4 +1,4 @@
-import type { Site, SiteTheme } from '@trelliscms/core';
+import { SearchEmission, type Site, type SiteTheme } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import { nodePages } from '../shared/node-pages';
 
@@ -37,7 +37,7 @@ export function toSiteRecord(node: GraphNode): SiteRecord {
     description: str(p.description),
     mantra: str(p.mantra),
     theme: typeof p.theme === 'object' && p.theme !== null ? (p.theme as SiteTheme) : {},
-    searchEmission: emission === 'none' || emission === 'bm25+vector' ? emission : 'bm25',
+    searchEmission: SearchEmission.safeParse(emission).data ?? 'bm25',
     createdAt: str(p.createdAt),
     createdBy: str(p.createdBy),
     deletedAt: typeof p.deletedAt === 'string' ? p.deletedAt : null,
