@@ -106,6 +106,44 @@ describe('environments', () => {
     });
     expect(forbidden.statusCode).toBe(403);
   });
+
+  it('answers 400 unknown_environment for an environment the site does not have, and creates none', async () => {
+    await approvedRelease('r', []);
+    const checks = [
+      await deploy('r', { environmentId: 'env:staging' }),
+      await post('/api/releases/drip-schedule', {
+        releaseIds: ['release:r'],
+        windowStart: '2026-05-02T00:00:00.000Z',
+        windowEnd: '2026-05-03T00:00:00.000Z',
+        pattern: 'even',
+        environmentId: 'env:staging',
+      }),
+      await get('/api/releases/deployments?envId=env:staging'),
+      await get('/api/releases/queue?envId=env:staging'),
+      await get('/api/releases/replay?envId=env:staging'),
+    ];
+    for (const res of checks) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'unknown_environment',
+        environments: ['env:dev', 'env:prod'],
+      });
+      expect(res.json().error).toContain('env:staging');
+      expect(res.json().error).toContain('PUT /api/releases/environments');
+    }
+    expect(await nodeCount('Deployment')).toBe(0);
+    expect(await nodeCount('Environment')).toBe(0);
+    expect((await get('/api/releases/environments')).json()).toHaveLength(2);
+    // dev and prod always exist; an environment created explicitly is known at once.
+    expect((await get('/api/releases/deployments?envId=env:dev')).statusCode).toBe(200);
+    await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:staging',
+      payload: { order: 2 },
+    });
+    expect((await get('/api/releases/queue?envId=env:staging')).statusCode).toBe(200);
+    expect((await deploy('r', { environmentId: 'env:staging' })).statusCode).toBe(201);
+  });
 });
 
 describe('releases', () => {
@@ -198,11 +236,13 @@ describe('deploy', () => {
     ).toBe(true);
   });
 
-  it('refuses a draft (409), an unknown environment or release (404) and a bad body (400)', async () => {
+  it('refuses a draft (409), an unknown release (404), an unknown environment and a bad body (400)', async () => {
     await post('/api/releases', { name: 'd' });
     expect((await deploy('d', { environmentId: 'env:prod' })).statusCode).toBe(409);
     await approvedRelease('r', []);
-    expect((await deploy('r', { environmentId: 'env:nowhere' })).statusCode).toBe(404);
+    const unknown = await deploy('r', { environmentId: 'env:nowhere' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().code).toBe('unknown_environment');
     expect((await deploy('nope', { environmentId: 'env:prod' })).statusCode).toBe(404);
     expect((await deploy('r', { environmentId: 'prod' })).statusCode).toBe(400);
     expect(await nodeCount('Deployment')).toBe(0);

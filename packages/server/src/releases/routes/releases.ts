@@ -41,7 +41,7 @@ import {
   rollbackDeployment,
   scheduleDrip,
 } from '../deployments';
-import { listEnvironments, upsertEnvironment } from '../environments';
+import { getEnvironment, listEnvironments, upsertEnvironment } from '../environments';
 import { addInclude, createRelease, getRelease, listReleases, transitionRelease } from '../releases';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
@@ -180,7 +180,11 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listDeployments(siteOf(request).graph, request.query),
+    async (request) => {
+      const graph = siteOf(request).graph;
+      if (request.query.envId) await getEnvironment(graph, request.query.envId);
+      return listDeployments(graph, request.query);
+    },
   );
 
   app.get(
@@ -194,7 +198,11 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => deploymentQueue(siteOf(request).graph, { ...request.query, now: now() }),
+    async (request) => {
+      const graph = siteOf(request).graph;
+      if (request.query.envId) await getEnvironment(graph, request.query.envId);
+      return deploymentQueue(graph, { ...request.query, now: now() });
+    },
   );
 
   app.get(
@@ -208,11 +216,14 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) =>
-      replay(siteOf(request).graph, {
+    async (request) => {
+      const graph = siteOf(request).graph;
+      await getEnvironment(graph, request.query.envId);
+      return replay(graph, {
         envId: request.query.envId,
         at: request.query.atTime ? new Date(request.query.atTime) : now(),
-      }),
+      });
+    },
   );
 
   app.post(
