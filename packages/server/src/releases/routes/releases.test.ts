@@ -107,6 +107,29 @@ describe('environments', () => {
     expect(forbidden.statusCode).toBe(403);
   });
 
+  it('needs an admin of the site to create or change an environment (publishers and editors get 403)', async () => {
+    const as = async (role: 'publisher' | 'editor' | 'admin') => {
+      const user = await site.platform.addUser({ name: role, siteId: site.siteId, role });
+      return site.request({
+        method: 'PUT',
+        url: '/api/releases/environments/env:prod',
+        payload: { order: 1, autoBuild: true, requiresApproval: true },
+        headers: { authorization: `Bearer ${user.key}` },
+      });
+    };
+    for (const role of ['publisher', 'editor'] as const) {
+      const refused = await as(role);
+      expect(refused.statusCode, role).toBe(403);
+      expect(refused.json().code).toBe('forbidden');
+    }
+    expect(await nodeCount('Environment')).toBe(0);
+    const prod = (await get('/api/releases/environments')).json()[1];
+    expect(prod).toMatchObject({ id: 'env:prod', autoBuild: false, requiresApproval: false });
+    const admin = await as('admin');
+    expect(admin.statusCode, admin.body).toBe(200);
+    expect(admin.json()).toMatchObject({ id: 'env:prod', autoBuild: true, requiresApproval: true });
+  });
+
   it('answers 400 unknown_environment for an environment the site does not have, and creates none', async () => {
     await approvedRelease('r', []);
     const checks = [

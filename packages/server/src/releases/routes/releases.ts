@@ -115,12 +115,14 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['releases'],
-        summary: 'Create or replace an environment',
+        summary: 'Create or replace an environment (admins)',
+        description:
+          'Environments are site settings: changing `requiresApproval`, `autoBuild`, `order` or the public URL needs an admin of the site (403 otherwise). Environments are never created on first use; this is the one way to add one.',
         params: EnvironmentParams,
         body: UpsertEnvironmentBody,
         response: { 200: Environment, ...errors },
       },
-      config: { siteScope: 'site', permission: 'release:manage' },
+      config: { siteScope: 'site', permission: 'site:update' },
     },
     async (request) =>
       upsertEnvironment({
