@@ -174,6 +174,8 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'Delete an item, its edges and its version history',
+        description:
+          'The versions a release includes are kept (the item leaves lists and reads 404, but `GET …/versions/{n}` of a kept version answers and the releases stay deployable); re-creating the item continues its version numbers. An item no release refers to is removed entirely.',
         params: ContentItemParams,
         response: { 204: NoContent, ...errors },
       },
