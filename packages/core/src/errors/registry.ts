@@ -19,6 +19,11 @@ export const errorRegistry = {
     status: 400,
     message: 'The deploy target `{target}` cannot use these options: {detail}',
   },
+  unknown_environment: {
+    status: 400,
+    message:
+      'The site has no environment `{env}`; its environments are {known}. Environments are never created on first use: an admin creates one with PUT /api/releases/environments/env:<name> (GET /api/releases/environments lists them).',
+  },
   media_type_not_allowed: {
     status: 400,
     message: 'The uploaded file is not an accepted media type ({detail}); upload an image, a video or a PDF.',

@@ -42,6 +42,17 @@ describe('runReviews', () => {
     expect(reviews.map((review) => review.status)).toEqual(['failed', 'failed', 'failed', 'passed']);
     expect(reviews[3]?.findings).toEqual([expect.objectContaining({ severity: 'warning' })]);
   });
+
+  it('warns, without blocking, on an item deleted while its included version is kept (tombstone)', () => {
+    const facts = new Map<string, IncludeFacts>([
+      ['post:kept', { head: { version: 2, hash: 'h2' }, storedHash: 'h1', deleted: true }],
+    ]);
+    const [review] = runReviews({ includes: [include('post:kept', 1, 'h1')], facts, now });
+    expect(review?.status).toBe('passed');
+    expect(review?.findings).toEqual([
+      expect.objectContaining({ severity: 'warning', message: expect.stringContaining('was deleted') }),
+    ]);
+  });
 });
 
 describe('checkReviewGate', () => {

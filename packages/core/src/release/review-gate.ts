@@ -12,6 +12,11 @@ export interface IncludeFacts {
   head: ItemHead | null;
   /** The hash stored for the included version, or null when that version does not exist. */
   storedHash: string | null;
+  /**
+   * The item was deleted while releases pin its versions: `head` is its head at deletion (the
+   * tombstone's) and the pinned versions are kept, so the include stays deployable (a warning).
+   */
+  deleted?: boolean;
 }
 
 /** The review of one include is named after the item it depends on. */
@@ -30,7 +35,8 @@ export function dependencyHash(versionableId: string, head: ItemHead | null): st
 /**
  * Runs the reviews of a release: one required review per include. Blocking findings: the
  * included version does not exist, its hash differs from the stored one, or the item is gone.
- * A newer version of the item than the included one is a warning.
+ * A newer version of the item than the included one is a warning, and so is an item deleted
+ * while its versions are kept for releases (a tombstone).
  */
 export function runReviews({
   includes,
@@ -60,6 +66,12 @@ export function runReviews({
     }
     if (fact.head === null) {
       findings.push({ severity: 'blocking', message: `${id} no longer exists.`, versionableId: id });
+    } else if (fact.deleted) {
+      findings.push({
+        severity: 'warning',
+        message: `${id} was deleted; its version ${include.version} is kept for this release.`,
+        versionableId: id,
+      });
     } else if (fact.head.version > include.version) {
       findings.push({
         severity: 'warning',

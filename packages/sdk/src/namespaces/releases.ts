@@ -33,7 +33,7 @@ export function createReleasesApi(transport: Transport) {
         schema: EnvironmentList,
         ...options,
       }),
-    /** PUT /api/releases/environments/{id}: creates or replaces an environment (`env:<name>`). */
+    /** PUT /api/releases/environments/{id}: creates or replaces an environment (`env:<name>`); admins only. */
     putEnvironment: (
       id: string,
       body: z.input<typeof UpsertEnvironmentBody>,

@@ -12,6 +12,7 @@ import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } fro
 import { errorMessage } from './error-message';
 import { itemHash, itemHasher } from './item-hash';
 import { CONTENT_LABEL, emptyBody, type ItemMeta, itemProps, splitItemProps } from './item-record';
+import { getTombstones, tombstoneId } from './item-tombstone';
 import {
   dropOtherTargets,
   findMissingReferences,
@@ -159,9 +160,12 @@ interface BatchStamp {
   hash: (fields: Record<string, unknown>, body: BlockDocument) => string;
 }
 
-/** The bookkeeping of a record's new version: version 1, or the next one of the item it replaces. */
-function recordMeta(record: PreparedRecord, stamp: BatchStamp): ItemMeta {
-  return nextItemMeta({
+/**
+ * The bookkeeping of a record's new version: version 1, or the next one of the item it
+ * replaces, or of the tombstone it re-creates (`afterVersion`: the kept versions stay as they are).
+ */
+function recordMeta(record: PreparedRecord, stamp: BatchStamp, afterVersion?: number): ItemMeta {
+  const meta = nextItemMeta({
     previous: record.existing ? splitItemProps(record.existing.props).meta : null,
     fields: record.fields,
     body: stamp.body,
@@ -169,6 +173,7 @@ function recordMeta(record: PreparedRecord, stamp: BatchStamp): ItemMeta {
     now: stamp.now,
     hash: stamp.hash,
   });
+  return afterVersion === undefined ? meta : { ...meta, version: afterVersion + 1 };
 }
 
 /** The edge label of each relationship of `type`, by relationship name. */
@@ -202,11 +207,16 @@ async function writeBatch(
     hash: (fields, withBody) => (withBody === body ? hashWithBody(fields) : itemHash(fields, withBody)),
   };
   const labels = edgeLabels(type);
+  // Items deleted while releases pin their versions come back after their last version.
+  const tombstones = await getTombstones(
+    tx,
+    records.filter((record) => !record.existing).map((record) => record.id),
+  );
   const created: GraphNode[] = [];
   const replaced: Array<{ record: PreparedRecord; props: Props }> = [];
   const edges: GraphEdge[] = [];
   for (const record of records) {
-    const props = itemProps(record.fields, recordMeta(record, stamp));
+    const props = itemProps(record.fields, recordMeta(record, stamp, tombstones.get(record.id)?.version));
     if (record.existing) replaced.push({ record, props });
     else created.push({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props });
     for (const name in record.targets) {
@@ -223,6 +233,7 @@ async function writeBatch(
     for (const { record, props } of replaced) await tx.updateNode(record.id, { props });
   }
   if (created.length > 0) await tx.createNodes(created);
+  for (const id of tombstones.keys()) await tx.deleteNode(tombstoneId(id));
   // A replaced item's relationship keeps only the record's targets (as a PATCH does).
   for (const { record } of replaced) {
     for (const name in record.targets) {

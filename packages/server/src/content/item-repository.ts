@@ -18,6 +18,7 @@ import {
   toContentRecord,
   typeOfId,
 } from './item-record';
+import { getTombstone, pinnedVersions, tombstoneId, tombstoneNode } from './item-tombstone';
 import {
   checkItemWrite,
   dropOtherTargets,
@@ -109,6 +110,8 @@ async function commitVersion({
 
 /**
  * Creates an item: 201 with id `<type>:<slug>` (slug from `input.id` or the type's keyField).
+ * An item deleted while releases pin its versions (a tombstone, see item-tombstone.ts) is
+ * re-created at the version after its last one, so its kept versions stay as they are.
  * 400 when a field or relationship is invalid or points at nothing, 409 `conflict` when the
  * id exists, 409 `unique_violation` when a unique field's value is taken.
  */
@@ -134,7 +137,10 @@ export async function createItem({
     }
     if (prepared.relationshipIssues.length > 0) throw invalidFieldsError(prepared.relationshipIssues);
     await assertReferencesExist(tx, prepared.references);
-    const meta = nextItemMeta({ previous: null, fields, actor, now: new Date().toISOString() });
+    const fresh = nextItemMeta({ previous: null, fields, actor, now: new Date().toISOString() });
+    const tombstone = await getTombstone(tx, id);
+    const meta = tombstone ? { ...fresh, version: tombstone.version + 1 } : fresh;
+    if (tombstone) await tx.deleteNode(tombstoneId(id));
     const node = await commitVersion({
       tx,
       id,
@@ -146,7 +152,10 @@ export async function createItem({
       isCreate: true,
     });
     await writeRelationships(tx, type, id, targets, true);
-    return { record: toContentRecord(node, relationshipsFromTargets(type, targets)), version: 1 };
+    return {
+      record: toContentRecord(node, relationshipsFromTargets(type, targets)),
+      version: meta.version,
+    };
   });
 }
 
@@ -304,7 +313,11 @@ export async function updateItem({
   });
 }
 
-/** Deletes an item, its edges and its version history; 404 when there is none. */
+/**
+ * Deletes an item, its edges and its version history; 404 when there is none. The versions a
+ * release includes are kept, with a tombstone (item-tombstone.ts), so those releases stay
+ * deployable and their replays whole; an item no release refers to is removed entirely.
+ */
 export async function deleteItem({
   graph,
   type,
@@ -322,13 +335,42 @@ export async function deleteItem({
     const node = await readItem(tx, type, id);
     const { meta } = splitItemProps(node.props);
     assertExpectedVersion(id, expectedVersion, meta.version);
+    const pins = await pinnedVersions(tx, id);
+    // A pinned head an import left unstored lives only in the item node: store it first.
+    if (pins.versions.has(meta.version)) await ensureVersionNode(tx, node);
     await tx.deleteNode(id);
     const versions = await tx.findNodes({
       label: VERSION_LABEL,
       where: [{ prop: 'itemId', op: 'eq', value: id }],
     });
-    for (const version of versions.nodes) await tx.deleteNode(version.id);
-    await tx.appendAudit({ actor, action: 'content.delete', target: id, data: { version: meta.version } });
+    for (const version of versions.nodes) {
+      if (!pins.versions.has(Number(version.props.version))) await tx.deleteNode(version.id);
+    }
+    const keptVersions = [...pins.versions].sort((a, b) => a - b);
+    if (keptVersions.length > 0) {
+      await tx.putNode(
+        tombstoneNode({
+          itemId: id,
+          version: meta.version,
+          hash: meta.hash,
+          deletedAt: new Date().toISOString(),
+          deletedBy: actor,
+          keptVersions,
+          releaseIds: pins.releaseIds,
+        }),
+      );
+    } else {
+      await tx.deleteNode(tombstoneId(id));
+    }
+    await tx.appendAudit({
+      actor,
+      action: 'content.delete',
+      target: id,
+      data: {
+        version: meta.version,
+        ...(keptVersions.length > 0 ? { keptVersions, releaseIds: pins.releaseIds } : {}),
+      },
+    });
   });
 }
 

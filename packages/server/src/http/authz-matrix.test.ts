@@ -108,7 +108,7 @@ const EXPECTED_ACCESS: Record<string, string> = {
   'GET,HEAD /sites/:slug/:env': 'public',
   'GET,HEAD /sites/:slug/:env/*': 'public',
   'GET,HEAD /api/releases/environments': 'site viewer',
-  'PUT /api/releases/environments/:id': 'site publisher',
+  'PUT /api/releases/environments/:id': 'site admin',
   'GET,HEAD /api/releases': 'site viewer',
   'POST /api/releases': 'site publisher',
   'GET,HEAD /api/releases/deployments': 'site viewer',

@@ -12,16 +12,27 @@ export async function listEnvironments(reader: GraphReader): Promise<Environment
   );
 }
 
-/** An environment (stored, or one of the defaults); 404 `not_found` otherwise. */
-export async function getEnvironment(reader: GraphReader, id: string): Promise<Environment> {
+/** The id `env:<name>` of an environment given by name (`prod`) or id (`env:prod`). */
+export function environmentIdOf(nameOrId: string): string {
+  return nameOrId.startsWith('env:') ? nameOrId : `env:${nameOrId}`;
+}
+
+/**
+ * The environment given by name (`prod`) or id (`env:prod`): a stored one, or one of the
+ * defaults (`env:dev`, `env:prod` always exist). Environments are never created on first use:
+ * any other name is 400 `unknown_environment`, naming the site's environments.
+ */
+export async function getEnvironment(reader: GraphReader, nameOrId: string): Promise<Environment> {
+  const id = environmentIdOf(nameOrId);
   const node = await reader.getNode(id);
   if (node?.labels.includes(ENVIRONMENT_LABEL)) return toEnvironment(node);
   const fallback = DEFAULT_ENVIRONMENTS.find((env) => env.id === id);
   if (fallback) return fallback;
+  const known = (await listEnvironments(reader)).map((env) => env.id);
   throw TrellisError.of(
-    'not_found',
-    { resource: `Environment \`${id}\`` },
-    { hint: 'Create it with PUT /api/releases/environments/{id}.' },
+    'unknown_environment',
+    { env: id, known: known.map((env) => `\`${env}\``).join(', ') },
+    { extra: { environments: known } },
   );
 }
 

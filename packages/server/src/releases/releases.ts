@@ -11,6 +11,7 @@ import {
   TrellisError,
 } from '@trelliscms/core';
 import { CONTENT_LABEL } from '../content/item-record';
+import { getTombstone } from '../content/item-tombstone';
 import { getVersion } from '../content/versions';
 import type { Graph, GraphReader } from '../engines/port';
 import { isoTime, RELEASE_LABEL, releaseProps, toRelease } from './release-records';
@@ -37,11 +38,31 @@ export async function listReleases(
   return page.nodes.map(toRelease);
 }
 
-/** The head of a content item now (version and hash), or null when there is no such item. */
-export async function itemHead(reader: GraphReader, id: string): Promise<ItemHead | null> {
+/**
+ * The head of a content item now (version and hash) and whether it was deleted: a deleted item
+ * whose versions releases pin has a tombstone holding its head at deletion (so deleting it
+ * does not make the reviews of those releases stale); `head` is null when there is no such item.
+ */
+async function itemState(
+  reader: GraphReader,
+  id: string,
+): Promise<{ head: ItemHead | null; deleted: boolean }> {
   const node = await reader.getNode(id);
-  if (!node?.labels.includes(CONTENT_LABEL)) return null;
-  return { version: Number(node.props.version ?? 1), hash: String(node.props.hash ?? '') };
+  if (node?.labels.includes(CONTENT_LABEL)) {
+    return {
+      head: { version: Number(node.props.version ?? 1), hash: String(node.props.hash ?? '') },
+      deleted: false,
+    };
+  }
+  const tombstone = await getTombstone(reader, id);
+  return tombstone
+    ? { head: { version: tombstone.version, hash: tombstone.hash }, deleted: true }
+    : { head: null, deleted: false };
+}
+
+/** The head of a content item now (its tombstone's for a deleted item), or null when there is none. */
+export async function itemHead(reader: GraphReader, id: string): Promise<ItemHead | null> {
+  return (await itemState(reader, id)).head;
 }
 
 /** The heads of the items of `includes`. */
@@ -62,10 +83,8 @@ async function includeFacts(
   const facts = new Map<string, IncludeFacts>();
   for (const include of includes) {
     const version = await getVersion(reader, include.versionableId, include.version);
-    facts.set(include.versionableId, {
-      head: await itemHead(reader, include.versionableId),
-      storedHash: version?.hash ?? null,
-    });
+    const { head, deleted } = await itemState(reader, include.versionableId);
+    facts.set(include.versionableId, { head, storedHash: version?.hash ?? null, deleted });
   }
   return facts;
 }

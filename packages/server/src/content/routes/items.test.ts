@@ -278,6 +278,24 @@ describe('content items', () => {
     const published = await post('/api/content/article/article:launch/publish', undefined);
     expect(published.statusCode, published.body).toBe(200);
     expect(published.json()).toMatchObject({ status: 'published', publishedEnvs: ['prod'], version: 2 });
+    // An environment is never created on first use: staging must exist before publishing to it.
+    const unknown = await post('/api/content/article/article:launch/publish?env=staging', undefined);
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json()).toMatchObject({
+      code: 'unknown_environment',
+      environments: ['env:dev', 'env:prod'],
+    });
+    expect(unknown.json().error).toContain('env:staging');
+    expect((await get('/api/content/article/article:launch')).json()).toMatchObject({
+      publishedEnvs: ['prod'],
+      version: 2,
+    });
+    const environment = await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:staging',
+      payload: { order: 2 },
+    });
+    expect(environment.statusCode, environment.body).toBe(200);
     const staging = await post('/api/content/article/article:launch/publish?env=staging', { env: 'ignored' });
     expect(staging.json().publishedEnvs).toEqual(['prod', 'staging']);
     const viaBody = await post('/api/content/article/article:launch/publish', { env: 'dev' });

@@ -23,6 +23,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
+import { getEnvironment } from '../../releases/environments';
 import { etagOf, expectedVersionFrom } from '../item-record';
 import {
   appendBlock,
@@ -173,6 +174,8 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'Delete an item, its edges and its version history',
+        description:
+          'The versions a release includes are kept (the item leaves lists and reads 404, but `GET …/versions/{n}` of a kept version answers and the releases stay deployable); re-creating the item continues its version numbers. An item no release refers to is removed entirely.',
         params: ContentItemParams,
         response: { 204: NoContent, ...errors },
       },
@@ -309,7 +312,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'Publish an item to an environment',
-        description: `Sets status \`published\` and adds the environment (query \`env\`, else body \`env\`, else \`${DEFAULT_PUBLISH_ENV}\`) to \`publishedEnvs\`; records a new version.`,
+        description: `Sets status \`published\` and adds the environment (query \`env\`, else body \`env\`, else \`${DEFAULT_PUBLISH_ENV}\`) to \`publishedEnvs\`; records a new version. The environment must exist on the site (\`dev\` and \`prod\` always do; 400 \`unknown_environment\` otherwise: publishing never creates one).`,
         params: ContentItemParams,
         querystring: PublishContentQuery,
         body: PublishContentBody.nullable().optional(),
@@ -320,11 +323,13 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const graph = siteOf(request).graph;
       const type = await getType(graph, request.params.type);
+      const env = request.query.env ?? request.body?.env ?? DEFAULT_PUBLISH_ENV;
+      await getEnvironment(graph, env);
       const written = await publishItem({
         graph,
         type,
         id: request.params.id,
-        env: request.query.env ?? request.body?.env ?? DEFAULT_PUBLISH_ENV,
+        env,
         expectedVersion: expectedVersionFrom(request.headers['if-match']) ?? request.body?.expectedVersion,
         actor: actorOf(request.principal!),
       });

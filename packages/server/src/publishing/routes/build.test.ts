@@ -121,6 +121,44 @@ describe('build routes', () => {
     expect(history.json()).toEqual([]);
   });
 
+  it('answers 400 unknown_environment for an environment the site does not have, and builds nothing', async () => {
+    const attempts = [
+      await site.request({ method: 'POST', url: '/api/build?env=staging' }),
+      await site.request({ method: 'POST', url: '/api/build', payload: { env: 'production', mode: 'full' } }),
+      await site.request({ method: 'POST', url: '/api/build?async=1', payload: { env: 'env:staging' } }),
+      await site.request({ method: 'POST', url: '/api/build?dryRun=1&env=staging' }),
+      await site.request({ method: 'GET', url: '/api/build/last?env=staging' }),
+      await site.request({ method: 'GET', url: '/api/build/history?env=staging' }),
+    ];
+    for (const res of attempts) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'unknown_environment',
+        environments: ['env:dev', 'env:prod'],
+      });
+    }
+    expect(attempts[1]!.json().error).toContain('env:production');
+    expect((await site.request({ method: 'GET', url: '/api/build/history' })).json()).toEqual([]);
+    expect((await page(site, '/sites/blog/staging/')).statusCode).toBe(404);
+    expect((await site.request({ method: 'GET', url: '/api/releases/environments' })).json()).toHaveLength(2);
+
+    // Once an admin creates the environment, it builds.
+    const created = await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:staging',
+      payload: { order: 2 },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const built = await site.request({
+      method: 'POST',
+      url: '/api/build?env=staging',
+      payload: { mode: 'full' },
+    });
+    expect(built.statusCode, built.body).toBe(200);
+    expect(built.json().ok).toBe(true);
+    expect((await site.request({ method: 'GET', url: '/api/build/last?env=staging' })).statusCode).toBe(200);
+  });
+
   it('runs async builds: 202 with a statusUrl, then ok with final counts', async () => {
     const accepted = await site.request({
       method: 'POST',

@@ -20,6 +20,7 @@ import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { getSite, type SiteView, toSiteView } from '../../platform/sites';
+import { getEnvironment } from '../../releases/environments';
 import { envName } from '../build-service';
 import { takeSnapshot } from '../take-snapshot';
 
@@ -60,7 +61,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['build'],
         summary: 'Build the site and deploy it (sync by default)',
         description:
-          'Query `env` overrides the body’s (default `dev`: all content; `prod`: only content published to prod, other items get a stub page). Modes: `full`, `incremental` (default), `auto`, `validate` (= `dryRun=1`: renders in memory, deploys nothing, records no build). `async=1` answers 202 with `statusUrl`. Builds of one site and environment run one at a time.',
+          'Query `env` overrides the body’s (default `dev`: all content; `prod`: only content published to prod, other items get a stub page). The environment must exist on the site (`dev` and `prod` always do; 400 `unknown_environment` otherwise: a build never creates one). Modes: `full`, `incremental` (default), `auto`, `validate` (= `dryRun=1`: renders in memory, deploys nothing, records no build). `async=1` answers 202 with `statusUrl`. Builds of one site and environment run one at a time.',
         querystring: BuildQuery,
         body: BuildBody.optional().nullable(),
         response: { 200: BuildResult, 202: BuildAccepted, ...errors },
@@ -70,6 +71,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const body = request.body ?? {};
       const env = envName(request.query.env ?? body.env);
+      await getEnvironment(siteOf(request).graph, env);
       const mode = request.query.dryRun ? 'validate' : (body.mode ?? 'incremental');
       const site = await currentSite(app, request);
       const input = {
@@ -122,6 +124,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const env = envName(request.query.env);
+      await getEnvironment(siteOf(request).graph, env);
       const [last] = await app.builds.history(siteOf(request).graph, env, 1);
       if (!last) throw TrellisError.of('not_found', { resource: `A build of env:${env}` });
       return last;
@@ -139,7 +142,11 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => app.builds.history(siteOf(request).graph, request.query.env, request.query.limit),
+    async (request) => {
+      const graph = siteOf(request).graph;
+      if (request.query.env !== undefined) await getEnvironment(graph, envName(request.query.env));
+      return app.builds.history(graph, request.query.env, request.query.limit);
+    },
   );
 
   app.post(

@@ -106,6 +106,67 @@ describe('environments', () => {
     });
     expect(forbidden.statusCode).toBe(403);
   });
+
+  it('needs an admin of the site to create or change an environment (publishers and editors get 403)', async () => {
+    const as = async (role: 'publisher' | 'editor' | 'admin') => {
+      const user = await site.platform.addUser({ name: role, siteId: site.siteId, role });
+      return site.request({
+        method: 'PUT',
+        url: '/api/releases/environments/env:prod',
+        payload: { order: 1, autoBuild: true, requiresApproval: true },
+        headers: { authorization: `Bearer ${user.key}` },
+      });
+    };
+    for (const role of ['publisher', 'editor'] as const) {
+      const refused = await as(role);
+      expect(refused.statusCode, role).toBe(403);
+      expect(refused.json().code).toBe('forbidden');
+    }
+    expect(await nodeCount('Environment')).toBe(0);
+    const prod = (await get('/api/releases/environments')).json()[1];
+    expect(prod).toMatchObject({ id: 'env:prod', autoBuild: false, requiresApproval: false });
+    const admin = await as('admin');
+    expect(admin.statusCode, admin.body).toBe(200);
+    expect(admin.json()).toMatchObject({ id: 'env:prod', autoBuild: true, requiresApproval: true });
+  });
+
+  it('answers 400 unknown_environment for an environment the site does not have, and creates none', async () => {
+    await approvedRelease('r', []);
+    const checks = [
+      await deploy('r', { environmentId: 'env:staging' }),
+      await post('/api/releases/drip-schedule', {
+        releaseIds: ['release:r'],
+        windowStart: '2026-05-02T00:00:00.000Z',
+        windowEnd: '2026-05-03T00:00:00.000Z',
+        pattern: 'even',
+        environmentId: 'env:staging',
+      }),
+      await get('/api/releases/deployments?envId=env:staging'),
+      await get('/api/releases/queue?envId=env:staging'),
+      await get('/api/releases/replay?envId=env:staging'),
+    ];
+    for (const res of checks) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'unknown_environment',
+        environments: ['env:dev', 'env:prod'],
+      });
+      expect(res.json().error).toContain('env:staging');
+      expect(res.json().error).toContain('PUT /api/releases/environments');
+    }
+    expect(await nodeCount('Deployment')).toBe(0);
+    expect(await nodeCount('Environment')).toBe(0);
+    expect((await get('/api/releases/environments')).json()).toHaveLength(2);
+    // dev and prod always exist; an environment created explicitly is known at once.
+    expect((await get('/api/releases/deployments?envId=env:dev')).statusCode).toBe(200);
+    await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:staging',
+      payload: { order: 2 },
+    });
+    expect((await get('/api/releases/queue?envId=env:staging')).statusCode).toBe(200);
+    expect((await deploy('r', { environmentId: 'env:staging' })).statusCode).toBe(201);
+  });
 });
 
 describe('releases', () => {
@@ -198,11 +259,13 @@ describe('deploy', () => {
     ).toBe(true);
   });
 
-  it('refuses a draft (409), an unknown environment or release (404) and a bad body (400)', async () => {
+  it('refuses a draft (409), an unknown release (404), an unknown environment and a bad body (400)', async () => {
     await post('/api/releases', { name: 'd' });
     expect((await deploy('d', { environmentId: 'env:prod' })).statusCode).toBe(409);
     await approvedRelease('r', []);
-    expect((await deploy('r', { environmentId: 'env:nowhere' })).statusCode).toBe(404);
+    const unknown = await deploy('r', { environmentId: 'env:nowhere' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().code).toBe('unknown_environment');
     expect((await deploy('nope', { environmentId: 'env:prod' })).statusCode).toBe(404);
     expect((await deploy('r', { environmentId: 'prod' })).statusCode).toBe(400);
     expect(await nodeCount('Deployment')).toBe(0);
@@ -229,9 +292,10 @@ describe('deploy', () => {
   it('answers 409 review_gate on a blocking finding; an admin may skip the gate except where approval is required', async () => {
     const a = await item('A');
     await post('/api/releases', { name: 'r', includes: [a] });
-    expect(
-      (await site.request({ method: 'DELETE', url: `/api/content/post/${a.versionableId}` })).statusCode,
-    ).toBe(204);
+    // Deleting through the API keeps a pinned version (see "integrity"); a blocking finding
+    // needs the store to have lost the item and its version, so remove their nodes directly.
+    expect(await site.graph.deleteNode(a.versionableId)).toBe(true);
+    expect(await site.graph.deleteNode(`${a.versionableId}@${a.version}`)).toBe(true);
     const pending = await post('/api/releases/release:r/transition', { state: 'pending' });
     expect(pending.json().reviews[0].status).toBe('failed');
     await post('/api/releases/release:r/transition', { state: 'approved' });
@@ -525,5 +589,100 @@ describe('deployment scheduler plugin', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('integrity: the versions a release pins outlive the item', () => {
+  const versionOf = (id: string, version: number) => get(`/api/content/post/${id}/versions/${version}`);
+
+  it('deleting an included item tombstones it: gone from reads, but the release deploys and replays', async () => {
+    const a = await item('A');
+    const patched = await site.request({
+      method: 'PATCH',
+      url: `/api/content/post/${a.versionableId}`,
+      payload: { title: 'A2' },
+    });
+    expect(patched.json().version).toBe(2);
+    await approvedRelease('r', [a]);
+
+    const deleted = await site.request({ method: 'DELETE', url: `/api/content/post/${a.versionableId}` });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    // The item is gone: it reads 404, leaves lists and the snapshot a build reads.
+    expect((await get(`/api/content/post/${a.versionableId}`)).statusCode).toBe(404);
+    expect((await get(`/api/content/post/${a.versionableId}/versions`)).statusCode).toBe(404);
+    expect((await get('/api/content/post')).json()).toEqual([]);
+    expect((await get('/api/export')).body).not.toContain(a.versionableId);
+    // The pinned version is kept; the unpinned one is removed.
+    const kept = await versionOf(a.versionableId, 1);
+    expect(kept.statusCode, kept.body).toBe(200);
+    expect(kept.json()).toMatchObject({ itemId: a.versionableId, version: 1, hash: a.hash });
+    expect((await versionOf(a.versionableId, 2)).statusCode).toBe(404);
+    const audit = (await site.graph.auditRecords()).find((record) => record.action === 'content.delete');
+    expect(audit?.data).toMatchObject({ version: 2, keptVersions: [1], releaseIds: ['release:r'] });
+
+    // Deleting is not a new version: the review stays fresh and the release deploys.
+    const deployed = await deploy('r', { environmentId: 'env:prod' });
+    expect(deployed.statusCode, deployed.body).toBe(201);
+    expect(deployed.json().status).toBe('deployed');
+    const replayed = await get('/api/releases/replay?envId=env:prod');
+    expect(replayed.statusCode, replayed.body).toBe(200);
+    expect(replayed.json().includes).toEqual([expect.objectContaining({ versionableId: a.versionableId })]);
+    for (const include of replayed.json().includes as Array<{
+      versionableId: string;
+      version: number;
+      hash: string;
+    }>) {
+      const version = await versionOf(include.versionableId, include.version);
+      expect(version.statusCode).toBe(200);
+      expect(version.json().hash).toBe(include.hash);
+    }
+    // A re-review says the item was deleted, as a warning.
+    const rereview = await post('/api/releases/release:r/transition', { state: 'pending' });
+    expect(rereview.json().reviews[0]).toMatchObject({ status: 'passed' });
+    expect(rereview.json().reviews[0].findings).toEqual([
+      expect.objectContaining({ severity: 'warning', message: expect.stringContaining('was deleted') }),
+    ]);
+
+    // Re-creating the item continues after its last version; the kept one is untouched.
+    const again = await post('/api/content/post', { title: 'A' });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json()).toMatchObject({ id: a.versionableId, version: 3 });
+    expect(await nodeCount('ItemTombstone')).toBe(0);
+    const history = (await get(`/api/content/post/${a.versionableId}/versions`)).json();
+    expect(history.map((version: { version: number }) => version.version)).toEqual([3, 1]);
+    expect((await versionOf(a.versionableId, 1)).json().hash).toBe(a.hash);
+  });
+
+  it('an import re-creating a tombstoned item continues its versions too', async () => {
+    const a = await item('A');
+    await post('/api/releases', { name: 'r', includes: [a] });
+    await site.request({ method: 'DELETE', url: `/api/content/post/${a.versionableId}` });
+    const imported = await post('/api/import/json', { typeName: 'post', records: [{ title: 'A' }] });
+    expect(imported.statusCode, imported.body).toBe(200);
+    expect(imported.json()).toMatchObject({ created: 1, failed: 0 });
+    expect((await get(`/api/content/post/${a.versionableId}`)).json().version).toBe(2);
+    expect(await nodeCount('ItemTombstone')).toBe(0);
+    const history = (await get(`/api/content/post/${a.versionableId}/versions`)).json();
+    expect(history.map((version: { version: number }) => version.version)).toEqual([2, 1]);
+    expect((await versionOf(a.versionableId, 1)).json().hash).toBe(a.hash);
+  });
+
+  it('deleting an item no release refers to still removes it and its history entirely', async () => {
+    const b = await item('B');
+    await site.request({
+      method: 'PATCH',
+      url: `/api/content/post/${b.versionableId}`,
+      payload: { title: 'B2' },
+    });
+    const deleted = await site.request({ method: 'DELETE', url: `/api/content/post/${b.versionableId}` });
+    expect(deleted.statusCode).toBe(204);
+    const versions = await site.graph.findNodes({
+      label: 'ItemVersion',
+      where: [{ prop: 'itemId', op: 'eq', value: b.versionableId }],
+    });
+    expect(versions.total).toBe(0);
+    expect(await nodeCount('ItemTombstone')).toBe(0);
+    expect((await versionOf(b.versionableId, 1)).statusCode).toBe(404);
+    expect((await post('/api/content/post', { title: 'B' })).json().version).toBe(1);
   });
 });

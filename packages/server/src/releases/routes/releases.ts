@@ -41,7 +41,7 @@ import {
   rollbackDeployment,
   scheduleDrip,
 } from '../deployments';
-import { listEnvironments, upsertEnvironment } from '../environments';
+import { getEnvironment, listEnvironments, upsertEnvironment } from '../environments';
 import { addInclude, createRelease, getRelease, listReleases, transitionRelease } from '../releases';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
@@ -115,12 +115,14 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['releases'],
-        summary: 'Create or replace an environment',
+        summary: 'Create or replace an environment (admins)',
+        description:
+          'Environments are site settings: changing `requiresApproval`, `autoBuild`, `order` or the public URL needs an admin of the site (403 otherwise). Environments are never created on first use; this is the one way to add one.',
         params: EnvironmentParams,
         body: UpsertEnvironmentBody,
         response: { 200: Environment, ...errors },
       },
-      config: { siteScope: 'site', permission: 'release:manage' },
+      config: { siteScope: 'site', permission: 'site:update' },
     },
     async (request) =>
       upsertEnvironment({
@@ -180,7 +182,11 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listDeployments(siteOf(request).graph, request.query),
+    async (request) => {
+      const graph = siteOf(request).graph;
+      if (request.query.envId) await getEnvironment(graph, request.query.envId);
+      return listDeployments(graph, request.query);
+    },
   );
 
   app.get(
@@ -194,7 +200,11 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => deploymentQueue(siteOf(request).graph, { ...request.query, now: now() }),
+    async (request) => {
+      const graph = siteOf(request).graph;
+      if (request.query.envId) await getEnvironment(graph, request.query.envId);
+      return deploymentQueue(graph, { ...request.query, now: now() });
+    },
   );
 
   app.get(
@@ -208,11 +218,14 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) =>
-      replay(siteOf(request).graph, {
+    async (request) => {
+      const graph = siteOf(request).graph;
+      await getEnvironment(graph, request.query.envId);
+      return replay(graph, {
         envId: request.query.envId,
         at: request.query.atTime ? new Date(request.query.atTime) : now(),
-      }),
+      });
+    },
   );
 
   app.post(
