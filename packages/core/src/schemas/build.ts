@@ -80,6 +80,9 @@ export const BuildResult = z
     error: z.string().nullable().optional(),
     startedAt: DateTime.optional(),
     finishedAt: DateTime.nullable().optional(),
+    /** An `asOf` preview build: the time it shows and where it is served. */
+    asOf: DateTime.optional(),
+    previewUrl: z.string().optional(),
   })
   .meta({ id: 'BuildResult' });
 export type BuildResult = z.infer<typeof BuildResult>;
@@ -103,6 +106,13 @@ export const BuildStatus = z
     error: z.string().nullable().optional(),
     startedAt: DateTime.optional(),
     finishedAt: DateTime.nullable().optional(),
+    /** True for the build the environment serves now (its pointer), in /build/last and /build/history. */
+    live: z.boolean().optional(),
+    /** What the build was for: `build` (POST /build), `deployment`, `prebuild` (a scheduled deployment, not live until its time) or `preview`. */
+    purpose: z.enum(['build', 'deployment', 'prebuild', 'preview']).optional(),
+    deploymentId: z.string().nullable().optional(),
+    asOf: DateTime.nullable().optional(),
+    previewUrl: z.string().nullable().optional(),
   })
   .meta({ id: 'BuildStatus' });
 export type BuildStatus = z.infer<typeof BuildStatus>;
@@ -125,6 +135,12 @@ export const BuildBody = z
     mode: BuildMode.optional(),
     async: z.boolean().optional(),
     outputChannels: z.array(z.string().min(1).max(64)).max(32).optional(),
+    /**
+     * A preview of the environment as it was, or will be, at this time (past or future:
+     * pending deployments due by then are applied). Built into a preview folder served at
+     * `/previews/<site slug>/<previewId>/`, never made live.
+     */
+    asOf: DateTime.optional(),
   })
   .meta({ id: 'BuildBody' });
 export type BuildBody = z.infer<typeof BuildBody>;

@@ -173,7 +173,7 @@ export const PublishEnv = z
   .regex(/^(env:)?[a-z0-9][a-z0-9_-]{0,63}$/, 'must be an environment name such as prod')
   .transform((env) => env.replace(/^env:/, ''));
 
-/** POST /api/content/{type}/{id}/publish query: `env` (overrides the body's; default `prod`). */
+/** POST /api/content/{type}/{id}/publish (and /unpublish) query: `env` (overrides the body's; default: the lowest-order environment above dev, `prod` unless others were added). */
 export const PublishContentQuery = z.object({ env: PublishEnv.optional() });
 export type PublishContentQuery = z.infer<typeof PublishContentQuery>;
 
@@ -182,6 +182,43 @@ export const PublishContentBody = z
   .object({ env: PublishEnv.optional(), expectedVersion: z.number().int().min(1).optional() })
   .meta({ id: 'PublishContentBody' });
 export type PublishContentBody = z.infer<typeof PublishContentBody>;
+
+/**
+ * POST /api/publish and POST /api/unpublish: many items at once, in one transaction and one
+ * live revision. Name them by `ids`, or by `type` (every item of it, narrowed by `status` or
+ * full-text `q`). `env` defaults as for one item (the lowest-order environment above dev).
+ */
+export const BulkPublishBody = z
+  .object({
+    env: PublishEnv.optional(),
+    ids: z.array(ContentId).min(1).max(10_000).optional(),
+    type: TypeName.optional(),
+    status: z.string().min(1).max(64).optional(),
+    q: z.string().min(1).max(500).optional(),
+  })
+  .refine((body) => (body.ids === undefined) !== (body.type === undefined), {
+    message: 'name the items by ids or by type (one of them)',
+    path: ['ids'],
+  })
+  .meta({ id: 'BulkPublishBody' });
+export type BulkPublishBody = z.infer<typeof BulkPublishBody>;
+
+/** The answer of a bulk publish or unpublish. */
+export const BulkPublishResponse = z
+  .object({
+    ok: z.boolean(),
+    envId: z.string(),
+    /** Items whose live version in the environment changed. */
+    changed: z.number().int().min(0),
+    /** Items already live at their head version (publish) or not live (unpublish). */
+    unchanged: z.number().int().min(0),
+    /** The ids changed, in order. */
+    ids: z.array(z.string()),
+    /** The environment's live revision after the change. */
+    revision: z.number().int().min(0),
+  })
+  .meta({ id: 'BulkPublishResponse' });
+export type BulkPublishResponse = z.infer<typeof BulkPublishResponse>;
 
 /**
  * One recorded version of an item: every write records one, with a snapshot of the fields and

@@ -23,6 +23,15 @@ export const ImportJsonBody = z
       .default(IMPORT_JSON_BATCH.default),
     skipExisting: z.boolean().default(false),
     dryRun: z.boolean().default(false),
+    /**
+     * Publish every item the import wrote to this environment (e.g. `prod`), in one live
+     * revision at the end of the import: the import and its publish in one call.
+     */
+    publish: z
+      .string()
+      .regex(/^(env:)?[a-z0-9][a-z0-9_-]{0,63}$/, 'must be an environment name such as prod')
+      .transform((env) => env.replace(/^env:/, ''))
+      .optional(),
   })
   .meta({ id: 'ImportJsonBody' });
 export type ImportJsonBody = z.infer<typeof ImportJsonBody>;
@@ -53,6 +62,8 @@ export const ImportJsonResponse = z
     skipped: z.number().int().min(0).optional(),
     /** True when nothing was written (`dryRun`). */
     dryRun: z.boolean().optional(),
+    /** With `publish`: how many written items went live, and in which environment. */
+    published: z.object({ envId: z.string(), count: z.number().int().min(0) }).optional(),
   })
   .meta({ id: 'ImportJsonResponse' });
 export type ImportJsonResponse = z.infer<typeof ImportJsonResponse>;

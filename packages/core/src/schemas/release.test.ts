@@ -95,7 +95,8 @@ describe('deployments', () => {
     for (const status of ['pending', 'deployed', 'superseded']) {
       expect(Deployment.safeParse({ ...deployment, status }).success, status).toBe(true);
     }
-    expect(Deployment.safeParse({ ...deployment, status: 'failed' }).success).toBe(false);
+    expect(Deployment.safeParse({ ...deployment, status: 'failed' }).success).toBe(true);
+    expect(Deployment.safeParse({ ...deployment, status: 'live' }).success).toBe(false);
     expect(Deployment.safeParse({ ...deployment, id: '01J0ABC' }).success).toBe(false);
   });
 

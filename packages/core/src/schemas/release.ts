@@ -153,9 +153,13 @@ export type ReleaseTransitionBody = z.infer<typeof ReleaseTransitionBody>;
 export const ReleaseParams = z.object({ id: ReleaseId });
 export type ReleaseParams = z.infer<typeof ReleaseParams>;
 
-/** The states of a deployment: `pending` until its validFrom, then `deployed`; `superseded` once rolled back. */
+/**
+ * The states of a deployment: `pending` until its validFrom and until the build that serves it
+ * is live, then `deployed`; `superseded` once rolled back (or replaced by a rollback); `failed`
+ * when its build failed (the previous site stays live; `error` says why; it can be retried).
+ */
 export const DeploymentStatus = z
-  .enum(['pending', 'deployed', 'superseded'])
+  .enum(['pending', 'deployed', 'superseded', 'failed'])
   .meta({ id: 'DeploymentStatus' });
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
 
@@ -178,6 +182,13 @@ export const Deployment = z
     rollbackOf: DeploymentId.nullable().optional(),
     /** The audit record stamped on it. */
     auditSeq: z.number().int().nullable().optional(),
+    /** The build that serves it: set when it went live (`GET /api/build/status/{buildId}`). */
+    buildId: z.string().nullable().optional(),
+    /** A pending deployment's build made ahead of its validFrom (not live yet), or null. */
+    prebuiltBuildId: z.string().nullable().optional(),
+    /** Why it failed (`failed`), or why its last prebuild failed (still `pending`). */
+    error: z.string().nullable().optional(),
+    failedAt: DateTime.nullable().optional(),
   })
   .meta({ id: 'Deployment' });
 export type Deployment = z.infer<typeof Deployment>;
@@ -210,6 +221,11 @@ export const DeployReleaseBody = z
     intent: z.string().max(2000).optional(),
     validFrom: DateTime.optional(),
     skipReviewGate: z.boolean().optional(),
+    /**
+     * For a deployment due now: answer at once with the `pending` deployment instead of
+     * waiting for its build to go live (poll GET /api/releases/deployments/{id}).
+     */
+    async: z.boolean().optional(),
   })
   .meta({ id: 'DeployReleaseBody' });
 export type DeployReleaseBody = z.infer<typeof DeployReleaseBody>;
@@ -304,12 +320,59 @@ export const ReplayQuery = z.object({
 });
 export type ReplayQuery = z.infer<typeof ReplayQuery>;
 
+/**
+ * One item live in an environment: the version of it the environment serves, and what put it
+ * there (a publish, or a deployment of a release).
+ */
+export const LiveEntry = z
+  .object({
+    itemId: z.string(),
+    type: z.string(),
+    version: z.number().int().min(1),
+    hash: z.string(),
+    /** When this version went live there. */
+    since: DateTime,
+    /** `publish`, `deployment`, `rollback` or `import`. */
+    cause: z.string(),
+    deploymentId: DeploymentId.nullable(),
+    releaseId: ReleaseId.nullable(),
+  })
+  .meta({ id: 'LiveEntry' });
+export type LiveEntry = z.infer<typeof LiveEntry>;
+
 /** What was live in an environment at a time (all null/empty when nothing was). */
 export const ReplayResponse = z
   .object({
     deployment: Deployment.nullable(),
     release: Release.nullable(),
     includes: z.array(Include),
+    /** The moment answered for. */
+    atTime: DateTime.optional(),
+    /** True when `atTime` is in the future: the answer counts pending deployments due by then. */
+    future: z.boolean().optional(),
+    /** Every item live in the environment at `atTime`, at its version (by item id). */
+    live: z.array(LiveEntry).optional(),
   })
   .meta({ id: 'ReplayResponse' });
 export type ReplayResponse = z.infer<typeof ReplayResponse>;
+
+/** GET /api/releases/live query: the live state of an environment now, or at `atTime`. */
+export const LiveStateQuery = z.object({
+  envId: EnvironmentId,
+  atTime: DateTime.optional(),
+});
+export type LiveStateQuery = z.infer<typeof LiveStateQuery>;
+
+/** GET /api/releases/live: every item live in an environment, and the live revision it is at. */
+export const LiveState = z
+  .object({
+    envId: EnvironmentId,
+    atTime: DateTime,
+    /** The number of changes of the environment's live state up to `atTime`. */
+    revision: z.number().int().min(0),
+    /** The build serving the environment now (only when `atTime` is now). */
+    buildId: z.string().nullable(),
+    items: z.array(LiveEntry),
+  })
+  .meta({ id: 'LiveState' });
+export type LiveState = z.infer<typeof LiveState>;
