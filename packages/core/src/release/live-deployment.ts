@@ -1,17 +1,21 @@
 /** The part of a deployment replay needs. */
 export interface DeploymentTimelineEntry {
   id: string;
-  status: 'pending' | 'deployed' | 'superseded';
+  status: 'pending' | 'deployed' | 'superseded' | 'failed';
   validFrom: string;
+  /** When it actually went live (its build was switched in), once it did. */
+  deployedAt?: string | null;
   supersededAt?: string | null;
   createdAt?: string;
 }
 
 /**
- * When a deployment went live: its `validFrom`, but never before it was created (a deploy
- * dated in the past was not live before it was made).
+ * When a deployment went live: when it did (`deployedAt`), else its `validFrom`, but never
+ * before it was created (a deploy dated in the past was not live before it was made).
  */
 function liveFrom(deployment: DeploymentTimelineEntry): number {
+  const deployedAt = Date.parse(deployment.deployedAt ?? '');
+  if (Number.isFinite(deployedAt)) return deployedAt;
   const validFrom = Date.parse(deployment.validFrom);
   const createdAt = Date.parse(deployment.createdAt ?? '');
   return Number.isFinite(createdAt) ? Math.max(validFrom, createdAt) : validFrom;
@@ -22,7 +26,7 @@ function liveFrom(deployment: DeploymentTimelineEntry): number {
  * from a moment at or before T (their `validFrom`, or their creation when that was later)
  * and not superseded (rolled back) at or before T, the one live from the latest moment
  * (ties: the later created, then the greater id). A pending deployment counts from its
- * validFrom: that is when the scheduler makes it live. Null when none was live.
+ * validFrom: that is when the scheduler makes it live; a failed one never was. Null when none was live.
  */
 export function liveDeploymentAt<T extends DeploymentTimelineEntry>({
   deployments,
@@ -34,6 +38,7 @@ export function liveDeploymentAt<T extends DeploymentTimelineEntry>({
   const atMs = at.getTime();
   let live: T | null = null;
   for (const deployment of deployments) {
+    if (deployment.status === 'failed') continue;
     if (liveFrom(deployment) > atMs) continue;
     if (deployment.supersededAt && Date.parse(deployment.supersededAt) <= atMs) continue;
     if (live === null || isLater(deployment, live)) live = deployment;

@@ -2,6 +2,7 @@ import {
   type BlockDocument,
   batchRanges,
   describeIssues,
+  type Environment,
   gatewayTimeoutWarning,
   type ImportJsonResponse,
   perSecond,
@@ -9,6 +10,7 @@ import {
   toContentWrite,
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } from '../engines/port';
+import { publishItems } from '../releases/publish-items';
 import { errorMessage } from './error-message';
 import { itemHash, itemHasher } from './item-hash';
 import { CONTENT_LABEL, emptyBody, type ItemMeta, itemProps, splitItemProps } from './item-record';
@@ -283,6 +285,8 @@ export async function importRecords({
   dryRun,
   actor,
   estimatedRecordsPerSec,
+  publishTo,
+  now,
 }: {
   graph: Graph;
   type: StoredContentType;
@@ -291,6 +295,9 @@ export async function importRecords({
   skipExisting: boolean;
   dryRun: boolean;
   actor: string;
+  /** Publish every written item to this environment at the end (one live revision). */
+  publishTo?: Environment | null;
+  now?: Date;
   /** The throughput used to project the duration for `gatewayTimeoutWarning`. */
   estimatedRecordsPerSec: number;
 }): Promise<ImportJsonResponse> {
@@ -377,8 +384,28 @@ export async function importRecords({
     if (batch.length > 0) await runSplitting(batch);
   }
   errors.sort((a, b) => a.index - b.index);
+  const published =
+    publishTo && !dryRun
+      ? {
+          envId: publishTo.id,
+          count:
+            pending.size === 0
+              ? 0
+              : (
+                  await publishItems({
+                    graph,
+                    environment: publishTo,
+                    ids: [...pending],
+                    actor,
+                    now: now ?? new Date(),
+                    cause: 'import',
+                  })
+                ).changed.length,
+        }
+      : undefined;
   const tookMs = Math.round(performance.now() - started);
   return {
+    ...(published ? { published } : {}),
     ok: errors.length === 0,
     totalRecords: records.length,
     created,

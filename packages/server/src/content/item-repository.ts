@@ -8,11 +8,11 @@ import {
   TrellisError,
 } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
+import { retractEverywhere } from '../releases/publish-items';
 import {
   CONTENT_LABEL,
   type ItemMeta,
   itemProps,
-  PUBLISHED,
   relationshipsOf,
   splitItemProps,
   toContentRecord,
@@ -338,6 +338,8 @@ export async function deleteItem({
     const pins = await pinnedVersions(tx, id);
     // A pinned head an import left unstored lives only in the item node: store it first.
     if (pins.versions.has(meta.version)) await ensureVersionNode(tx, node);
+    // Deleting takes the item out of every environment it is live in (their next build drops it).
+    const retractedFrom = await retractEverywhere({ tx, id, actor, now: new Date() });
     await tx.deleteNode(id);
     const versions = await tx.findNodes({
       label: VERSION_LABEL,
@@ -369,6 +371,7 @@ export async function deleteItem({
       data: {
         version: meta.version,
         ...(keptVersions.length > 0 ? { keptVersions, releaseIds: pins.releaseIds } : {}),
+        ...(retractedFrom.length > 0 ? { retractedFrom } : {}),
       },
     });
   });
@@ -451,42 +454,4 @@ export async function removeBlock({
     },
   });
   return { ...written, block: removed! };
-}
-
-/**
- * Publishes the item to `env` (default `prod`): status `published`, `env` added to
- * `publishedEnvs`, `publishedVersions[env]` set to the new version, a new version recorded.
- */
-export async function publishItem({
-  graph,
-  type,
-  id,
-  env,
-  expectedVersion,
-  actor,
-}: {
-  graph: Graph;
-  type: StoredContentType;
-  id: string;
-  env: string;
-  expectedVersion: number | null | undefined;
-  actor: string;
-}): Promise<WrittenItem> {
-  return mutateItem({
-    graph,
-    type,
-    id,
-    expectedVersion,
-    actor,
-    action: 'content.publish',
-    change: async (_tx, current) => ({
-      fields: current.fields,
-      meta: {
-        status: PUBLISHED,
-        publishedEnvs: [...new Set([...current.meta.publishedEnvs, env])].sort(),
-        publishedVersions: { ...current.meta.publishedVersions, [env]: current.meta.version + 1 },
-        publishedAt: new Date().toISOString(),
-      },
-    }),
-  });
 }

@@ -15,6 +15,7 @@ import { apiKeysRoutes } from '../platform/routes/api-keys';
 import { membersRoutes } from '../platform/routes/members';
 import { sitesRoutes } from '../platform/routes/sites';
 import { buildRoutes } from '../publishing/routes/build';
+import { publishingRoutes } from '../releases/routes/publishing';
 import { releasesRoutes } from '../releases/routes/releases';
 import { type Clock, systemClock } from '../shared/clock';
 import { siteResourceRoutes } from '../site-resources/routes/site-resources';
@@ -102,6 +103,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(buildRoutes);
   await app.register(releasesPlugin);
   await app.register(releasesRoutes);
+  await app.register(publishingRoutes);
   await app.register(mediaRoutes);
   return app;
 }

@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type BuildResult as BuilderResult,
@@ -6,18 +7,20 @@ import {
   createDirectoryTarget,
   type DeployTarget,
   RenderPool,
-  rollback,
 } from '@trelliscms/builder';
 import {
   type BuildMode,
   type BuildResult,
   type BuildStatus,
+  type LiveEntry,
+  type SiteSnapshot,
   sortableId,
   TrellisError,
 } from '@trelliscms/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
+import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import type { Clock } from '../shared/clock';
 import { takeSnapshot } from './take-snapshot';
 
@@ -39,6 +42,30 @@ export function siteEnvRoot(dataDir: string, graphName: string, env: string): st
   return join(dataDir, 'sites', graphName, env);
 }
 
+/** Where a preview build (`asOf`) lives: `<dataDir>/previews/<graphName>/<buildId>/` (versions/, current). */
+export function previewRoot(dataDir: string, graphName: string, buildId: string): string {
+  return join(dataDir, 'previews', graphName, buildId);
+}
+
+/** What a build is for (stored as the Build node's `purpose`). */
+export type BuildPurpose = 'build' | 'deployment' | 'prebuild' | 'preview';
+
+/**
+ * The fingerprint of a snapshot: equal fingerprints build equal sites. A build made ahead for
+ * a scheduled deployment is switched in at its time only while the fingerprint of what the
+ * site would be built from then is still the one it was built from.
+ */
+export function snapshotFingerprint(snapshot: SiteSnapshot): string {
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify({ ...snapshot, exportedAt: '' }))
+    .digest('hex')}`;
+}
+
+/** Where a preview is served: `/previews/<site slug>/<buildId>/`. */
+export function previewUrl(slug: string, buildId: string): string {
+  return `/previews/${slug}/${buildId}/`;
+}
+
 /** A stored build as the API shows it. */
 export function toBuildStatus(node: GraphNode): BuildStatus {
   const props = node.props as Record<string, unknown>;
@@ -57,7 +84,25 @@ export interface StartBuildInput {
   actor: string;
   /** The URL the deployed pages are served at (probed after deploy), or null. */
   serveCheckUrl: string | null;
+  /**
+   * What the build is for. `build` (default): it goes live when it ends (the environment's live
+   * build is recorded, then the pointer switched). `deployment` and `prebuild`: it is written
+   * beside the live version and left for the caller to switch in (release-publisher.ts).
+   * `preview`: written to its own preview folder, never live.
+   */
+  purpose?: BuildPurpose;
+  /**
+   * The live state to build (item id → live version). Default: the environment's live state
+   * now; `dev` builds heads. Deployments pass the live state with their release applied.
+   */
+  live?: ReadonlyMap<string, LiveEntry> | null;
+  deploymentId?: string | null;
+  /** For a preview: the time it shows. */
+  asOf?: string | null;
 }
+
+/** A build's result with what the server keeps beside it. */
+export type ServiceBuildResult = BuildResult & { fingerprint?: string };
 
 /**
  * Runs builds for the server: one at a time per site and environment (later ones queue), off
@@ -78,11 +123,80 @@ export class BuildService {
       /** Stamps build ids, `startedAt` and `finishedAt`. */
       clock: Clock;
       onFinished?: (status: BuildStatus) => void;
+      /** Called when an environment's pointer was switched to a build. */
+      onSwitched?: (live: { buildId: string; at: string }) => void;
     },
   ) {}
 
   target(graphName: string, env: string): DeployTarget {
     return createDirectoryTarget({ root: siteEnvRoot(this.options.dataDir, graphName, env) });
+  }
+
+  /** The deploy target a build writes to: the environment's, or a preview's own folder. */
+  private targetFor(input: StartBuildInput, buildId: string): DeployTarget {
+    if (input.purpose === 'preview') {
+      return createDirectoryTarget({
+        root: previewRoot(this.options.dataDir, input.site.graphName, buildId),
+      });
+    }
+    return this.target(input.site.graphName, input.env);
+  }
+
+  /** The folder a preview build is served from, or null when there is no such preview. */
+  previewDir(graphName: string, buildId: string): string | null {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId)) return null;
+    const root = previewRoot(this.options.dataDir, graphName, buildId);
+    return existsSync(root) ? createDirectoryTarget({ root }).liveDir() : null;
+  }
+
+  /** Whether a site environment still holds the version folder of `buildId` (it can be switched in). */
+  hasVersion(graphName: string, env: string, buildId: string): boolean {
+    return (
+      /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId) &&
+      existsSync(join(siteEnvRoot(this.options.dataDir, graphName, env), 'versions', buildId))
+    );
+  }
+
+  /** The build a site environment serves now (its pointer), or null. */
+  servedBuildId(graphName: string, env: string): string | null {
+    return this.target(graphName, env).liveBuildId?.() ?? null;
+  }
+
+  /**
+   * Switches a site environment to the version of `buildId` (one atomic pointer write). Goes
+   * through the environment's build queue (so it never lands in the middle of a build), unless
+   * the caller already runs in it (`inQueue`, from {@link exclusive}).
+   */
+  async activate(
+    graphName: string,
+    env: string,
+    buildId: string,
+    { inQueue = false }: { inQueue?: boolean } = {},
+  ): Promise<{ previousBuildId: string | null }> {
+    const run = async () => {
+      const target = this.target(graphName, env);
+      if (target.liveBuildId?.() === buildId) return { previousBuildId: buildId };
+      const result = await target.activate!(buildId);
+      return { previousBuildId: result.previousBuildId };
+    };
+    return inQueue ? run() : this.serialize(`${graphName}/${env}`, run);
+  }
+
+  /** Runs `fn` in a site environment's build queue: no build of the environment runs meanwhile. */
+  exclusive<T>(graphName: string, env: string, fn: () => Promise<T>): Promise<T> {
+    return this.serialize(`${graphName}/${env}`, fn);
+  }
+
+  /** Whether no build (or switch) of the site environment is running or queued in this process. */
+  isIdle(graphName: string, env: string): boolean {
+    return !this.queues.has(`${graphName}/${env}`);
+  }
+
+  /** The fingerprint of what a build of `input` would render now (see {@link snapshotFingerprint}). */
+  async fingerprint(input: Pick<StartBuildInput, 'site' | 'graph' | 'env' | 'live'>): Promise<string> {
+    return snapshotFingerprint(
+      await this.snapshotFor({ ...input, mode: 'incremental', actor: 'system', serveCheckUrl: null }),
+    );
   }
 
   /** The folder a site environment's live pages are served from, or null before the first deploy. */
@@ -91,7 +205,7 @@ export class BuildService {
   }
 
   /** Runs a build and resolves with its result when it ends. */
-  async runSync(input: StartBuildInput): Promise<BuildResult> {
+  async runSync(input: StartBuildInput): Promise<ServiceBuildResult> {
     const buildId = newBuildId(this.options.clock.now());
     if (input.mode === 'validate') return this.validate(input, buildId);
     await this.record(input, buildId);
@@ -99,7 +213,7 @@ export class BuildService {
   }
 
   /** Starts a build and resolves at once with its id; the build runs in the background. */
-  async start(input: StartBuildInput): Promise<{ buildId: string; envId: string }> {
+  async start(input: StartBuildInput): Promise<{ buildId: string; envId: string; previewUrl?: string }> {
     const buildId = newBuildId(this.options.clock.now());
     if (input.mode === 'validate') {
       throw TrellisError.of('validation_failed', {
@@ -112,7 +226,11 @@ export class BuildService {
     });
     this.running.add(task);
     void task.finally(() => this.running.delete(task));
-    return { buildId, envId: `env:${input.env}` };
+    return {
+      buildId,
+      envId: `env:${input.env}`,
+      ...(input.purpose === 'preview' ? { previewUrl: previewUrl(input.site.slug, buildId) } : {}),
+    };
   }
 
   /** Waits for builds in flight (graceful shutdown), then ends the render workers. */
@@ -139,10 +257,37 @@ export class BuildService {
       ],
       limit,
     });
-    return page.nodes.map(toBuildStatus);
+    const served = new Map<string, string | null>();
+    return Promise.all(
+      page.nodes.map(async (node) => {
+        const status = toBuildStatus(node);
+        const envId = status.envId;
+        if (!served.has(envId)) served.set(envId, (await getLiveHead(graph, envId)).buildId);
+        return { ...status, live: served.get(envId) === status.buildId };
+      }),
+    );
   }
 
-  /** Makes a prior build of the same environment live again (one pointer switch). */
+  /**
+   * The build an environment serves now (`live: true`; what the last deployment, rollback or
+   * build switched in, as recorded in the graph, so it survives a restart), or the newest
+   * build of the environment when none was switched in yet; null when it has no build.
+   */
+  async last(graph: GraphReader, env: string): Promise<BuildStatus | null> {
+    const envId = `env:${envName(env)}`;
+    const served = (await getLiveHead(graph, envId)).buildId;
+    if (served) {
+      const node = await graph.getNode(buildNodeId(served));
+      if (node?.labels.includes(BUILD_LABEL)) return { ...toBuildStatus(node), live: true };
+    }
+    const [newest] = await this.history(graph, env, 1);
+    return newest ?? null;
+  }
+
+  /**
+   * Makes a prior build of the same environment live again (one pointer switch), and records
+   * it as the build the environment serves.
+   */
   async rollback({
     graph,
     site,
@@ -155,25 +300,28 @@ export class BuildService {
     actor: string;
   }): Promise<{ ok: boolean; buildId: string; envId: string; rolledBackFrom: string | null }> {
     const status = await this.status(graph, buildId);
-    if (status.status !== 'ok' || !status.deploy) {
+    if (status.status !== 'ok' || !status.deploy || (status as { purpose?: string }).purpose === 'preview') {
       throw TrellisError.of('business_rule', {
         detail: `build ${buildId} did not deploy (status ${status.status}); only a deployed build can be made live again`,
       });
     }
     const env = envName(status.envId);
-    const key = `${site.graphName}/${env}`;
-    const result = await this.serialize(key, () =>
-      rollback({ target: this.target(site.graphName, env), buildId }),
-    );
+    if (!this.hasVersion(site.graphName, env, buildId)) {
+      throw TrellisError.of('build_version_not_found', { buildId });
+    }
+    const previous = this.servedBuildId(site.graphName, env);
     await graph.transaction(async (tx) => {
+      await setLiveBuild(tx, status.envId, buildId, this.options.clock.now());
       await tx.appendAudit({
         actor,
         action: 'build.rollback',
         target: buildNodeId(buildId),
-        data: { env, from: result.previousBuildId },
+        data: { env, from: previous },
       });
     });
-    return { ok: true, buildId, envId: status.envId, rolledBackFrom: result.previousBuildId };
+    await this.activate(site.graphName, env, buildId);
+    this.options.onSwitched?.({ buildId, at: this.options.clock.now().toISOString() });
+    return { ok: true, buildId, envId: status.envId, rolledBackFrom: previous };
   }
 
   /** Marks builds left `running` by a previous process as `error` (they cannot finish any more). */
@@ -201,8 +349,25 @@ export class BuildService {
     return page.nodes.length;
   }
 
+  /** The snapshot a build of `input` renders: the environment's live state (or `input.live`); heads for dev. */
+  private async snapshotFor(input: StartBuildInput): Promise<SiteSnapshot> {
+    const live =
+      input.live !== undefined
+        ? input.live
+        : input.env === 'dev'
+          ? null
+          : await readLive(input.graph, `env:${input.env}`);
+    return takeSnapshot({
+      graph: input.graph,
+      site: input.site,
+      clock: this.options.clock,
+      env: input.env,
+      live: input.env === 'dev' && input.live === undefined ? null : (live ?? new Map()),
+    });
+  }
+
   private async validate(input: StartBuildInput, buildId: string): Promise<BuildResult> {
-    const snapshot = await takeSnapshot({ graph: input.graph, site: input.site, clock: this.options.clock });
+    const snapshot = await this.snapshotFor(input);
     const result = await build({ source: snapshot, env: input.env, mode: 'validate', buildId });
     return {
       ...this.toResult(result, input),
@@ -213,6 +378,7 @@ export class BuildService {
 
   private async record(input: StartBuildInput, buildId: string): Promise<void> {
     const startedAt = this.options.clock.now().toISOString();
+    const purpose = input.purpose ?? 'build';
     await input.graph.transaction(async (tx) => {
       await tx.createNode({
         id: buildNodeId(buildId),
@@ -223,6 +389,10 @@ export class BuildService {
           envId: `env:${input.env}`,
           status: 'running',
           mode: input.mode,
+          purpose,
+          deploymentId: input.deploymentId ?? null,
+          asOf: input.asOf ?? null,
+          previewUrl: purpose === 'preview' ? previewUrl(input.site.slug, buildId) : null,
           startedAt,
           finishedAt: null,
           requestedBy: input.actor,
@@ -232,13 +402,24 @@ export class BuildService {
         actor: input.actor,
         action: 'build.start',
         target: buildNodeId(buildId),
-        data: { env: input.env, mode: input.mode },
+        data: { env: input.env, mode: input.mode, purpose, deploymentId: input.deploymentId ?? null },
       });
     });
   }
 
+  /**
+   * The queue (and render pool) of a build: one per site environment; builds ahead
+   * (`prebuild`) have their own, so a switch never waits behind them, and previews too.
+   */
+  private queueKey(input: StartBuildInput): string {
+    const key = `${input.site.graphName}/${input.env}`;
+    if (input.purpose === 'prebuild') return `${key}#ahead`;
+    if (input.purpose === 'preview') return `${key}#preview`;
+    return key;
+  }
+
   private enqueue<T>(input: StartBuildInput, run: () => Promise<T>): Promise<T> {
-    return this.serialize(`${input.site.graphName}/${input.env}`, run);
+    return this.serialize(this.queueKey(input), run);
   }
 
   private serialize<T>(key: string, run: () => Promise<T>): Promise<T> {
@@ -261,24 +442,31 @@ export class BuildService {
     return pool;
   }
 
-  private async execute(input: StartBuildInput, buildId: string): Promise<BuildResult> {
-    const key = `${input.site.graphName}/${input.env}`;
+  /**
+   * Runs one build. Nothing goes live inside the builder: the version is written beside the
+   * live one, and for a plain build (`purpose` build) the graph first records it as the build
+   * the environment serves, then the pointer is switched (so a process stopping in between is
+   * put right on the next start, see `reconcile` in release-publisher.ts). Deployment builds
+   * and prebuilds are left for the caller to switch in; previews go live in their own folder.
+   */
+  private async execute(input: StartBuildInput, buildId: string): Promise<ServiceBuildResult> {
+    const key = this.queueKey(input);
+    const purpose = input.purpose ?? 'build';
     let final: BuildResult;
+    let fingerprint: string | undefined;
     try {
-      const snapshot = await takeSnapshot({
-        graph: input.graph,
-        site: input.site,
-        clock: this.options.clock,
-      });
+      const snapshot = await this.snapshotFor(input);
+      if (purpose === 'deployment' || purpose === 'prebuild') fingerprint = snapshotFingerprint(snapshot);
       const result = await build({
         source: snapshot,
         env: input.env,
         mode: input.mode,
         buildId,
-        target: this.target(input.site.graphName, input.env),
-        pool: this.pool(key),
-        serveCheckUrl: input.serveCheckUrl,
+        target: this.targetFor(input, buildId),
+        pool: purpose === 'preview' ? undefined : this.pool(key),
+        serveCheckUrl: purpose === 'build' ? input.serveCheckUrl : null,
         mediaBaseUrl: '/media',
+        activate: purpose === 'preview',
       });
       final = this.toResult(result, input);
     } catch (error) {
@@ -297,6 +485,7 @@ export class BuildService {
       };
     }
     const finishedAt = this.options.clock.now().toISOString();
+    const goesLive = purpose === 'build' && final.ok && final.deploy !== null;
     const stored = await input.graph.transaction(async (tx) => {
       const node = await tx.getNode(buildNodeId(buildId));
       const props: Record<string, unknown> = {
@@ -312,22 +501,32 @@ export class BuildService {
         deploy: final.deploy,
         error: final.error ?? null,
         finishedAt,
+        ...(fingerprint ? { fingerprint } : {}),
       };
       await tx.putNode({ id: buildNodeId(buildId), labels: [BUILD_LABEL], props });
+      if (goesLive) await setLiveBuild(tx, `env:${input.env}`, buildId, this.options.clock.now());
       await tx.appendAudit({
         actor: input.actor,
         action: final.ok ? 'build.ok' : 'build.error',
         target: buildNodeId(buildId),
-        data: { artifacts: final.artifacts, deployed: final.deploy !== null },
+        data: { artifacts: final.artifacts, deployed: final.deploy !== null, purpose },
       });
       return props;
     });
+    if (goesLive) {
+      await this.target(input.site.graphName, input.env).activate!(buildId);
+      this.options.onSwitched?.({ buildId, at: finishedAt });
+    }
     this.options.onFinished?.(stored as unknown as BuildStatus);
     return {
       ...final,
       status: stored.status as 'ok' | 'error',
       ...(typeof stored.startedAt === 'string' ? { startedAt: stored.startedAt } : {}),
       finishedAt,
+      ...(purpose === 'preview'
+        ? { asOf: input.asOf ?? undefined, previewUrl: previewUrl(input.site.slug, buildId) }
+        : {}),
+      ...(fingerprint ? { fingerprint } : {}),
     };
   }
 

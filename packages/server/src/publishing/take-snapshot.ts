@@ -1,4 +1,5 @@
 import {
+  type LiveEntry,
   type Route,
   type SiteSnapshot,
   SNAPSHOT_FORMAT,
@@ -7,9 +8,10 @@ import {
   type Transform,
   type View,
 } from '@trelliscms/core';
-import { relationshipsOf, toContentRecord } from '../content/item-record';
+import { relationshipsOf, toContentRecord, typeOfId } from '../content/item-record';
 import { listTypes } from '../content/type-repository';
-import type { GraphEdge, GraphReader } from '../engines/port';
+import { VERSION_LABEL, versionNodeId } from '../content/versions';
+import type { GraphEdge, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import type { Clock } from '../shared/clock';
 import { nodePages } from '../shared/node-pages';
@@ -25,15 +27,25 @@ const PAGE = 5000;
  * the site settings, content types, every item with its version, hash, status and
  * published environments, the relationship edges between items, templates at their head
  * version, transforms, routes and views.
+ *
+ * With `live` (the live state of environment `env`, see releases/live-state.ts), every item
+ * live there is taken at its live version, published to `env` only, and every other item at
+ * its head, published nowhere (the build gives it the stub page); an item deleted since its
+ * version went live is taken from that version. Relationships are not versioned: an item is
+ * taken with its current edges.
  */
 export async function takeSnapshot({
   graph,
   site,
   clock,
+  env,
+  live,
 }: {
   graph: GraphReader;
   site: SiteView;
   clock: Clock;
+  env?: string;
+  live?: ReadonlyMap<string, LiveEntry> | null;
 }): Promise<SiteSnapshot> {
   const types = await listTypes(graph);
   const items: SnapshotItem[] = [];
@@ -62,6 +74,8 @@ export async function takeSnapshot({
       }
     }
   }
+  if (live && env)
+    await applyLive({ graph, items, itemIds, env, live, knownTypes: new Set(types.map((t) => t.name)) });
   const edges = allEdges
     .filter((edge) => itemIds.has(edge.from) && itemIds.has(edge.to))
     .map((edge) => ({
@@ -94,4 +108,86 @@ export async function takeSnapshot({
     views: (await listSiteResources(graph, VIEWS)) as View[],
     exportedAt: clock.now().toISOString(),
   };
+}
+
+/**
+ * Turns head items into the items of an environment's live state, in place: live items at
+ * their live version (read from their version nodes), the others unpublished; live items with
+ * no item node any more (deleted, their versions kept) are added from their version.
+ */
+async function applyLive({
+  graph,
+  items,
+  itemIds,
+  env,
+  live,
+  knownTypes,
+}: {
+  graph: GraphReader;
+  items: SnapshotItem[];
+  itemIds: Set<string>;
+  env: string;
+  live: ReadonlyMap<string, LiveEntry>;
+  knownTypes: ReadonlySet<string>;
+}): Promise<void> {
+  const wanted: string[] = [];
+  for (const item of items) {
+    const entry = live.get(item.id);
+    if (entry && entry.version !== item.version) wanted.push(versionNodeId(item.id, entry.version));
+  }
+  for (const [id, entry] of live) {
+    if (!itemIds.has(id) && knownTypes.has(entry.type ?? typeOfId(id)))
+      wanted.push(versionNodeId(id, entry.version));
+  }
+  const versions = new Map<string, GraphNode>();
+  for (let i = 0; i < wanted.length; i += PAGE) {
+    for (const node of await graph.getNodes(wanted.slice(i, i + PAGE))) {
+      if (node.labels.includes(VERSION_LABEL)) versions.set(node.id, node);
+    }
+  }
+  const atVersion = (base: SnapshotItem, entry: LiveEntry): SnapshotItem | null => {
+    if (entry.version === base.version) return { ...base, status: 'published', publishedEnvs: [env] };
+    const node = versions.get(versionNodeId(base.id, entry.version));
+    if (!node) return null;
+    const props = node.props;
+    return {
+      ...base,
+      fields: (props.fields as Record<string, unknown>) ?? {},
+      body: (props.body as SnapshotItem['body']) ?? base.body,
+      version: entry.version,
+      hash: String(props.hash ?? entry.hash),
+      status: 'published',
+      publishedEnvs: [env],
+      updatedAt: typeof props.at === 'string' ? props.at : base.updatedAt,
+    };
+  };
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as SnapshotItem;
+    const entry = live.get(item.id);
+    const taken = entry ? atVersion(item, entry) : null;
+    items[i] = taken ?? {
+      ...item,
+      status: item.status === 'published' ? 'draft' : item.status,
+      publishedEnvs: [],
+    };
+  }
+  for (const [id, entry] of live) {
+    if (itemIds.has(id)) continue;
+    const node = versions.get(versionNodeId(id, entry.version));
+    if (!node) continue;
+    const props = node.props;
+    items.push({
+      id,
+      type: entry.type ?? typeOfId(id),
+      fields: (props.fields as Record<string, unknown>) ?? {},
+      body: props.body as SnapshotItem['body'],
+      version: entry.version,
+      hash: String(props.hash ?? entry.hash),
+      status: 'published',
+      publishedEnvs: [env],
+      createdAt: typeof props.at === 'string' ? props.at : undefined,
+      updatedAt: typeof props.at === 'string' ? props.at : undefined,
+    } as SnapshotItem);
+    itemIds.add(id);
+  }
 }

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
+import { getEnvironment } from '../../releases/environments';
 import { importEdges } from '../import-edges';
 import { importRecords } from '../import-records';
 import { getTypeForWrite } from '../type-repository';
@@ -60,7 +61,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['import'],
         summary: 'Import records of one content type',
-        description: `Batches of \`batchSize\` records, each batch one transaction; a bad record fails alone (its batch writes its good records). Existing items are replaced unless \`skipExisting\`; \`dryRun\` checks everything and writes nothing (\`created\` then counts what would be written). At most ${IMPORT_MAX_RECORDS} records per request, else 413 with \`suggestedBatchSize\` (records per call) and \`suggestedCallCount\`.`,
+        description: `Batches of \`batchSize\` records, each batch one transaction; a bad record fails alone (its batch writes its good records). Existing items are replaced unless \`skipExisting\`; \`dryRun\` checks everything and writes nothing (\`created\` then counts what would be written). With \`publish\` (an environment, e.g. \`prod\`), every item the import wrote is published there at the end, in one live revision (\`published\` says how many). At most ${IMPORT_MAX_RECORDS} records per request, else 413 with \`suggestedBatchSize\` (records per call) and \`suggestedCallCount\`.`,
         body: ImportJsonBody,
         response: { 200: ImportJsonResponse, ...errors },
       },
@@ -72,7 +73,10 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         throw tooMany(body.records.length, IMPORT_MAX_RECORDS, 'records');
       const graph = siteOf(request).graph;
       const type = await getTypeForWrite(graph, body.typeName);
+      const publishTo = body.publish ? await getEnvironment(graph, body.publish) : null;
       return importRecords({
+        publishTo,
+        now: app.trellis.clock.now(),
         graph,
         type,
         records: body.records,

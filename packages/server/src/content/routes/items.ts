@@ -24,6 +24,8 @@ import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
+import { defaultPublishEnvironment, publishItems, unpublishItems } from '../../releases/publish-items';
+import { autoBuild } from '../../releases/routes/auto-build';
 import { etagOf, expectedVersionFrom } from '../item-record';
 import {
   appendBlock,
@@ -32,7 +34,6 @@ import {
   deleteItem,
   getItem,
   listItems,
-  publishItem,
   removeBlock,
   updateItem,
 } from '../item-repository';
@@ -42,7 +43,6 @@ import { getVersion, listVersions } from '../versions';
 const errors = errorResponses(400, 401, 403, 404, 409);
 
 /** The environment publish stamps when none is given. */
-export const DEFAULT_PUBLISH_ENV = 'prod';
 
 function withEtag(reply: FastifyReply, version: number): FastifyReply {
   return reply.header('ETag', etagOf(version));
@@ -306,34 +306,60 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
-    '/api/content/:type/:id/publish',
-    {
-      schema: {
-        tags: ['content'],
-        summary: 'Publish an item to an environment',
-        description: `Sets status \`published\` and adds the environment (query \`env\`, else body \`env\`, else \`${DEFAULT_PUBLISH_ENV}\`) to \`publishedEnvs\`; records a new version. The environment must exist on the site (\`dev\` and \`prod\` always do; 400 \`unknown_environment\` otherwise: publishing never creates one).`,
-        params: ContentItemParams,
-        querystring: PublishContentQuery,
-        body: PublishContentBody.nullable().optional(),
-        response: { 200: ContentRecord, ...errors },
+  const publishRoute = (kind: 'publish' | 'unpublish') =>
+    app.post(
+      `/api/content/:type/:id/${kind}`,
+      {
+        schema: {
+          tags: ['content'],
+          summary:
+            kind === 'publish' ? 'Publish an item to an environment' : 'Take an item out of an environment',
+          description:
+            kind === 'publish'
+              ? 'Puts the item’s head version live in the environment (query `env`, else body `env`, else the lowest-order environment above dev, `prod` unless others were added): the environment’s next build renders that version, whatever is edited after. Sets status `published` and adds the environment to `publishedEnvs`; records no new version (the ETag stays). With `expectedVersion` (or If-Match), 409 `version_conflict` unless that is the head. The environment must exist on the site (400 `unknown_environment`: publishing never creates one). When the environment has `autoBuild`, a build of it starts.'
+              : 'Takes the item out of the environment’s live state (same `env` rule as publish): its next build gives the item the stub page. Removes the environment from `publishedEnvs` (status `draft` when it is live nowhere). When the environment has `autoBuild`, a build of it starts.',
+          params: ContentItemParams,
+          querystring: PublishContentQuery,
+          body: PublishContentBody.nullable().optional(),
+          response: { 200: ContentRecord, ...errors },
+        },
+        config: { siteScope: 'site', permission: 'content:publish' },
       },
-      config: { siteScope: 'site', permission: 'content:publish' },
-    },
-    async (request, reply) => {
-      const graph = siteOf(request).graph;
-      const type = await getType(graph, request.params.type);
-      const env = request.query.env ?? request.body?.env ?? DEFAULT_PUBLISH_ENV;
-      await getEnvironment(graph, env);
-      const written = await publishItem({
-        graph,
-        type,
-        id: request.params.id,
-        env,
-        expectedVersion: expectedVersionFrom(request.headers['if-match']) ?? request.body?.expectedVersion,
-        actor: actorOf(request.principal!),
-      });
-      return withEtag(reply, written.version).send(written.record);
-    },
-  );
+      async (request, reply) => {
+        const graph = siteOf(request).graph;
+        const type = await getType(graph, request.params.type);
+        const named = request.query.env ?? request.body?.env;
+        const environment = named
+          ? await getEnvironment(graph, named)
+          : await defaultPublishEnvironment(graph);
+        const id = request.params.id;
+        const current = await getItem({ graph, type, id });
+        const expected = expectedVersionFrom(request.headers['if-match']) ?? request.body?.expectedVersion;
+        if (
+          kind === 'publish' &&
+          expected !== undefined &&
+          expected !== null &&
+          expected !== current.version
+        ) {
+          throw TrellisError.of(
+            'version_conflict',
+            { expected: expected < 0 ? 'an unknown ETag' : expected, current: current.version },
+            { extra: { id, currentVersion: current.version }, headers: { ETag: `"${current.version}"` } },
+          );
+        }
+        const args = {
+          graph,
+          environment,
+          ids: [id],
+          actor: actorOf(request.principal!),
+          now: app.trellis.clock.now(),
+        };
+        const outcome = kind === 'publish' ? await publishItems(args) : await unpublishItems(args);
+        if (outcome.changed.length > 0) await autoBuild(app, request, environment);
+        const written = await getItem({ graph, type, id });
+        return withEtag(reply, written.version).send(written.record);
+      },
+    );
+  publishRoute('publish');
+  publishRoute('unpublish');
 };

@@ -1,31 +1,29 @@
-import type { Deployment, Environment } from '@trelliscms/core';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Graph } from '../../engines/port';
-import { getSite, type SiteView, toSiteView } from '../../platform/sites';
-import { envName } from '../../publishing/build-service';
+import { listSites, type SiteView, toSiteView } from '../../platform/sites';
 import { DeploymentScheduler } from '../../releases/deployment-scheduler';
-import { getEnvironment } from '../../releases/environments';
+import { listLiveHeads } from '../../releases/live-state';
+import { ReleasePublisher } from '../../releases/release-publisher';
 
-/** How often the scheduler polls for due deployments. */
+/** How often the scheduler polls for due deployments (it also times a tick for the next validFrom). */
 export const SCHEDULER_INTERVAL_MS = 1000;
 
-/** What the release routes share: the clock, the scheduler, and what happens when a deployment goes live. */
+/** What the release routes share: the clock, the publisher, the scheduler. */
 export interface ReleasesContext {
   /** The clock every release rule reads; tests replace it. */
   now: () => Date;
+  /** Builds, takes live and rolls back deployments. */
+  publisher: ReleasePublisher;
   /** The deployment scheduler, or null when CMS_SCHEDULER is off. */
   scheduler: DeploymentScheduler | null;
   /**
-   * Called when a deployment went live: when its environment has `autoBuild`, starts an
-   * async build of that environment (the build renders the site's current content).
+   * Takes a due deployment live in the background (an `async` deploy or a retry): the
+   * request answers at once; closing the app waits for it.
    */
-  onLive(input: {
-    siteId: string;
-    graph: Graph;
-    deployment: Deployment;
-    environment?: Environment;
-  }): Promise<void>;
+  deployInBackground(input: { site: SiteView; graph: Graph; deploymentId: string; actor: string }): void;
+  /** Asks the scheduler to look at the queue now (a deployment was scheduled): builds ahead and timers. */
+  poke(): void;
 }
 
 declare module 'fastify' {
@@ -35,33 +33,36 @@ declare module 'fastify' {
 }
 
 /**
- * Owns the release clock and the deployment scheduler: started when the app is ready (unless
- * CMS_SCHEDULER is false), stopped when it closes.
+ * Owns the release clock, the release publisher and the deployment scheduler: started when
+ * the app is ready (unless CMS_SCHEDULER is false), stopped when it closes. On start every
+ * environment's pointer is put where the graph says (a process may have stopped between
+ * recording a switch and making it), and health's last build is read back from the graph.
  */
 export const releasesPlugin = fp(
   async (app: FastifyInstance) => {
-    const log = app.log.child({ component: 'scheduler' });
+    const log = app.log.child({ component: 'releases' });
+    const background = new Set<Promise<unknown>>();
+    const publisher = new ReleasePublisher({
+      builds: app.builds,
+      log,
+      clock: app.trellis.clock,
+      onSwitched: (live) => {
+        app.trellis.lastBuild = { id: live.buildId, at: live.at };
+      },
+    });
     const context: ReleasesContext = {
       now: () => app.trellis.clock.now(),
+      publisher,
       scheduler: null,
-      async onLive({ siteId, graph, deployment, environment }) {
-        const env = environment ?? (await getEnvironment(graph, deployment.environmentId));
-        if (!env.autoBuild || !app.hasDecorator('builds')) return;
-        const record = await getSite(app.trellis.platform, siteId);
-        if (!record) return;
-        const site: SiteView = toSiteView(record);
-        const started = await app.builds.start({
-          site,
-          graph,
-          env: envName(env.id),
-          mode: 'incremental',
-          actor: 'system',
-          serveCheckUrl: null,
-        });
-        log.info(
-          { siteId, envId: env.id, deploymentId: deployment.id, buildId: started.buildId },
-          'autoBuild started',
-        );
+      deployInBackground({ site, graph, deploymentId, actor }) {
+        const task = publisher
+          .deploy({ site, graph, deploymentId, actor })
+          .catch((error: unknown) => log.error({ err: error, deploymentId }, 'deployment failed to run'));
+        background.add(task);
+        void task.finally(() => background.delete(task));
+      },
+      poke() {
+        void context.scheduler?.tick().catch(() => undefined);
       },
     };
     app.decorate('releases', context);
@@ -69,27 +70,31 @@ export const releasesPlugin = fp(
       context.scheduler = new DeploymentScheduler({
         engine: app.trellis.engine,
         platform: app.trellis.platform,
+        publisher,
         now: () => context.now(),
-        log,
+        log: app.log.child({ component: 'scheduler' }),
         intervalMs: SCHEDULER_INTERVAL_MS,
-        onFired: async ({ site, graph, deployment }) => {
-          try {
-            await context.onLive({ siteId: site.id, graph, deployment });
-          } catch (error) {
-            log.error(
-              { err: error, deploymentId: deployment.id },
-              'autoBuild after a fired deployment failed',
-            );
-          }
-        },
       });
     }
     app.addHook('onReady', async () => {
+      let latest: { id: string; at: string } | null = null;
+      for (const site of (await listSites(app.trellis.platform)).map(toSiteView)) {
+        const graph = await app.trellis.engine.openGraph(site.graphName);
+        if (!graph) continue;
+        await publisher.reconcile({ site, graph });
+        for (const head of await listLiveHeads(graph)) {
+          if (head.buildId && head.switchedAt && (!latest || head.switchedAt > latest.at))
+            latest = { id: head.buildId, at: head.switchedAt };
+        }
+      }
+      if (latest && (!app.trellis.lastBuild || latest.at > app.trellis.lastBuild.at))
+        app.trellis.lastBuild = latest;
       context.scheduler?.start();
     });
     app.addHook('preClose', async () => {
       await context.scheduler?.stop();
+      await Promise.allSettled([...background]);
     });
   },
-  { name: 'trellis-releases', dependencies: ['trellis-context'] },
+  { name: 'trellis-releases', dependencies: ['trellis-context', 'trellis-publishing'] },
 );

@@ -18,19 +18,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
-import { siteOf } from '../../http/site-of';
-import { getSite, type SiteView, toSiteView } from '../../platform/sites';
+import { siteOf, siteViewOf } from '../../http/site-of';
+import { getSite, type SiteView } from '../../platform/sites';
+import { liveStateAt } from '../../releases/deployments';
 import { getEnvironment } from '../../releases/environments';
-import { envName } from '../build-service';
+import { envName, type StartBuildInput } from '../build-service';
 import { takeSnapshot } from '../take-snapshot';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
-
-async function currentSite(app: FastifyInstance, request: FastifyRequest): Promise<SiteView> {
-  const record = await getSite(app.trellis.platform, siteOf(request).id);
-  if (!record) throw TrellisError.of('not_found', { resource: `Site \`${siteOf(request).id}\`` });
-  return toSiteView(record);
-}
 
 /** Where the server serves a site environment's live pages: `/sites/<slug>/<env>/`. */
 export function livePath(siteId: string, env: string): string {
@@ -48,6 +43,36 @@ function serveCheckUrl(app: FastifyInstance, site: SiteView, env: string): strin
 }
 
 /**
+ * Sends the file at `path` (a URL path; a folder gives its index.html) of the deployed site
+ * folder `dir` (a `current` pointer, resolved once, so a switch never mixes two versions in
+ * one answer); a plain 404 page when there is none.
+ */
+function sendFrom(reply: FastifyReply, dir: string | null, path: string | undefined) {
+  const notFound = () =>
+    reply
+      .status(404)
+      .type('text/html; charset=utf-8')
+      .send('<!doctype html><title>Not found</title><h1>Not found</h1>');
+  if (!dir || !existsSync(dir)) return notFound();
+  const root = realpathSync(dir);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path ?? '');
+  } catch {
+    return notFound();
+  }
+  let relative = normalize(`/${decoded}`);
+  if (relative.includes('\0') || relative.split('/').includes('..')) return notFound();
+  if (relative.endsWith('/') || extname(relative) === '') {
+    const asDir = join(root, relative);
+    if (existsSync(asDir) && statSync(asDir).isDirectory()) relative = join(relative, 'index.html');
+  }
+  const file = join(root, relative);
+  if (!file.startsWith(`${root}/`) || !existsSync(file) || !statSync(file).isFile()) return notFound();
+  return reply.sendFile(relative.slice(1), root, { cacheControl: false });
+}
+
+/**
  * Spec §4 Build (site-scoped): POST /build (sync by default; async answers 202 with a
  * statusUrl; dryRun/validate renders in memory), status, last, history, rollback; and
  * GET /export, the site snapshot a build reads. Deployed pages are served (public) at
@@ -61,7 +86,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['build'],
         summary: 'Build the site and deploy it (sync by default)',
         description:
-          'Query `env` overrides the body’s (default `dev`: all content; `prod`: only content published to prod, other items get a stub page). The environment must exist on the site (`dev` and `prod` always do; 400 `unknown_environment` otherwise: a build never creates one). Modes: `full`, `incremental` (default), `auto`, `validate` (= `dryRun=1`: renders in memory, deploys nothing, records no build). `async=1` answers 202 with `statusUrl`. Builds of one site and environment run one at a time.',
+          'Query `env` overrides the body’s (default `dev`: every item at its head version; any other environment renders each item at the version live there (its live state: publish, deployments) and gives other items a stub page). The environment must exist on the site (`dev` and `prod` always do; 400 `unknown_environment` otherwise: a build never creates one). Modes: `full`, `incremental` (default), `auto`, `validate` (= `dryRun=1`: renders in memory, deploys nothing, records no build). `asOf` (a past or future time) builds a preview of the environment as it was or will be then (pending deployments due by then applied) into its own folder, served at `previewUrl` (`/previews/<slug>/<buildId>/`), never live. `async=1` answers 202 with `statusUrl`. Builds of one site and environment run one at a time.',
         querystring: BuildQuery,
         body: BuildBody.optional().nullable(),
         response: { 200: BuildResult, 202: BuildAccepted, ...errors },
@@ -73,15 +98,25 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
       const env = envName(request.query.env ?? body.env);
       await getEnvironment(siteOf(request).graph, env);
       const mode = request.query.dryRun ? 'validate' : (body.mode ?? 'incremental');
-      const site = await currentSite(app, request);
-      const input = {
+      const site = await siteViewOf(app, request);
+      const graph = siteOf(request).graph;
+      const asOf = body.asOf ? new Date(body.asOf) : null;
+      const input: StartBuildInput = {
         site,
-        graph: siteOf(request).graph,
+        graph,
         env,
-        mode,
+        mode: asOf && mode !== 'validate' ? 'full' : mode,
         actor: actorOf(request.principal!),
-        serveCheckUrl: serveCheckUrl(app, site, env),
-      } as const;
+        serveCheckUrl: asOf ? null : serveCheckUrl(app, site, env),
+        ...(asOf && env !== 'dev'
+          ? {
+              live: (
+                await liveStateAt(graph, { envId: `env:${env}`, at: asOf, now: app.trellis.clock.now() })
+              ).live,
+            }
+          : {}),
+        ...(asOf && mode !== 'validate' ? { purpose: 'preview' as const, asOf: asOf.toISOString() } : {}),
+      };
       const isAsync = request.query.async ?? body.async ?? false;
       if (isAsync && mode !== 'validate') {
         const started = await app.builds.start(input);
@@ -91,6 +126,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
           envId: started.envId,
           status: 'running' as const,
           statusUrl: `/api/build/status/${started.buildId}`,
+          ...(started.previewUrl ? { previewUrl: started.previewUrl } : {}),
         });
       }
       return app.builds.runSync(input);
@@ -116,7 +152,9 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['build'],
-        summary: 'The last build of an environment',
+        summary: 'The build an environment serves now',
+        description:
+          'The build switched in last (by a build, a deployment, a release rollback or a build rollback; `live: true`), as recorded in the site graph, so it is the same after a restart; before any switch, the newest build of the environment. 404 when it has none.',
         querystring: BuildLastQuery,
         response: { 200: BuildStatus, ...errors },
       },
@@ -125,7 +163,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const env = envName(request.query.env);
       await getEnvironment(siteOf(request).graph, env);
-      const [last] = await app.builds.history(siteOf(request).graph, env, 1);
+      const last = await app.builds.last(siteOf(request).graph, env);
       if (!last) throw TrellisError.of('not_found', { resource: `A build of env:${env}` });
       return last;
     },
@@ -137,6 +175,8 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['build'],
         summary: 'Recent builds, newest first (default 50)',
+        description:
+          'Builds of every purpose: `build`, `deployment` (the build a deployment went live with), `prebuild` (built ahead for a scheduled deployment) and `preview` (`asOf`). `live: true` marks the build each environment serves now.',
         querystring: BuildHistoryQuery,
         response: { 200: BuildHistory, ...errors },
       },
@@ -163,7 +203,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) =>
       app.builds.rollback({
         graph: siteOf(request).graph,
-        site: await currentSite(app, request),
+        site: await siteViewOf(app, request),
         buildId: request.params.buildId,
         actor: actorOf(request.principal!),
       }),
@@ -184,7 +224,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) =>
       takeSnapshot({
         graph: siteOf(request).graph,
-        site: await currentSite(app, request),
+        site: await siteViewOf(app, request),
         clock: app.trellis.clock,
       }),
   );
@@ -193,33 +233,31 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     request: FastifyRequest<{ Params: { slug: string; env: string; '*'?: string } }>,
     reply: FastifyReply,
   ) => {
-    const notFound = () =>
-      reply
-        .status(404)
-        .type('text/html; charset=utf-8')
-        .send('<!doctype html><title>Not found</title><h1>Not found</h1>');
     const record = await getSite(app.trellis.platform, `site:${request.params.slug}`);
-    if (!record || record.deletedAt) return notFound();
-    const live = app.builds.liveDir(record.graphName, envName(request.params.env));
-    if (!live || !existsSync(live)) return notFound();
-    const root = realpathSync(live);
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(request.params['*'] ?? '');
-    } catch {
-      return notFound();
-    }
-    let relative = normalize(`/${decoded}`);
-    if (relative.includes('\0') || relative.split('/').includes('..')) return notFound();
-    if (relative.endsWith('/') || extname(relative) === '') {
-      const asDir = join(root, relative);
-      if (existsSync(asDir) && statSync(asDir).isDirectory()) relative = join(relative, 'index.html');
-    }
-    const file = join(root, relative);
-    if (!file.startsWith(`${root}/`) || !existsSync(file) || !statSync(file).isFile()) return notFound();
-    return reply.sendFile(relative.slice(1), root, { cacheControl: false });
+    const live =
+      record && !record.deletedAt ? app.builds.liveDir(record.graphName, envName(request.params.env)) : null;
+    return sendFrom(reply, live, request.params['*']);
+  };
+  const servePreview = async (
+    request: FastifyRequest<{ Params: { slug: string; buildId: string; '*'?: string } }>,
+    reply: FastifyReply,
+  ) => {
+    const record = await getSite(app.trellis.platform, `site:${request.params.slug}`);
+    const dir =
+      record && !record.deletedAt ? app.builds.previewDir(record.graphName, request.params.buildId) : null;
+    return sendFrom(reply, dir, request.params['*']);
   };
   const liveOptions = { schema: { hide: true }, config: { siteScope: 'none' as const, public: true } };
+  app.get<{ Params: { slug: string; buildId: string } }>(
+    '/previews/:slug/:buildId',
+    liveOptions,
+    servePreview,
+  );
+  app.get<{ Params: { slug: string; buildId: string; '*': string } }>(
+    '/previews/:slug/:buildId/*',
+    liveOptions,
+    servePreview,
+  );
   app.get<{ Params: { slug: string; env: string } }>('/sites/:slug/:env', liveOptions, serveLive);
   app.get<{ Params: { slug: string; env: string; '*': string } }>(
     '/sites/:slug/:env/*',

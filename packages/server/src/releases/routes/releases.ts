@@ -1,6 +1,7 @@
 import {
   AddIncludeBody,
   CreateReleaseBody,
+  type Deployment,
   DeploymentList,
   DeploymentParams,
   DeploymentQueueQuery,
@@ -15,7 +16,10 @@ import {
   EnvironmentParams,
   ListDeploymentsQuery,
   ListReleasesQuery,
+  LiveState,
+  LiveStateQuery,
   planDrip,
+  QueryFlag,
   Release,
   ReleaseList,
   ReleaseParams,
@@ -28,20 +32,23 @@ import {
 } from '@trelliscms/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { roleAtLeast } from '../../auth/permissions';
 import { errorResponses } from '../../http/error-responses';
-import { siteOf } from '../../http/site-of';
+import { siteOf, siteViewOf } from '../../http/site-of';
 import {
-  type DeployOutcome,
   deploymentQueue,
   deployRelease,
+  getDeployment,
   listDeployments,
+  liveStateAt,
   replay,
-  rollbackDeployment,
+  retryDeployment,
   scheduleDrip,
 } from '../deployments';
 import { getEnvironment, listEnvironments, upsertEnvironment } from '../environments';
+import { getLiveHead } from '../live-state';
 import { addInclude, createRelease, getRelease, listReleases, transitionRelease } from '../releases';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
@@ -67,32 +74,11 @@ function plan(body: DripPreviewBody): {
   return pairs ? { timestamps, pairs } : { timestamps };
 }
 
-/** Starts the autoBuild of deployments that went live; a failure to start is logged, not answered. */
-async function afterLive(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  outcomes: DeployOutcome[],
-): Promise<void> {
-  for (const { deployment, environment } of outcomes) {
-    if (deployment.status !== 'deployed') continue;
-    try {
-      await app.releases.onLive({
-        siteId: siteOf(request).id,
-        graph: siteOf(request).graph,
-        deployment,
-        environment,
-      });
-    } catch (error) {
-      request.log.error({ err: error, deploymentId: deployment.id }, 'autoBuild could not start');
-    }
-  }
-}
-
 /**
  * Spec §4 Releases, environments, deployments, drip publishing, replay (site-scoped). Rules
- * live in core `release/` and `releases/`; the scheduler (releases-plugin) fires future
- * deployments. A deployment that goes live on an environment with `autoBuild` starts an
- * async build of that environment.
+ * live in core `release/` and `releases/`; a deployment due now is built and switched in by
+ * the release publisher before the answer (unless `async`); the scheduler (releases-plugin)
+ * takes future ones live at their validFrom, built ahead (docs/releases.md).
  */
 export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
   const now = () => app.releases.now();
@@ -221,10 +207,81 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const graph = siteOf(request).graph;
       await getEnvironment(graph, request.query.envId);
+      const at = now();
       return replay(graph, {
         envId: request.query.envId,
-        at: request.query.atTime ? new Date(request.query.atTime) : now(),
+        at: request.query.atTime ? new Date(request.query.atTime) : at,
+        now: at,
       });
+    },
+  );
+
+  app.get(
+    '/api/releases/live',
+    {
+      schema: {
+        tags: ['releases'],
+        summary: 'Every item live in an environment, now or at any time',
+        description:
+          'The live state: for each item, the version the environment serves, since when and what put it there (a publish or a deployment). A past `atTime` is read back from the recorded live revisions; a future one applies the pending deployments due by then. `buildId` is the build serving the environment now.',
+        querystring: LiveStateQuery,
+        response: { 200: LiveState, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => {
+      const graph = siteOf(request).graph;
+      const environment = await getEnvironment(graph, request.query.envId);
+      const current = now();
+      const at = request.query.atTime ? new Date(request.query.atTime) : current;
+      const state = await liveStateAt(graph, { envId: environment.id, at, now: current });
+      const head = await getLiveHead(graph, environment.id);
+      return {
+        envId: environment.id,
+        atTime: at.toISOString(),
+        revision: state.seq,
+        buildId: request.query.atTime ? null : head.buildId,
+        items: [...state.live.values()].sort((a, b) => a.itemId.localeCompare(b.itemId)),
+      };
+    },
+  );
+
+  app.get(
+    '/api/releases/deployments/:id',
+    {
+      schema: {
+        tags: ['releases'],
+        summary: 'One deployment (poll it after an async deploy)',
+        params: DeploymentParams,
+        response: { 200: DeploymentSchema, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:read' },
+    },
+    async (request) => getDeployment(siteOf(request).graph, request.params.id),
+  );
+
+  app.post(
+    '/api/releases/deployments/:id/retry',
+    {
+      schema: {
+        tags: ['releases'],
+        summary: 'Try a failed deployment again',
+        description:
+          'A `failed` deployment (its build failed; the previous site stayed live) goes back to pending and, when its validFrom has come, is built and switched in before the answer (with `?async=1`, in the background). 409 unless it failed.',
+        params: DeploymentParams,
+        querystring: z.object({ async: QueryFlag.optional() }),
+        response: { 200: DeploymentSchema, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'release:deploy' },
+    },
+    async (request) => {
+      const { graph } = siteOf(request);
+      const pending = await retryDeployment({
+        graph,
+        id: request.params.id,
+        actor: actorOf(request.principal!),
+      });
+      return takeLive(app, request, pending, request.query.async === true);
     },
   );
 
@@ -269,11 +326,8 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         actor: actorOf(request.principal!),
         now: now(),
       });
-      await afterLive(
-        app,
-        request,
-        deployments.map((deployment) => ({ deployment, environment })),
-      );
+      void environment;
+      app.releases.poke();
       return reply.status(201).send({ schedule: { timestamps }, deployments });
     },
   );
@@ -285,7 +339,7 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['releases'],
         summary: 'Roll a deployment back to an older release',
         description:
-          'Marks the deployment superseded and creates a new, live, audit-stamped deployment of `rollbackToReleaseId` (a release that was live in the same environment). 409 unless the deployment is deployed.',
+          'Switches the environment back to the build that served `rollbackToReleaseId` (a release that was live in the same environment) — one pointer write, no render — and restores the live state as it was then. Marks the deployment superseded and records a new, live, audit-stamped deployment of the older release (one audit entry). 409 unless the deployment is deployed.',
         params: DeploymentParams,
         body: RollbackDeploymentBody,
         response: { 201: DeploymentSchema, ...errors },
@@ -293,15 +347,16 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { siteScope: 'site', permission: 'release:deploy' },
     },
     async (request, reply) => {
-      const outcome = await rollbackDeployment({
-        graph: siteOf(request).graph,
+      const { graph } = siteOf(request);
+      const site = await siteViewOf(app, request);
+      const deployment = await app.releases.publisher.rollback({
+        site,
+        graph,
         deploymentId: request.params.id,
         rollbackToReleaseId: request.body.rollbackToReleaseId,
         actor: actorOf(request.principal!),
-        now: now(),
       });
-      await afterLive(app, request, [outcome]);
-      return reply.status(201).send(outcome.deployment);
+      return reply.status(201).send(deployment);
     },
   );
 
@@ -375,7 +430,7 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['releases'],
         summary: 'Deploy an approved release to an environment',
         description:
-          'Live at once when validFrom is now or past, else pending until the scheduler fires it. 409 `review_gate` on blocking findings or stale reviews (an included item got a new version since the review); 409 unless approved or deployed. `skipReviewGate` is for admins and not on environments that require approval.',
+          'With validFrom now or past, the environment is built with the release’s pinned versions put live and switched in before the answer: `deployed` with its `buildId`, or `failed` with `error` (the previous site stays live; POST .../retry). `async: true` answers `pending` at once. A future validFrom answers `pending`; the site is built ahead and switched in at validFrom by the scheduler. 400 for env:dev (it builds heads). 409 `review_gate` on blocking findings or stale reviews (an included item got a new version since the review); 409 unless approved or deployed. `skipReviewGate` is for admins and not on environments that require approval.',
         params: ReleaseParams,
         body: DeployReleaseBody,
         response: { 201: DeploymentSchema, ...errors },
@@ -386,15 +441,38 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       if (request.body.skipReviewGate && !roleAtLeast(siteOf(request).role, 'admin')) {
         throw TrellisError.of('forbidden', { resource: 'review gate skip (admins only)' });
       }
-      const outcome = await deployRelease({
+      const { deployment } = await deployRelease({
         graph: siteOf(request).graph,
         releaseId: request.params.id,
         body: request.body,
         actor: actorOf(request.principal!),
         now: now(),
       });
-      await afterLive(app, request, [outcome]);
-      return reply.status(201).send(outcome.deployment);
+      return reply.status(201).send(await takeLive(app, request, deployment, request.body.async === true));
     },
   );
 };
+
+/**
+ * A deployment whose validFrom has come is taken live: before the answer, or in the
+ * background (`background`). A future one is left to the scheduler (which builds it ahead).
+ */
+async function takeLive(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  deployment: Deployment,
+  background: boolean,
+): Promise<Deployment> {
+  const { graph } = siteOf(request);
+  const site = await siteViewOf(app, request);
+  if (Date.parse(deployment.validFrom) > app.releases.now().getTime()) {
+    app.releases.poke();
+    return deployment;
+  }
+  const actor = actorOf(request.principal!);
+  if (background) {
+    app.releases.deployInBackground({ site, graph, deploymentId: deployment.id, actor });
+    return deployment;
+  }
+  return app.releases.publisher.deploy({ site, graph, deploymentId: deployment.id, actor });
+}
