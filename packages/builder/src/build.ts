@@ -15,9 +15,11 @@ export type { BuildFile, BuildOptions, BuildProgress, BuildResult } from './pipe
 /**
  * Builds a site, stage by stage (each in `pipeline/`): load → detect changes → plan → select
  * work → render (worker threads) → emit (sitemap, search index) → commit (through the deploy
- * target's write session) → update the cache. Template and transform problems are reported in
- * the result, never thrown; only bad input (an invalid snapshot or options) throws a
- * `TrellisError`. The same snapshot gives byte-identical pages wherever it is built.
+ * target's write session) → update the cache. With `activate: false` the version is committed
+ * complete but not made live (`target.activate(buildId)` switches to it later). Template and
+ * transform problems are reported in the result, never thrown; only bad input (an invalid
+ * snapshot or options) throws a `TrellisError`. The same snapshot gives byte-identical pages
+ * wherever it is built.
  */
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const settings = settingsOf(options);
@@ -46,12 +48,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     warnings,
     files: [],
     deploy: null,
+    live: false,
     manifest: null,
     ...rest,
     durationMs: Math.round(performance.now() - settings.started),
   });
 
-  const session = settings.target ? await settings.target.open({ buildId: settings.buildId }) : null;
+  const session = settings.target
+    ? await settings.target.open({ buildId: settings.buildId, activate: settings.activate })
+    : null;
   const emitNow = () =>
     emit({ content, plan: planned.plan, changes, planned, selection, cache: settings.cache });
   let emitted: Emitted | null = null;
@@ -96,9 +101,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     results,
     emitted: extras,
   });
-  updateCache({ content, changes, planned, selection, emitted: extras, committed });
-  const deploy = await checkServed(committed.deploy, settings.serveCheckUrl);
+  const { activate } = settings;
+  updateCache({ activate, content, changes, planned, selection, emitted: extras, committed });
+  // a version that is not live is not served: nothing to probe
+  const deploy = activate ? await checkServed(committed.deploy, settings.serveCheckUrl) : committed.deploy;
   progress({ phase: 'deploy', done: 1, total: 1 });
   const { files, manifest } = committed;
-  return result({ ...rendered, artifacts: files.length, files, deploy, manifest });
+  return result({ ...rendered, artifacts: files.length, files, deploy, live: activate, manifest });
 }

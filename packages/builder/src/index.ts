@@ -12,7 +12,14 @@ export {
 export { createDirectoryTarget } from './deploy/directory-target';
 export { createFolderTarget } from './deploy/folder-target';
 export { serveCheck } from './deploy/serve-check';
-export type { DeployCapabilities, DeployedVersion, DeployTarget, WriteSession } from './deploy/types';
+export type {
+  ActivateResult,
+  CommitParams,
+  DeployCapabilities,
+  DeployedVersion,
+  DeployTarget,
+  WriteSession,
+} from './deploy/types';
 export { BuildCache } from './incremental/build-cache';
 export { assertTemplateParses, checkTemplate, type TemplateProblem } from './liquid/check-template';
 export { type CreateLiquidParams, createLiquid, type LiquidLimits } from './liquid/create-liquid';
@@ -36,7 +43,7 @@ export { applyTransforms } from './render/apply-transforms';
 export { RenderPool, type WorkerLimits } from './render/render-pool';
 export { STUB_PAGE } from './render/renderer';
 export { renderTemplate } from './render-template';
-export { rollback } from './rollback';
+export { activateVersion, rollback } from './rollback';
 export { assertSnapshot, isSnapshot, readSnapshotFile } from './snapshot/read-snapshot';
 export type {
   Snapshot,

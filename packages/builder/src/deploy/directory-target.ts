@@ -5,7 +5,7 @@ import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
 import { folderWriter } from './folder-writer';
 import { readManifestHead, readManifest as readStored, writeManifest } from './manifest-files';
-import type { DeployedVersion, DeployTarget, WriteSession } from './types';
+import type { ActivateResult, DeployedVersion, DeployTarget, WriteSession } from './types';
 
 const safeId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -16,7 +16,8 @@ const safeId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  * either the old or the new version, never a mix. Manifests are kept in `<root>/manifests/`
  * (`<buildId>.json`, with their shards, shared between versions, in `shards/`).
  * Unchanged files of incremental builds are hard-linked from the live version (copied across
- * file systems).
+ * file systems). A commit with `activate: false` keeps the version folder and its manifest
+ * without switching `current`; `activate(buildId)` switches to it later (as `rollback` does).
  */
 export function createDirectoryTarget(options: { root: string }): DeployTarget {
   if (typeof options?.root !== 'string' || options.root.trim() === '') {
@@ -43,6 +44,16 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
     const temp = join(root, `.current-${process.pid}-${Date.now()}`);
     symlinkSync(join('versions', buildId), temp);
     renameSync(temp, pointer);
+  };
+
+  /** One atomic switch of `current` to a committed version. */
+  const activate = async (buildId: string): Promise<ActivateResult> => {
+    if (!safeId.test(buildId) || !existsSync(join(versionsDir, buildId))) {
+      throw TrellisError.of('build_version_not_found', { buildId });
+    }
+    const previous = liveBuildId();
+    swap(buildId);
+    return { buildId, previousBuildId: previous };
   };
 
   // Manifests are immutable per build id, so the last one read or written is reused.
@@ -127,7 +138,7 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
             }
           });
         },
-        async commit({ manifest, base }) {
+        async commit({ manifest, base, activate = true }) {
           await writeManifest({
             path: join(manifestsDir, `${buildId}.json`),
             shardDir,
@@ -136,7 +147,7 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
           });
           cached = manifest;
           await rename(staging, final);
-          swap(buildId);
+          if (activate) swap(buildId);
           return { bucket: 'directory', keyPrefix: join('versions', buildId) };
         },
         async abort() {
@@ -144,14 +155,9 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
         },
       };
     },
-    async rollback(buildId) {
-      if (!safeId.test(buildId) || !existsSync(join(versionsDir, buildId))) {
-        throw TrellisError.of('build_version_not_found', { buildId });
-      }
-      const previous = liveBuildId();
-      swap(buildId);
-      return { buildId, previousBuildId: previous };
-    },
+    liveBuildId,
+    activate,
+    rollback: activate,
     async versions(): Promise<DeployedVersion[]> {
       const live = liveBuildId();
       let names: string[] = [];

@@ -13,7 +13,8 @@ const SHARDS = '.trellis/manifest';
  * A plain output folder (`cms-build --out dir`): pages are written in place, files the new
  * build no longer has are deleted, files the builder never wrote are left alone. Not atomic and
  * no rollback; use the directory target for that. The manifest lives in `<dir>/.trellis/`
- * (`manifest.json` and its shards in `manifest/`).
+ * (`manifest.json` and its shards in `manifest/`). It keeps no versions, so it cannot build
+ * ahead: `activate: false` is refused (`invalid_deploy_options`).
  */
 export function createFolderTarget(options: { dir: string }): DeployTarget {
   if (typeof options?.dir !== 'string' || options.dir.trim() === '') {
@@ -27,6 +28,12 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
   const shardDir = join(dir, SHARDS);
   // The manifest this target last read or wrote, reused while the file is unchanged.
   let cached: { manifest: BuildManifest; stamp: string } | null = null;
+  const refuseInactive = () =>
+    TrellisError.of('invalid_deploy_options', {
+      target: 'folder',
+      detail:
+        'it writes in place and keeps no versions, so a version cannot be built without going live (activate: false); use the directory target',
+    });
   const stampOf = async () => {
     const info = await stat(manifestPath);
     return `${info.mtimeMs}:${info.size}`;
@@ -54,12 +61,14 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
       }
       return readManifestHead(manifestPath);
     },
-    async open(): Promise<WriteSession> {
+    async open({ activate = true }): Promise<WriteSession> {
+      if (!activate) throw refuseInactive();
       await mkdir(dir, { recursive: true });
       return {
         writeFile: folderWriter(dir),
         async carry() {},
-        async commit({ manifest, removed }) {
+        async commit({ manifest, removed, activate = true }) {
+          if (!activate) throw refuseInactive();
           for (const file of removed) await rm(join(dir, file), { force: true });
           // the shards of the manifest this replaces, when known: the folder holds no others
           const before = cached ? shardFilesOf(cached.manifest) : null;

@@ -12,21 +12,42 @@ export interface DeployCapabilities {
  * A deploy in progress: every file of the new version is written through it (pages, listings,
  * sitemap, search index), unchanged files of the live version are carried over, and `commit`
  * makes the new version live (or `abort` throws it away, leaving the live version as it is).
+ * A commit with `activate: false` records the version without making it live: it is complete
+ * (carried files included) and goes live later with {@link DeployTarget.activate}.
  */
 export interface WriteSession {
   /** writes one file of the new version (`path` relative to the site root, `/`-separated) */
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
   /** makes these files of the live version part of the new one unchanged (incremental builds) */
   carry(files: readonly string[]): Promise<void>;
-  /** makes the new version live and records its manifest; `removed` are live files the new version no longer has */
-  commit(params: {
-    manifest: BuildManifest;
-    removed: readonly string[];
-    /** the manifest the new one was built from (its unchanged parts need not be written again) */
-    base?: BuildManifest | null;
-  }): Promise<{ bucket: string; keyPrefix: string }>;
+  /**
+   * records the new version and its manifest and makes it live (unless `activate` is false);
+   * `removed` are live files the new version no longer has
+   */
+  commit(params: CommitParams): Promise<{ bucket: string; keyPrefix: string }>;
   /** throws the written files away; the live version stays live */
   abort(): Promise<void>;
+}
+
+/** What {@link WriteSession.commit} records. */
+export interface CommitParams {
+  manifest: BuildManifest;
+  /** files of the live version the new one no longer has */
+  removed: readonly string[];
+  /** the manifest the new one was built from (its unchanged parts need not be written again) */
+  base?: BuildManifest | null;
+  /**
+   * make the new version live (default true). false: the version and its manifest are kept
+   * exactly as a live commit keeps them, but the live version stays live; a target that keeps no
+   * versions throws `invalid_deploy_options`
+   */
+  activate?: boolean;
+}
+
+/** A switch of the live version: the version now live, and the one that was (null: none). */
+export interface ActivateResult {
+  buildId: string;
+  previousBuildId: string | null;
 }
 
 /** One deployed version of a site. */
@@ -47,12 +68,23 @@ export interface DeployTarget {
   liveManifest(): Promise<BuildManifest | null>;
   /** the live manifest without its artifacts (cheaper: to recognise a build already known) */
   liveManifestHead?(): Promise<Omit<BuildManifest, 'artifacts'> | null>;
-  /** starts deploying a new version: every file of it goes through the session */
-  open(params: { buildId: string }): Promise<WriteSession>;
+  /**
+   * starts deploying a new version: every file of it goes through the session. `activate: false`
+   * says the session will commit without going live: a target that keeps no versions refuses it
+   * here (`invalid_deploy_options`), before anything is written
+   */
+  open(params: { buildId: string; activate?: boolean }): Promise<WriteSession>;
   /** the folder holding the live files (what a static server serves), or null */
   liveDir(): string | null;
-  /** makes an older version live again (targets with `capabilities.rollback`) */
-  rollback?(buildId: string): Promise<{ buildId: string; previousBuildId: string | null }>;
+  /** the build id of the live version, or null when nothing is live (targets that keep versions) */
+  liveBuildId?(): string | null;
+  /**
+   * makes a committed version live in one atomic switch: one committed with `activate: false`,
+   * or an older one (targets that keep versions); `build_version_not_found` for an unknown build
+   */
+  activate?(buildId: string): Promise<ActivateResult>;
+  /** makes an older version live again (targets with `capabilities.rollback`; the same switch as `activate`) */
+  rollback?(buildId: string): Promise<ActivateResult>;
   /** deployed versions, newest first */
   versions?(): Promise<DeployedVersion[]>;
 }

@@ -63,13 +63,21 @@ export interface BuildState {
  * keeps one per render pool), so an incremental build costs about what it renders: item
  * routes, listing orders, the reverse dependency index of the pages, search documents and the
  * previous manifest's files. The state is used only when the previous manifest is the one it
- * was recorded with (same build id and object), and only advances when a build is committed;
- * anything else (a rollback, another process deploying, a failed build) falls back to
- * comparing every page's recorded dependencies, which is always correct.
+ * was recorded with (same build id and object), and only advances when a build is committed
+ * live; anything else (a rollback, another process deploying, a failed build) falls back to
+ * comparing every page's recorded dependencies, which is always correct. A build committed
+ * without going live (`activate: false`) leaves the state as it is: its own state (built on a
+ * copy) is kept aside in `prebuilt`, and becomes the state once a build finds that version live.
  */
 export class BuildCache {
-  /** @internal the state of the last committed build */
+  /** @internal the state of the last build committed live */
   state: BuildState | null = null;
+  /**
+   * @internal states of builds committed without going live, by build id, oldest first (at
+   * most {@link MAX_PREBUILT_STATES}); each describes its own manifest and shares nothing that
+   * changes with `state`
+   */
+  readonly prebuilt = new Map<string, BuildState>();
   /** @internal resolved item paths (keyed by content, valid across builds) */
   readonly routes: RouteMemo = new Map();
   /** @internal with build-time transforms, the templates they may render (a change clears the cache) */
@@ -82,11 +90,48 @@ export class BuildCache {
   /** Forgets everything (the next incremental build compares every page). */
   clear(): void {
     this.state = null;
+    this.prebuilt.clear();
     this.routes.clear();
     this.transformKey = '';
     this.listQueries.clear();
     this.fixedHashes.clear();
   }
+}
+
+/** States of versions built ahead that a cache keeps (older ones are forgotten: those builds compare every page). */
+export const MAX_PREBUILT_STATES = 4;
+
+/** Keeps the state of a build committed without going live, forgetting the oldest beyond {@link MAX_PREBUILT_STATES}. */
+export function keepPrebuilt(cache: BuildCache, state: BuildState): void {
+  cache.prebuilt.delete(state.manifest.buildId);
+  cache.prebuilt.set(state.manifest.buildId, state);
+  for (const id of cache.prebuilt.keys()) {
+    if (cache.prebuilt.size <= MAX_PREBUILT_STATES) break;
+    cache.prebuilt.delete(id);
+  }
+}
+
+/**
+ * A copy of a state that a build may extend in place (`nextState`) while the original stays
+ * exactly as it was: every map, set and index `nextState` changes is copied; what it never
+ * changes (lists, items, edges, plan, entries) is shared.
+ */
+export function forkState(state: BuildState): BuildState {
+  const copyIndex = (index: Map<string, Set<string>>) =>
+    new Map([...index].map(([dep, keys]) => [dep, new Set(keys)] as const));
+  return {
+    ...state,
+    byKey: new Map(state.byKey),
+    fileHash: new Map(state.fileHash),
+    dependents: copyIndex(state.dependents),
+    queries: {
+      list: copyIndex(state.queries.list),
+      traverse: copyIndex(state.queries.traverse),
+      other: copyIndex(state.queries.other),
+    },
+    extraKeys: new Set(state.extraKeys),
+    search: state.search ? { docs: new Map(state.search.docs), members: [...state.search.members] } : null,
+  };
 }
 
 /** Whether an artifact is a page (its dependencies are indexed). */

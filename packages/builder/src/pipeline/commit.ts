@@ -64,7 +64,9 @@ export interface Committed {
 
 /**
  * Stage 7, commit: writes the emitted files through the session, carries the unchanged ones,
- * records the manifest and makes the new version live; then probes `serveCheckUrl`.
+ * records the manifest and makes the new version live (unless `settings.activate` is false:
+ * then the version is complete but the live one stays). `deploy` counts the files against the
+ * live version either way.
  */
 export async function commit(params: {
   settings: DeploySettings;
@@ -131,7 +133,12 @@ export async function commit(params: {
     gone = [...liveFiles.keys()].filter((file) => !newFiles.has(file));
     for (const file of removed) if (!gone.includes(file) && !newFiles.has(file)) gone.push(file);
   }
-  const committed = await session.commit({ manifest, removed: gone, base: extending?.manifest ?? previous });
+  const committed = await session.commit({
+    manifest,
+    removed: gone,
+    base: extending?.manifest ?? previous,
+    activate: settings.activate,
+  });
   const deploy: DeployResult = {
     ok: true,
     bucket: committed.bucket,

@@ -35,18 +35,36 @@ export interface Changes {
   edgesSame: boolean;
 }
 
-/** The previous manifest: the one given, else the target's live one (the cache's, when that is still live). */
+/** Whether a manifest head names this manifest (manifests are immutable per build id). */
+function names(head: Omit<BuildManifest, 'artifacts'>, manifest: BuildManifest): boolean {
+  return head.buildId === manifest.buildId && head.createdAt === manifest.createdAt;
+}
+
+/**
+ * The previous manifest: the one given, else the target's live one (the cache's, when that is
+ * still live). When the live version is one built ahead (`activate: false`) whose state the
+ * cache kept, that state becomes the cache's: the live version is the one it describes.
+ */
 async function previousManifest(
   settings: BuildSettings,
-  state: BuildState | null,
+  cache: BuildCache | null,
 ): Promise<BuildManifest | null> {
   if (settings.mode !== 'incremental' && settings.mode !== 'auto') return null;
   if (settings.previous !== undefined) return settings.previous;
   const { target } = settings;
+  const state = cache?.state ?? null;
   // The live build is the one the cache describes: its manifest need not be read again.
-  const head = state && target.liveManifestHead ? await target.liveManifestHead() : null;
-  if (head && state && head.buildId === state.manifest.buildId && head.createdAt === state.manifest.createdAt)
-    return state.manifest;
+  const known = cache !== null && (state !== null || cache.prebuilt.size > 0);
+  const head = known && target.liveManifestHead ? await target.liveManifestHead() : null;
+  if (head && cache) {
+    if (state && names(head, state.manifest)) return state.manifest;
+    const ahead = cache.prebuilt.get(head.buildId);
+    if (ahead && names(head, ahead.manifest)) {
+      cache.prebuilt.delete(head.buildId);
+      cache.state = ahead;
+      return ahead.manifest;
+    }
+  }
   return (await target.liveManifest()) ?? null;
 }
 
@@ -54,13 +72,15 @@ async function previousManifest(
 export async function detectChanges(settings: BuildSettings, content: LoadedContent): Promise<Changes> {
   const { env } = settings;
   const { cache } = settings;
+  // (for any build, one not made live too: the states kept describe other transformed content)
   if (cache && cache.transformKey !== content.transformKey) {
     cache.routes.clear();
     cache.transformKey = content.transformKey;
     cache.state = null;
+    cache.prebuilt.clear();
   }
+  const previous = await previousManifest(settings, cache);
   const state = cache?.state ?? null;
-  const previous = await previousManifest(settings, state);
   const compatible =
     previous !== null && previous.globalHash === content.globalHash && previous.env === env ? previous : null;
   const prior =

@@ -46,8 +46,19 @@ export interface BuildOptions {
   limits?: RenderLimits;
   /** base URL for `media_url` of `/media/...` paths */
   mediaBaseUrl?: string | null;
-  /** probe this URL after deploying (the result's `deploy.serveCheck`) */
+  /** probe this URL after deploying (the result's `deploy.serveCheck`); not probed when `activate` is false */
   serveCheckUrl?: string | null;
+  /**
+   * make the new version live when it is committed; default true. false builds ahead: the
+   * version is written complete (an incremental build carries the unchanged files of the live
+   * version into it) and its manifest recorded, but the live version stays live and no serve
+   * check runs (the result's `live` is false); `target.activate(buildId)` makes it live later
+   * in one atomic switch. The state kept between builds (the cache) keeps describing the live
+   * version; the new version's state is kept aside for the first build after it goes live.
+   * Needs a target that keeps versions (with `activate`), else `invalid_deploy_options`.
+   * Ignored by `validate` builds, which write nothing.
+   */
+  activate?: boolean;
   /** `auto` picks a full build when more than this share of pages changed; default 0.3 */
   autoThreshold?: number;
   onProgress?: (progress: BuildProgress) => void;
@@ -87,6 +98,12 @@ export interface BuildResult {
   warnings: BuildIssue[];
   files: BuildFile[];
   deploy: DeployResult | null;
+  /**
+   * the new version is what the target serves now: true for a committed build with `activate`
+   * (the default); false for a build committed with `activate: false`, a validate build and a
+   * failed one
+   */
+  live: boolean;
   /** the manifest recorded for the next incremental build (null for validate and failed builds) */
   manifest: BuildManifest | null;
 }
@@ -122,6 +139,8 @@ export interface DeploySettings extends CommonSettings {
   cache: BuildCache | null;
   /** the previous manifest the caller gave (undefined: the target's live one) */
   previous: BuildManifest | null | undefined;
+  /** the commit makes the new version live */
+  activate: boolean;
 }
 
 export type BuildSettings = ValidateSettings | DeploySettings;
@@ -130,7 +149,10 @@ function newBuildId(now: Date): string {
   return sortableId('b', now, randomBytes(3).toString('hex'));
 }
 
-/** The options with their defaults; throws `validation_failed` for a deploying build without a target. */
+/**
+ * The options with their defaults; throws `validation_failed` for a deploying build without a
+ * target, and `invalid_deploy_options` for `activate: false` on a target that keeps no versions.
+ */
 export function settingsOf(options: BuildOptions): BuildSettings {
   const started = performance.now();
   const now = options.now ?? (() => new Date());
@@ -155,6 +177,15 @@ export function settingsOf(options: BuildOptions): BuildSettings {
       detail: 'a deploy target is required unless mode is validate',
     });
   }
+  const { target } = options;
+  const activate = options.activate ?? true;
+  if (!activate && typeof target.activate !== 'function') {
+    throw TrellisError.of('invalid_deploy_options', {
+      target: target.name,
+      detail:
+        'it keeps no versions it could make live later, so it cannot build one that is not live (activate: false)',
+    });
+  }
   const cache = options.cache !== undefined ? options.cache : (options.pool?.cache ?? null);
-  return { ...common, mode, target: options.target, cache, previous: options.previous };
+  return { ...common, mode, target, cache, previous: options.previous, activate };
 }
