@@ -95,10 +95,16 @@ describe('deployment scheduler across processes', () => {
     const audit = await site.graph.auditRecords();
     for (const id of ids) {
       expect(
-        audit.filter((record) => record.action === 'deployment.fire' && record.target === id),
+        audit.filter((record) => record.action === 'deployment.live' && record.target === id),
       ).toHaveLength(1);
     }
     const deployments = (await site.request({ method: 'GET', url: '/api/releases/deployments' })).json();
     expect(deployments.every((d: { status: string }) => d.status === 'deployed')).toBe(true);
+    // Each went live with its own build, and the environment serves the last one's.
+    const builds = new Set(deployments.map((d: { buildId: string }) => d.buildId));
+    expect(builds.size).toBe(ids.length);
+    const last = (await site.request({ method: 'GET', url: '/api/build/last?env=prod' })).json();
+    expect(last).toMatchObject({ live: true, purpose: 'deployment' });
+    expect(builds.has(last.buildId)).toBe(true);
   }, 120_000);
 });

@@ -118,10 +118,15 @@ export class DeploymentScheduler {
       if (!graph) continue;
       await publisher.reconcile({ site, graph });
       const due = await dueDeployments(graph, { now: this.options.now(), limit: DUE_PER_TICK });
+      // In validFrom order per environment; when another process holds one, it takes the rest
+      // of that environment too, so deployments of one environment never go live out of order.
+      const heldEnvs = new Set<string>();
       for (const candidate of due) {
+        if (heldEnvs.has(candidate.environmentId)) continue;
         result.attempted += 1;
-        const after = await publisher.deploy({ site, graph, deploymentId: candidate.id });
-        if (after.status === 'deployed' && after.deployedAt && after.buildId) result.fired.push(after);
+        const { deployment, handled } = await publisher.deploy({ site, graph, deploymentId: candidate.id });
+        if (!handled) heldEnvs.add(candidate.environmentId);
+        else if (deployment.status === 'deployed') result.fired.push(deployment);
       }
       const upcoming = await upcomingDeployments(graph, {
         now: this.options.now(),

@@ -60,7 +60,8 @@ export class ReleasePublisher {
    * Takes a due pending deployment live: claims it, uses its build made ahead when what it
    * stands on has not changed since (a fingerprint of the snapshot), else builds now; then goes
    * live and switches. A failed build marks it `failed` (the old site stays live). Returns the
-   * deployment as it ends (or as another process left it, when that process holds it).
+   * deployment as it ends, and whether this call ended it (`false` when another process holds
+   * it or took it live first: the deployment is then as that process left it).
    */
   async deploy({
     site,
@@ -72,7 +73,7 @@ export class ReleasePublisher {
     graph: Graph;
     deploymentId: string;
     actor?: string;
-  }): Promise<Deployment> {
+  }): Promise<{ deployment: Deployment; handled: boolean }> {
     const started = performance.now();
     const claimed = await claimDeployment({
       graph,
@@ -81,7 +82,8 @@ export class ReleasePublisher {
       now: this.now(),
       leaseMs: LEASE_MS,
     });
-    if (!claimed) return getDeployment(graph, deploymentId);
+    const other = async () => ({ deployment: await getDeployment(graph, deploymentId), handled: false });
+    if (!claimed) return other();
     const renew = setInterval(() => {
       void claimDeployment({
         graph,
@@ -131,7 +133,7 @@ export class ReleasePublisher {
             buildId: result.buildId,
           });
           this.options.log.error({ ...logFields, buildId: result.buildId, error }, 'deployment failed');
-          return failed ?? getDeployment(graph, deploymentId);
+          return failed ? { deployment: failed, handled: true } : other();
         }
         buildId = result.buildId;
       }
@@ -148,7 +150,7 @@ export class ReleasePublisher {
         if (won) await this.options.builds.activate(site.graphName, env, servedBuild, { inQueue: true });
         return won;
       });
-      if (!outcome) return getDeployment(graph, deploymentId);
+      if (!outcome) return other();
       const at = this.now();
       this.options.onSwitched?.({ buildId: servedBuild, at: at.toISOString() });
       this.options.log.info(
@@ -161,7 +163,7 @@ export class ReleasePublisher {
         },
         'deployment live',
       );
-      return outcome.deployment;
+      return { deployment: outcome.deployment, handled: true };
     } catch (error) {
       await releaseClaim(graph, deploymentId, this.instanceId).catch(() => undefined);
       throw error;

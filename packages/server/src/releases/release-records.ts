@@ -91,6 +91,10 @@ export function toDeployment(node: GraphNode): Deployment {
     supersededBy: optionalString('supersededBy'),
     rollbackOf: optionalString('rollbackOf'),
     auditSeq: typeof props.auditSeq === 'number' ? props.auditSeq : null,
+    buildId: optionalString('buildId'),
+    prebuiltBuildId: optionalString('prebuiltBuildId'),
+    error: optionalString('error'),
+    failedAt: optionalString('failedAt'),
   };
 }
 

@@ -1,14 +1,18 @@
 /**
  * The child process of the scheduler race test (`deployment-scheduler.race.test.ts`): a second
  * server instance in its own process, on its own engine over the same data dir. It waits for a
- * line on stdin, runs one scheduler tick at the given clock, and prints the ids it fired as JSON.
+ * line on stdin, runs one scheduler tick at the given clock (building and switching in what it
+ * takes live, as a server does), and prints the ids it took live as JSON.
  *
  * Usage: node --conditions=@trelliscms/source --import tsx scheduler-race-child.ts <dataDir> <nowIso>
  */
 import { createInterface } from 'node:readline';
 import { createEmbeddedEngine } from '../../src/engines/embedded';
 import { PLATFORM_GRAPH } from '../../src/platform/platform-graph';
+import { BuildService } from '../../src/publishing/build-service';
 import { DeploymentScheduler } from '../../src/releases/deployment-scheduler';
+import { ReleasePublisher } from '../../src/releases/release-publisher';
+import { fixedClock } from '../../src/shared/clock';
 
 const [dataDir, nowIso] = process.argv.slice(2);
 if (!dataDir || !nowIso) {
@@ -20,12 +24,17 @@ await engine.init();
 const platform = await engine.openGraph(PLATFORM_GRAPH);
 if (!platform) throw new Error('no platform graph');
 const silent = { info() {}, error() {}, warn() {}, debug() {}, child: () => silent } as never;
+const clock = fixedClock(nowIso);
+const builds = new BuildService({ dataDir, log: silent, clock });
+const publisher = new ReleasePublisher({ builds, log: silent, clock });
 const scheduler = new DeploymentScheduler({
   engine,
   platform,
-  now: () => new Date(nowIso),
+  publisher,
+  now: () => clock.now(),
   log: silent,
   intervalMs: 60_000,
+  prebuild: false,
 });
 process.stdout.write('ready\n');
 const lines = createInterface({ input: process.stdin });
@@ -34,4 +43,5 @@ const result = await scheduler.tick();
 process.stdout.write(
   `${JSON.stringify({ attempted: result.attempted, fired: result.fired.map((d) => d.id) })}\n`,
 );
+await builds.close();
 await engine.close();

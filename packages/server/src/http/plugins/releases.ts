@@ -42,10 +42,12 @@ export const releasesPlugin = fp(
   async (app: FastifyInstance) => {
     const log = app.log.child({ component: 'releases' });
     const background = new Set<Promise<unknown>>();
+    // The release clock (tests replace `now`), read through the context so a replacement applies.
+    const clock = { now: () => context.now() };
     const publisher = new ReleasePublisher({
       builds: app.builds,
       log,
-      clock: app.trellis.clock,
+      clock,
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
       },

@@ -474,5 +474,5 @@ async function takeLive(
     app.releases.deployInBackground({ site, graph, deploymentId: deployment.id, actor });
     return deployment;
   }
-  return app.releases.publisher.deploy({ site, graph, deploymentId: deployment.id, actor });
+  return (await app.releases.publisher.deploy({ site, graph, deploymentId: deployment.id, actor })).deployment;
 }
