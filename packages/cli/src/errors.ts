@@ -4,7 +4,7 @@ import { isApiError, isConnectionError, isSchemaError } from '@trelliscms/sdk';
 export const ExitCode = {
   /** Everything worked. */
   ok: 0,
-  /** The server answered with an error (4xx/5xx), or a build ended in error. */
+  /** The server answered with an error (4xx/5xx), a build ended in error, or a deployment failed. */
   apiError: 1,
   /** The command line was wrong: unknown option, missing argument, unreadable input file, no site. */
   usage: 2,

@@ -3,11 +3,21 @@ import { defineAuditCommands } from './commands/audit/definition';
 import { defineBuildCommand } from './commands/build/definition';
 import { createCommandKit } from './commands/command-kit';
 import { defineContentCommands } from './commands/content/definition';
+import { defineDeployCommand } from './commands/deploy/definition';
+import { defineDeploymentsCommands } from './commands/deployments/definition';
+import { defineDripCommands } from './commands/drip/definition';
+import { defineEnvsCommands } from './commands/envs/definition';
 import { defineHealthCommand } from './commands/health/definition';
 import { defineImportCommands } from './commands/import/definition';
 import { defineKeysCommands } from './commands/keys/definition';
+import { defineLiveCommand } from './commands/live/definition';
 import { defineLoginCommand } from './commands/login/definition';
 import { defineMembersCommands } from './commands/members/definition';
+import { definePublishCommands } from './commands/publish/definition';
+import { defineQueueCommand } from './commands/queue/definition';
+import { defineReleasesCommands } from './commands/releases/definition';
+import { defineReplayCommand } from './commands/replay/definition';
+import { defineRollbackCommand } from './commands/rollback/definition';
 import { defineRoutesCommands } from './commands/routes/definition';
 import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
@@ -24,9 +34,19 @@ const GROUPS = [
   defineTypesCommands,
   defineRoutesCommands,
   defineContentCommands,
+  definePublishCommands,
   defineImportCommands,
   defineTemplatesCommands,
   defineBuildCommand,
+  defineReleasesCommands,
+  defineDeployCommand,
+  defineDeploymentsCommands,
+  defineRollbackCommand,
+  defineDripCommands,
+  defineQueueCommand,
+  defineReplayCommand,
+  defineLiveCommand,
+  defineEnvsCommands,
   defineMembersCommands,
   defineKeysCommands,
   defineAuditCommands,
@@ -40,7 +60,7 @@ export function createProgram(io: CliIo, state: { exitCode: number }): Command {
   const program = new Command('cms');
   program
     .description(
-      'Operate a Trellis server: sites, types, content, imports, templates, builds, members and keys.',
+      'Operate a Trellis server: sites, types, content, publishing, imports, templates, builds, releases and deployments, members and keys.',
     )
     .version(VERSION, '-v, --version')
     .option('--url <url>', 'server URL (env CMS_URL; default: the profile)')
@@ -61,7 +81,8 @@ Exit codes: 0 ok, 1 API error, 2 usage error, 3 connection error, 4 partial fail
 Example:
   $ cms login --url http://127.0.0.1:4000 --key "$CMS_OWNER_KEY"
   $ cms sites create "My blog" --slug blog --starter-kit author --use
-  $ cms build`,
+  $ cms build
+  $ cms publish --type post --status draft --env prod`,
     );
   const kit = createCommandKit(io, state);
   for (const defineGroup of GROUPS) defineGroup(program, kit);

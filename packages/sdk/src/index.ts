@@ -19,6 +19,8 @@ export type {
   BuildResult,
   BuildRollbackResponse,
   BuildStatus,
+  BulkPublishBody,
+  BulkPublishResponse,
   ContentListEnvelope,
   ContentRecord,
   ContentType,
@@ -38,6 +40,7 @@ export type {
   CreateWidgetBody,
   DeleteSiteResponse,
   Deployment,
+  DeploymentStatus,
   DeployReleaseBody,
   DripPreviewBody,
   DripPreviewResponse,
@@ -55,14 +58,20 @@ export type {
   ImportEdgesResponse,
   ImportJsonBody,
   ImportJsonResponse,
+  Include,
   ItemVersion,
+  LiveEntry,
+  LiveState,
+  LiveStateQuery,
   MediaAsset,
   Member,
   PageKit,
   PublishContentBody,
   Release,
   ReleaseTransitionBody,
+  ReplayQuery,
   ReplayResponse,
+  Review,
   RevokeApiKeyResponse,
   RevokeMemberResponse,
   Route,
@@ -92,6 +101,7 @@ export type {
 } from '@trelliscms/core';
 export { type ClientOptions, createClient, type SiteClient, type TrellisClient } from './client';
 export * from './errors';
+export type { NoRollbackReason, RollbackTarget } from './helpers/rollback-target';
 export { isRetryable } from './http/retry-policy';
 export type { CallOptions, RetryOptions } from './http/transport';
 export type { AccessApi } from './namespaces/access';
@@ -112,6 +122,14 @@ export type {
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
 export type { MembersApi } from './namespaces/members';
+export {
+  type DeploymentWaitOptions,
+  DeploymentWaitTimeoutError,
+  type EnvironmentRollback,
+  type IncludeItemOptions,
+  NoRollbackTargetError,
+  type SubmitAndApproveOptions,
+} from './namespaces/release-helpers';
 export type { ReleasesApi } from './namespaces/releases';
 export type { ResourceApi } from './namespaces/resource';
 export type {

@@ -31,6 +31,7 @@ const ARGUMENTS: Record<string, unknown[]> = {
   'site.media.upload': [new Blob(['x']), 'x.png'],
   'site.content.version': ['x', 'x', 1],
   'site.releases.replay': [{ envId: 'x' }],
+  'site.releases.live': [{ envId: 'x' }],
 };
 
 let dataDir: string;

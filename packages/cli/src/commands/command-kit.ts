@@ -5,6 +5,7 @@ import { type Connection, type GlobalFlags, resolveConnection } from '../config/
 import { UsageError } from '../errors';
 import type { CliIo } from '../io/cli-io';
 import { Output } from '../io/output';
+import { parseDuration, parseTime } from '../parse/time';
 
 /** What an action gets: parsed flags, output, and lazily the connection and clients. */
 export interface ActionContext {
@@ -79,9 +80,44 @@ export function createCommandKit(io: CliIo, state: { exitCode: number }): Comman
   };
 }
 
-/** Adds the subcommand `name` to `parent`, with its description and one example in its help. */
-export function subcommand(parent: Command, name: string, description: string, example: string): Command {
-  return parent.command(name).description(description).addHelpText('after', `\nExample:\n  $ ${example}`);
+/**
+ * Adds the subcommand `name` to `parent`, with its description and its example (or several,
+ * for commands with more than one form) in its help, after `details` (paragraphs that answer
+ * what the options alone do not) when given.
+ */
+export function subcommand(
+  parent: Command,
+  name: string,
+  description: string,
+  example: string | readonly string[],
+  details?: string,
+): Command {
+  const examples = typeof example === 'string' ? [example] : example;
+  const heading = examples.length > 1 ? 'Examples' : 'Example';
+  const text = `${heading}:\n${examples.map((line) => `  $ ${line}`).join('\n')}`;
+  return parent
+    .command(name)
+    .description(description)
+    .addHelpText('after', `\n${details ? `${details.trim()}\n\n` : ''}${text}`);
+}
+
+/** Parses an option value that must be a time (ISO with a zone, `now`, `+10m`, `-2h`), as ISO in UTC. */
+export function toTime(value: string): string {
+  return asOptionValue(() => parseTime(value, new Date()));
+}
+
+/** Parses an option value that must be a duration (`90s`, `10m`, `1h30m`), as milliseconds. */
+export function toDuration(value: string): number {
+  return asOptionValue(() => parseDuration(value));
+}
+
+/** Runs a parser, turning its usage error into commander's (exit code 2, named option). */
+function asOptionValue<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** Parses an option value that must be a positive integer. */

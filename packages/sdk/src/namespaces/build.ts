@@ -7,6 +7,7 @@ import {
   BuildStatus,
 } from '@trelliscms/core';
 import type { z } from 'zod';
+import { sleep } from '../helpers/sleep';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
 
@@ -31,8 +32,11 @@ export class BuildWaitTimeoutError extends Error {
   }
 }
 
-/** Synchronous builds default to this timeout (each attempt), since a full build can take minutes. */
-const SYNC_BUILD_TIMEOUT_MS = 600_000;
+/**
+ * Synchronous builds (and synchronous deploys, which build) default to this timeout (each
+ * attempt), since a full build can take minutes.
+ */
+export const SYNC_BUILD_TIMEOUT_MS = 600_000;
 
 /** Builds of the client's site (site-scoped). */
 export function createBuildApi(transport: Transport) {
@@ -113,21 +117,3 @@ export function createBuildApi(transport: Transport) {
   return api;
 }
 export type BuildApi = ReturnType<typeof createBuildApi>;
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

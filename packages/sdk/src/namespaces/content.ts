@@ -1,6 +1,8 @@
 import {
   type AppendBlockBody,
   BlockChangeResponse,
+  type BulkPublishBody,
+  BulkPublishResponse,
   ContentListEnvelope,
   type ContentListQuery,
   ContentRecord,
@@ -106,9 +108,10 @@ export function createContentApi(transport: Transport) {
       await transport.send({ method: 'delete', path: itemPath(type, id), ...options });
     },
     /**
-     * POST /api/content/{type}/{id}/publish: sets status `published` and stamps the
-     * environment (`env`, the server's default is `prod`); `expectedVersion` guards against
-     * a concurrent write (409).
+     * POST /api/content/{type}/{id}/publish: puts the item's head version live in the
+     * environment (`env`; the server's default is the lowest-order environment above dev,
+     * `prod`) and sets status `published`; `expectedVersion` guards against a concurrent
+     * write (409).
      */
     publish: (
       type: string,
@@ -120,6 +123,51 @@ export function createContentApi(transport: Transport) {
         method: 'post',
         path: `${itemPath(type, id)}/publish`,
         schema: ContentRecord,
+        json: body,
+        ...options,
+      }),
+    /**
+     * POST /api/content/{type}/{id}/unpublish: takes the item out of the environment's live
+     * state (`env`, the same default as publish). The item and its versions stay.
+     */
+    unpublish: (
+      type: string,
+      id: string,
+      body: Pick<z.input<typeof PublishContentBody>, 'env'> = {},
+      options: CallOptions = {},
+    ): Promise<ContentRecord> =>
+      transport.request({
+        method: 'post',
+        path: `${itemPath(type, id)}/unpublish`,
+        schema: ContentRecord,
+        json: body,
+        ...options,
+      }),
+    /**
+     * POST /api/publish: puts many items live in one environment at their head versions, in one
+     * transaction and one live revision. Name them by `ids`, or by `type` (narrowed by `status`
+     * and full-text `q`).
+     */
+    publishMany: (
+      body: z.input<typeof BulkPublishBody>,
+      options: CallOptions = {},
+    ): Promise<BulkPublishResponse> =>
+      transport.request({
+        method: 'post',
+        path: 'publish',
+        schema: BulkPublishResponse,
+        json: body,
+        ...options,
+      }),
+    /** POST /api/unpublish: takes many items out of one environment, like {@link publishMany}. */
+    unpublishMany: (
+      body: z.input<typeof BulkPublishBody>,
+      options: CallOptions = {},
+    ): Promise<BulkPublishResponse> =>
+      transport.request({
+        method: 'post',
+        path: 'unpublish',
+        schema: BulkPublishResponse,
         json: body,
         ...options,
       }),

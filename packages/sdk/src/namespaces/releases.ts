@@ -14,16 +14,22 @@ import {
   DripScheduleResponse,
   Environment,
   EnvironmentList,
+  LiveState,
+  type LiveStateQuery,
   Release,
   ReleaseList,
+  type ReplayQuery,
   ReplayResponse,
 } from '@trelliscms/core';
 import type { z } from 'zod';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
+import { SYNC_BUILD_TIMEOUT_MS } from './build';
+import { createContentApi } from './content';
+import { createReleaseHelpers } from './release-helpers';
 
-/** Releases, environments, deployments, drip publishing and replay (site-scoped). */
-export function createReleasesApi(transport: Transport) {
+/** The one-request calls of {@link ReleasesApi}, each one HTTP route. */
+function createReleaseCalls(transport: Transport) {
   return {
     /** GET /api/releases/environments */
     environments: (options: CallOptions = {}): Promise<Environment[]> =>
@@ -84,7 +90,13 @@ export function createReleasesApi(transport: Transport) {
         json: body,
         ...options,
       }),
-    /** POST /api/releases/{id}/deploy: 409 when review findings block it or reviews are stale. */
+    /**
+     * POST /api/releases/{id}/deploy: 409 when review findings block it or reviews are stale.
+     * Due now (no `validFrom`, or a past one), the server builds the environment with the release
+     * before it answers (`deployed` with its `buildId`, or `failed` with its `error`), so the call
+     * waits up to 600000 ms unless `async` (answers `pending` at once; see
+     * {@link ReleasesApi.waitForDeployment}). A future `validFrom` answers `pending`.
+     */
     deploy: (
       id: string,
       body: z.input<typeof DeployReleaseBody>,
@@ -95,6 +107,7 @@ export function createReleasesApi(transport: Transport) {
         path: `${path('releases', id)}/deploy`,
         schema: Deployment,
         json: body,
+        timeoutMs: body.async === true ? undefined : SYNC_BUILD_TIMEOUT_MS,
         ...options,
       }),
     /** GET /api/releases/deployments: recent deployments (default 50). */
@@ -109,7 +122,31 @@ export function createReleasesApi(transport: Transport) {
         query,
         ...options,
       }),
-    /** POST /api/releases/deployments/{id}/rollback: a new deployment of the older release. */
+    /** GET /api/releases/deployments/{id}: one deployment, e.g. to follow a `pending` one. */
+    getDeployment: (id: string, options: CallOptions = {}): Promise<Deployment> =>
+      transport.request({
+        method: 'get',
+        path: path('releases', 'deployments', id),
+        schema: Deployment,
+        ...options,
+      }),
+    /**
+     * POST /api/releases/deployments/{id}/retry: tries a `failed` deployment again (it builds,
+     * so the call waits up to 600000 ms like a synchronous deploy).
+     */
+    retryDeployment: (id: string, options: CallOptions = {}): Promise<Deployment> =>
+      transport.request({
+        method: 'post',
+        path: `${path('releases', 'deployments', id)}/retry`,
+        schema: Deployment,
+        json: {},
+        timeoutMs: SYNC_BUILD_TIMEOUT_MS,
+        ...options,
+      }),
+    /**
+     * POST /api/releases/deployments/{id}/rollback: a new, live deployment of the older release
+     * (which must have been live in the same environment); the rolled-back one is `superseded`.
+     */
     rollbackDeployment: (
       id: string,
       rollbackToReleaseId: string,
@@ -152,8 +189,11 @@ export function createReleasesApi(transport: Transport) {
       options: CallOptions = {},
     ): Promise<Deployment[]> =>
       transport.request({ method: 'get', path: 'releases/queue', schema: DeploymentList, query, ...options }),
-    /** GET /api/releases/replay: what was live in the environment at `atTime` (default now). */
-    replay: (query: { envId: string; atTime?: string }, options: CallOptions = {}): Promise<ReplayResponse> =>
+    /**
+     * GET /api/releases/replay: what was live in the environment at `atTime` (default now); a
+     * future `atTime` counts the pending deployments due by then (`future: true`).
+     */
+    replay: (query: z.input<typeof ReplayQuery>, options: CallOptions = {}): Promise<ReplayResponse> =>
       transport.request({
         method: 'get',
         path: 'releases/replay',
@@ -161,6 +201,19 @@ export function createReleasesApi(transport: Transport) {
         query,
         ...options,
       }),
+    /** GET /api/releases/live: every item live in the environment now (or at `atTime`), at its version. */
+    live: (query: z.input<typeof LiveStateQuery>, options: CallOptions = {}): Promise<LiveState> =>
+      transport.request({ method: 'get', path: 'releases/live', schema: LiveState, query, ...options }),
   };
+}
+export type ReleaseCalls = ReturnType<typeof createReleaseCalls>;
+
+/**
+ * Releases, environments, deployments, drip publishing, replay and live state (site-scoped):
+ * one method per route, and the helpers of ./release-helpers.ts that chain them.
+ */
+export function createReleasesApi(transport: Transport) {
+  const calls = createReleaseCalls(transport);
+  return { ...calls, ...createReleaseHelpers(calls, createContentApi(transport)) };
 }
 export type ReleasesApi = ReturnType<typeof createReleasesApi>;
