@@ -13,7 +13,7 @@ describe('release session through the cms CLI', { timeout: 180_000 }, () => {
   let server: ServerProcess;
   let work: string;
   let env: Record<string, string>;
-  const deployed: Record<string, { id: string; createdAt: string }> = {};
+  const deployed: Record<string, { id: string; createdAt: string; deployedAt: string }> = {};
 
   const run = (...args: string[]): Promise<CliRun> => cms(args, { env, cwd: work });
   const json = async (...args: string[]) => {
@@ -127,7 +127,8 @@ describe('release session through the cms CLI', { timeout: 180_000 }, () => {
   it('replays what was live now and at the first deploy', async () => {
     const now = await json('replay', '--env', 'prod', '--at', 'now');
     expect(now.deployment.releaseId).toBe('release:r2');
-    const then = await json('replay', '--env', 'prod', '--at', deployed.r1!.createdAt);
+    // A deployment is live from when its build was switched in (deployedAt), not from its creation.
+    const then = await json('replay', '--env', 'prod', '--at', deployed.r1!.deployedAt);
     expect(then.deployment.releaseId).toBe('release:r1');
     expect(then.includes).toHaveLength(2);
     const human = await run('replay', '--env', 'prod');
