@@ -324,12 +324,15 @@ export async function deleteItem({
   id,
   expectedVersion,
   actor,
+  now = new Date(),
 }: {
   graph: Graph;
   type: StoredContentType;
   id: string;
   expectedVersion: number | null | undefined;
   actor: string;
+  /** When it is deleted (the time of the live revisions that take it down). */
+  now?: Date;
 }): Promise<void> {
   await graph.transaction(async (tx) => {
     const node = await readItem(tx, type, id);
@@ -339,7 +342,7 @@ export async function deleteItem({
     // A pinned head an import left unstored lives only in the item node: store it first.
     if (pins.versions.has(meta.version)) await ensureVersionNode(tx, node);
     // Deleting takes the item out of every environment it is live in (their next build drops it).
-    const retractedFrom = await retractEverywhere({ tx, id, actor, now: new Date() });
+    const retractedFrom = await retractEverywhere({ tx, id, actor, now });
     await tx.deleteNode(id);
     const versions = await tx.findNodes({
       label: VERSION_LABEL,

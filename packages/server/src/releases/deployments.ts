@@ -659,16 +659,16 @@ export async function recordPrebuild({
 }
 
 /**
- * The live state of an environment at `at`. In the past (or now): read back from its live
- * revisions. In the future: the live state now with every pending deployment due by `at`
- * applied in validFrom order (`pending`), what the site will serve then unless something
- * else changes first.
+ * The live state of an environment at `at`. In the past: read back from its live revisions.
+ * Now: the live state as stored. In the future: the live state now with every pending
+ * deployment due by `at` applied in validFrom order (`pending`), what the site will serve
+ * then unless something else changes first.
  */
 export async function liveStateAt(
   reader: GraphReader,
   { envId, at, now }: { envId: string; at: Date; now: Date },
 ): Promise<{ seq: number; live: Map<string, LiveEntry>; pending: Deployment[] }> {
-  if (at.getTime() <= now.getTime()) return { ...(await liveAt(reader, envId, at)), pending: [] };
+  if (at.getTime() < now.getTime()) return { ...(await liveAt(reader, envId, at)), pending: [] };
   const head = await getLiveHead(reader, envId);
   let live = await readLive(reader, envId);
   const page = await reader.findNodes({

@@ -76,7 +76,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       const publishTo = body.publish ? await getEnvironment(graph, body.publish) : null;
       return importRecords({
         publishTo,
-        now: app.trellis.clock.now(),
+        now: app.releases.now(),
         graph,
         type,
         records: body.records,

@@ -273,11 +273,13 @@ describe('content items', () => {
     expect(item.body.blocks).toHaveLength(1);
   });
 
-  it('publishes to prod by default, or to the env given, and records versions with hashes', async () => {
+  it('publishes to prod by default, or to the env given, without a new version; writes record versions with hashes', async () => {
     await post('/api/content/article', { title: 'Launch' });
     const published = await post('/api/content/article/article:launch/publish', undefined);
     expect(published.statusCode, published.body).toBe(200);
-    expect(published.json()).toMatchObject({ status: 'published', publishedEnvs: ['prod'], version: 2 });
+    // Publishing puts the head live; it is not an edit, so no version is recorded (the ETag stays).
+    expect(published.json()).toMatchObject({ status: 'published', publishedEnvs: ['prod'], version: 1 });
+    expect(published.headers.etag).toBe('"1"');
     // An environment is never created on first use: staging must exist before publishing to it.
     const unknown = await post('/api/content/article/article:launch/publish?env=staging', undefined);
     expect(unknown.statusCode).toBe(400);
@@ -288,7 +290,7 @@ describe('content items', () => {
     expect(unknown.json().error).toContain('env:staging');
     expect((await get('/api/content/article/article:launch')).json()).toMatchObject({
       publishedEnvs: ['prod'],
-      version: 2,
+      version: 1,
     });
     const environment = await site.request({
       method: 'PUT',
@@ -311,17 +313,17 @@ describe('content items', () => {
     expect(
       list.map((version: { version: number; action: string }) => [version.version, version.action]),
     ).toEqual([
-      [5, 'content.update'],
-      [4, 'content.publish'],
-      [3, 'content.publish'],
-      [2, 'content.publish'],
+      [2, 'content.update'],
       [1, 'content.create'],
     ]);
     expect(list[0].hash).toBe(contentHash({ fields: list[0].fields, body: list[0].body }));
-    expect(list[1].hash).toBe(list[3].hash);
     expect(list[0].hash).not.toBe(list[1].hash);
     const one = await get('/api/content/article/article:launch/versions/1');
     expect(one.json()).toMatchObject({ id: 'article:launch@1', version: 1, status: 'draft' });
+    // A stale expectedVersion is refused, like any write.
+    const stale = await post('/api/content/article/article:launch/publish', { expectedVersion: 1 });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json().code).toBe('version_conflict');
     expect((await get('/api/content/article/article:launch/versions/9')).statusCode).toBe(404);
     expect((await get('/api/content/article/article:nope/versions')).statusCode).toBe(404);
   });

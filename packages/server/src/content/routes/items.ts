@@ -190,6 +190,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         id: request.params.id,
         expectedVersion: expectedVersionFrom(request.headers['if-match']),
         actor: actorOf(request.principal!),
+        now: app.releases.now(),
       });
       return reply.status(204).send(null);
     },
@@ -352,7 +353,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
           environment,
           ids: [id],
           actor: actorOf(request.principal!),
-          now: app.trellis.clock.now(),
+          now: app.releases.now(),
         };
         const outcome = kind === 'publish' ? await publishItems(args) : await unpublishItems(args);
         if (outcome.changed.length > 0) await autoBuild(app, request, environment);

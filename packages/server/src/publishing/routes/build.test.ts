@@ -3,55 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFolderTarget, build as runBuilder } from '@trelliscms/builder';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seedBlog } from '../../../test/helpers/blog-site';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
-
-async function seedBlog(site: ContentTestSite): Promise<void> {
-  await site.createType({
-    name: 'post',
-    label: 'Post',
-    nodeLabel: 'Post',
-    keyField: 'title',
-    routePattern: '/posts/{slug}/',
-    fields: [
-      { name: 'title', type: 'string', required: true },
-      { name: 'body', type: 'markdown' },
-    ],
-  });
-  const template = await site.request({
-    method: 'POST',
-    url: '/api/templates',
-    payload: {
-      name: 'post',
-      boundType: 'post',
-      content: '<h1>{{ item.title }}</h1>{{ item.body | markdown }}',
-    },
-  });
-  expect(template.statusCode).toBe(201);
-  const home = await site.request({
-    method: 'POST',
-    url: '/api/templates',
-    payload: {
-      name: 'home',
-      content:
-        "{% list 'post' sort: 'title' as posts %}{% for p in posts %}<a href=\"{{ p.url }}\">{{ p.title }}</a>{% endfor %}",
-    },
-  });
-  expect(home.statusCode).toBe(201);
-  const route = await site.request({
-    method: 'POST',
-    url: '/api/routes',
-    payload: { slug: 'home', path: '/', kind: 'page', template: 'home' },
-  });
-  expect(route.statusCode).toBe(201);
-  for (const title of ['Hello world', 'Second post']) {
-    const created = await site.request({
-      method: 'POST',
-      url: '/api/content/post',
-      payload: { title, body: `About **${title}**` },
-    });
-    expect(created.statusCode).toBe(201);
-  }
-}
 
 async function page(site: ContentTestSite, url: string) {
   return site.platform.app.inject({ method: 'GET', url });

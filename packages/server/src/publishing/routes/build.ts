@@ -110,9 +110,8 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         serveCheckUrl: asOf ? null : serveCheckUrl(app, site, env),
         ...(asOf && env !== 'dev'
           ? {
-              live: (
-                await liveStateAt(graph, { envId: `env:${env}`, at: asOf, now: app.trellis.clock.now() })
-              ).live,
+              live: (await liveStateAt(graph, { envId: `env:${env}`, at: asOf, now: app.releases.now() }))
+                .live,
             }
           : {}),
         ...(asOf && mode !== 'validate' ? { purpose: 'preview' as const, asOf: asOf.toISOString() } : {}),

@@ -69,7 +69,7 @@ export const publishingRoutes: FastifyPluginAsyncZod = async (app) => {
           environment,
           ids,
           actor: actorOf(request.principal!),
-          now: app.trellis.clock.now(),
+          now: app.releases.now(),
         };
         const outcome =
           ids.length === 0

@@ -300,7 +300,11 @@ describe('deploy', () => {
     const pending = await post('/api/releases/release:r/transition', { state: 'pending' });
     expect(pending.json().reviews[0].status).toBe('failed');
     await post('/api/releases/release:r/transition', { state: 'approved' });
-    await site.request({ method: 'PUT', url: '/api/releases/environments/env:staging', payload: { order: 1 } });
+    await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:staging',
+      payload: { order: 1 },
+    });
     const gated = await deploy('r', { environmentId: 'env:staging' });
     expect(gated.statusCode).toBe(409);
     expect(gated.json().code).toBe('review_gate');

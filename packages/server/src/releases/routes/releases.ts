@@ -474,5 +474,6 @@ async function takeLive(
     app.releases.deployInBackground({ site, graph, deploymentId: deployment.id, actor });
     return deployment;
   }
-  return (await app.releases.publisher.deploy({ site, graph, deploymentId: deployment.id, actor })).deployment;
+  return (await app.releases.publisher.deploy({ site, graph, deploymentId: deployment.id, actor }))
+    .deployment;
 }
