@@ -9,6 +9,8 @@ import type { ReleasePublisher } from './release-publisher';
 const DUE_PER_TICK = 100;
 /** How many upcoming deployments per site one tick looks at (to build ahead and to time the next tick). */
 const UPCOMING_PER_TICK = 200;
+/** How often the soonest deployment's build ahead is checked against what it stands on (ms). */
+const STALE_CHECK_MS = 10_000;
 
 export interface DeploymentSchedulerOptions {
   engine: GraphEngine;
@@ -48,6 +50,8 @@ export class DeploymentScheduler {
   private stopped = false;
   private readonly prebuilds = new Set<Promise<void>>();
   private readonly prebuildingSites = new Set<string>();
+  /** When the soonest build ahead was last checked for staleness, by deployment id. */
+  private readonly staleChecks = new Map<string, number>();
 
   constructor(private readonly options: DeploymentSchedulerOptions) {}
 
@@ -134,6 +138,16 @@ export class DeploymentScheduler {
       });
       const first = upcoming[0];
       if (first) soonest = Math.min(soonest, Date.parse(first.deployment.validFrom));
+      // The soonest build ahead is checked against what it stands on now and then.
+      if (first && typeof first.node.props.prebuiltBuildId === 'string' && this.options.prebuild !== false) {
+        const checked = this.staleChecks.get(first.deployment.id) ?? 0;
+        if (Date.now() - checked >= STALE_CHECK_MS) {
+          if (this.staleChecks.size > 1000) this.staleChecks.clear();
+          this.staleChecks.set(first.deployment.id, Date.now());
+          if (await publisher.refreshIfStale({ site, graph, deployment: first.deployment }))
+            delete first.node.props.prebuiltBuildId;
+        }
+      }
       // One build ahead at a time per site, soonest first; when it ends the next tick starts the next.
       const next = upcoming.find(
         ({ node }) => typeof node.props.prebuiltBuildId !== 'string' && typeof node.props.error !== 'string',

@@ -210,6 +210,29 @@ describe('scheduled deployments', () => {
     expect(fired?.buildId).not.toBe(prebuilt);
     expect(await page(HELLO)).toContain('new layout');
   });
+
+  it('a build ahead is forgotten (to be built again) once what it stands on changes before its time', async () => {
+    await approved('v1', [await head('post:hello-world')]);
+    const pending = await deploy('v1', { validFrom: new Date(clock.getTime() + 60_000).toISOString() });
+    const sitesView = (await get(`/api/sites/${site.siteId}`)).json();
+    const publisher = app.releases.publisher;
+    await publisher.prebuild({ site: sitesView, graph: site.graph, deployment: pending });
+    expect(await publisher.refreshIfStale({ site: sitesView, graph: site.graph, deployment: pending })).toBe(
+      false,
+    );
+    await post('/api/content/post/post:second-post/publish');
+    expect(await publisher.refreshIfStale({ site: sitesView, graph: site.graph, deployment: pending })).toBe(
+      true,
+    );
+    expect((await get(`/api/releases/deployments/${pending.id}`)).json().prebuiltBuildId).toBeNull();
+    await publisher.prebuild({ site: sitesView, graph: site.graph, deployment: pending });
+    expect((await get(`/api/releases/deployments/${pending.id}`)).json().prebuiltBuildId).toEqual(
+      expect.any(String),
+    );
+    expect(await publisher.refreshIfStale({ site: sitesView, graph: site.graph, deployment: pending })).toBe(
+      false,
+    );
+  });
 });
 
 describe('publishing and the live state', () => {

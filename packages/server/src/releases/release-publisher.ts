@@ -261,6 +261,40 @@ export class ReleasePublisher {
   }
 
   /**
+   * Checks that a future deployment's build made ahead still stands on what the site will be
+   * built from at its validFrom (the fingerprint); when it does not (an item was published, a
+   * template edited, another deployment scheduled before it), forgets it so that it is built
+   * ahead again. Returns true when it was stale.
+   */
+  async refreshIfStale({
+    site,
+    graph,
+    deployment,
+  }: {
+    site: SiteView;
+    graph: Graph;
+    deployment: Deployment;
+  }): Promise<boolean> {
+    if (this.prebuilding.has(deployment.id)) return false;
+    const node = await graph.getNode(deployment.id);
+    const fingerprint = node?.props.prebuildFingerprint;
+    if (node?.props.status !== 'pending' || typeof fingerprint !== 'string') return false;
+    const { live } = await liveStateAt(graph, {
+      envId: deployment.environmentId,
+      at: new Date(deployment.validFrom),
+      now: this.now(),
+    });
+    const env = envName(deployment.environmentId);
+    if ((await this.options.builds.fingerprint({ site, graph, env, live })) === fingerprint) return false;
+    await recordPrebuild({ graph, id: deployment.id, buildId: null, fingerprint: null });
+    this.options.log.info(
+      { siteId: site.id, envId: deployment.environmentId, deploymentId: deployment.id },
+      'what a scheduled deployment stands on changed; building it ahead again',
+    );
+    return true;
+  }
+
+  /**
    * Rolls a deployment back to an older release of the same environment: switches the
    * pointer to the build that served the older release's latest deployment (no render; a
    * build is made only when that version is gone) and restores the live state as it was
