@@ -2,6 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedBlog } from '../../test/helpers/blog-site';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
+import { TEST_OWNER_KEY } from '../../test/helpers/test-platform';
+import { loadConfig } from '../config';
+import { createEmbeddedEngine } from '../engines/embedded';
+import { buildApp } from '../http/app';
 import { DeploymentScheduler } from './deployment-scheduler';
 import { getLiveHead } from './live-state';
 import { ReleasePublisher } from './release-publisher';
@@ -343,5 +347,42 @@ describe('the pointer follows the graph', () => {
     expect(await app.releases.publisher.reconcile({ site: sitesView, graph: site.graph })).toBe(1);
     expect(await title(HELLO)).toBe('Hello world');
     expect(await app.releases.publisher.reconcile({ site: sitesView, graph: site.graph })).toBe(0);
+  });
+});
+
+describe('after a restart', () => {
+  it('/build/last and health answer the live build, and a pointer left behind is put right on start', async () => {
+    await approved('v1', [await head('post:hello-world')]);
+    const first = await deploy('v1');
+    await patch('/api/content/post/post:hello-world', { title: 'Later' });
+    await approved('v2', [await head('post:hello-world')]);
+    const second = await deploy('v2');
+    expect((await get('/api/health')).json().lastBuildId).toBe(second.buildId);
+    // Stop as if between recording a rollback to v1's build and switching to it.
+    const node = await site.graph.getNode('livehead:prod');
+    await site.graph.updateNode('livehead:prod', { props: { ...node?.props, buildId: first.buildId } });
+    await app.close();
+    const again = await buildApp({
+      config: loadConfig({
+        CMS_DATA_DIR: site.platform.dataDir,
+        CMS_OWNER_KEY: TEST_OWNER_KEY,
+        LOG_LEVEL: 'silent',
+        CMS_SCHEDULER: '0',
+        LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+      }),
+      engine: createEmbeddedEngine({ dataDir: site.platform.dataDir }),
+    });
+    try {
+      await again.ready();
+      const headers = { ...site.headers };
+      const last = await again.inject({ method: 'GET', url: '/api/build/last?env=prod', headers });
+      expect(last.json()).toMatchObject({ buildId: first.buildId, live: true });
+      const health = await again.inject({ method: 'GET', url: '/api/health', headers });
+      expect(health.json().lastBuildId).toBe(first.buildId);
+      const served = await again.inject({ method: 'GET', url: `/sites/blog/${HELLO}` });
+      expect(served.body).toContain('<h1>Hello world</h1>');
+    } finally {
+      await again.close();
+    }
   });
 });
