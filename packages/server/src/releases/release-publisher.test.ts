@@ -195,6 +195,39 @@ describe('scheduled deployments', () => {
     expect((await getLiveHead(site.graph, 'env:prod')).buildId).toBe(prebuilt.prebuiltBuildId);
   });
 
+  it('a drip of releases goes live in order, each with the build made ahead for it', async () => {
+    await approved('a', [await head('post:hello-world')]);
+    await approved('b', [await head('post:second-post')]);
+    const start = new Date(clock.getTime() + 60_000);
+    const dripped = await post('/api/releases/drip-schedule', {
+      environmentId: 'env:prod',
+      releaseIds: ['release:a', 'release:b'],
+      windowStart: start.toISOString(),
+      windowEnd: new Date(start.getTime() + 60_000).toISOString(),
+    });
+    expect(dripped.statusCode, dripped.body).toBe(201);
+    const [first, second] = dripped.json().deployments;
+    const sitesView = (await get(`/api/sites/${site.siteId}`)).json();
+    for (const deployment of [first, second])
+      await app.releases.publisher.prebuild({ site: sitesView, graph: site.graph, deployment });
+    const prebuilt = async (id: string) =>
+      (await get(`/api/releases/deployments/${id}`)).json().prebuiltBuildId;
+    const ahead = [await prebuilt(first.id), await prebuilt(second.id)];
+    const builds = await buildCount();
+    const at = (ms: number) => {
+      const now = new Date(start.getTime() + ms);
+      app.releases.now = () => now;
+      return scheduler(() => now).tick();
+    };
+    expect((await at(1_000)).fired.map((d) => [d.id, d.buildId])).toEqual([[first.id, ahead[0]]]);
+    expect(await title(HELLO)).toBe('Hello world');
+    expect(await page('prod/posts/second-post/')).toContain('Not published');
+    expect((await at(61_000)).fired.map((d) => [d.id, d.buildId])).toEqual([[second.id, ahead[1]]]);
+    expect(await title('prod/posts/second-post/')).toBe('Second post');
+    expect(await title(HELLO)).toBe('Hello world');
+    expect(await buildCount()).toBe(builds);
+  });
+
   it('a build ahead that went stale (a template changed) is not used: the switch builds anew', async () => {
     await approved('v1', [await head('post:hello-world')]);
     const validFrom = new Date(clock.getTime() + 60_000).toISOString();
