@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedBlog } from '../../test/helpers/blog-site';
+import { captureLogs } from '../../test/helpers/capture-logs';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 import { TEST_OWNER_KEY } from '../../test/helpers/test-platform';
 import { loadConfig } from '../config';
@@ -416,6 +417,94 @@ describe('after a restart', () => {
       expect(served.body).toContain('<h1>Hello world</h1>');
     } finally {
       await again.close();
+    }
+  });
+});
+
+describe('events', () => {
+  it('logs a deployment going live, failing and being rolled back, with envId, releaseId, deploymentId and buildId', async () => {
+    const logs = captureLogs();
+    const logged = await createContentTestSite({
+      slug: 'logged',
+      logStream: logs.stream,
+      env: { LOG_LEVEL: 'info' },
+    });
+    try {
+      await seedBlog(logged);
+      const call = (url: string, payload: Record<string, unknown> = {}) =>
+        logged.request({ method: 'POST', url, payload });
+      const release = async (name: string) => {
+        const record = (
+          await logged.request({ method: 'GET', url: '/api/content/post/post:hello-world' })
+        ).json();
+        const include = {
+          kind: 'content',
+          versionableId: record.id,
+          version: record.version,
+          hash: record.hash,
+        };
+        await call('/api/releases', { name, includes: [include] });
+        await call(`/api/releases/release:${name}/transition`, { state: 'pending' });
+        await call(`/api/releases/release:${name}/transition`, { state: 'approved' });
+      };
+      await release('one');
+      const one = (await call('/api/releases/release:one/deploy', { environmentId: 'env:prod' })).json();
+      await logged.request({
+        method: 'PATCH',
+        url: '/api/content/post/post:hello-world',
+        payload: { title: 'Two' },
+      });
+      await release('two');
+      const two = (await call('/api/releases/release:two/deploy', { environmentId: 'env:prod' })).json();
+      const back = (
+        await call(`/api/releases/deployments/${two.id}/rollback`, { rollbackToReleaseId: 'release:one' })
+      ).json();
+      await logged.request({
+        method: 'PUT',
+        url: '/api/templates/post',
+        payload: { content: "<h1>{{ item.title }}</h1>{% render 'missing-partial' %}" },
+      });
+      const failed = (await call('/api/releases/release:two/deploy', { environmentId: 'env:prod' })).json();
+      expect(failed.status).toBe('failed');
+      const byMsg = (msg: string) => logs.lines().filter((line) => line.msg === msg);
+      const base = { level: 'info', component: 'releases', siteId: logged.siteId, envId: 'env:prod' };
+      expect(byMsg('deployment live')).toEqual([
+        expect.objectContaining({
+          ...base,
+          releaseId: 'release:one',
+          deploymentId: one.id,
+          buildId: one.buildId,
+        }),
+        expect.objectContaining({
+          ...base,
+          releaseId: 'release:two',
+          deploymentId: two.id,
+          buildId: two.buildId,
+        }),
+      ]);
+      expect(byMsg('deployment rolled back')).toEqual([
+        expect.objectContaining({
+          ...base,
+          releaseId: 'release:one',
+          deploymentId: back.id,
+          rolledBack: two.id,
+          buildId: one.buildId,
+          rendered: false,
+        }),
+      ]);
+      expect(byMsg('deployment failed')).toEqual([
+        expect.objectContaining({
+          ...base,
+          level: 'error',
+          releaseId: 'release:two',
+          deploymentId: failed.id,
+          buildId: expect.any(String),
+        }),
+      ]);
+      for (const line of [...byMsg('deployment live'), ...byMsg('deployment failed')])
+        expect(line.ts).toEqual(expect.any(String));
+    } finally {
+      await logged.close();
     }
   });
 });
