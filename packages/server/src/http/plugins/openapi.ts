@@ -27,7 +27,8 @@ function withSiteHeader(headers: unknown): Record<string, unknown> {
 
 /**
  * The OpenAPI 3.1 document, generated from the core zod schemas attached to each route, at
- * `GET /api/openapi.json` (public).
+ * `GET /api/openapi.json` (public). `version` is the API description's version
+ * (docs/api-spec.md §9), not the server's.
  */
 export const openapiPlugin = fp(
   async (app: FastifyInstance, opts: { version: string }) => {
@@ -48,15 +49,19 @@ export const openapiPlugin = fp(
         security: [{ bearer: [] }],
       },
       // Public routes (`config.public`) need no credential: `security: []` says so in the
-      // document. Site-scoped routes document their `X-Site-Id` header.
+      // document; `credential: 'optional'` routes take one or none. Site-scoped routes document their `X-Site-Id` header.
       transform: (input) => {
         const result = jsonSchemaTransform(input);
         const config = (input.route.config ?? {}) as {
           public?: boolean;
+          credential?: 'optional';
           siteParam?: string;
           siteScope?: SiteScope;
         };
         if (config.public === true) return { ...result, schema: { ...result.schema, security: [] } };
+        if (config.credential === 'optional') {
+          return { ...result, schema: { ...result.schema, security: [{}, { bearer: [] }] } };
+        }
         if (!config.siteParam && config.siteScope === 'site' && !result.schema.hide) {
           return { ...result, schema: { ...result.schema, headers: withSiteHeader(result.schema.headers) } };
         }
