@@ -79,6 +79,12 @@ export const ConfigSchema = z
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
     CMS_SCHEDULER: Bool.default(true),
+    /**
+     * How long a claim on a deployment being built holds (renewed every third of it while the
+     * build runs): a process that stops during the build (kill -9) leaves the deployment to
+     * another process, or to itself after a restart, once this has passed.
+     */
+    CMS_DEPLOY_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
     /** A stock photo search endpoint answering `{items}` in the StockResponse shape for `?provider=&q=&orientation=`; unset: GET /api/media/stock answers 502. */
     STOCK_PROVIDER_URL: z.url().optional(),
     /** An OpenAI-compatible embeddings endpoint (`…/v1` or `…/v1/embeddings`); unset: the offline hashed-bow provider. */

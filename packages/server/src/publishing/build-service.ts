@@ -54,10 +54,16 @@ export type BuildPurpose = 'build' | 'deployment' | 'prebuild' | 'preview';
  * The fingerprint of a snapshot: equal fingerprints build equal sites. A build made ahead for
  * a scheduled deployment is switched in at its time only while the fingerprint of what the
  * site would be built from then is still the one it was built from.
+ *
+ * Left out: when the snapshot was taken, and each item's `publishedAt` (when it last went live
+ * anywhere). A deployment going live stamps `publishedAt` on its items, so with it a build made
+ * ahead for the next deployment of a drip could never match; builds do not render it (the
+ * template view of an item has no `publishedAt`).
  */
 export function snapshotFingerprint(snapshot: SiteSnapshot): string {
+  const items = snapshot.items.map(({ publishedAt: _publishedAt, ...item }) => item);
   return `sha256:${createHash('sha256')
-    .update(JSON.stringify({ ...snapshot, exportedAt: '' }))
+    .update(JSON.stringify({ ...snapshot, items, exportedAt: '' }))
     .digest('hex')}`;
 }
 
