@@ -67,6 +67,7 @@ const EXPECTED_ACCESS: Record<string, string> = {
   'POST /api/unpublish': 'site publisher',
   'POST /api/import/json': 'site editor',
   'POST /api/import/edges': 'site editor',
+  'POST /api/import/edges/remove': 'site editor',
   'POST /api/maintenance/embeddings/materialize': 'site admin',
   'GET,HEAD /api/templates': 'site viewer',
   'POST /api/templates': 'site editor',
