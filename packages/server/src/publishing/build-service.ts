@@ -7,6 +7,7 @@ import {
   createDirectoryTarget,
   type DeployTarget,
   RenderPool,
+  serveCheck,
 } from '@trelliscms/builder';
 import {
   type BuildMode,
@@ -522,6 +523,24 @@ export class BuildService {
     if (goesLive) {
       await this.target(input.site.graphName, input.env).activate!(buildId);
       this.options.onSwitched?.({ buildId, at: finishedAt });
+      // The serve check probes what is served, so it runs once the build is switched in.
+      if (input.serveCheckUrl && final.deploy) {
+        const check = await serveCheck(input.serveCheckUrl);
+        final = {
+          ...final,
+          deploy: {
+            ...final.deploy,
+            ok: final.deploy.ok && check.ok,
+            serveCheck: { ...check, durationMs: Math.round(check.durationMs) },
+          },
+        };
+        const deploy = final.deploy;
+        await input.graph.transaction(async (tx) => {
+          const node = await tx.getNode(buildNodeId(buildId));
+          if (node) await tx.updateNode(node.id, { props: { ...node.props, deploy } });
+        });
+        stored.deploy = deploy;
+      }
     }
     this.options.onFinished?.(stored as unknown as BuildStatus);
     return {
