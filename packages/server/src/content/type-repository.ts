@@ -11,6 +11,7 @@ import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { Clock } from '../shared/clock';
 import { allNodes } from '../shared/node-pages';
 import { splitItemProps } from './item-record';
+import { reindexItems, searchTextChanged } from './search-index';
 
 /** The node label of content type definitions in a site graph. */
 export const TYPE_LABEL = 'ContentType';
@@ -171,7 +172,8 @@ async function storedItems(
 
 /**
  * Applies a partial definition (the given keys replace the stored ones). The name cannot
- * change. Stored items are never rewritten: a change that would make any of them invalid
+ * change. Stored items keep their fields (when the type's text fields change, their search
+ * text is recomputed, in the same transaction): a change that would make any of them invalid
  * (a new required field, a removed field they use, a narrower rule, a new unique field with
  * duplicates, a new nodeLabel while items exist) is refused with 409 `type_change_conflict`
  * naming the field and how many items fail.
@@ -226,6 +228,7 @@ export async function updateType({
     await tx.updateNode(typeNodeId(name), {
       props: { ...definition, createdAt: node?.props.createdAt, updatedAt: clock.now().toISOString() },
     });
+    if (items.length > 0 && searchTextChanged(current, definition)) await reindexItems(tx, definition);
     await tx.appendAudit({ actor, action: 'type.update', target: typeNodeId(name) });
   });
   forgetType(graph, name);
