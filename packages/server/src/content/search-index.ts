@@ -30,12 +30,27 @@ export function searchTextChanged(
 export async function reindexItems(tx: GraphWriter, type: StoredContentType): Promise<number> {
   let count = 0;
   for await (const page of nodePages(tx, { label: type.nodeLabel }, 500)) {
-    for (const node of page) {
-      if (!node.labels.includes(CONTENT_LABEL) || typeOfId(node.id) !== type.name) continue;
-      const { fields } = splitItemProps(node.props);
-      await tx.updateNode(node.id, { props: node.props, searchText: searchText({ type, fields }) });
-      count += 1;
-    }
+    count += await reindexPage(
+      tx,
+      type,
+      page.map((node) => node.id),
+    );
+  }
+  return count;
+}
+
+/**
+ * Gives the items `ids` of `type` (read again in `tx`, so a concurrent write is not undone)
+ * the search text of their fields; ids that are not items of the type are skipped. Returns
+ * how many it rewrote.
+ */
+export async function reindexPage(tx: GraphWriter, type: StoredContentType, ids: string[]): Promise<number> {
+  let count = 0;
+  for (const node of await tx.getNodes(ids)) {
+    if (!node.labels.includes(CONTENT_LABEL) || typeOfId(node.id) !== type.name) continue;
+    const { fields } = splitItemProps(node.props);
+    await tx.updateNode(node.id, { props: node.props, searchText: searchText({ type, fields }) });
+    count += 1;
   }
   return count;
 }
