@@ -9,6 +9,7 @@ import {
 } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { Clock } from '../shared/clock';
+import { internalNodeId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
 import { splitItemProps } from './item-record';
 import { reindexItems, searchTextChanged } from './search-index';
@@ -16,8 +17,13 @@ import { reindexItems, searchTextChanged } from './search-index';
 /** The node label of content type definitions in a site graph. */
 export const TYPE_LABEL = 'ContentType';
 
-/** The node id of a content type definition: `type:<name>`. */
+/** The node id of a content type definition: `~type:<name>` (shared/internal-ids). */
 export function typeNodeId(name: string): string {
+  return internalNodeId('type', name);
+}
+
+/** How audit entries name a content type: `type:<name>`. */
+function typeResourceId(name: string): string {
   return `type:${name}`;
 }
 
@@ -154,7 +160,7 @@ export async function createType({
       labels: [TYPE_LABEL],
       props: { ...definition, createdAt: now, updatedAt: now },
     });
-    await tx.appendAudit({ actor, action: 'type.create', target: typeNodeId(definition.name) });
+    await tx.appendAudit({ actor, action: 'type.create', target: typeResourceId(definition.name) });
   });
   forgetType(graph, definition.name);
   await declareUniques(graph, definition);
@@ -229,7 +235,7 @@ export async function updateType({
       props: { ...definition, createdAt: node?.props.createdAt, updatedAt: clock.now().toISOString() },
     });
     if (items.length > 0 && searchTextChanged(current, definition)) await reindexItems(tx, definition);
-    await tx.appendAudit({ actor, action: 'type.update', target: typeNodeId(name) });
+    await tx.appendAudit({ actor, action: 'type.update', target: typeResourceId(name) });
   });
   forgetType(graph, name);
   return definition;

@@ -22,9 +22,10 @@ import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import type { Clock } from '../shared/clock';
+import { internalNodeId, publicResourceId } from '../shared/internal-ids';
 import { takeSnapshot } from './take-snapshot';
 
-/** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `build:<buildId>`. */
+/** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `~build:<buildId>`. */
 export const BUILD_LABEL = 'Build';
 
 /** `prod` or `env:prod` -> `prod`. */
@@ -33,8 +34,9 @@ export function envName(env: string | undefined): string {
   return name.startsWith('env:') ? name.slice(4) : name;
 }
 
+/** The node id of a build: `~build:<id>` (shared/internal-ids); audit entries name it `build:<id>`. */
 export function buildNodeId(buildId: string): string {
-  return `build:${buildId}`;
+  return internalNodeId('build', buildId);
 }
 
 /** Where a site environment's deploys live: `<dataDir>/sites/<graphName>/<env>/` (versions/, current). */
@@ -321,7 +323,7 @@ export class BuildService {
       await tx.appendAudit({
         actor,
         action: 'build.rollback',
-        target: buildNodeId(buildId),
+        target: publicResourceId(buildNodeId(buildId)),
         data: { env, from: previous },
       });
     });
@@ -349,7 +351,11 @@ export class BuildService {
             finishedAt: this.options.clock.now().toISOString(),
           },
         });
-        await tx.appendAudit({ actor: 'system', action: 'build.interrupted', target: node.id });
+        await tx.appendAudit({
+          actor: 'system',
+          action: 'build.interrupted',
+          target: publicResourceId(node.id),
+        });
       }
     });
     return page.nodes.length;
@@ -407,7 +413,7 @@ export class BuildService {
       await tx.appendAudit({
         actor: input.actor,
         action: 'build.start',
-        target: buildNodeId(buildId),
+        target: publicResourceId(buildNodeId(buildId)),
         data: { env: input.env, mode: input.mode, purpose, deploymentId: input.deploymentId ?? null },
       });
     });
@@ -514,7 +520,7 @@ export class BuildService {
       await tx.appendAudit({
         actor: input.actor,
         action: final.ok ? 'build.ok' : 'build.error',
-        target: buildNodeId(buildId),
+        target: publicResourceId(buildNodeId(buildId)),
         data: { artifacts: final.artifacts, deployed: final.deploy !== null, purpose },
       });
       return props;
