@@ -432,6 +432,80 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         await graph.deleteNode('once');
         expect(ids((await graph.findNodes({ label: 'Article', q: 'tomatoes' })).nodes)).toEqual(['nested']);
       });
+
+      it('indexes a node under its searchText when given, and keeps it through updates without one', async () => {
+        const graph = await newGraph();
+        const search = async (q: string, label = 'Article') =>
+          ids((await graph.findNodes({ label, q })).nodes).sort();
+        await graph.createNode({
+          id: 'a',
+          labels: ['Article'],
+          props: { title: 'Tomatoes', status: 'draft', owner: 'user:alice' },
+          searchText: 'Tomatoes',
+        });
+        await graph.putNode({
+          id: 'b',
+          labels: ['Article'],
+          props: { title: 'Potatoes', status: 'draft' },
+          searchText: 'Potatoes in the sun',
+        });
+        await graph.createNodes([
+          { id: 'c', labels: ['Article'], props: { title: 'Leeks', status: 'draft' }, searchText: 'Leeks' },
+          { id: 'd', labels: ['Article'], props: { title: 'Draft notes', status: 'draft' } },
+          { id: 'e', labels: ['Article'], props: { title: 'Empty', status: 'draft' }, searchText: '' },
+        ]);
+        // Reads never return the search text.
+        expect(await graph.getNode('a')).toEqual({
+          id: 'a',
+          labels: ['Article'],
+          props: { title: 'Tomatoes', status: 'draft', owner: 'user:alice' },
+        });
+        expect(Object.keys((await graph.getNodes(['b']))[0] ?? {})).toEqual(['id', 'labels', 'props']);
+        // Only the given text is indexed; a node without one is indexed under its strings.
+        expect(await search('draft')).toEqual(['d']);
+        expect(await search('alice')).toEqual([]);
+        expect(await search('sun')).toEqual(['b']);
+        expect(await search('empty')).toEqual([]);
+        // An update without searchText keeps the text; with one, replaces it.
+        await graph.updateNode('a', { props: { title: 'Tomatoes', status: 'published' } });
+        expect(await search('published')).toEqual([]);
+        expect(await search('tomatoes')).toEqual(['a']);
+        await graph.updateNode('a', {
+          props: { title: 'Cucumbers', status: 'published' },
+          searchText: 'Cucumbers',
+        });
+        expect(await search('tomatoes')).toEqual([]);
+        expect(await search('cucumbers')).toEqual(['a']);
+        // Within a transaction too, also for a node created in it.
+        await graph.transaction(async (tx) => {
+          await tx.createNode({
+            id: 'f',
+            labels: ['Article'],
+            props: { title: 'Fennel', k: 'x' },
+            searchText: 'Fennel',
+          });
+          await tx.updateNode('f', { props: { title: 'Fennel', k: 'bookkeeping' } });
+          await tx.updateNode('c', {
+            props: { title: 'Leeks', status: 'published' },
+            labels: ['Article', 'Veg'],
+          });
+        });
+        expect(await search('fennel')).toEqual(['f']);
+        expect(await search('bookkeeping')).toEqual([]);
+        expect(await search('leeks', 'Veg')).toEqual(['c']);
+        // A put without searchText replaces the node: its strings are indexed again.
+        await graph.putNode({ id: 'b', labels: ['Article'], props: { title: 'Potatoes', status: 'draft' } });
+        expect(await search('sun')).toEqual([]);
+        expect(await search('draft')).toEqual(['b', 'd']);
+        // And an update of a node that was never given a text indexes its new strings.
+        await graph.updateNode('d', { props: { title: 'Final notes', status: 'final' } });
+        expect(await search('draft')).toEqual(['b']);
+        expect(await search('final')).toEqual(['d']);
+        await expectKind(
+          graph.createNode({ id: 'x', labels: ['Article'], props: {}, searchText: 1 as unknown as string }),
+          'invalid_argument',
+        );
+      });
     });
 
     describe('similarity', () => {

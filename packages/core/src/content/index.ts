@@ -32,6 +32,7 @@ export {
   splitAdvice,
   tooManyAdvice,
 } from './import-plan';
+export { searchText } from './search-text';
 export { findTypeChangeConflicts, type TypeChangeConflict } from './type-change-conflicts';
 export {
   describeIssues,

@@ -5,6 +5,7 @@ import {
   type ContentWriteInput,
   invalidFieldsError,
   type StoredContentType,
+  searchText,
   TrellisError,
 } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
@@ -80,9 +81,10 @@ export async function writeRelationships(
   }
 }
 
-/** Writes the item node's new state, its version node and the audit entry. */
+/** Writes the item node's new state (searchable by its text fields), its version node and the audit entry. */
 async function commitVersion({
   tx,
+  type,
   id,
   labels,
   fields,
@@ -92,6 +94,7 @@ async function commitVersion({
   isCreate,
 }: {
   tx: GraphWriter;
+  type: StoredContentType;
   id: string;
   labels: string[];
   fields: Record<string, unknown>;
@@ -101,8 +104,9 @@ async function commitVersion({
   isCreate: boolean;
 }): Promise<GraphNode> {
   const node = { id, labels, props: itemProps(fields, meta) };
-  if (isCreate) await tx.createNode(node);
-  else await tx.updateNode(id, { props: node.props });
+  const text = searchText({ type, fields });
+  if (isCreate) await tx.createNode({ ...node, searchText: text });
+  else await tx.updateNode(id, { props: node.props, searchText: text });
   await tx.createNode(versionNode({ id, fields, meta, action, actor }));
   await tx.appendAudit({ actor, action, target: id, data: { version: meta.version, hash: meta.hash } });
   return node;
@@ -143,6 +147,7 @@ export async function createItem({
     if (tombstone) await tx.deleteNode(tombstoneId(id));
     const node = await commitVersion({
       tx,
+      type,
       id,
       labels: [type.nodeLabel, CONTENT_LABEL],
       fields,
@@ -256,6 +261,7 @@ async function mutateItem({
     });
     const written = await commitVersion({
       tx,
+      type,
       id,
       labels: node.labels,
       fields: next.fields,

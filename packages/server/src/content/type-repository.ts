@@ -9,14 +9,21 @@ import {
 } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { Clock } from '../shared/clock';
+import { internalNodeId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
 import { splitItemProps } from './item-record';
+import { reindexItems, searchTextChanged } from './search-index';
 
 /** The node label of content type definitions in a site graph. */
 export const TYPE_LABEL = 'ContentType';
 
-/** The node id of a content type definition: `type:<name>`. */
+/** The node id of a content type definition: `~type:<name>` (shared/internal-ids). */
 export function typeNodeId(name: string): string {
+  return internalNodeId('type', name);
+}
+
+/** How audit entries name a content type: `type:<name>`. */
+function typeResourceId(name: string): string {
   return `type:${name}`;
 }
 
@@ -153,7 +160,7 @@ export async function createType({
       labels: [TYPE_LABEL],
       props: { ...definition, createdAt: now, updatedAt: now },
     });
-    await tx.appendAudit({ actor, action: 'type.create', target: typeNodeId(definition.name) });
+    await tx.appendAudit({ actor, action: 'type.create', target: typeResourceId(definition.name) });
   });
   forgetType(graph, definition.name);
   await declareUniques(graph, definition);
@@ -171,7 +178,8 @@ async function storedItems(
 
 /**
  * Applies a partial definition (the given keys replace the stored ones). The name cannot
- * change. Stored items are never rewritten: a change that would make any of them invalid
+ * change. Stored items keep their fields (when the type's text fields change, their search
+ * text is recomputed, in the same transaction): a change that would make any of them invalid
  * (a new required field, a removed field they use, a narrower rule, a new unique field with
  * duplicates, a new nodeLabel while items exist) is refused with 409 `type_change_conflict`
  * naming the field and how many items fail.
@@ -226,7 +234,8 @@ export async function updateType({
     await tx.updateNode(typeNodeId(name), {
       props: { ...definition, createdAt: node?.props.createdAt, updatedAt: clock.now().toISOString() },
     });
-    await tx.appendAudit({ actor, action: 'type.update', target: typeNodeId(name) });
+    if (items.length > 0 && searchTextChanged(current, definition)) await reindexItems(tx, definition);
+    await tx.appendAudit({ actor, action: 'type.update', target: typeResourceId(name) });
   });
   forgetType(graph, name);
   return definition;

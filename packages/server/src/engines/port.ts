@@ -24,6 +24,13 @@ export interface GraphNode {
   /** One or more labels; the first is the primary label (e.g. a content type's nodeLabel). */
   labels: string[];
   props: Props;
+  /**
+   * Written, never read back: the text full-text search (`NodeQuery.q`) finds the node by.
+   * When a create or put leaves it out, the node is indexed under every string in its props
+   * (`searchableText` in engines/shared). The server gives item nodes the text of their
+   * type's text fields, so bookkeeping (status, user ids, hashes) is not searchable.
+   */
+  searchText?: string;
 }
 
 export interface GraphEdge {
@@ -66,9 +73,9 @@ export interface NodeQuery {
    */
   orderBy?: Array<{ prop: string; direction?: 'asc' | 'desc' }>;
   /**
-   * Full-text query over the node's string properties, nested ones included (all words must
-   * match, ranked by relevance; words are split by `searchWords` in engines/shared). A `q` with
-   * no words does not filter.
+   * Full-text query over the node's search text: its `searchText` when one was given, else
+   * its string properties, nested ones included (all words must match, ranked by relevance;
+   * words are split by `searchWords` in engines/shared). A `q` with no words does not filter.
    */
   q?: string;
   limit?: number;
@@ -183,6 +190,14 @@ export interface AuditVerdict {
   reason: string | null;
 }
 
+/** What {@link GraphWriter.updateNode} changes. */
+export interface NodeUpdate {
+  props: Props;
+  labels?: string[];
+  /** The node's new search text (see {@link GraphNode.searchText}). */
+  searchText?: string;
+}
+
 /** Reads, available on a graph and inside a transaction. */
 export interface GraphReader {
   getNode(id: string): Promise<GraphNode | null>;
@@ -201,10 +216,15 @@ export interface GraphReader {
 export interface GraphWriter extends GraphReader {
   /** Creates a node; EngineError `exists` when the id is taken, `unique_violation` on a unique constraint. */
   createNode(node: GraphNode): Promise<GraphNode>;
-  /** Creates or replaces a node (labels and props). Idempotent. */
+  /** Creates or replaces a node (labels, props and search text). Idempotent. */
   putNode(node: GraphNode): Promise<GraphNode>;
-  /** Replaces the props (and labels when given) of an existing node; EngineError `not_found` otherwise. */
-  updateNode(id: string, update: { props: Props; labels?: string[] }): Promise<GraphNode>;
+  /**
+   * Replaces the props (and labels when given) of an existing node; EngineError `not_found`
+   * otherwise. With `searchText`, the node is indexed under it from now on; without, a node
+   * that was given a search text keeps it (a bookkeeping change leaves the index alone) and
+   * any other node is indexed under the strings of its new props.
+   */
+  updateNode(id: string, update: NodeUpdate): Promise<GraphNode>;
   /** Deletes a node and its edges and embedding. Returns false when there was no such node. */
   deleteNode(id: string): Promise<boolean>;
   /**

@@ -23,9 +23,10 @@ import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import type { Clock } from '../shared/clock';
+import { internalNodeId, publicResourceId } from '../shared/internal-ids';
 import { takeSnapshot } from './take-snapshot';
 
-/** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `build:<buildId>`. */
+/** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `~build:<buildId>`. */
 export const BUILD_LABEL = 'Build';
 
 /** `prod` or `env:prod` -> `prod`. */
@@ -34,8 +35,9 @@ export function envName(env: string | undefined): string {
   return name.startsWith('env:') ? name.slice(4) : name;
 }
 
+/** The node id of a build: `~build:<id>` (shared/internal-ids); audit entries name it `build:<id>`. */
 export function buildNodeId(buildId: string): string {
-  return `build:${buildId}`;
+  return internalNodeId('build', buildId);
 }
 
 /** Where a site environment's deploys live: `<dataDir>/sites/<graphName>/<env>/` (versions/, current). */
@@ -322,7 +324,7 @@ export class BuildService {
       await tx.appendAudit({
         actor,
         action: 'build.rollback',
-        target: buildNodeId(buildId),
+        target: publicResourceId(buildNodeId(buildId)),
         data: { env, from: previous },
       });
     });
@@ -350,7 +352,11 @@ export class BuildService {
             finishedAt: this.options.clock.now().toISOString(),
           },
         });
-        await tx.appendAudit({ actor: 'system', action: 'build.interrupted', target: node.id });
+        await tx.appendAudit({
+          actor: 'system',
+          action: 'build.interrupted',
+          target: publicResourceId(node.id),
+        });
       }
     });
     return page.nodes.length;
@@ -408,7 +414,7 @@ export class BuildService {
       await tx.appendAudit({
         actor: input.actor,
         action: 'build.start',
-        target: buildNodeId(buildId),
+        target: publicResourceId(buildNodeId(buildId)),
         data: { env: input.env, mode: input.mode, purpose, deploymentId: input.deploymentId ?? null },
       });
     });
@@ -515,7 +521,7 @@ export class BuildService {
       await tx.appendAudit({
         actor: input.actor,
         action: final.ok ? 'build.ok' : 'build.error',
-        target: buildNodeId(buildId),
+        target: publicResourceId(buildNodeId(buildId)),
         data: { artifacts: final.artifacts, deployed: final.deploy !== null, purpose },
       });
       return props;

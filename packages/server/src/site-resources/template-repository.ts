@@ -2,22 +2,23 @@ import { assertTemplateParses } from '@trelliscms/builder';
 import { type Template, TrellisError } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { Clock } from '../shared/clock';
+import { internalNodeId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
 
-/** Node label of a template's head in a site graph (id `template:<name>`). */
+/** Node label of a template's head in a site graph (id `~template:<name>`). */
 export const TEMPLATE_LABEL = 'Template';
-/** Node label of one stored template version (id `template:<name>@<version>`). */
+/** Node label of one stored template version (id `~template:<name>@<version>`). */
 export const TEMPLATE_VERSION_LABEL = 'TemplateVersion';
 
 /** How long a write may take to become visible on the read side before 502 (docs/api-spec.md §8). */
 export const TEMPLATE_VISIBILITY_WAIT_MS = 3000;
 
 export function templateNodeId(name: string): string {
-  return `template:${name}`;
+  return internalNodeId('template', name);
 }
 
 function versionNodeId(name: string, version: number): string {
-  return `template:${name}@${version}`;
+  return `${templateNodeId(name)}@${version}`;
 }
 
 function toTemplate(node: GraphNode): Template {
@@ -129,7 +130,7 @@ export async function writeTemplate({
     await tx.appendAudit({
       actor,
       action: create ? 'template.create' : 'template.update',
-      target: templateNodeId(input.name),
+      target: `template:${input.name}`,
       data: { version },
     });
     return {

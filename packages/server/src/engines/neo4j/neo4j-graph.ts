@@ -15,6 +15,7 @@ import {
   type MergeEdgeResult,
   type NodePage,
   type NodeQuery,
+  type NodeUpdate,
   type Props,
   type SimilarHit,
   type SimilarityQuery,
@@ -157,7 +158,7 @@ export class Neo4jGraph implements Graph {
     return this.write((ops) => ops.putNode(node));
   }
 
-  updateNode(id: string, update: { props: Props; labels?: string[] }): Promise<GraphNode> {
+  updateNode(id: string, update: NodeUpdate): Promise<GraphNode> {
     return this.write((ops) => ops.updateNode(id, update));
   }
 

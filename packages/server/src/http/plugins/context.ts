@@ -5,6 +5,7 @@ import { PlatformAccessCache } from '../../auth/platform-access-cache';
 import type { Config } from '../../config';
 import { ItemReadCache } from '../../content/item-read-cache';
 import type { Graph, GraphEngine } from '../../engines/port';
+import { migrateSiteGraphs } from '../../migrations/site-migrations';
 import type { ApiKeyRecord } from '../../platform/api-keys';
 import { PLATFORM_GRAPH } from '../../platform/platform-graph';
 import type { Clock } from '../../shared/clock';
@@ -41,7 +42,8 @@ declare module 'fastify' {
 }
 
 /**
- * Owns the engine: initialises it, opens (or creates) the platform graph, and closes the
+ * Owns the engine: initialises it, opens (or creates) the platform graph, runs the data
+ * migrations of the site graphs (migrations/site-migrations.ts), and closes the
  * engine when the app closes. `trellis.engine` wraps the given engine so that every write to
  * a graph opened through it retires the caches of that graph (the access cache for the
  * platform graph, the item read cache for site graphs): the app must reach graphs only
@@ -61,6 +63,10 @@ export const contextPlugin = fp(
     });
     await engine.init();
     const platform = (await engine.openGraph(PLATFORM_GRAPH)) ?? (await engine.createGraph(PLATFORM_GRAPH));
+    // Data written by an earlier version is brought up to date before the first request.
+    for (const migrated of await migrateSiteGraphs({ engine, platform, clock: opts.clock })) {
+      app.log.info(migrated, 'migrated the data of a site graph');
+    }
     app.decorate('trellis', {
       config,
       engine,

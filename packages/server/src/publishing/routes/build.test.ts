@@ -5,6 +5,7 @@ import { createFolderTarget, build as runBuilder } from '@trelliscms/builder';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedBlog } from '../../../test/helpers/blog-site';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
+import { buildNodeId } from '../build-service';
 
 async function page(site: ContentTestSite, url: string) {
   return site.platform.app.inject({ method: 'GET', url });
@@ -211,7 +212,7 @@ describe('build routes', () => {
     const { app } = site.platform;
     await site.graph.transaction(async (tx) => {
       await tx.createNode({
-        id: 'build:b-interrupted',
+        id: buildNodeId('b-interrupted'),
         labels: ['Build'],
         props: {
           ok: true,

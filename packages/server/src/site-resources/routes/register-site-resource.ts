@@ -5,7 +5,7 @@ import { actorOf } from '../../auth/actor';
 import type { Graph } from '../../engines/port';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
-import { listSiteResources, resourceNodeId, type SiteResourceSpec } from '../site-resources';
+import { listSiteResources, resourceAuditId, resourceNodeId, type SiteResourceSpec } from '../site-resources';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
 
@@ -76,7 +76,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
         await tx.appendAudit({
           actor: actorOf(request.principal!),
           action: `${spec.base}.create`,
-          target: resourceNodeId(spec, key),
+          target: resourceAuditId(spec, key),
         });
       });
       return reply.status(201).send(props);
@@ -118,7 +118,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
           await tx.appendAudit({
             actor: actorOf(request.principal!),
             action: `${spec.base}.update`,
-            target: resourceNodeId(spec, key),
+            target: resourceAuditId(spec, key),
           });
           return props;
         });

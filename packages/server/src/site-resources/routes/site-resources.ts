@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
+import { publicResourceId } from '../../shared/internal-ids';
 import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../resource-specs';
 import { resourceNodeId } from '../site-resources';
 import { registerSiteResource } from './register-site-resource';
@@ -53,7 +54,11 @@ export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
         if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });
         const props = { ...node.props, seo: request.body, updatedAt: app.trellis.clock.now().toISOString() };
         await tx.updateNode(id, { props });
-        await tx.appendAudit({ actor: actorOf(request.principal!), action: 'views.seo', target: id });
+        await tx.appendAudit({
+          actor: actorOf(request.principal!),
+          action: 'views.seo',
+          target: publicResourceId(id),
+        });
         return props as View;
       }),
   );
