@@ -15,6 +15,11 @@ export const errorRegistry = {
   business_rule: { status: 400, message: '{detail}' },
   invalid_template: { status: 400, message: 'The template does not parse: {detail}' },
   invalid_snapshot: { status: 400, message: 'The site snapshot is not valid: {detail}' },
+  invalid_list_query: {
+    status: 400,
+    message:
+      'The list query is not valid: {detail}. `where` is <field> <op> <value> conditions joined by `and` (op one of == != > >= < <= contains); `sort` is field names separated by commas, `-` before one for descending.',
+  },
   invalid_deploy_options: {
     status: 400,
     message: 'The deploy target `{target}` cannot use these options: {detail}',
