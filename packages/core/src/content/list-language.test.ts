@@ -28,6 +28,11 @@ describe('parseWhere', () => {
     ]);
     expect(parseWhere('year<2000')).toEqual([{ field: 'year', op: '<', value: 2000 }]);
     expect(parseWhere('category == news')).toEqual([{ field: 'category', op: '==', value: 'news' }]);
+    expect(parseWhere('isbn == 0451524934 and price == 1.50 and n == -3')).toEqual([
+      { field: 'isbn', op: '==', value: '0451524934' },
+      { field: 'price', op: '==', value: '1.50' },
+      { field: 'n', op: '==', value: -3 },
+    ]);
     expect(parseWhere('  ')).toEqual([]);
   });
 
@@ -87,6 +92,9 @@ describe('conditionHolds', () => {
     expect(conditionHolds('news', { op: '==', value: 'news' })).toBe(true);
     expect(conditionHolds(undefined, { op: '==', value: null })).toBe(true);
     expect(conditionHolds(undefined, { op: '!=', value: 'x' })).toBe(true);
+    expect(conditionHolds(1.5, { op: '==', value: '1.50' })).toBe(true);
+    expect(conditionHolds('0451524934', { op: '==', value: '0451524934' })).toBe(true);
+    expect(conditionHolds(2020, { op: '==', value: '' })).toBe(false);
     expect(conditionHolds(true, { op: '==', value: 'true' })).toBe(false);
   });
 

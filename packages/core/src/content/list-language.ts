@@ -18,7 +18,8 @@ import { TrellisError } from '../errors/trellis-error';
  *
  * Semantics (both the in-memory evaluator here and the engines' filters keep them):
  * - A missing value is absent or `null`. `== null` matches missing values, `!= x` matches them.
- * - `==`/`!=`: equal values; a number equals its decimal text (`year == '2020'`).
+ * - `==`/`!=`: equal values; a number equals its decimal text (`year == '2020'`). An unquoted
+ *   number not in its plain form (`0451524934`, `1.50`) is read as text.
  * - `>`, `>=`, `<`, `<=`: numbers numerically, text by code point; a missing value never matches.
  * - `contains`: a case-insensitive substring of a text value, or an entry of a list value.
  * - Sorting puts missing values last ascending and first descending.
@@ -88,7 +89,9 @@ function parseValue(text: string, condition: string): unknown {
   if (text === 'true') return true;
   if (text === 'false') return false;
   if (text === 'null' || text === 'nil') return null;
-  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+  // A number only in its plain form: `0451524934` or `1.50` stay text, so a text field (an
+  // ISBN) compares as written; a number field reads the text as its number.
+  if (/^-?\d+(\.\d+)?$/.test(text) && String(Number(text)) === text) return Number(text);
   if (/^[^\s'"]+$/.test(text)) return text;
   throw invalid(`the value of \`${condition}\` is not one value: quote text that holds spaces or quotes`);
 }
@@ -172,11 +175,16 @@ export function compareValues(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** A number and the text of the same number (`2020` and `'2020'`, `1.5` and `'1.50'`). */
+function sameNumber(number: number, text: string): boolean {
+  return text.trim() !== '' && Number(text) === number;
+}
+
 function looseEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (isMissing(a) && isMissing(b)) return true;
-  if (isMissing(a) || isMissing(b)) return false;
-  if (typeof a === 'number' || typeof b === 'number') return String(a) === String(b);
+  if (typeof a === 'number' && typeof b === 'string') return sameNumber(a, b);
+  if (typeof a === 'string' && typeof b === 'number') return sameNumber(b, a);
   return false;
 }
 

@@ -32,20 +32,21 @@ describe('typeListQuery', () => {
     const { where, sort } = typeListQuery({
       type: book,
       where: parseWhere(
-        "year == '2020' and isbn == 1984 and inPrint == 'true' and tags contains 7 and status == published and slug != null",
+        "year == '2020' and isbn == 1984 and isbn != 0451524934 and inPrint == 'true' and tags contains 7 and status == published and slug != null",
       ),
       sort: ['-year', 'updatedAt', 'slug'],
     });
     expect(where.map(({ field, op, value }) => [field, op, value])).toEqual([
       ['year', '==', 2020],
       ['isbn', '==', '1984'],
+      ['isbn', '!=', '0451524934'],
       ['inPrint', '==', true],
       ['tags', 'contains', '7'],
       ['status', '==', 'published'],
       ['slug', '!=', null],
     ]);
-    expect(where[4]!.target).toEqual({ kind: 'built-in', name: 'status' });
-    expect(where[5]!.target.kind).toBe('field');
+    expect(where[5]!.target).toEqual({ kind: 'built-in', name: 'status' });
+    expect(where[6]!.target.kind).toBe('field');
     expect(sort.map((key) => [key.field, key.descending, key.target.kind])).toEqual([
       ['year', true, 'field'],
       ['updatedAt', false, 'built-in'],

@@ -7,7 +7,7 @@ import {
   type StoredContentType,
   TrellisError,
 } from '@trelliscms/core';
-import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
+import type { Graph, GraphNode, GraphReader, GraphWriter, NodeQuery, PropFilter } from '../engines/port';
 import { retractEverywhere } from '../releases/publish-items';
 import {
   CONTENT_LABEL,
@@ -189,8 +189,9 @@ export async function getItem({
 }
 
 /**
- * A page of a type's items (ordered by id, or by relevance with `q`), with the total count
- * of matches independent of `limit`/`offset`. Items are listed without relationships.
+ * A page of a type's items with the total count of matches independent of `limit`/`offset`:
+ * filtered by `where` (see item-list-query.ts) and full-text `q`, ordered by `orderBy` then
+ * id (by relevance with `q` and no `orderBy`). Items are listed without relationships.
  */
 export async function listItems({
   graph,
@@ -198,18 +199,21 @@ export async function listItems({
   limit = CONTENT_LIST_LIMIT.default,
   offset = 0,
   q,
-  status,
+  where = [],
+  orderBy = [],
 }: {
   graph: GraphReader;
   type: StoredContentType;
   limit?: number;
   offset?: number;
   q?: string;
-  status?: string;
+  where?: PropFilter[];
+  orderBy?: NodeQuery['orderBy'];
 }): Promise<{ items: ContentRecord[]; total: number }> {
   const page = await graph.findNodes({
     label: type.nodeLabel,
-    where: status === undefined ? [] : [{ prop: 'status', op: 'eq', value: status }],
+    where,
+    ...(orderBy.length > 0 ? { orderBy } : {}),
     ...(q !== undefined && q.trim() !== '' ? { q } : {}),
     limit,
     offset,

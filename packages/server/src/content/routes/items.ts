@@ -22,10 +22,12 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
 import { defaultPublishEnvironment, publishItems, unpublishItems } from '../../releases/publish-items';
 import { autoBuild } from '../../releases/routes/auto-build';
+import { itemListFilter } from '../item-list-query';
 import { etagOf, expectedVersionFrom } from '../item-record';
 import {
   appendBlock,
@@ -61,24 +63,30 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'List items of a type',
-        description: `A bare array, or with \`withMeta\` the envelope whose \`total\` counts every match. \`limit\` defaults to ${CONTENT_LIST_LIMIT.default} (maximum ${CONTENT_LIST_LIMIT.max}); order is by id, or by relevance with \`q\` (full-text). \`status\` filters by workflow status. Listed items carry no relationships (read one item for them).`,
+        description: `A bare array, or with \`withMeta\` the envelope whose \`total\` counts every match; either way the \`X-Total-Count\` header carries that count. \`limit\` defaults to ${CONTENT_LIST_LIMIT.default} (maximum ${CONTENT_LIST_LIMIT.max}), \`offset\` to 0. \`where\` filters by field conditions and \`sort\` orders, in the list language of \`{% list %}\`: \`where=year >= 2000 and tags contains 'sf'\` (\`<field> <op> <value>\` joined by \`and\`, op one of \`== != > >= < <= contains\`; fields are the type's and \`status\`, \`createdAt\`, \`updatedAt\`, \`type\`), \`sort=-year,title\` (\`-\` for descending; missing values last; ties by id). Without \`sort\` the order is by id, or by relevance with \`q\` (full-text). \`status\` is \`draft\` or \`published\`. A \`where\` or \`sort\` that does not parse, names no field of the type, or uses an operator its field cannot take is a 400 \`invalid_list_query\` naming each problem. Listed items carry no relationships (read one item for them).`,
         params: ContentTypePathParams,
         querystring: ContentListQuery,
         response: { 200: ContentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       const type = await getTypeForRead(graph, request.params.type);
-      const { withMeta, q, status } = request.query;
+      const { withMeta, q, status, where, sort } = request.query;
       const limit = request.query.limit ?? CONTENT_LIST_LIMIT.default;
       const offset = request.query.offset ?? 0;
-      const page = await listItems({ graph, type, limit, offset, q, status });
+      const filter = itemListFilter({ type, where, sort, status });
+      const page = filter.isEmpty
+        ? { items: [], total: 0 }
+        : await listItems({ graph, type, limit, offset, q, where: filter.where, orderBy: filter.orderBy });
+      withTotal(reply, page.total);
       if (!withMeta) return page.items;
       const appliedFilters: Record<string, unknown> = {};
       if (q !== undefined) appliedFilters.q = q;
       if (status !== undefined) appliedFilters.status = status;
+      if (where !== undefined) appliedFilters.where = where;
+      if (sort !== undefined) appliedFilters.sort = sort;
       return { items: page.items, total: page.total, limit, offset, appliedFilters };
     },
   );
