@@ -103,7 +103,7 @@ export { type ClientOptions, createClient, type SiteClient, type TrellisClient }
 export * from './errors';
 export type { NoRollbackReason, RollbackTarget } from './helpers/rollback-target';
 export { isRetryable } from './http/retry-policy';
-export type { CallOptions, RetryOptions } from './http/transport';
+export type { CallOptions, ListPage, RetryOptions } from './http/transport';
 export type { AccessApi } from './namespaces/access';
 export type { ApiKeysApi } from './namespaces/api-keys';
 export type { AuditApi } from './namespaces/audit';
@@ -130,7 +130,7 @@ export {
   NoRollbackTargetError,
   type SubmitAndApproveOptions,
 } from './namespaces/release-helpers';
-export type { ReleasesApi } from './namespaces/releases';
+export type { DeploymentListQuery, ReleaseListQuery, ReleasesApi } from './namespaces/releases';
 export type { ResourceApi } from './namespaces/resource';
 export type {
   BlockTypesApi,

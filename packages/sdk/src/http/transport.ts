@@ -17,6 +17,12 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** A query string value; `undefined` entries are left out. */
 export type QueryValue = string | number | boolean | undefined | null;
 
+/** One page of a list: its items and how many records match in all (`X-Total-Count`). */
+export interface ListPage<T> {
+  items: T[];
+  total: number;
+}
+
 /** Per-call options every SDK method accepts as its last argument. */
 export interface CallOptions {
   /** Aborts the request. */
@@ -126,6 +132,10 @@ export class Transport {
   /** Sends one request and returns its parsed body; throws ApiError, SchemaError or ConnectionError. */
   async request<S extends z.ZodType>(spec: RequestSpec<S>): Promise<z.output<S>> {
     const { response, body } = await this.#fetch(spec);
+    return this.#parse(spec, response, body);
+  }
+
+  #parse<S extends z.ZodType>(spec: RequestSpec<S>, response: Response, body: unknown): z.output<S> {
     const parsed = spec.schema.safeParse(body);
     if (!parsed.success) {
       throw new SchemaError({
@@ -140,6 +150,25 @@ export class Transport {
       });
     }
     return parsed.data;
+  }
+
+  /**
+   * Sends a list request and returns its parsed items with the count of every match, read from
+   * the `X-Total-Count` header (the items' count when a server does not send it).
+   */
+  async requestPage<S extends z.ZodType<unknown[]>>(
+    spec: RequestSpec<S>,
+  ): Promise<ListPage<z.output<S>[number]>> {
+    const { response, body } = await this.#fetch(spec);
+    const items = this.#parse(spec, response, body) as z.output<S>[number][];
+    const header = Number(response.headers.get('x-total-count'));
+    return {
+      items,
+      total:
+        Number.isInteger(header) && header >= 0 && response.headers.has('x-total-count')
+          ? header
+          : items.length,
+    };
   }
 
   /** Sends one request whose answer body is not used (e.g. a 204). */

@@ -12,6 +12,10 @@ export function withTotal(reply: FastifyReply, total: number): FastifyReply {
   return reply.header(TOTAL_COUNT_HEADER, String(total));
 }
 
+/** The route description of a list read whole and paged by {@link pageOf}. */
+export const WHOLE_LIST_PAGING =
+  '`limit` (1 to 1000; absent: all) and `offset` page the list; the `X-Total-Count` header counts every record.';
+
 /** The paging query of a list: `limit` (absent: every record) and `offset` (default 0). */
 export interface PageRequest {
   limit?: number;

@@ -12,6 +12,7 @@ import {
   ItemVersionList,
   ItemVersionParams,
   NoContent,
+  PageQuery,
   PublishContentBody,
   PublishContentQuery,
   TrellisError,
@@ -22,7 +23,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
-import { withTotal } from '../../http/list-page';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
 import { defaultPublishEnvironment, publishItems, unpublishItems } from '../../releases/publish-items';
@@ -210,16 +211,19 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'The version history of an item, newest first',
+        description: WHOLE_LIST_PAGING,
         params: ContentItemParams,
+        querystring: PageQuery,
         response: { 200: ItemVersionList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       const type = await getType(graph, request.params.type);
       await getItem({ graph, type, id: request.params.id });
-      return listVersions(graph, request.params.id);
+      const page = pageOf(await listVersions(graph, request.params.id), request.query);
+      return withTotal(reply, page.total).send(page.items);
     },
   );
 

@@ -3,12 +3,14 @@ import {
   ContentTypeParams,
   ContentTypeSummaryList,
   CreateContentTypeBody,
+  PageQuery,
   summarizeContentType,
   UpdateContentTypeBody,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { createType, getType, listTypes, updateType } from '../type-repository';
 
@@ -22,11 +24,16 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['types'],
         summary: 'The site’s content types (summary shape)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: ContentTypeSummaryList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => (await listTypes(siteOf(request).graph)).map(summarizeContentType),
+    async (request, reply) => {
+      const page = pageOf((await listTypes(siteOf(request).graph)).map(summarizeContentType), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.post(

@@ -1,6 +1,7 @@
 import {
   CreateSiteBody,
   DeleteSiteResponse,
+  PageQuery,
   Site,
   SiteList,
   SiteParams,
@@ -11,6 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { siteRoleFor } from '../../auth/site-role';
 import { errorResponses } from '../../http/error-responses';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { accessibleSites } from '../accessible-sites';
 import { createSite } from '../create-site';
@@ -46,20 +48,25 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['sites'],
         summary: 'Sites the caller can access (all for owner/admin)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: SiteList },
       },
       config: { siteScope: 'none' },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = request.principal!;
       const sites = await accessibleSites(platform, principal);
-      if (principal.platformRole && principal.allowedSites === null) return sites.map(toSiteView);
-      // An API key sees only the sites where it still has a role.
-      const visible: SiteRecord[] = [];
-      for (const site of sites) {
-        if (await siteRoleFor({ platform, principal, siteId: site.id })) visible.push(site);
+      let visible: SiteRecord[] = sites;
+      if (!principal.platformRole || principal.allowedSites !== null) {
+        // An API key sees only the sites where it still has a role.
+        visible = [];
+        for (const site of sites) {
+          if (await siteRoleFor({ platform, principal, siteId: site.id })) visible.push(site);
+        }
       }
-      return visible.map(toSiteView);
+      const page = pageOf(visible.map(toSiteView), request.query);
+      return withTotal(reply, page.total).send(page.items);
     },
   );
 

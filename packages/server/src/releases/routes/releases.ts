@@ -18,6 +18,7 @@ import {
   ListReleasesQuery,
   LiveState,
   LiveStateQuery,
+  PageQuery,
   planDrip,
   QueryFlag,
   Release,
@@ -36,6 +37,7 @@ import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { roleAtLeast } from '../../auth/permissions';
 import { errorResponses } from '../../http/error-responses';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf, siteViewOf } from '../../http/site-of';
 import {
   deploymentQueue,
@@ -80,6 +82,10 @@ function plan(body: DripPreviewBody): {
  * the release publisher before the answer (unless `async`); the scheduler (releases-plugin)
  * takes future ones live at their validFrom, built ahead (docs/releases.md).
  */
+/** The paging note of the release lists. */
+const PAGING =
+  '`limit` and `offset` page the list; the `X-Total-Count` header counts every record that matches.';
+
 export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
   const now = () => app.releases.now();
 
@@ -89,11 +95,16 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'The site’s environments (dev and prod exist by default)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: EnvironmentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listEnvironments(siteOf(request).graph),
+    async (request, reply) => {
+      const page = pageOf(await listEnvironments(siteOf(request).graph), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.put(
@@ -125,12 +136,17 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'Releases, newest first, optionally by state',
+        description: PAGING,
         querystring: ListReleasesQuery,
         response: { 200: ReleaseList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listReleases(siteOf(request).graph, request.query),
+    async (request, reply) => {
+      const page = await listReleases(siteOf(request).graph, request.query);
+      withTotal(reply, page.total);
+      return page.items;
+    },
   );
 
   app.post(
@@ -163,15 +179,18 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'Recent deployments, newest first',
+        description: PAGING,
         querystring: ListDeploymentsQuery,
         response: { 200: DeploymentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       if (request.query.envId) await getEnvironment(graph, request.query.envId);
-      return listDeployments(graph, request.query);
+      const page = await listDeployments(graph, request.query);
+      withTotal(reply, page.total);
+      return page.items;
     },
   );
 
@@ -181,15 +200,18 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'Future-dated pending deployments, soonest first',
+        description: PAGING,
         querystring: DeploymentQueueQuery,
         response: { 200: DeploymentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       if (request.query.envId) await getEnvironment(graph, request.query.envId);
-      return deploymentQueue(graph, { ...request.query, now: now() });
+      const page = await deploymentQueue(graph, { ...request.query, now: now() });
+      withTotal(reply, page.total);
+      return page.items;
     },
   );
 

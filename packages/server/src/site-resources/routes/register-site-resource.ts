@@ -1,9 +1,10 @@
-import { TrellisError } from '@trelliscms/core';
+import { PageQuery, TrellisError } from '@trelliscms/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import type { Graph } from '../../engines/port';
 import { errorResponses } from '../../http/error-responses';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { listSiteResources, resourceNodeId, type SiteResourceSpec } from '../site-resources';
 
@@ -22,11 +23,16 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
       schema: {
         tags: [spec.base],
         summary: `List the site’s ${noun}s`,
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: spec.list, ...errors },
       },
       config: { siteScope: 'site', permission: readPermission },
     },
-    async (request) => listSiteResources(siteOf(request).graph, spec),
+    async (request, reply) => {
+      const page = pageOf(await listSiteResources(siteOf(request).graph, spec), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   typed.get(

@@ -1,5 +1,6 @@
 import {
   CreateTemplateBody,
+  PageQuery,
   Template,
   TemplateList,
   TemplateParams,
@@ -9,6 +10,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { getTemplate, listTemplates, listTemplateVersions, writeTemplate } from '../template-repository';
 
@@ -22,11 +24,16 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['templates'],
         summary: 'The site’s templates at their head versions',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: TemplateList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listTemplates(siteOf(request).graph),
+    async (request, reply) => {
+      const page = pageOf(await listTemplates(siteOf(request).graph), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.post(
@@ -79,12 +86,20 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['templates'],
         summary: 'Every version of a template, oldest first',
+        description: WHOLE_LIST_PAGING,
         params: TemplateParams,
+        querystring: PageQuery,
         response: { 200: TemplateList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listTemplateVersions(siteOf(request).graph, request.params.name),
+    async (request, reply) => {
+      const page = pageOf(
+        await listTemplateVersions(siteOf(request).graph, request.params.name),
+        request.query,
+      );
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.put(
