@@ -62,7 +62,7 @@ export const errorRegistry = {
   version_conflict: {
     status: 409,
     message:
-      'The item changed since you read it (expected version {expected}, current {current}). Read it again and retry.',
+      'The {resource} changed since you read it (expected {expected}, current {current}). Read it again and retry.',
   },
   type_change_conflict: {
     status: 409,

@@ -53,7 +53,7 @@ const routeShape = {
 type RouteLike = { kind?: RouteKind; template?: string; paginate?: Paginate; redirectTo?: string };
 
 /** A listing's `where` and `sort` must parse in the list language (so a build never meets one that does not). */
-function checkPaginate(paginate: Paginate | undefined, ctx: z.RefinementCtx): void {
+export function checkPaginate(paginate: Paginate | undefined, ctx: z.RefinementCtx): void {
   const checks = [
     ['where', () => parseWhere(paginate?.where ?? '')],
     ['sort', () => parseSort(paginate?.sort)],

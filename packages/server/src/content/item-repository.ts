@@ -9,6 +9,7 @@ import {
 } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader, GraphWriter, NodeQuery, PropFilter } from '../engines/port';
 import { retractEverywhere } from '../releases/publish-items';
+import { checkVersion } from '../shared/entity-tag';
 import {
   CONTENT_LABEL,
   type ItemMeta,
@@ -44,13 +45,9 @@ function notFound(id: string): TrellisError {
   return TrellisError.of('not_found', { resource: `Item \`${id}\`` });
 }
 
-function assertExpectedVersion(id: string, expected: number | null | undefined, current: number): void {
-  if (expected === null || expected === undefined || expected === current) return;
-  throw TrellisError.of(
-    'version_conflict',
-    { expected: expected < 0 ? 'an unknown ETag' : expected, current },
-    { extra: { id, currentVersion: current }, headers: { ETag: `"${current}"` } },
-  );
+/** Throws 409 `version_conflict` unless the item is at the expected version (when one is given). */
+export function assertItemVersion(id: string, expected: number | null | undefined, current: number): void {
+  checkVersion({ expected, current, resource: `item ${id}`, extra: { id, currentVersion: current } });
 }
 
 async function readItem(reader: GraphReader, type: StoredContentType, id: string): Promise<GraphNode> {
@@ -249,7 +246,7 @@ async function mutateItem({
   return graph.transaction(async (tx) => {
     const node = await readItem(tx, type, id);
     const current = splitItemProps(node.props);
-    assertExpectedVersion(id, expectedVersion, current.meta.version);
+    assertItemVersion(id, expectedVersion, current.meta.version);
     await ensureVersionNode(tx, node);
     const next = await change(tx, current);
     const meta = nextItemMeta({
@@ -341,7 +338,7 @@ export async function deleteItem({
   await graph.transaction(async (tx) => {
     const node = await readItem(tx, type, id);
     const { meta } = splitItemProps(node.props);
-    assertExpectedVersion(id, expectedVersion, meta.version);
+    assertItemVersion(id, expectedVersion, meta.version);
     const pins = await pinnedVersions(tx, id);
     // A pinned head an import left unstored lives only in the item node: store it first.
     if (pins.versions.has(meta.version)) await ensureVersionNode(tx, node);

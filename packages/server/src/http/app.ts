@@ -23,6 +23,7 @@ import { templatesRoutes } from '../site-resources/routes/templates';
 import { VERSION } from '../version';
 import { loggerOptions, requestChildLogger } from './logger';
 import { authPlugin } from './plugins/auth';
+import { conditionalRequestsPlugin } from './plugins/conditional-requests';
 import { contextPlugin } from './plugins/context';
 import { errorsPlugin } from './plugins/errors';
 import { loadSheddingPlugin } from './plugins/load-shedding';
@@ -86,6 +87,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   await app.register(authPlugin);
   await app.register(queryTimeoutPlugin, { timeoutMs: config.MAX_QUERY_TIMEOUT_MS });
+  await app.register(conditionalRequestsPlugin);
 
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);

@@ -23,15 +23,17 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { expectedVersionFrom } from '../../http/etag';
 import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
 import { defaultPublishEnvironment, publishItems, unpublishItems } from '../../releases/publish-items';
 import { autoBuild } from '../../releases/routes/auto-build';
+import { versionTag } from '../../shared/entity-tag';
 import { itemListFilter } from '../item-list-query';
-import { etagOf, expectedVersionFrom } from '../item-record';
 import {
   appendBlock,
+  assertItemVersion,
   CONTENT_LIST_LIMIT,
   createItem,
   deleteItem,
@@ -48,7 +50,7 @@ const errors = errorResponses(400, 401, 403, 404, 409);
 /** The environment publish stamps when none is given. */
 
 function withEtag(reply: FastifyReply, version: number): FastifyReply {
-  return reply.header('ETag', etagOf(version));
+  return reply.header('ETag', versionTag(version));
 }
 
 /**
@@ -348,18 +350,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         const id = request.params.id;
         const current = await getItem({ graph, type, id });
         const expected = expectedVersionFrom(request.headers['if-match']) ?? request.body?.expectedVersion;
-        if (
-          kind === 'publish' &&
-          expected !== undefined &&
-          expected !== null &&
-          expected !== current.version
-        ) {
-          throw TrellisError.of(
-            'version_conflict',
-            { expected: expected < 0 ? 'an unknown ETag' : expected, current: current.version },
-            { extra: { id, currentVersion: current.version }, headers: { ETag: `"${current.version}"` } },
-          );
-        }
+        if (kind === 'publish') assertItemVersion(id, expected, current.version);
         const args = {
           graph,
           environment,

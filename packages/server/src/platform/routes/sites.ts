@@ -12,8 +12,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { siteRoleFor } from '../../auth/site-role';
 import { errorResponses } from '../../http/error-responses';
+import { ifMatchOf, withEtag } from '../../http/etag';
 import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
+import { checkPrecondition, valueTag } from '../../shared/entity-tag';
 import { accessibleSites } from '../accessible-sites';
 import { createSite } from '../create-site';
 import { purgeExpiredSites } from '../purge-deleted-sites';
@@ -110,7 +112,9 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       });
       request.log.info({ siteId: site.id, graphName: site.graphName }, 'site created');
-      return reply.status(201).send(toSiteView(site));
+      return withEtag(reply, valueTag(toSiteView(site)))
+        .status(201)
+        .send(toSiteView(site));
     },
   );
 
@@ -125,10 +129,10 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'none', siteParam: 'id', permission: 'site:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const site = await getSite(platform, siteOf(request).id);
       if (!site) throw TrellisError.of('not_found', { resource: 'Site' });
-      return toSiteView(site);
+      return withEtag(reply, valueTag(toSiteView(site))).send(toSiteView(site));
     },
   );
 
@@ -138,19 +142,26 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['sites'],
         summary: 'Change a site (only the fields sent; graphName never changes)',
+        description:
+          'With `If-Match` (the ETag of `GET /api/sites/{id}`), 409 `version_conflict` when the site changed since it was read.',
         params: SiteParams,
         body: UpdateSiteBody,
         response: { 200: Site, ...errors },
       },
       config: { siteScope: 'none', siteParam: 'id', permission: 'site:update' },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = request.principal!;
       const body = request.body;
       const updated = await platform.transaction(async (tx) => {
         const node = await tx.getNode(siteOf(request).id);
         const current = node ? toSiteRecord(node) : null;
         if (!current || current.deletedAt) throw TrellisError.of('not_found', { resource: 'Site' });
+        checkPrecondition({
+          precondition: ifMatchOf(request),
+          current: valueTag(toSiteView(current)),
+          resource: `site ${current.id}`,
+        });
         if (body.slug !== undefined && body.slug !== current.slug) {
           throw TrellisError.of('business_rule', {
             detail: 'The slug of a site cannot change: the site id `site:<slug>` is derived from it.',
@@ -172,9 +183,9 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
           target: current.id,
           data: { fields: Object.keys(body).filter((k) => k !== 'slug') },
         });
-        return next;
+        return toSiteRecord({ id: current.id, labels: [], props: siteProps(next) });
       });
-      return toSiteView(updated);
+      return withEtag(reply, valueTag(toSiteView(updated))).send(toSiteView(updated));
     },
   );
 

@@ -37,6 +37,7 @@ import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { roleAtLeast } from '../../auth/permissions';
 import { errorResponses } from '../../http/error-responses';
+import { ifMatchOf, withEtag } from '../../http/etag';
 import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf, siteViewOf } from '../../http/site-of';
 import {
@@ -49,7 +50,7 @@ import {
   retryDeployment,
   scheduleDrip,
 } from '../deployments';
-import { getEnvironment, listEnvironments, upsertEnvironment } from '../environments';
+import { environmentTag, getEnvironment, listEnvironments, upsertEnvironment } from '../environments';
 import { getLiveHead } from '../live-state';
 import { addInclude, createRelease, getRelease, listReleases, transitionRelease } from '../releases';
 
@@ -114,20 +115,23 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['releases'],
         summary: 'Create or replace an environment (admins)',
         description:
-          'Environments are site settings: changing `requiresApproval`, `autoBuild`, `order` or the public URL needs an admin of the site (403 otherwise). Environments are never created on first use; this is the one way to add one.',
+          'Environments are site settings: changing `requiresApproval`, `autoBuild`, `order` or the public URL needs an admin of the site (403 otherwise). Environments are never created on first use; this is the one way to add one. The answer’s `ETag` is the environment’s: with `If-Match`, 409 `version_conflict` unless the environment exists and has not changed since.',
         params: EnvironmentParams,
         body: UpsertEnvironmentBody,
         response: { 200: Environment, ...errors },
       },
       config: { siteScope: 'site', permission: 'site:update' },
     },
-    async (request) =>
-      upsertEnvironment({
+    async (request, reply) => {
+      const environment = await upsertEnvironment({
         graph: siteOf(request).graph,
         id: request.params.id,
         body: request.body,
         actor: actorOf(request.principal!),
-      }),
+        precondition: ifMatchOf(request),
+      });
+      return withEtag(reply, environmentTag(environment)).send(environment);
+    },
   );
 
   app.get(
