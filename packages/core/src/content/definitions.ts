@@ -57,6 +57,7 @@ export const RESERVED_NODE_LABELS: readonly string[] = [
   'Widget',
   'PageKit',
   'Build',
+  'IdempotencyKey',
 ];
 
 /**

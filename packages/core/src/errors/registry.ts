@@ -69,6 +69,17 @@ export const errorRegistry = {
     message: 'The type change would make {count} stored item(s) invalid at `{field}`: {detail}.',
   },
   review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
+  idempotency_key_in_progress: {
+    status: 409,
+    message:
+      'A request with this Idempotency-Key is still being processed. Retry in a moment to get its answer.',
+  },
+  // 422
+  idempotency_key_reused: {
+    status: 422,
+    message:
+      'This Idempotency-Key was used with a different request (method, URL or body). Use a new key for a new request.',
+  },
   // 413
   payload_too_large: { status: 413, message: 'The request body is larger than {limit} bytes.' },
   too_many_records: {

@@ -29,6 +29,18 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides the client's `timeoutMs` for this call (each attempt). */
   timeoutMs?: number;
+  /**
+   * Sent as `If-Match`: the `ETag` of the read a write is based on; the server answers 409
+   * `version_conflict` (an `ApiError`) instead of writing over a newer change.
+   */
+  ifMatch?: string;
+  /**
+   * Sent as `Idempotency-Key` (`true`: a new UUID for this call). The server answers a repeat
+   * of the same request with the same key with its first answer for 24 h and writes nothing
+   * again, so the SDK also retries such a write after a lost answer or a 500/502/504, as it
+   * does reads.
+   */
+  idempotencyKey?: string | true;
 }
 
 /** One request, as the namespaces describe it. */
@@ -99,8 +111,8 @@ export class Transport {
       retry: {
         limit: retry.limit,
         methods: ['get', 'post', 'put', 'patch', 'delete', 'head'],
-        statusCodes: [429, 500, 502, 503, 504],
-        afterStatusCodes: [429, 503],
+        statusCodes: [409, 429, 500, 502, 503, 504],
+        afterStatusCodes: [409, 429, 503],
         maxRetryAfter: retry.maxRetryAfterMs,
         backoffLimit: retry.backoffLimitMs,
         delay: retry.delayMs,
@@ -178,15 +190,22 @@ export class Transport {
 
   async #fetch(spec: Omit<RequestSpec<z.ZodType>, 'schema'>): Promise<{ response: Response; body: unknown }> {
     const method = spec.method.toUpperCase();
+    const headers: Record<string, string> = {};
+    if (spec.ifMatch !== undefined) headers['if-match'] = spec.ifMatch;
+    if (spec.idempotencyKey !== undefined) {
+      headers['idempotency-key'] = spec.idempotencyKey === true ? crypto.randomUUID() : spec.idempotencyKey;
+    }
+    const isIdempotent = headers['idempotency-key'] !== undefined;
     let response: Response;
     try {
       response = await this.#ky(spec.path, {
         method: spec.method,
         json: spec.json,
         body: spec.body,
+        headers,
         searchParams: toSearchParams(spec.query),
         signal: spec.signal,
-        retry: { shouldRetry: ({ error }) => shouldRetry(error, method) },
+        retry: { shouldRetry: ({ error }) => shouldRetry(error, method, isIdempotent) },
         ...(spec.timeoutMs === undefined ? {} : { timeout: spec.timeoutMs }),
       });
     } catch (error) {
@@ -240,7 +259,7 @@ async function readBody(response: Response): Promise<unknown> {
 }
 
 /** ky's `shouldRetry`: `false` stops; `undefined` lets ky apply its delay and Retry-After rules. */
-function shouldRetry(error: Error, method: string): boolean | undefined {
+function shouldRetry(error: Error, method: string, isIdempotent: boolean): boolean | undefined {
   if (isTimeoutError(error)) return false;
   if (isHTTPError(error)) {
     const body = (error as HttpErrorWithBody)[ERROR_BODY];
@@ -249,10 +268,11 @@ function shouldRetry(error: Error, method: string): boolean | undefined {
       method,
       status: error.response.status,
       code: typeof code === 'string' ? code : undefined,
+      isIdempotent,
     });
     return retryable ? undefined : false;
   }
-  return isRetryable({ method, status: undefined, code: undefined });
+  return isRetryable({ method, status: undefined, code: undefined, isIdempotent });
 }
 
 function toSdkError(error: unknown, method: string, path: string): unknown {

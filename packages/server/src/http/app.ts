@@ -26,6 +26,7 @@ import { authPlugin } from './plugins/auth';
 import { conditionalRequestsPlugin } from './plugins/conditional-requests';
 import { contextPlugin } from './plugins/context';
 import { errorsPlugin } from './plugins/errors';
+import { idempotencyPlugin } from './plugins/idempotency';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { openapiPlugin } from './plugins/openapi';
 import { publishingPlugin } from './plugins/publishing';
@@ -88,6 +89,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(authPlugin);
   await app.register(queryTimeoutPlugin, { timeoutMs: config.MAX_QUERY_TIMEOUT_MS });
   await app.register(conditionalRequestsPlugin);
+  await app.register(idempotencyPlugin);
 
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);
