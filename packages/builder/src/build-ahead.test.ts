@@ -10,7 +10,13 @@ import { build } from './build';
 import { createDirectoryTarget } from './deploy/directory-target';
 import { createFolderTarget } from './deploy/folder-target';
 import type { DeployTarget } from './deploy/types';
-import { BuildCache, type BuildState, keepPrebuilt, MAX_PREBUILT_STATES } from './incremental/build-cache';
+import {
+  BuildCache,
+  type BuildState,
+  keepPrebuilt,
+  MAX_PREBUILT_STATES,
+  takePrebuilt,
+} from './incremental/build-cache';
 import { RenderPool } from './render/render-pool';
 import { activateVersion } from './rollback';
 import type { Snapshot } from './snapshot/types';
@@ -218,7 +224,8 @@ describe.each([
       // B's version is untouched by the live build
       expect(versionFiles(fixture, ahead.buildId)).toEqual((await fullBuildOf(b)).files);
 
-      // activated after all, later: the state kept for it still describes it
+      // activated after all, later: the live build changed the state B was built on, so the
+      // build after the switch compares every page (it reads B's manifest), and is exact
       await activateVersion({ target: run.target(), buildId: ahead.buildId });
       const d = changed(b, ...afterRelease);
       const after = await run.build(d);
@@ -226,7 +233,47 @@ describe.each([
       const fullD = await fullBuildOf(d);
       expect(liveFiles(fixture)).toEqual(fullD.files);
       expect(after.manifest!.artifacts).toEqual(fullD.artifacts);
+      expect(run.reads()).toBe(readsBefore + 1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('of two versions built ahead, builds on the one activated and forgets the other', async () => {
+    const pool = new RenderPool({ size: 2 });
+    try {
+      const fixture = site();
+      const run = builder(fixture, pool, fresh);
+      const a = fixture.snapshot;
+      expect((await run.build(a, { mode: 'full' })).ok).toBe(true);
+      const b1 = changed(a, ...meanwhile);
+      const b2 = changed(a, ...release);
+      const ahead1 = await run.build(b1, { activate: false });
+      const ahead2 = await run.build(b2, { activate: false });
+      expect([ahead1.ok, ahead2.ok, ahead1.live, ahead2.live]).toEqual([true, true, false, false]);
+      expect(versionFiles(fixture, ahead1.buildId)).toEqual((await fullBuildOf(b1)).files);
+      expect(versionFiles(fixture, ahead2.buildId)).toEqual((await fullBuildOf(b2)).files);
+
+      await activateVersion({ target: run.target(), buildId: ahead2.buildId });
+      const readsBefore = run.reads();
+      const c = changed(b2, ...afterRelease);
+      const next = await run.build(c);
+      expect(next.effectiveMode).toBe('incremental');
+      const fullC = await fullBuildOf(c);
+      expect(liveFiles(fixture)).toEqual(fullC.files);
+      expect(next.manifest!.artifacts).toEqual(fullC.artifacts);
       expect(run.reads()).toBe(readsBefore);
+      // B1 was built on the state B2's switch changed: it cannot be made any more
+      expect([...pool.cache.prebuilt.keys()]).toEqual([]);
+
+      // switching to B1 now is still served exactly, by comparing every page
+      await activateVersion({ target: run.target(), buildId: ahead1.buildId });
+      const d = changed(b1, ...afterRelease);
+      const later = await run.build(d);
+      const fullD = await fullBuildOf(d);
+      expect(liveFiles(fixture)).toEqual(fullD.files);
+      expect(later.manifest!.artifacts).toEqual(fullD.artifacts);
+      expect(run.reads()).toBe(readsBefore + 1);
     } finally {
       await pool.close();
     }
@@ -308,13 +355,40 @@ describe('building ahead', () => {
     expect(fixture.target.liveBuildId!()).toBe(first.buildId);
   });
 
-  it('keeps the states of at most a few versions built ahead, forgetting the oldest', () => {
+  it('keeps at most a few versions built ahead, and makes the state of one only on the state it was built on', () => {
     const cache = new BuildCache();
-    const stateOf = (buildId: string) => ({ manifest: { buildId } as BuildManifest }) as BuildState;
+    const stateOf = (buildId: string) => ({ manifest: { buildId, createdAt: 't' } }) as unknown as BuildState;
+    let made = 0;
+    const entryOf = (buildId: string, base: BuildState | null) => ({
+      manifest: { buildId, createdAt: 't' } as BuildManifest,
+      base,
+      make: () => {
+        made++;
+        return stateOf(buildId);
+      },
+    });
     const ids = Array.from({ length: MAX_PREBUILT_STATES + 2 }, (_, n) => `b${n}`);
-    for (const id of ids) keepPrebuilt(cache, stateOf(id));
+    for (const id of ids) keepPrebuilt(cache, entryOf(id, null));
     expect([...cache.prebuilt.keys()]).toEqual(ids.slice(2));
     cache.clear();
     expect(cache.prebuilt.size).toBe(0);
+
+    const live = stateOf('a');
+    cache.state = live;
+    keepPrebuilt(cache, entryOf('b1', live));
+    keepPrebuilt(cache, entryOf('b2', live));
+    keepPrebuilt(cache, entryOf('b3', null));
+    // another version's head, or the same id made at another time: nothing is made
+    expect(takePrebuilt(cache, { buildId: 'b9', createdAt: 't' })).toBeNull();
+    expect(takePrebuilt(cache, { buildId: 'b1', createdAt: 'other' })).toBeNull();
+    expect(made).toBe(0);
+    // b2 is made on the live state; b1, built on that state too, cannot be made any more
+    expect(takePrebuilt(cache, { buildId: 'b2', createdAt: 't' })?.manifest.buildId).toBe('b2');
+    expect(cache.state?.manifest.buildId).toBe('b2');
+    expect(made).toBe(1);
+    expect([...cache.prebuilt.keys()]).toEqual(['b3']);
+    // a version with a state of its own can be made whatever the state
+    expect(takePrebuilt(cache, { buildId: 'b3', createdAt: 't' })?.manifest.buildId).toBe('b3');
+    expect(made).toBe(2);
   });
 });

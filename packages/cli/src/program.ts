@@ -6,6 +6,7 @@ import { defineContentCommands } from './commands/content/definition';
 import { defineDeployCommand } from './commands/deploy/definition';
 import { defineDeploymentsCommands } from './commands/deployments/definition';
 import { defineDripCommands } from './commands/drip/definition';
+import { defineEdgesCommands } from './commands/edges/definition';
 import { defineEnvsCommands } from './commands/envs/definition';
 import { defineHealthCommand } from './commands/health/definition';
 import { defineImportCommands } from './commands/import/definition';
@@ -36,6 +37,7 @@ const GROUPS = [
   defineContentCommands,
   definePublishCommands,
   defineImportCommands,
+  defineEdgesCommands,
   defineTemplatesCommands,
   defineBuildCommand,
   defineReleasesCommands,

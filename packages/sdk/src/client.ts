@@ -79,8 +79,8 @@ export interface SiteClient {
 export interface TrellisClient {
   readonly health: HealthApi;
   readonly sites: SitesApi;
-  /** Only `mySites` works without a site; use `client.site(id).access` for the rest. */
-  readonly access: Pick<AccessApi, 'mySites'>;
+  /** Only `mySites` and `acceptInvitation` work without a site; use `client.site(id).access` for the rest. */
+  readonly access: Pick<AccessApi, 'mySites' | 'acceptInvitation'>;
   /** A client for one site (sends `X-Site-Id: id`). */
   site(id: string): SiteClient;
 }
@@ -114,7 +114,7 @@ export function createClient(options: ClientOptions): TrellisClient {
   return {
     health: createHealthApi(transport),
     sites,
-    access: { mySites: access.mySites },
+    access: { mySites: access.mySites, acceptInvitation: access.acceptInvitation },
     site(id: string): SiteClient {
       if (typeof id !== 'string' || id.length === 0) throw new TypeError('site(id): id must be a site id');
       const scoped = transport.withSite(id);

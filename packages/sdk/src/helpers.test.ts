@@ -101,6 +101,66 @@ describe('import.records', () => {
     expect(result.created).toBe(9);
   });
 
+  it('sends publish and sums created, updated, unchanged and published over the calls', async () => {
+    server = await createTestServer({
+      'POST /api/import/json': ({ body }) => {
+        const { records } = body as { records: unknown[] };
+        return {
+          body: {
+            ...importAnswer(records),
+            created: 1,
+            updated: records.length - 2,
+            unchanged: 1,
+            published: { envId: 'env:prod', count: records.length - 1 },
+          },
+        };
+      },
+    });
+    const records = Array.from({ length: 7 }, (_, n) => ({ n }));
+    const result = await createClient({ baseUrl: server.url, apiKey: 'k' })
+      .site('site:blog')
+      .import.records({ typeName: 'post', records, callSize: 4, publish: 'prod' });
+    expect(server.requests.map((request) => (request.body as { publish?: string }).publish)).toEqual([
+      'prod',
+      'prod',
+    ]);
+    expect(result).toMatchObject({
+      created: 2,
+      updated: 3,
+      unchanged: 2,
+      published: { envId: 'env:prod', count: 5 },
+    });
+  });
+
+  it('removes edges in one request', async () => {
+    server = await createTestServer({
+      'POST /api/import/edges/remove': ({ body }) => {
+        const { edges } = body as { edges: unknown[] };
+        return {
+          body: {
+            ok: true,
+            totalEdges: edges.length,
+            removed: edges.length - 1,
+            missing: 1,
+            failed: 0,
+            batches: 1,
+            tookMs: 1,
+            errors: [],
+          },
+        };
+      },
+    });
+    const edges = [
+      { from: 'post:p1', edge: 'LINKS_TO', to: 'post:p0' },
+      { from: 'post:p2', edge: 'LINKS_TO', to: 'post:p0' },
+    ];
+    const result = await createClient({ baseUrl: server.url, apiKey: 'k' })
+      .site('site:blog')
+      .import.removeEdges({ edges, batchSize: 100 });
+    expect(result).toMatchObject({ removed: 1, missing: 1 });
+    expect(server.requests[0]?.body).toEqual({ edges, batchSize: 100 });
+  });
+
   it('imports edges in calls and sums merged and mismatch', async () => {
     server = await createTestServer({
       'POST /api/import/edges': ({ body }) => {

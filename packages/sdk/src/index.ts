@@ -11,6 +11,8 @@ export type {
   ApiKeyCreated,
   AppendBlockBody,
   AuditChecklist,
+  AuditEntry,
+  AuditLog,
   AuditStatus,
   BlockChangeResponse,
   BlockType,
@@ -29,6 +31,7 @@ export type {
   CreateBlockTypeBody,
   CreateContentBody,
   CreateContentTypeBody,
+  CreateInvitationBody,
   CreatePageKitBody,
   CreateReleaseBody,
   CreateRouteBody,
@@ -59,6 +62,9 @@ export type {
   ImportJsonBody,
   ImportJsonResponse,
   Include,
+  Invitation,
+  InvitationAccepted,
+  InvitationCreated,
   ItemVersion,
   LiveEntry,
   LiveState,
@@ -95,6 +101,8 @@ export type {
   UpdateViewBody,
   UpdateWidgetBody,
   UpsertEnvironmentBody,
+  UserMatch,
+  UserMatchList,
   View,
   ViewSeoBody,
   Widget,
@@ -106,7 +114,7 @@ export { isRetryable } from './http/retry-policy';
 export type { CallOptions, ListPage, RetryOptions } from './http/transport';
 export type { AccessApi } from './namespaces/access';
 export type { ApiKeysApi } from './namespaces/api-keys';
-export type { AuditApi } from './namespaces/audit';
+export type { AuditApi, AuditLogFilters } from './namespaces/audit';
 export { type BuildApi, BuildWaitTimeoutError, type WaitOptions } from './namespaces/build';
 export type { ContentApi, ContentFilter, ContentPageQuery, IterateOptions } from './namespaces/content';
 export type { ExportApi } from './namespaces/export';

@@ -30,3 +30,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ CMS_ENGINE: 'neo4j', NEO4J_URI: 'bolt://127.0.0.1:7687' }).CMS_ENGINE).toBe('neo4j');
   });
 });
+
+describe('CMS_DEPLOY_LEASE_MS', () => {
+  it('defaults to 60 s and takes a shorter or longer lease within bounds', () => {
+    expect(loadConfig({}).CMS_DEPLOY_LEASE_MS).toBe(60_000);
+    expect(loadConfig({ CMS_DEPLOY_LEASE_MS: '5000' }).CMS_DEPLOY_LEASE_MS).toBe(5000);
+    expect(() => loadConfig({ CMS_DEPLOY_LEASE_MS: '999' })).toThrow(/CMS_DEPLOY_LEASE_MS/);
+    expect(() => loadConfig({ CMS_DEPLOY_LEASE_MS: 'soon' })).toThrow(/CMS_DEPLOY_LEASE_MS/);
+  });
+});

@@ -4,6 +4,42 @@ const Port = z.coerce.number().int().min(0).max(65535);
 const Bool = z.enum(['0', '1', 'true', 'false']).transform((value) => value === '1' || value === 'true');
 
 /**
+ * A browser origin as browsers send it in `Origin` (`https://admin.example.com`, with a port
+ * when not the default), or `*` for any origin. A trailing slash and upper-case host letters
+ * are normalized; a path, query or credentials are refused.
+ */
+function toOrigin(entry: string): string | null {
+  if (entry === '*') return entry;
+  try {
+    const url = new URL(entry);
+    const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+    return bare && (url.protocol === 'http:' || url.protocol === 'https:') ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A comma-separated list of CORS origins (see {@link toOrigin}), parsed into their normal form. */
+const CorsOrigins = z.string().transform((value, ctx) => {
+  const origins: string[] = [];
+  for (const entry of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const origin = toOrigin(entry);
+    if (origin === null) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `has ${JSON.stringify(entry)}, which is not an origin such as https://admin.example.com (scheme, host and port only) or *`,
+      });
+      return z.NEVER;
+    }
+    if (!origins.includes(origin)) origins.push(origin);
+  }
+  return origins;
+});
+
+/**
  * The server's configuration, read from the environment and validated at start
  * (ARCHITECTURE.md § Configuration). A fresh clone needs none of these.
  */
@@ -38,9 +74,17 @@ export const ConfigSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Trust X-Forwarded-For from this proxy address list (comma-separated) only. */
     TRUST_PROXY: z.string().optional(),
+    /** Browser origins allowed to call the API (CORS), comma-separated; `*` for any; unset: CORS off. */
+    CMS_CORS_ORIGINS: CorsOrigins.default([]),
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
     CMS_SCHEDULER: Bool.default(true),
+    /**
+     * How long a claim on a deployment being built holds (renewed every third of it while the
+     * build runs): a process that stops during the build (kill -9) leaves the deployment to
+     * another process, or to itself after a restart, once this has passed.
+     */
+    CMS_DEPLOY_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
     /** A stock photo search endpoint answering `{items}` in the StockResponse shape for `?provider=&q=&orientation=`; unset: GET /api/media/stock answers 502. */
     STOCK_PROVIDER_URL: z.url().optional(),
     /** An OpenAI-compatible embeddings endpoint (`…/v1` or `…/v1/embeddings`); unset: the offline hashed-bow provider. */

@@ -28,6 +28,7 @@ const ARGUMENTS: Record<string, unknown[]> = {
   'site.audit.checklist': [{ graph: 'graph-x' }],
   'site.import.records': [{ typeName: 'x', records: [{ slug: 'x' }] }],
   'site.import.allEdges': [{ edges: [{ from: 'x:a', edge: 'X', to: 'x:b' }] }],
+  'site.import.removeEdges': [{ edges: [{ from: 'x:a', edge: 'X', to: 'x:b' }] }],
   'site.media.upload': [new Blob(['x']), 'x.png'],
   'site.content.version': ['x', 'x', 1],
   'site.releases.replay': [{ envId: 'x' }],

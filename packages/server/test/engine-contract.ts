@@ -1040,6 +1040,69 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         expect(Number.isNaN(Date.parse(verdict.verified_at))).toBe(false);
       });
 
+      it('finds records by actor, action, target and time, newest first, a page at a time with a total', async () => {
+        const graph = await newGraph();
+        const other = await newGraph();
+        await other.appendAudit({ actor: 'u1', action: 'content.create', target: 'post:elsewhere' });
+        const entries = [
+          { actor: 'user:a', action: 'content.create', target: 'post:1' },
+          { actor: 'key:a1', action: 'content.update', target: 'post:1', data: { version: 2 } },
+          { actor: 'user:b', action: 'content.create', target: 'post:10' },
+          { actor: 'user:a', action: 'template.update', target: 'template:page' },
+          { actor: 'system', action: 'content.publish.bulk', target: 'env:prod' },
+          { actor: 'user:b', action: 'content.delete', target: 'post:2' },
+        ];
+        const written = [];
+        for (const entry of entries) written.push(await graph.appendAudit(entry));
+        const seqs = (page: { records: Array<{ seq: number }> }) => page.records.map((r) => r.seq);
+
+        const all = await graph.findAudit({});
+        expect(all.total).toBe(6);
+        expect(all.records).toEqual([...written].reverse());
+        expect(seqs(await graph.findAudit({ order: 'asc', limit: 2, offset: 1 }))).toEqual([2, 3]);
+        const paged = await graph.findAudit({ limit: 2, offset: 2 });
+        expect(seqs(paged)).toEqual([4, 3]);
+        expect(paged.total).toBe(6);
+        expect(await graph.findAudit({ limit: 0 })).toEqual({ records: [], total: 6 });
+        expect(seqs(await graph.findAudit({ offset: 10 }))).toEqual([]);
+
+        const byActors = await graph.findAudit({ actor: { in: ['user:a', 'key:a1'] } });
+        expect(seqs(byActors)).toEqual([4, 2, 1]);
+        expect(byActors.total).toBe(3);
+        expect(seqs(await graph.findAudit({ actor: { prefix: 'user:' } }))).toEqual([6, 4, 3, 1]);
+        expect(seqs(await graph.findAudit({ action: { prefix: 'content.' } }))).toEqual([6, 5, 3, 2, 1]);
+        expect(seqs(await graph.findAudit({ action: { in: ['content.create'] } }))).toEqual([3, 1]);
+        // A prefix is a plain string prefix: `post:1` also matches `post:10`; `in` is exact.
+        expect(seqs(await graph.findAudit({ target: { prefix: 'post:1' } }))).toEqual([3, 2, 1]);
+        expect(seqs(await graph.findAudit({ target: { in: ['post:1'] } }))).toEqual([2, 1]);
+        expect(seqs(await graph.findAudit({ target: { prefix: 'POST:' } }))).toEqual([]);
+        const combined = await graph.findAudit({
+          actor: { prefix: 'user:' },
+          action: { prefix: 'content.' },
+          target: { prefix: 'post:' },
+          limit: 1,
+        });
+        expect(combined).toEqual({ records: [written[5]], total: 3 });
+
+        // Time bounds: since inclusive, until exclusive (records may share a millisecond).
+        const since = written[1]!.ts;
+        const until = written[4]!.ts;
+        const expected = written
+          .filter((record) => record.ts >= since && record.ts < until)
+          .map((record) => record.seq)
+          .reverse();
+        const inRange = await graph.findAudit({ since, until });
+        expect(seqs(inRange)).toEqual(expected);
+        expect(inRange.total).toBe(expected.length);
+        expect(seqs(await graph.findAudit({ since: '2999-01-01T00:00:00.000Z' }))).toEqual([]);
+        expect((await graph.findAudit({ until: '2999-01-01T00:00:00.000Z' })).total).toBe(6);
+
+        expect((await other.findAudit({})).total).toBe(1);
+        await expectKind(graph.findAudit({ actor: { in: [] } }), 'invalid_argument');
+        await expectKind(graph.findAudit({ limit: -1 }), 'invalid_argument');
+        await expectKind(graph.findAudit({ order: 'sideways' as 'asc' }), 'invalid_argument');
+      });
+
       it('reports a record changed behind the engine’s back as broken, naming it', async () => {
         const graph = await newGraph();
         for (let i = 1; i <= 4; i++)

@@ -66,18 +66,18 @@ export interface BuildState {
  * was recorded with (same build id and object), and only advances when a build is committed
  * live; anything else (a rollback, another process deploying, a failed build) falls back to
  * comparing every page's recorded dependencies, which is always correct. A build committed
- * without going live (`activate: false`) leaves the state as it is: its own state (built on a
- * copy) is kept aside in `prebuilt`, and becomes the state once a build finds that version live.
+ * without going live (`activate: false`) leaves the state as it is and is kept aside in
+ * `prebuilt`: a build that finds that version live makes its state then, from the state it
+ * was built on (when that is still the cache's state; else it compares every page).
  */
 export class BuildCache {
   /** @internal the state of the last build committed live */
   state: BuildState | null = null;
   /**
-   * @internal states of builds committed without going live, by build id, oldest first (at
-   * most {@link MAX_PREBUILT_STATES}); each describes its own manifest and shares nothing that
-   * changes with `state`
+   * @internal builds committed without going live, by build id, oldest first (at most
+   * {@link MAX_PREBUILT_STATES}): each one's state is made when a build finds it live
    */
-  readonly prebuilt = new Map<string, BuildState>();
+  readonly prebuilt = new Map<string, PrebuiltState>();
   /** @internal resolved item paths (keyed by content, valid across builds) */
   readonly routes: RouteMemo = new Map();
   /** @internal with build-time transforms, the templates they may render (a change clears the cache) */
@@ -98,40 +98,60 @@ export class BuildCache {
   }
 }
 
-/** States of versions built ahead that a cache keeps (older ones are forgotten: those builds compare every page). */
+/**
+ * A build committed without going live, whose state is made only when a build finds that
+ * version live: the state it extended (`base`) brought up to date in place, as a live build
+ * would have done, so building ahead costs the live state nothing until the switch.
+ */
+export interface PrebuiltState {
+  /** the manifest the build recorded (what the state will describe) */
+  manifest: BuildManifest;
+  /** the state the build extended, or null (its state is made from its manifest alone) */
+  base: BuildState | null;
+  /** makes the state, changing `base` in place: valid only while `base` is the cache's state */
+  make: () => BuildState;
+}
+
+/** Versions built ahead whose state a cache keeps (older ones are forgotten: a build after them compares every page). */
 export const MAX_PREBUILT_STATES = 4;
 
-/** Keeps the state of a build committed without going live, forgetting the oldest beyond {@link MAX_PREBUILT_STATES}. */
-export function keepPrebuilt(cache: BuildCache, state: BuildState): void {
-  cache.prebuilt.delete(state.manifest.buildId);
-  cache.prebuilt.set(state.manifest.buildId, state);
-  for (const id of cache.prebuilt.keys()) {
+/** Keeps a version built ahead, forgetting the oldest beyond {@link MAX_PREBUILT_STATES}. */
+export function keepPrebuilt(cache: BuildCache, entry: PrebuiltState): void {
+  const id = entry.manifest.buildId;
+  cache.prebuilt.delete(id);
+  cache.prebuilt.set(id, entry);
+  for (const old of cache.prebuilt.keys()) {
     if (cache.prebuilt.size <= MAX_PREBUILT_STATES) break;
-    cache.prebuilt.delete(id);
+    cache.prebuilt.delete(old);
   }
 }
 
 /**
- * A copy of a state that a build may extend in place (`nextState`) while the original stays
- * exactly as it was: every map, set and index `nextState` changes is copied; what it never
- * changes (lists, items, edges, plan, entries) is shared.
+ * Makes `state` the cache's state, forgetting the versions built ahead on another state: the
+ * state they extended is changed in place or is not the cache's any more, so they cannot be made.
  */
-export function forkState(state: BuildState): BuildState {
-  const copyIndex = (index: Map<string, Set<string>>) =>
-    new Map([...index].map(([dep, keys]) => [dep, new Set(keys)] as const));
-  return {
-    ...state,
-    byKey: new Map(state.byKey),
-    fileHash: new Map(state.fileHash),
-    dependents: copyIndex(state.dependents),
-    queries: {
-      list: copyIndex(state.queries.list),
-      traverse: copyIndex(state.queries.traverse),
-      other: copyIndex(state.queries.other),
-    },
-    extraKeys: new Set(state.extraKeys),
-    search: state.search ? { docs: new Map(state.search.docs), members: [...state.search.members] } : null,
-  };
+export function setState(cache: BuildCache, state: BuildState | null): void {
+  cache.state = state;
+  for (const [id, entry] of cache.prebuilt) {
+    if (entry.base !== null && entry.base !== state) cache.prebuilt.delete(id);
+  }
+}
+
+/**
+ * The state of a version built ahead that is live now (`head` names it), made and set as the
+ * cache's state; null when the cache kept none for it or it cannot be made any more.
+ */
+export function takePrebuilt(
+  cache: BuildCache,
+  head: Pick<BuildManifest, 'buildId' | 'createdAt'>,
+): BuildState | null {
+  const entry = cache.prebuilt.get(head.buildId);
+  if (!entry || entry.manifest.createdAt !== head.createdAt) return null;
+  cache.prebuilt.delete(head.buildId);
+  if (entry.base !== null && entry.base !== cache.state) return null;
+  const state = entry.make();
+  setState(cache, state);
+  return state;
 }
 
 /** Whether an artifact is a page (its dependencies are indexed). */

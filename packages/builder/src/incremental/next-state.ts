@@ -1,10 +1,9 @@
 import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
-import type { ListIndex, SortedList } from '../plan/list-index';
+import type { SortedList } from '../plan/list-index';
 import type { BuildPlan } from '../plan/plan-artifacts';
-import type { Snapshot } from '../snapshot/types';
 import {
   type BuildState,
-  edgeListOf,
+  type EdgeList,
   type ItemEntry,
   indexArtifact,
   indexManifest,
@@ -20,11 +19,12 @@ export function nextState(params: {
   env: string;
   globalHash: string;
   graphHash: string;
-  edgesSame: boolean;
-  snapshot: Snapshot;
+  /** the snapshot's edges at this build (the extended state's list when they are the same) */
+  edges: EdgeList;
   items: Map<string, ItemEntry>;
   templateHashes: Map<string, string>;
-  lists: ListIndex;
+  /** the list results computed or confirmed by this build (`ListIndex.current`) */
+  lists: ReadonlyMap<string, SortedList>;
   changedTypes: ReadonlySet<string>;
   fresh: readonly ManifestArtifact[];
   /** prior artifacts carried into `manifest` (besides pages, which are carried by default) */
@@ -75,7 +75,7 @@ export function nextState(params: {
   if (extending) {
     for (const [key, list] of extending.lists) if (!params.changedTypes.has(list.type)) lists.set(key, list);
   }
-  for (const [key, list] of params.lists.current) lists.set(key, list);
+  for (const [key, list] of params.lists) lists.set(key, list);
   let search: BuildState['search'] = null;
   const update = params.search;
   if (update?.kind === 'all') search = { docs: update.docs, members: update.members };
@@ -92,7 +92,7 @@ export function nextState(params: {
     env: params.env,
     globalHash: params.globalHash,
     graphHash: params.graphHash,
-    edges: extending && params.edgesSame ? extending.edges : edgeListOf(params.snapshot.edges),
+    edges: params.edges,
     items: params.items,
     templates: params.templateHashes,
     ...indexed,

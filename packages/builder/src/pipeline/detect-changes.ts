@@ -1,6 +1,6 @@
 import type { BuildManifest } from '@trelliscms/core';
 import type { BuildCache, BuildState, ItemEntry } from '../incremental/build-cache';
-import { sameEdges } from '../incremental/build-cache';
+import { sameEdges, setState, takePrebuilt } from '../incremental/build-cache';
 import { ListIndex } from '../plan/list-index';
 import { itemHash } from '../source/item-hash';
 import { isVisibleIn } from '../source/snapshot-source';
@@ -42,8 +42,8 @@ function names(head: Omit<BuildManifest, 'artifacts'>, manifest: BuildManifest):
 
 /**
  * The previous manifest: the one given, else the target's live one (the cache's, when that is
- * still live). When the live version is one built ahead (`activate: false`) whose state the
- * cache kept, that state becomes the cache's: the live version is the one it describes.
+ * still live). When the live version is one built ahead (`activate: false`) that the cache
+ * kept, its state is made and becomes the cache's: the live version is the one it describes.
  */
 async function previousManifest(
   settings: BuildSettings,
@@ -58,12 +58,8 @@ async function previousManifest(
   const head = known && target.liveManifestHead ? await target.liveManifestHead() : null;
   if (head && cache) {
     if (state && names(head, state.manifest)) return state.manifest;
-    const ahead = cache.prebuilt.get(head.buildId);
-    if (ahead && names(head, ahead.manifest)) {
-      cache.prebuilt.delete(head.buildId);
-      cache.state = ahead;
-      return ahead.manifest;
-    }
+    const ahead = takePrebuilt(cache, head);
+    if (ahead) return ahead.manifest;
   }
   return (await target.liveManifest()) ?? null;
 }
@@ -76,8 +72,8 @@ export async function detectChanges(settings: BuildSettings, content: LoadedCont
   if (cache && cache.transformKey !== content.transformKey) {
     cache.routes.clear();
     cache.transformKey = content.transformKey;
-    cache.state = null;
     cache.prebuilt.clear();
+    setState(cache, null);
   }
   const previous = await previousManifest(settings, cache);
   const state = cache?.state ?? null;

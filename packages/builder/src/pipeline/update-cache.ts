@@ -1,4 +1,4 @@
-import { forkState, keepPrebuilt } from '../incremental/build-cache';
+import { edgeListOf, keepPrebuilt, setState } from '../incremental/build-cache';
 import { nextState } from '../incremental/next-state';
 import type { Committed } from './commit';
 import type { Changes } from './detect-changes';
@@ -11,8 +11,8 @@ import type { Selection } from './select-work';
  * Stage 8, update the cache: after a build committed live, the cache describes it (the prior
  * state brought up to date in place when this build extended it, else a new one). A build
  * committed without going live (`activate: false`) leaves the cache's state describing the
- * live version: its own state is made from a copy of the prior one and kept aside, for the
- * first build that finds this version live.
+ * live version and is kept aside: the first build that finds this version live makes its state
+ * then, exactly as this one would have (see `takePrebuilt`).
  */
 export function updateCache(params: {
   /** the commit made the new version live */
@@ -28,20 +28,18 @@ export function updateCache(params: {
   const { tracked } = changes;
   if (!tracked) return;
   const incremental = selection.mode === 'incremental' ? selection : null;
-  const prior = incremental?.extending ?? null;
-  // nextState changes the state it extends in place: a version that is not live extends a copy
-  const extending = prior && !params.activate ? forkState(prior) : prior;
-  const state = nextState({
+  const extending = incremental?.extending ?? null;
+  // What the state is made from, taken now: the caller may change its snapshot afterwards.
+  const inputs = {
     extending,
     manifest: committed.manifest,
     env: committed.manifest.env,
     globalHash: content.globalHash,
     graphHash: planned.graphHash,
-    edgesSame: changes.edgesSame,
-    snapshot: content.snapshot,
+    edges: extending && changes.edgesSame ? extending.edges : edgeListOf(content.snapshot.edges),
     items: changes.items,
     templateHashes: content.templateHashes,
-    lists: tracked.lists,
+    lists: tracked.lists.current,
     changedTypes: changes.changedTypes,
     fresh: committed.fresh,
     extraCarried: emitted.extraCarried,
@@ -49,7 +47,12 @@ export function updateCache(params: {
     search: emitted.search,
     plan: planned.plan,
     templatesKey: planned.templatesKey,
-  });
-  if (params.activate) tracked.cache.state = state;
-  else keepPrebuilt(tracked.cache, state);
+  };
+  if (params.activate) setState(tracked.cache, nextState(inputs));
+  else
+    keepPrebuilt(tracked.cache, {
+      manifest: committed.manifest,
+      base: extending,
+      make: () => nextState(inputs),
+    });
 }

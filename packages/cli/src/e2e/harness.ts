@@ -67,17 +67,41 @@ export async function freePort(): Promise<number> {
 export interface ServerProcess {
   url: string;
   ownerKey: string;
+  /** The folder the server runs in (its data is in `<dataDir>/data`). */
   dataDir: string;
+  /** The server's process id. */
+  pid: number;
   /** Everything the server wrote to stdout and stderr (JSON log lines). */
   log(): string;
+  /**
+   * Stops the server (SIGTERM, then SIGKILL after 10 s) and waits until it exited; removes its
+   * data dir when the harness made it (not when it was given to {@link startServer}).
+   */
   stop(): Promise<void>;
+  /** Sends `signal` (e.g. SIGKILL for a crash) and waits until the process exited; keeps the data. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** Options of {@link startServer}. */
+export interface StartServerOptions {
+  /**
+   * Run on this folder (its data in `<dataDir>/data`), e.g. a second server on the data of a
+   * first one, or a restart; the caller removes it. Default: a fresh temp dir that `stop` removes.
+   */
+  dataDir?: string;
+  /** The owner key: what the first start on `dataDir` stored. Default: a random one. */
+  ownerKey?: string;
 }
 
 /** Starts the built server (its `trellis-server` bin) and waits until GET /api/health answers. */
-export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'trellis-e2e-'));
+export async function startServer(
+  env: Record<string, string> = {},
+  options: StartServerOptions = {},
+): Promise<ServerProcess> {
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'trellis-e2e-')));
   const port = await freePort();
-  const ownerKey = `e2e-owner-key-${Math.random().toString(36).slice(2)}-0123456789`;
+  const ownerKey = options.ownerKey ?? `e2e-owner-key-${Math.random().toString(36).slice(2)}-0123456789`;
   const child: ChildProcess = spawn(process.execPath, [SERVER_MAIN], {
     cwd: dataDir,
     env: {
@@ -110,19 +134,24 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
   return {
     url,
     ownerKey,
     dataDir,
+    pid: child.pid ?? -1,
     log: () => output,
+    kill,
     stop: async () => {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      await rm(dataDir, { recursive: true, force: true });
+      await kill('SIGTERM');
+      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -137,9 +137,10 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     expect(updated.fields.capital).toBe('Paris');
     const published = await run('content', 'publish', 'country', 'country:fr', '--env', 'dev');
     expect(published.code, published.stderr).toBe(0);
+    expect((await json('content', 'get', 'country', 'fr')).publishedEnvs).toEqual(['dev']);
+    // Publishing puts the head live; it is not an edit, so it records no version.
     const versions = await json('content', 'versions', 'country', 'fr');
     expect(versions.map((version: { action: string }) => version.action)).toEqual([
-      'content.publish',
       'content.update',
       'content.import',
     ]);
@@ -223,5 +224,48 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     const verdict = await json('audit', 'verify');
     expect(verdict.status).toBe('ok');
     expect(verdict.records).toBeGreaterThan(0);
+  });
+
+  it('invites a colleague, who accepts without a key and gets one for the site', async () => {
+    const invitation = await json(
+      'members',
+      'invite',
+      'colleague@example.org',
+      'editor',
+      '--name',
+      'Colleague',
+    );
+    expect(invitation.token).toMatch(/^ti_/);
+    // The invitee has nothing configured but the server's address.
+    const invitee = { env: { XDG_CONFIG_HOME: join(work, 'invitee-config') }, cwd: work };
+    const accepted = await cms(
+      ['members', 'accept', invitation.token, '--url', server.url, '--json'],
+      invitee,
+    );
+    expect(accepted.code, accepted.stderr).toBe(0);
+    const answer = JSON.parse(accepted.stdout);
+    expect(answer.member).toMatchObject({ siteId: 'site:factbook', role: 'editor', name: 'Colleague' });
+    const types = await cms(
+      ['types', 'list', '--url', server.url, '--key', answer.apiKey.secret, '--site', 'site:factbook'],
+      invitee,
+    );
+    expect(types.code, types.stderr).toBe(0);
+    const again = await cms(['members', 'accept', invitation.token, '--url', server.url], invitee);
+    expect(again.code).toBe(1);
+    const found = await json('members', 'find', 'colleague@example.org');
+    expect(found.items).toEqual([expect.objectContaining({ userId: answer.member.userId, role: 'editor' })]);
+  });
+
+  it('reads who did what in the audit log', async () => {
+    const imports = await json('audit', 'log', '--action', 'content.*', '--limit', '3');
+    expect(imports.items).toHaveLength(3);
+    expect(imports.total).toBeGreaterThan(3);
+    expect(imports.items.every((entry: { action: string }) => entry.action.startsWith('content.'))).toBe(
+      true,
+    );
+    const types = await run('audit', 'log', '--action', 'type.*', '--order', 'asc', '--since', '-1h');
+    expect(types.code, types.stderr).toBe(0);
+    expect(types.stdout).toMatch(/type\.create\s+\S+/);
+    expect(types.stdout).toMatch(/\d+–\d+ of \d+\n$/);
   });
 });

@@ -29,8 +29,9 @@ export function formatOf(file: string, format: string | undefined): RecordFormat
  * - json: an array; or an object with an array under `key` (`records`, `edges`); or, when
  *   that is an object of arrays, the array under `pick` (e.g. `records.country`);
  * - ndjson: one object per non-empty line;
- * - csv: a header row, then one object per row; numbers and `true`/`false` become JSON
- *   values, empty cells are left out.
+ * - csv: a header row, then one object per row, each cell as text (trimmed; empty cells left
+ *   out). Cells are not converted here: records get their types from the content type's
+ *   fields (core `recordFromCsvRow`), edge props from {@link propValueFromCell}.
  */
 export function parseRecords({
   text,
@@ -52,11 +53,8 @@ export function parseRecords({
         skip_empty_lines: true,
         trim: true,
         bom: true,
-        cast: (value) => castCell(value),
       });
-      return rows.map((row) =>
-        Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined)),
-      );
+      return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== '')));
     } catch (error) {
       throw new UsageError(`${file}: not valid CSV: ${(error as Error).message}`);
     }
@@ -116,11 +114,14 @@ export async function readRecords(options: {
   return parseRecords({ text, format, file: options.file, key: options.key, pick: options.pick });
 }
 
-function castCell(value: string): unknown {
-  if (value === '') return undefined;
+/**
+ * A CSV cell of an edge's props column: props have no declared types, so a cell that reads
+ * back as the same number (`418`, not `007`) or is `true`/`false` becomes that JSON value;
+ * anything else stays text. (Record cells are converted by their field's type instead.)
+ */
+export function propValueFromCell(value: string): unknown {
   if (value === 'true') return true;
   if (value === 'false') return false;
-  // Numbers only when they read back the same, so codes such as 007 stay strings.
   if (/^-?(0|[1-9]\d{0,14})(\.\d+)?$/.test(value)) return Number(value);
   return value;
 }

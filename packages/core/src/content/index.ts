@@ -1,5 +1,6 @@
 export { contentId, deriveSlug, isSlug, parseContentId, slugify } from './content-id';
 export { type ContentWriteInput, toContentWrite } from './content-write';
+export { CSV_LIST_SEPARATOR, fieldValueFromCell, recordFromCsvRow } from './csv-record';
 export {
   isSingleTarget,
   RESERVED_FIELD_NAMES,
@@ -28,6 +29,7 @@ export {
   IMPORT_MAX_RECORDS,
   perSecond,
   type SplitAdvice,
+  splitAdvice,
   tooManyAdvice,
 } from './import-plan';
 export {

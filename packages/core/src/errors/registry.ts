@@ -85,7 +85,7 @@ export const errorRegistry = {
   too_many_records: {
     status: 413,
     message:
-      'This import has {count} records; one request takes at most {max}. Split it into calls of at most {suggestedBatchSize} records.',
+      'This import has {count} {what}; one request takes at most {max}. Split it into {suggestedCallCount} calls of at most {suggestedBatchSize} {what}.',
   },
   media_too_large: { status: 413, message: 'The uploaded file is larger than {limit} bytes (25 MB).' },
   // 429

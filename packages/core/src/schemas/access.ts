@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApiKeyCreated } from './api-key';
 import { DateTime, Role, SiteId } from './common';
 
 /** The roles `POST /api/access/grant` can give. */
@@ -80,3 +81,99 @@ export const RevokeMemberResponse = z
   .object({ ok: z.literal(true), userId: UserId, siteId: SiteId })
   .meta({ id: 'RevokeMemberResponse' });
 export type RevokeMemberResponse = z.infer<typeof RevokeMemberResponse>;
+
+/** The most matches GET /api/access/users answers with. */
+export const MAX_USER_MATCHES = 20;
+
+/**
+ * GET /api/access/users (admin; site-scoped): `q` is an e-mail address or, for platform owners
+ * and admins, also part of a name or e-mail (case-insensitive, at least 2 characters).
+ */
+export const UserSearchQuery = z.object({
+  q: z.string().trim().min(2).max(200),
+  limit: z.coerce.number().int().min(1).max(MAX_USER_MATCHES).default(MAX_USER_MATCHES),
+});
+export type UserSearchQuery = z.infer<typeof UserSearchQuery>;
+
+/** A platform user an admin can grant access to, with their role on the current site (null: none). */
+export const UserMatch = z
+  .object({
+    userId: UserId,
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    role: Role.nullable(),
+  })
+  .meta({ id: 'UserMatch' });
+export type UserMatch = z.infer<typeof UserMatch>;
+
+/** The answer of GET /api/access/users: at most `limit` matches; `total` counts them all. */
+export const UserMatchList = z
+  .object({ items: z.array(UserMatch), total: z.number().int().min(0) })
+  .meta({ id: 'UserMatchList' });
+export type UserMatchList = z.infer<typeof UserMatchList>;
+
+/** The longest an invitation can stay open, in days. */
+export const MAX_INVITATION_DAYS = 90;
+
+/** POST /api/access/invitations (admin; site-scoped): who is invited, with which role, until when. */
+export const CreateInvitationBody = z
+  .object({
+    email: z.email().max(254),
+    role: MemberRole,
+    /** The invitee's display name, used when accepting creates their user. */
+    name: z.string().trim().min(1).max(200).optional(),
+    /** Default: 7 days from now; at most 90 days. */
+    expiresAt: DateTime.optional(),
+  })
+  .meta({ id: 'CreateInvitationBody' });
+export type CreateInvitationBody = z.infer<typeof CreateInvitationBody>;
+
+/** An invitation to a site, as listed (never with its token). */
+export const Invitation = z
+  .object({
+    /** `invite:<id>` */
+    id: z.string(),
+    siteId: SiteId,
+    email: z.string(),
+    name: z.string().nullable(),
+    role: MemberRole,
+    /** The user who invited (their role must still allow the grant when it is accepted). */
+    invitedBy: UserId,
+    createdAt: DateTime,
+    expiresAt: DateTime,
+  })
+  .meta({ id: 'Invitation' });
+export type Invitation = z.infer<typeof Invitation>;
+
+/** GET /api/access/invitations: the site's open invitations (not accepted, revoked or expired). */
+export const InvitationList = z.array(Invitation).meta({ id: 'InvitationList' });
+export type InvitationList = z.infer<typeof InvitationList>;
+
+/** The answer of POST /api/access/invitations: the invitation and its one-time token, shown this once. */
+export const InvitationCreated = Invitation.extend({ token: z.string().min(16) }).meta({
+  id: 'InvitationCreated',
+});
+export type InvitationCreated = z.infer<typeof InvitationCreated>;
+
+/** Path parameters of /api/access/invitations/{id}. */
+export const InvitationParams = z.object({ id: z.string().min(1).max(200) });
+export type InvitationParams = z.infer<typeof InvitationParams>;
+
+/** POST /api/access/invitations/accept: the token the invitee received. */
+export const AcceptInvitationBody = z
+  .object({ token: z.string().min(16).max(200) })
+  .meta({ id: 'AcceptInvitationBody' });
+export type AcceptInvitationBody = z.infer<typeof AcceptInvitationBody>;
+
+/**
+ * The answer of POST /api/access/invitations/accept: the membership now held and, when the
+ * invitee has no credential that works on the site, an API key for it (its secret shown once).
+ */
+export const InvitationAccepted = z
+  .object({
+    ok: z.literal(true),
+    member: Member,
+    apiKey: ApiKeyCreated.optional(),
+  })
+  .meta({ id: 'InvitationAccepted' });
+export type InvitationAccepted = z.infer<typeof InvitationAccepted>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateTime, TypeName } from './common';
+import { DateTime, JsonObject, QueryInt, queryLimit, TypeName } from './common';
 
 /** Spec §2 AuditStatus: the verdict of an audit-chain verification. */
 export const AuditStatus = z
@@ -18,6 +18,64 @@ export type AuditStatus = z.infer<typeof AuditStatus>;
 /** The `graph` query parameter of /audit/verify and /audit/checklist. */
 export const AuditQuery = z.object({ graph: z.string().min(1).max(200) });
 export type AuditQuery = z.infer<typeof AuditQuery>;
+
+/** The largest `limit` GET /api/audit takes. */
+export const MAX_AUDIT_LOG_LIMIT = 500;
+
+/** A text filter of GET /api/audit: an exact value, or a prefix when it ends in `*`. */
+const AuditText = z.string().trim().min(1).max(500);
+
+/**
+ * GET /api/audit query. `actor`, `action` and `target` match exactly, or as a prefix when they
+ * end in `*` (`post:*`, `content.*`); a user id as `actor` also matches the API keys acting
+ * for that user. `since` (inclusive) and `until` (exclusive) bound the entry time. Entries come
+ * newest first unless `order=asc`. `graph` picks the chain: the site's graph (the default) or,
+ * for the platform owner, the platform graph.
+ */
+export const AuditLogQuery = z.object({
+  graph: z.string().min(1).max(200).optional(),
+  actor: AuditText.optional(),
+  action: AuditText.optional(),
+  target: AuditText.optional(),
+  since: DateTime.optional(),
+  until: DateTime.optional(),
+  order: z.enum(['desc', 'asc']).default('desc'),
+  limit: queryLimit({ fallback: 50, max: MAX_AUDIT_LOG_LIMIT }),
+  offset: QueryInt.default(0),
+});
+export type AuditLogQuery = z.infer<typeof AuditLogQuery>;
+
+/** One entry of an audit chain: who (`actor`) did what (`action`) to which resource (`target`), when (`ts`). */
+export const AuditEntry = z
+  .object({
+    /** Position in the chain, from 1. */
+    seq: z.number().int().min(1),
+    ts: DateTime,
+    /** A user id (`user:…`), an API key id (`key:…`) or `system`. */
+    actor: z.string(),
+    /** The user's (or, for a key, the key's and its user's) name, when known. */
+    actorName: z.string().nullable(),
+    /** e.g. `content.update`, `member.grant`. */
+    action: z.string(),
+    /** The resource, e.g. `post:hello`, `template:page`, `user:…`. */
+    target: z.string(),
+    data: JsonObject.optional(),
+    prevHash: z.string(),
+    hash: z.string(),
+  })
+  .meta({ id: 'AuditEntry' });
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+/** GET /api/audit: a page of entries; `total` counts every match, independent of limit and offset. */
+export const AuditLog = z
+  .object({
+    items: z.array(AuditEntry),
+    total: z.number().int().min(0),
+    limit: z.number().int().min(1),
+    offset: z.number().int().min(0),
+  })
+  .meta({ id: 'AuditLog' });
+export type AuditLog = z.infer<typeof AuditLog>;
 
 /** POST /audit/checklist: one row per verified feature. */
 export const AuditChecklist = z

@@ -5,6 +5,8 @@ import {
   ImportJsonBody,
   ImportJsonResponse,
   ImportTooLarge,
+  RemoveEdgesBody,
+  RemoveEdgesResponse,
 } from './import';
 
 describe('ImportJsonBody', () => {
@@ -83,6 +85,31 @@ describe('import responses', () => {
     expect(ImportJsonResponse.safeParse(withoutWarning).success).toBe(false);
   });
 
+  it('takes the updated and unchanged counters, and only a valid batchSize as the warning’s suggestion', () => {
+    const response = {
+      ok: true,
+      totalRecords: 3,
+      created: 1,
+      updated: 1,
+      unchanged: 1,
+      skipped: 0,
+      failed: 0,
+      batches: 1,
+      tookMs: 12,
+      recordsPerSec: 250,
+      errors: [],
+      gatewayTimeoutWarning: null,
+    };
+    expect(ImportJsonResponse.parse(response)).toEqual(response);
+    const warning = (suggestedBatchSize: number) => ({
+      ...response,
+      gatewayTimeoutWarning: { message: 'split it', suggestedBatchSize, suggestedCallCount: 4 },
+    });
+    expect(ImportJsonResponse.safeParse(warning(500)).success).toBe(true);
+    expect(ImportJsonResponse.safeParse(warning(501)).success).toBe(false);
+    expect(ImportJsonResponse.safeParse(warning(0)).success).toBe(false);
+  });
+
   it('accepts the spec ImportEdgesResponse', () => {
     const response = {
       ok: true,
@@ -107,5 +134,25 @@ describe('import responses', () => {
     };
     expect(ImportTooLarge.parse(body)).toEqual(body);
     expect(ImportTooLarge.safeParse({ error: 'too many', code: 'too_many_records' }).success).toBe(false);
+    // Never more than the largest batchSize of any import endpoint (edges: 2000).
+    expect(ImportTooLarge.safeParse({ ...body, suggestedBatchSize: 2000 }).success).toBe(true);
+    expect(ImportTooLarge.safeParse({ ...body, suggestedBatchSize: 25_001 }).success).toBe(false);
+  });
+
+  it('describes edge removal', () => {
+    const edge = { from: 'book:b', edge: 'WRITTEN_BY', to: 'author:a' };
+    expect(RemoveEdgesBody.parse({ edges: [edge] })).toEqual({ edges: [edge], batchSize: 500 });
+    expect(RemoveEdgesBody.safeParse({ edges: [{ ...edge, edge: 'written_by' }] }).success).toBe(false);
+    const response = {
+      ok: true,
+      totalEdges: 2,
+      removed: 1,
+      missing: 1,
+      failed: 0,
+      batches: 1,
+      tookMs: 1,
+      errors: [],
+    };
+    expect(RemoveEdgesResponse.parse(response)).toEqual(response);
   });
 });

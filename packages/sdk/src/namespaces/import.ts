@@ -1,9 +1,12 @@
 import {
+  type EdgeRef,
   type EdgeTriple,
   type ImportEdgesBody,
   ImportEdgesResponse,
   type ImportJsonBody,
   ImportJsonResponse,
+  type RemoveEdgesBody,
+  RemoveEdgesResponse,
 } from '@trelliscms/core';
 import type { z } from 'zod';
 import { type CallOutcome, sendInCalls } from '../helpers/send-in-calls';
@@ -25,22 +28,40 @@ export interface ImportProgress {
   elapsedMs: number;
 }
 
-/** Options of {@link ImportApi.records}. */
+/**
+ * Options of {@link ImportApi.records}: the body of POST /api/import/json but `records`
+ * (`typeName`, `batchSize`, `skipExisting`, `dryRun`, `publish`), and how to send it.
+ */
 export interface ImportRecordsOptions extends Omit<z.input<typeof ImportJsonBody>, 'records'>, CallOptions {
   records: readonly Record<string, unknown>[];
+  /**
+   * Publish the items of each request to this environment (e.g. `prod`) once it is written:
+   * one live revision per request.
+   */
+  publish?: string;
   /** Records per request. Default 1000; a 413 or a gateway-timeout warning makes it smaller. */
   callSize?: number;
   /** Called after each request. */
   onProgress?: (progress: ImportProgress) => void;
 }
 
-/** The sum of every call of {@link ImportApi.records}; error indexes point into `records`. */
+/**
+ * The sum of every call of {@link ImportApi.records}; error indexes point into `records`. Each
+ * record is counted once: created, updated, unchanged, skipped or failed.
+ */
 export interface ImportRecordsResult {
   ok: boolean;
   totalRecords: number;
+  /** Records that created an item. */
   created: number;
+  /** Records that changed an existing item (a new version). */
+  updated: number;
+  /** Records an existing item already held (nothing written). */
+  unchanged: number;
   failed: number;
   skipped: number;
+  /** With `publish`: the environment and how many items went live, over every request. */
+  published?: { envId: string; count: number };
   /** Server-side transactions, summed over calls. */
   batches: number;
   /** HTTP requests made. */
@@ -74,6 +95,13 @@ export interface ImportAllEdgesResult {
   errors: { index: number; error: string }[];
 }
 
+/** Options of {@link ImportApi.removeEdges}. */
+export interface RemoveEdgesOptions extends CallOptions {
+  edges: readonly z.input<typeof EdgeRef>[];
+  /** Edges per server-side transaction (1 to 2000; server default 500). */
+  batchSize?: number;
+}
+
 /** Bulk import into the client's site (site-scoped). */
 export function createImportApi(transport: Transport) {
   const api = {
@@ -86,7 +114,10 @@ export function createImportApi(transport: Transport) {
         json: body,
         ...options,
       }),
-    /** POST /api/import/edges: one request; edges are merged between existing items. */
+    /**
+     * POST /api/import/edges: one request; edges are merged between existing items. Each must
+     * be a relationship the source item's type declares; refused ones are in `errors`.
+     */
     edges: (body: z.input<typeof ImportEdgesBody>, options: CallOptions = {}): Promise<ImportEdgesResponse> =>
       transport.request({
         method: 'post',
@@ -95,11 +126,26 @@ export function createImportApi(transport: Transport) {
         json: body,
         ...options,
       }),
+    /**
+     * POST /api/import/edges/remove: removes edges `{from, edge, to}` between items (one
+     * request); `removed`, `missing` (did not exist) and refused ones in `errors`.
+     */
+    removeEdges: ({ edges, batchSize, ...options }: RemoveEdgesOptions): Promise<RemoveEdgesResponse> => {
+      const body: z.input<typeof RemoveEdgesBody> = { edges: [...edges], batchSize };
+      return transport.request({
+        method: 'post',
+        path: 'import/edges/remove',
+        schema: RemoveEdgesResponse,
+        json: body,
+        ...options,
+      });
+    },
 
     /**
      * Imports any number of records: splits them into requests of `callSize`, follows a
      * 413's `suggestedBatchSize`, sums the answers and reports progress after each request.
      * A request that fails otherwise rejects the whole promise (records sent before it stay).
+     * Re-sending records is safe: items that already hold them count as `unchanged`.
      */
     records: async (options: ImportRecordsOptions): Promise<ImportRecordsResult> => {
       const { records, callSize = 1000, onProgress, signal, timeoutMs, ...body } = options;
@@ -108,6 +154,8 @@ export function createImportApi(transport: Transport) {
         ok: true,
         totalRecords: records.length,
         created: 0,
+        updated: 0,
+        unchanged: 0,
         failed: 0,
         skipped: 0,
         batches: 0,
@@ -124,8 +172,16 @@ export function createImportApi(transport: Transport) {
           const answer = await api.json({ ...body, records: [...chunk] }, { signal, timeoutMs });
           sum.ok &&= answer.ok;
           sum.created += answer.created;
+          sum.updated += answer.updated ?? 0;
+          sum.unchanged += answer.unchanged ?? 0;
           sum.failed += answer.failed;
           sum.skipped += answer.skipped ?? 0;
+          if (answer.published) {
+            sum.published = {
+              envId: answer.published.envId,
+              count: (sum.published?.count ?? 0) + answer.published.count,
+            };
+          }
           sum.batches += answer.batches;
           sum.calls += 1;
           for (const error of answer.errors) sum.errors.push({ ...error, index: error.index + offset });

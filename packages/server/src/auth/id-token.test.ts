@@ -36,8 +36,10 @@ function sign(
     aud = AUDIENCE,
     exp = '5m',
     nbf,
+    sub = 'ada-subject',
   }: {
     kid: string;
+    sub?: string;
     alg?: string;
     claims?: Record<string, unknown>;
     iss?: string;
@@ -48,7 +50,7 @@ function sign(
 ): Promise<string> {
   let jwt = new SignJWT({ email: 'ada@example.test', name: 'Ada', ...claims })
     .setProtectedHeader({ alg, kid })
-    .setSubject('ada-subject')
+    .setSubject(sub)
     .setIssuer(iss)
     .setAudience(aud)
     .setIssuedAt()
@@ -91,6 +93,77 @@ beforeAll(async () => {
 afterAll(async () => {
   await tp?.close();
   await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('people signed in with an ID token', () => {
+  const as = async (sub: string, email: string) => ({
+    authorization: `Bearer ${await sign(rsa, { kid: 'rsa-1', sub, claims: { email, name: sub } })}`,
+  });
+
+  it('makes the creator of a site its admin (spec §4 Sites), not its owner', async () => {
+    const creator = await as('creator-subject', 'creator@example.test');
+    const created = await tp.app.inject({
+      method: 'POST',
+      url: '/api/sites',
+      headers: creator,
+      payload: { name: 'Created by a person', starterKit: 'none' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const site = created.json() as { id: string; graphName: string };
+    const mine = await tp.app.inject({ method: 'GET', url: '/api/access/my-sites', headers: creator });
+    expect(mine.json()).toEqual([
+      { siteId: site.id, siteName: 'Created by a person', graphName: site.graphName, role: 'admin' },
+    ]);
+    // Admin rights: members and settings; owner-only site deletion stays with the platform owner.
+    const members = await tp.app.inject({
+      method: 'GET',
+      url: '/api/auth/users',
+      headers: { ...creator, 'x-site-id': site.id },
+    });
+    expect(members.statusCode).toBe(200);
+    expect(members.json()).toEqual([
+      expect.objectContaining({ email: 'creator@example.test', role: 'admin' }),
+    ]);
+    const del = await tp.app.inject({ method: 'DELETE', url: `/api/sites/${site.id}`, headers: creator });
+    expect(del.statusCode).toBe(403);
+  });
+
+  it('redeems an invitation for the signed-in user: the membership, and no API key', async () => {
+    const owner = { authorization: `Bearer ${tp.ownerKey}` };
+    const site = (
+      await tp.app.inject({
+        method: 'POST',
+        url: '/api/sites',
+        headers: owner,
+        payload: { name: 'Invited to' },
+      })
+    ).json() as { id: string };
+    const invitation = await tp.app.inject({
+      method: 'POST',
+      url: '/api/access/invitations',
+      headers: { ...owner, 'x-site-id': site.id },
+      payload: { email: 'invitee@example.test', role: 'editor' },
+    });
+    expect(invitation.statusCode, invitation.body).toBe(201);
+    const invitee = await as('invitee-subject', 'invitee@example.test');
+    const accepted = await tp.app.inject({
+      method: 'POST',
+      url: '/api/auth/invitations/accept',
+      headers: invitee,
+      payload: { token: invitation.json().token },
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json()).toMatchObject({
+      member: { siteId: site.id, role: 'editor', email: 'invitee@example.test' },
+    });
+    expect(accepted.json().apiKey).toBeUndefined();
+    const types = await tp.app.inject({
+      method: 'GET',
+      url: '/api/types',
+      headers: { ...invitee, 'x-site-id': site.id },
+    });
+    expect(types.statusCode).toBe(200);
+  });
 });
 
 describe('ID tokens', () => {

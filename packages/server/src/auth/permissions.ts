@@ -15,7 +15,14 @@ export const PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = (() =>
     'release:deploy',
   ];
   const editor: Permission[] = [...publisher, 'content:write', 'types:manage', 'templates:manage'];
-  const admin: Permission[] = [...editor, 'site:update', 'members:manage', 'keys:manage', 'maintenance:run'];
+  const admin: Permission[] = [
+    ...editor,
+    'site:update',
+    'members:manage',
+    'keys:manage',
+    'maintenance:run',
+    'audit:read',
+  ];
   const owner: Permission[] = [...admin, 'site:delete'];
   return { owner, admin, editor, publisher, viewer };
 })();

@@ -22,7 +22,8 @@ export type Permission =
   | 'release:deploy'
   | 'members:manage'
   | 'keys:manage'
-  | 'maintenance:run';
+  | 'maintenance:run'
+  | 'audit:read';
 
 /** Who is calling, resolved from the bearer credential (docs/api-spec.md §5.4 step 1 and 2). */
 export interface Principal {
@@ -73,6 +74,11 @@ declare module 'fastify' {
     siteScope?: SiteScope;
     /** Public routes need no credential (health, health/detail, metrics, openapi, media files). */
     public?: boolean;
+    /**
+     * `optional`: a request without an `Authorization` header reaches the handler with
+     * `principal` null; one with a credential is checked as on any route (401 when bad).
+     */
+    credential?: 'optional';
     /** The permission the caller's role must hold; checked by the auth hook. */
     permission?: Permission;
     /**

@@ -1,56 +1,131 @@
-import { batchRanges, EdgeTriple, type ImportEdgesResponse, perSecond } from '@trelliscms/core';
-import type { Graph, GraphEdge } from '../engines/port';
+import {
+  batchRanges,
+  type ImportEdgesResponse,
+  isSingleTarget,
+  perSecond,
+  type RelationshipDefinition,
+  type StoredContentType,
+} from '@trelliscms/core';
+import type { Graph, GraphEdge, GraphWriter } from '../engines/port';
+import { type EdgeError, type IndexedEdge, readEdge, runSplitting } from './edge-input';
+import { createTypeLookup, relationshipOfEdge } from './edge-relationship';
 import { errorMessage } from './error-message';
+import { typeOfId } from './item-record';
 
-type EdgeError = ImportEdgesResponse['errors'][number];
+/** An edge that is a declared relationship of its source item's type. */
+interface DeclaredEdge extends IndexedEdge {
+  relationship: RelationshipDefinition;
+  source: StoredContentType;
+}
 
-const CONTENT_ID = /^[A-Za-z][A-Za-z0-9_-]*:[^\s:/?#][^\s/?#]*$/;
-const EDGE_LABEL = /^[A-Z][A-Z0-9_]*$/;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+/** What one batch did, recorded once its transaction committed. */
+interface BatchOutcome {
+  errors: EdgeError[];
+  merged: number;
+  mismatch: number;
 }
 
 /**
- * The edge when `raw` is a well-formed `EdgeTriple` by plain checks (the same rules as core's
- * schema, or stricter: unknown members make it fall through), else null. Parsing each of
- * tens of thousands of edges with the schema costs more than merging it.
+ * Checks one batch against the store and merges the edges that pass, in the caller's
+ * transaction: a single-target relationship (`many-to-one`, `one-to-one`) may hold only one
+ * target, so an edge to another target than the one stored (or accepted earlier in the batch)
+ * is refused. An edge whose end does not exist is `mismatch` (a no-op). One audit entry when an
+ * edge was created or its props changed.
  */
-function plainEdge(raw: unknown): GraphEdge | null {
-  if (typeof raw !== 'object' || raw === null) return null;
-  const { from, edge, to, props } = raw as Record<string, unknown>;
-  if (typeof from !== 'string' || typeof to !== 'string' || typeof edge !== 'string') return null;
-  if (edge.length > 64 || !EDGE_LABEL.test(edge) || !CONTENT_ID.test(from) || !CONTENT_ID.test(to))
-    return null;
-  if (props !== undefined && !isPlainObject(props)) return null;
-  if (!isPlainObject(raw) || Object.keys(raw).length > (props === undefined ? 3 : 4)) return null;
-  return { from, type: edge, to, props: (props as Record<string, unknown> | undefined) ?? {} };
+async function mergeBatch({
+  tx,
+  batch,
+  actor,
+}: {
+  tx: GraphWriter;
+  batch: DeclaredEdge[];
+  actor: string;
+}): Promise<BatchOutcome> {
+  const errors: EdgeError[] = [];
+  const fail = (item: IndexedEdge, error: string) => errors.push({ index: item.index, error });
+  let mismatch = 0;
+  // The targets each single-target relationship holds: stored, and accepted in this batch.
+  const held = new Map<string, { stored: Set<string>; added: Set<string> }>();
+  const accepted: DeclaredEdge[] = [];
+  for (const item of batch) {
+    const { edge, relationship } = item;
+    if (!isSingleTarget(relationship.kind)) {
+      accepted.push(item);
+      continue;
+    }
+    const key = `${edge.from}\u0000${relationship.name}`;
+    let targets = held.get(key);
+    if (!targets) {
+      const stored = await tx.getEdges({ from: edge.from, type: edge.type });
+      targets = {
+        stored: new Set(stored.filter((e) => typeOfId(e.to) === relationship.target).map((e) => e.to)),
+        added: new Set(),
+      };
+      held.set(key, targets);
+    }
+    const holding = await otherTargets(tx, edge, targets);
+    if (holding.length > 0) {
+      fail(
+        item,
+        `${edge.from} already has ${edge.type} → ${holding.join(', ')}, and \`${relationship.name}\` is ${relationship.kind} (one target): remove that edge first (POST /api/import/edges/remove)`,
+      );
+      continue;
+    }
+    targets.added.add(edge.to);
+    accepted.push(item);
+  }
+  if (accepted.length === 0) return { errors, merged: 0, mismatch };
+  const results = await tx.mergeEdges(accepted.map(({ edge }) => edge));
+  let merged = 0;
+  let changed = 0;
+  for (const result of results) {
+    if (result === 'missing_endpoint') mismatch += 1;
+    else merged += 1;
+    if (result === 'created' || result === 'updated') changed += 1;
+  }
+  if (changed > 0) {
+    await tx.appendAudit({ actor, action: 'edges.import', target: 'edges', data: { merged, changed } });
+  }
+  return { errors, merged, mismatch };
 }
 
-/** Reads one edge of the request; a malformed one (e.g. a lowercase label) fails alone. */
-function readEdge(raw: unknown, index: number): { edge: GraphEdge } | { error: EdgeError } {
-  const plain = plainEdge(raw);
-  if (plain) return { edge: plain };
-  const parsed = EdgeTriple.safeParse(raw);
-  if (!parsed.success) {
-    const detail = parsed.error.issues
-      .map((issue) => `${issue.path.join('.') || 'edge'}: ${issue.message}`)
-      .join('; ');
-    return { error: { index, error: detail } };
-  }
-  const { from, edge, to, props } = parsed.data;
-  return { edge: { from, type: edge, to, props: props ?? {} } };
+/**
+ * The targets other than `edge.to` that a single-target relationship of `edge.from` already
+ * holds: stored ones, or ones accepted earlier in the batch that will land (their item exists,
+ * read only on this rare path). Empty when the edge may be merged (also when `edge.from` does
+ * not exist: the merge then counts it as a mismatch).
+ */
+async function otherTargets(
+  tx: GraphWriter,
+  edge: GraphEdge,
+  targets: { stored: Set<string>; added: Set<string> },
+): Promise<string[]> {
+  if (targets.stored.has(edge.to) || targets.added.has(edge.to)) return [];
+  if (targets.stored.size > 0) return [...targets.stored].sort();
+  if (targets.added.size === 0) return [];
+  const found = new Set((await tx.getNodes([edge.from, ...targets.added])).map((node) => node.id));
+  if (!found.has(edge.from)) return [];
+  for (const id of targets.added) if (!found.has(id)) targets.added.delete(id);
+  return [...targets.added].sort();
 }
 
 /**
  * Merges `edges` (`{from, edge, to, props?}`, ends as full ids `<type>:<slug>`) in batches of
- * `batchSize`, each batch one transaction with one audit entry. Merge semantics: one edge per
- * (from, label, to); props are replaced, so importing the same edges again changes nothing.
- * `merged` counts edges that exist after the call, `mismatch` those whose from or to node does
- * not exist (no-ops), `failed` malformed ones (label not an uppercase identifier, ids not
- * `<type>:<slug>`), each with an error naming its index. Each batch is one `mergeEdges` call;
- * one the engine refuses as a whole (e.g. an id longer than it stores) is retried in halves
- * down to single edges, so only the offending edge fails.
+ * `batchSize`, each batch one transaction. Merge semantics: one edge per (from, label, to);
+ * props are replaced, so importing the same edges again changes nothing (and writes no audit
+ * entry; a batch that changed something writes one).
+ *
+ * Each edge must be a relationship its source item's type declares: its label one of the
+ * type's `edgeLabel`s, its `to` an item of that relationship's `target` type; a single-target
+ * relationship (`many-to-one`, `one-to-one`) holds one target, so an edge to a second target
+ * is refused (remove the first with `removeEdges`, remove-edges.ts; the same edge again only replaces its
+ * props). Only the source side is bounded, as on item writes.
+ *
+ * `merged` counts edges that exist after the call, `mismatch` those whose from or to item
+ * does not exist (no-ops), `failed` the refused ones: malformed (label not an uppercase
+ * identifier, ids not `<type>:<slug>`) or breaking the rules above, each in `errors` with its
+ * index and why. A batch the engine refuses as a whole (e.g. an id longer than it stores) is
+ * retried in halves down to single edges, so only the offending edge fails.
  */
 export async function importEdges({
   graph,
@@ -65,51 +140,36 @@ export async function importEdges({
 }): Promise<ImportEdgesResponse> {
   const started = performance.now();
   const errors: EdgeError[] = [];
+  const types = createTypeLookup(graph);
   let merged = 0;
   let mismatch = 0;
   const ranges = batchRanges({ count: edges.length, batchSize });
-  const runBatch = async (batch: Array<{ index: number; edge: GraphEdge }>) => {
-    const counts = await graph.transaction(async (tx) => {
-      const results = await tx.mergeEdges(batch.map(({ edge }) => edge));
-      let batchMismatch = 0;
-      for (const result of results) if (result === 'missing_endpoint') batchMismatch += 1;
-      const batchMerged = results.length - batchMismatch;
-      if (batchMerged > 0) {
-        await tx.appendAudit({
-          actor,
-          action: 'edges.import',
-          target: 'edges',
-          data: { merged: batchMerged },
-        });
-      }
-      return { batchMerged, batchMismatch };
-    });
-    merged += counts.batchMerged;
-    mismatch += counts.batchMismatch;
-  };
-  // A batch the engine refused as a whole (it wrote nothing) is retried as two halves, down to
-  // single edges, whose failure is the edge's error.
-  const runSplitting = async (batch: Array<{ index: number; edge: GraphEdge }>): Promise<void> => {
-    try {
-      await runBatch(batch);
-    } catch (error) {
-      if (batch.length === 1) {
-        errors.push({ index: batch[0]!.index, error: errorMessage(error) });
-        return;
-      }
-      const half = Math.ceil(batch.length / 2);
-      await runSplitting(batch.slice(0, half));
-      await runSplitting(batch.slice(half));
+  const run = async (batch: IndexedEdge[]) => {
+    const declared: DeclaredEdge[] = [];
+    const refused: EdgeError[] = [];
+    for (const item of batch) {
+      const found = await relationshipOfEdge(item.edge, types);
+      if ('error' in found) refused.push({ index: item.index, error: found.error });
+      else declared.push({ ...item, ...found });
     }
+    const outcome =
+      declared.length === 0
+        ? { errors: [], merged: 0, mismatch: 0 }
+        : await graph.transaction((tx) => mergeBatch({ tx, batch: declared, actor }));
+    errors.push(...refused, ...outcome.errors);
+    merged += outcome.merged;
+    mismatch += outcome.mismatch;
   };
+  const fail = (item: IndexedEdge, error: unknown) =>
+    errors.push({ index: item.index, error: errorMessage(error) });
   for (const [start, end] of ranges) {
-    const batch: Array<{ index: number; edge: GraphEdge }> = [];
+    const batch: IndexedEdge[] = [];
     for (let index = start; index < end; index += 1) {
       const read = readEdge(edges[index], index);
       if ('error' in read) errors.push(read.error);
       else batch.push({ index, edge: read.edge });
     }
-    if (batch.length > 0) await runSplitting(batch);
+    if (batch.length > 0) await runSplitting(batch, run, fail);
   }
   errors.sort((a, b) => a.index - b.index);
   const ms = performance.now() - started;

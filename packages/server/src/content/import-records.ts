@@ -13,10 +13,9 @@ import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } fro
 import { publishItems } from '../releases/publish-items';
 import { errorMessage } from './error-message';
 import { itemHash, itemHasher } from './item-hash';
-import { CONTENT_LABEL, emptyBody, type ItemMeta, itemProps, splitItemProps } from './item-record';
+import { CONTENT_LABEL, emptyBody, type ItemMeta, itemProps, splitItemProps, typeOfId } from './item-record';
 import { getTombstones, tombstoneId } from './item-tombstone';
 import {
-  dropOtherTargets,
   findMissingReferences,
   type ItemReference,
   keyFieldIssue,
@@ -33,7 +32,10 @@ interface PreparedRecord {
   fields: Record<string, unknown>;
   targets: Record<string, string[]>;
   references: ItemReference[];
+  /** The stored item the record replaces. */
   existing?: GraphNode;
+  /** With `existing`: its current targets of each relationship the record gives, by name. */
+  current?: Record<string, string[]>;
 }
 
 type ImportError = ImportJsonResponse['errors'][number];
@@ -58,7 +60,8 @@ function prepare(
  * `skipExisting`, replaced otherwise), which point at nothing (ids for which `isPending`
  * holds, and the batch's own, count as existing), which repeat a unique value of an earlier
  * record of the batch, and which point at a record of the batch that failed one of these.
- * Failures go to `errors`.
+ * Failures go to `errors`. Of the records that pass, those whose existing item already holds
+ * the same fields and relationships are `unchanged` (nothing to write); the rest are `writable`.
  */
 async function resolveBatch({
   reader,
@@ -74,7 +77,7 @@ async function resolveBatch({
   skipExisting: boolean;
   isPending: (id: string) => boolean;
   errors: ImportError[];
-}): Promise<{ writable: PreparedRecord[]; skipped: number }> {
+}): Promise<{ writable: PreparedRecord[]; unchanged: PreparedRecord[]; skipped: number }> {
   const fail = (record: PreparedRecord, error: string) => {
     errors.push({ index: record.index, id: record.id, error });
   };
@@ -150,7 +153,52 @@ async function resolveBatch({
       return false;
     });
   }
-  return { writable: candidates, skipped };
+  const writable: PreparedRecord[] = [];
+  const unchanged: PreparedRecord[] = [];
+  for (const record of candidates) {
+    if (!record.existing) {
+      writable.push(record);
+      continue;
+    }
+    const withCurrent = { ...record, current: await currentTargets(reader, type, record) };
+    (holdsRecord(withCurrent) ? unchanged : writable).push(withCurrent);
+  }
+  return { writable, unchanged, skipped };
+}
+
+/** The current targets of each relationship `record` gives, read from its existing item's edges. */
+async function currentTargets(
+  reader: GraphReader,
+  type: StoredContentType,
+  record: PreparedRecord,
+): Promise<Record<string, string[]>> {
+  const names = Object.keys(record.targets);
+  if (names.length === 0) return {};
+  const edges = await reader.getEdges({ from: record.id });
+  const current: Record<string, string[]> = {};
+  for (const name of names) {
+    const relationship = type.relationships.find((candidate) => candidate.name === name)!;
+    current[name] = edges
+      .filter((edge) => edge.type === relationship.edgeLabel && typeOfId(edge.to) === relationship.target)
+      .map((edge) => edge.to);
+  }
+  return current;
+}
+
+/**
+ * Whether the existing item of `record` already holds it: the same content hash of its fields
+ * (with the item's body, which an import keeps) and the same targets for each relationship the
+ * record gives (relationships it leaves out are not touched by the write either).
+ */
+function holdsRecord(record: PreparedRecord): boolean {
+  const { meta } = splitItemProps(record.existing!.props);
+  if (meta.hash === '' || itemHash(record.fields, meta.body) !== meta.hash) return false;
+  for (const name in record.targets) {
+    const given = new Set(record.targets[name]);
+    const current = new Set(record.current?.[name] ?? []);
+    if (given.size !== current.size || [...given].some((id) => !current.has(id))) return false;
+  }
+  return true;
 }
 
 /** What the records of one batch share: the time, the actor, and the empty body of new items. */
@@ -187,8 +235,10 @@ function edgeLabels(type: StoredContentType): Map<string, string> {
  * Writes the checked records of one batch inside its transaction, with few engine calls: the
  * replaced items (their unstored version nodes first, see versions.ts, then one update each,
  * and the removal of their relationship edges the record drops), the new items in one
- * `createNodes`, every relationship edge of the batch in one `mergeEdges` (after every node of
- * the batch exists, so a record may point at a later one), and one audit entry. The new versions' nodes are not written (see versions.ts).
+ * `createNodes`, every new relationship edge of the batch in one `mergeEdges` (after every node
+ * of the batch exists, so a record may point at a later one; an edge a replaced item already
+ * has is kept as it is, props included), and one audit entry. The new versions' nodes are not
+ * written (see versions.ts).
  *
  * Throws when anything fails, so the caller's transaction rolls the whole batch back: an
  * engine constraint (a unique value a stored item holds), or an edge whose end is gone (a
@@ -223,7 +273,10 @@ async function writeBatch(
     else created.push({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props });
     for (const name in record.targets) {
       const label = labels.get(name)!;
-      for (const to of record.targets[name]!) edges.push({ from: record.id, type: label, to, props: {} });
+      const current = new Set(record.current?.[name] ?? []);
+      for (const to of record.targets[name]!) {
+        if (!current.has(to)) edges.push({ from: record.id, type: label, to, props: {} });
+      }
     }
   }
   // Replaced items first, so a value one of them gives up is free for a new item of the batch.
@@ -239,7 +292,10 @@ async function writeBatch(
   // A replaced item's relationship keeps only the record's targets (as a PATCH does).
   for (const { record } of replaced) {
     for (const name in record.targets) {
-      await dropOtherTargets({ tx, type, id: record.id, name, kept: record.targets[name]! });
+      const kept = new Set(record.targets[name]);
+      for (const to of record.current?.[name] ?? []) {
+        if (!kept.has(to)) await tx.deleteEdge({ from: record.id, type: labels.get(name)!, to });
+      }
     }
   }
   if (edges.length > 0) {
@@ -254,7 +310,13 @@ async function writeBatch(
     actor,
     action: 'content.import',
     target: `type:${type.name}`,
-    data: { count: records.length, first: records[0]?.id ?? null, last: records.at(-1)?.id ?? null },
+    data: {
+      count: records.length,
+      created: created.length,
+      updated: replaced.length,
+      first: records[0]?.id ?? null,
+      last: records.at(-1)?.id ?? null,
+    },
   });
 }
 
@@ -263,9 +325,13 @@ async function writeBatch(
  *
  * Per record: the id is `<type>:<slug>` (slug from `id` or the keyField); fields and
  * relationships are validated as on create; references must exist (or be written earlier
- * in the same import). An existing item is left alone with `skipExisting`, else replaced by
- * the record (its body, status and publish stamps are kept; a new version is recorded,
- * its node written lazily: see versions.ts).
+ * in the same import). A record is counted once: `created` (a new item, or one re-created
+ * after a delete), `updated` (an existing item replaced by the record: its body, status and
+ * publish stamps kept, its relationships the record gives set to the record's targets, a new
+ * version recorded with its node written lazily: see versions.ts), `unchanged` (the existing
+ * item already holds the record's fields and given relationships: nothing is written, no
+ * version, no audit entry), `skipped` (it exists and `skipExisting`), or failed (in
+ * `errors`; a repeated id in one request fails every repeat after the first).
  *
  * A bad record fails alone: every check runs before the batch writes, so the batch writes
  * exactly its good records; should the write itself fail (e.g. a unique value a stored item
@@ -273,8 +339,10 @@ async function writeBatch(
  * halves, each its own transaction, down to single records, so the good records land, the bad
  * one fails with the engine's message, and each record is written whole or not at all (a
  * record that failed there only because it points at a record of a later part is tried again
- * once that one landed). `dryRun` runs every check and writes nothing; `created` then counts
- * what would be written.
+ * once that one landed). `dryRun` runs every check and writes nothing; the counters then
+ * say what would happen. With `publishTo`, the created, updated and unchanged items are put
+ * live there at the end in one live revision (items already live at their version are left
+ * as they are, so a repeated import publishes nothing new).
  */
 export async function importRecords({
   graph,
@@ -305,7 +373,11 @@ export async function importRecords({
   const errors: ImportError[] = [];
   const seen = new Map<string, number>();
   const pending = new Set<string>();
+  /** Items of the import that stand as the records say (written or unchanged): what `publishTo` publishes. */
+  const settled: string[] = [];
   let created = 0;
+  let updated = 0;
+  let unchanged = 0;
   let skipped = 0;
   const ranges = batchRanges({ count: records.length, batchSize });
   const isPending = (id: string) => pending.has(id);
@@ -322,8 +394,14 @@ export async function importRecords({
           return result;
         });
     errors.push(...batchErrors);
-    for (const record of resolved.writable) pending.add(record.id);
-    created += resolved.writable.length;
+    for (const record of resolved.writable) {
+      pending.add(record.id);
+      settled.push(record.id);
+      if (record.existing) updated += 1;
+      else created += 1;
+    }
+    for (const record of resolved.unchanged) settled.push(record.id);
+    unchanged += resolved.unchanged.length;
     skipped += resolved.skipped;
   };
   // A batch that failed as a whole (and so wrote nothing) is retried as two halves, down to
@@ -389,13 +467,13 @@ export async function importRecords({
       ? {
           envId: publishTo.id,
           count:
-            pending.size === 0
+            settled.length === 0
               ? 0
               : (
                   await publishItems({
                     graph,
                     environment: publishTo,
-                    ids: [...pending],
+                    ids: settled,
                     actor,
                     now: now ?? new Date(),
                     cause: 'import',
@@ -419,6 +497,8 @@ export async function importRecords({
       recordsPerSec: estimatedRecordsPerSec,
       tookMs,
     }),
+    updated,
+    unchanged,
     skipped,
     dryRun,
   };

@@ -147,6 +147,33 @@ export interface AuditRecord extends AuditEntryInput {
   hash: string;
 }
 
+/** A match on one text field of audit records: any of these exact values, or a prefix. */
+export type AuditMatch = { in: string[] } | { prefix: string };
+
+/**
+ * Which audit records {@link Graph.findAudit} returns. Every given condition must hold.
+ * `since`/`until` compare with the record's `ts` (ISO 8601 in UTC, as `Date#toISOString`
+ * writes it): `since` inclusive, `until` exclusive.
+ */
+export interface AuditFilter {
+  actor?: AuditMatch;
+  action?: AuditMatch;
+  target?: AuditMatch;
+  since?: string;
+  until?: string;
+  /** By `seq`: `desc` (newest first, the default) or `asc`. */
+  order?: 'asc' | 'desc';
+  limit?: number;
+  offset?: number;
+}
+
+/** A page of audit records. */
+export interface AuditPage {
+  records: AuditRecord[];
+  /** How many records match the filter, independent of limit and offset. */
+  total: number;
+}
+
 export interface AuditVerdict {
   graph: string;
   status: 'ok' | 'broken' | 'empty';
@@ -217,6 +244,8 @@ export interface Graph extends GraphWriter {
   ensureUnique(label: string, prop: string): Promise<void>;
   /** Reads the audit chain in sequence order. */
   auditRecords(options?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]>;
+  /** The audit records matching `filter`, a page at a time, with their total. */
+  findAudit(filter: AuditFilter): Promise<AuditPage>;
   /** Recomputes the chain and reports `ok`, `empty` or `broken` with the reason. */
   verifyAudit(): Promise<AuditVerdict>;
 }

@@ -47,6 +47,8 @@ describe('GET /api/openapi.json', () => {
     expect(res.headers['content-type']).toMatch(/application\/json/);
     const document = res.json();
     expect(document.openapi).toBe('3.1.0');
+    // The API description's version (docs/api-spec.md §9), not the server package's.
+    expect(document.info.version).toBe('1.0.0');
 
     const validator = new Validator();
     const result = await validator.validate(document);
@@ -106,6 +108,8 @@ describe('GET /api/openapi.json', () => {
       expect(document.paths[path]?.get?.security, path).toEqual([]);
     }
     expect(document.paths['/api/sites'].get.security).toBeUndefined();
+    // Redeeming an invitation takes a credential or none.
+    expect(document.paths['/api/auth/invitations/accept'].post.security).toEqual([{}, { bearer: [] }]);
   });
 
   it('documents the X-Site-Id header on site-scoped endpoints only', async () => {

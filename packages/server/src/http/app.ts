@@ -5,6 +5,7 @@ import { embeddingsRoutes } from '../content/routes/embeddings';
 import { importRoutes } from '../content/routes/import';
 import { contentRoutes } from '../content/routes/items';
 import { typesRoutes } from '../content/routes/types';
+import { auditLogRoutes } from '../diagnostics/routes/audit-log';
 import { diagnosticsRoutes } from '../diagnostics/routes/diagnostics';
 import { healthRoutes } from '../diagnostics/routes/health';
 import { createEngine } from '../engines';
@@ -12,6 +13,7 @@ import type { GraphEngine } from '../engines/port';
 import { mediaRoutes } from '../media/routes/media';
 import { accessRoutes } from '../platform/routes/access';
 import { apiKeysRoutes } from '../platform/routes/api-keys';
+import { invitationsRoutes } from '../platform/routes/invitations';
 import { membersRoutes } from '../platform/routes/members';
 import { sitesRoutes } from '../platform/routes/sites';
 import { buildRoutes } from '../publishing/routes/build';
@@ -20,11 +22,12 @@ import { releasesRoutes } from '../releases/routes/releases';
 import { type Clock, systemClock } from '../shared/clock';
 import { siteResourceRoutes } from '../site-resources/routes/site-resources';
 import { templatesRoutes } from '../site-resources/routes/templates';
-import { VERSION } from '../version';
+import { API_VERSION, VERSION } from '../version';
 import { loggerOptions, requestChildLogger } from './logger';
 import { authPlugin } from './plugins/auth';
 import { conditionalRequestsPlugin } from './plugins/conditional-requests';
 import { contextPlugin } from './plugins/context';
+import { corsPlugin } from './plugins/cors';
 import { errorsPlugin } from './plugins/errors';
 import { idempotencyPlugin } from './plugins/idempotency';
 import { loadSheddingPlugin } from './plugins/load-shedding';
@@ -69,7 +72,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setSerializerCompiler(serializerCompiler);
 
   await app.register(errorsPlugin);
-  await app.register(openapiPlugin, { version: VERSION });
+  // Before every route and hook: preflights are answered before rate limiting and auth.
+  await app.register(corsPlugin, { origins: config.CMS_CORS_ORIGINS });
+  await app.register(openapiPlugin, { version: API_VERSION });
   await app.register(contextPlugin, {
     config,
     engine: options.engine ?? createEngine(config),
@@ -93,8 +98,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);
+  await app.register(auditLogRoutes);
   await app.register(sitesRoutes);
   await app.register(accessRoutes);
+  await app.register(invitationsRoutes);
   await app.register(membersRoutes);
   await app.register(apiKeysRoutes);
   await app.register(typesRoutes);

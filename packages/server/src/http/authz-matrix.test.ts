@@ -27,6 +27,7 @@ const EXPECTED_ACCESS: Record<string, string> = {
   'GET,HEAD /api/maintenance/engine/procedures': 'site admin',
   'GET,HEAD /api/audit/verify': 'site viewer',
   'POST /api/audit/checklist': 'site admin',
+  'GET,HEAD /api/audit': 'site admin',
   'GET,HEAD /api/sites': 'signed-in',
   'POST /api/sites': 'signed-in, unrestricted',
   'GET,HEAD /api/sites/:id': 'site(:id) viewer',
@@ -35,6 +36,12 @@ const EXPECTED_ACCESS: Record<string, string> = {
   'GET,HEAD /api/access/my-sites': 'signed-in',
   'GET,HEAD /api/access/site-users': 'site admin',
   'POST /api/access/grant': 'site admin',
+  'GET,HEAD /api/access/users': 'site admin',
+  'GET,HEAD /api/access/invitations': 'site admin',
+  'POST /api/access/invitations': 'site admin',
+  'DELETE /api/access/invitations/:id': 'site admin',
+  // The token in the body is the credential; an Authorization header is optional (checked when sent).
+  'POST /api/auth/invitations/accept': 'public',
   'GET,HEAD /api/auth/users': 'site admin',
   'PUT /api/auth/users/:id/role': 'site admin',
   'DELETE /api/auth/users/:id': 'site admin',
@@ -60,6 +67,7 @@ const EXPECTED_ACCESS: Record<string, string> = {
   'POST /api/unpublish': 'site publisher',
   'POST /api/import/json': 'site editor',
   'POST /api/import/edges': 'site editor',
+  'POST /api/import/edges/remove': 'site editor',
   'POST /api/maintenance/embeddings/materialize': 'site admin',
   'GET,HEAD /api/templates': 'site viewer',
   'POST /api/templates': 'site editor',
@@ -178,7 +186,7 @@ interface Caller {
   restricted: boolean;
   /** A credential that must be refused outright. */
   invalid: boolean;
-  /** Sends no X-Site-Id: site-scoped routes must refuse (400 site_required). */
+  /** Sends no X-Site-Id: site-scoped routes must refuse (400 site_required, or 401 for a bad credential). */
   noSiteHeader?: boolean;
 }
 
@@ -266,6 +274,16 @@ beforeAll(async () => {
     platformRole: null,
     restricted: true,
     invalid: true,
+  });
+  // Spec §5.4: the token is checked before the site context, so a bad one is 401 with or without X-Site-Id.
+  callers.push({
+    name: 'garbage credential without X-Site-Id',
+    key: 'tk_000000000000_not-a-real-key',
+    roleOnA: null,
+    platformRole: null,
+    restricted: true,
+    invalid: true,
+    noSiteHeader: true,
   });
   callers.push({
     name: 'owner without X-Site-Id',
@@ -427,6 +445,8 @@ describe('authorization matrix', () => {
       'POST /api/sites',
       'GET /api/access/my-sites',
       'HEAD /api/access/my-sites',
+      // Redeemed with the invitation's token, signed in or not.
+      'POST /api/auth/invitations/accept',
     ]);
     const undeclared = tp.app.routeTable
       .filter((route) => !route.config.public && !route.config.permission && !route.config.siteParam)
@@ -443,6 +463,26 @@ describe('authorization matrix', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('site_required');
+  });
+
+  it('checks the credential before the site context: a bad one without X-Site-Id is 401, not 400', async () => {
+    for (const authorization of ['Bearer tk_000000000000_not-a-real-key', 'Bearer not.a.jwt', 'Basic abc']) {
+      const res = await tp.app.inject({ method: 'GET', url: '/api/auth/users', headers: { authorization } });
+      expect(res.statusCode, authorization).toBe(401);
+    }
+    const none = await tp.app.inject({ method: 'GET', url: '/api/auth/users' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json().code).toBe('unauthenticated');
+    // A valid key without the header is still 400 site_required, also when its access is cached.
+    for (let i = 0; i < 2; i++) {
+      const res = await tp.app.inject({
+        method: 'GET',
+        url: '/api/types',
+        headers: { authorization: `Bearer ${callers[0]?.key}` },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().code).toBe('site_required');
+    }
   });
 
   it('answers 403 for an unknown site', async () => {

@@ -20,6 +20,8 @@ const SITE_PREFIXES = [
   '/api/auth/api-keys',
   '/api/access/site-users',
   '/api/access/grant',
+  '/api/access/users',
+  '/api/access/invitations',
 ];
 
 function under(url: string, prefix: string): boolean {

@@ -7,6 +7,7 @@ import {
   createDirectoryTarget,
   type DeployTarget,
   RenderPool,
+  serveCheck,
 } from '@trelliscms/builder';
 import {
   type BuildMode,
@@ -54,10 +55,16 @@ export type BuildPurpose = 'build' | 'deployment' | 'prebuild' | 'preview';
  * The fingerprint of a snapshot: equal fingerprints build equal sites. A build made ahead for
  * a scheduled deployment is switched in at its time only while the fingerprint of what the
  * site would be built from then is still the one it was built from.
+ *
+ * Left out: when the snapshot was taken, and each item's `publishedAt` (when it last went live
+ * anywhere). A deployment going live stamps `publishedAt` on its items, so with it a build made
+ * ahead for the next deployment of a drip could never match; builds do not render it (the
+ * template view of an item has no `publishedAt`).
  */
 export function snapshotFingerprint(snapshot: SiteSnapshot): string {
+  const items = snapshot.items.map(({ publishedAt: _publishedAt, ...item }) => item);
   return `sha256:${createHash('sha256')
-    .update(JSON.stringify({ ...snapshot, exportedAt: '' }))
+    .update(JSON.stringify({ ...snapshot, items, exportedAt: '' }))
     .digest('hex')}`;
 }
 
@@ -522,6 +529,24 @@ export class BuildService {
     if (goesLive) {
       await this.target(input.site.graphName, input.env).activate!(buildId);
       this.options.onSwitched?.({ buildId, at: finishedAt });
+      // The serve check probes what is served, so it runs once the build is switched in.
+      if (input.serveCheckUrl && final.deploy) {
+        const check = await serveCheck(input.serveCheckUrl);
+        final = {
+          ...final,
+          deploy: {
+            ...final.deploy,
+            ok: final.deploy.ok && check.ok,
+            serveCheck: { ...check, durationMs: Math.round(check.durationMs) },
+          },
+        };
+        const deploy = final.deploy;
+        await input.graph.transaction(async (tx) => {
+          const node = await tx.getNode(buildNodeId(buildId));
+          if (node) await tx.updateNode(node.id, { props: { ...node.props, deploy } });
+        });
+        stored.deploy = deploy;
+      }
     }
     this.options.onFinished?.(stored as unknown as BuildStatus);
     return {

@@ -165,11 +165,15 @@ async function applyLive({
     const item = items[i] as SnapshotItem;
     const entry = live.get(item.id);
     const taken = entry ? atVersion(item, entry) : null;
-    items[i] = taken ?? {
+    // `publishedAt` is bookkeeping of the item node (the last time it went live anywhere): an
+    // environment's snapshot leaves it out, so that building ahead and building at the time
+    // of a deployment see the same snapshot.
+    const { publishedAt: _publishedAt, ...rest } = (taken ?? {
       ...item,
       status: item.status === 'published' ? 'draft' : item.status,
       publishedEnvs: [],
-    };
+    }) as SnapshotItem & { publishedAt?: unknown };
+    items[i] = rest;
   }
   for (const [id, entry] of live) {
     if (itemIds.has(id)) continue;

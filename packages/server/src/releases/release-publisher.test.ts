@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedBlog } from '../../test/helpers/blog-site';
+import { captureLogs } from '../../test/helpers/capture-logs';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
+import { TEST_OWNER_KEY } from '../../test/helpers/test-platform';
+import { loadConfig } from '../config';
+import { createEmbeddedEngine } from '../engines/embedded';
+import { buildApp } from '../http/app';
 import { DeploymentScheduler } from './deployment-scheduler';
 import { getLiveHead } from './live-state';
 import { ReleasePublisher } from './release-publisher';
@@ -191,6 +196,39 @@ describe('scheduled deployments', () => {
     expect((await getLiveHead(site.graph, 'env:prod')).buildId).toBe(prebuilt.prebuiltBuildId);
   });
 
+  it('a drip of releases goes live in order, each with the build made ahead for it', async () => {
+    await approved('a', [await head('post:hello-world')]);
+    await approved('b', [await head('post:second-post')]);
+    const start = new Date(clock.getTime() + 60_000);
+    const dripped = await post('/api/releases/drip-schedule', {
+      environmentId: 'env:prod',
+      releaseIds: ['release:a', 'release:b'],
+      windowStart: start.toISOString(),
+      windowEnd: new Date(start.getTime() + 60_000).toISOString(),
+    });
+    expect(dripped.statusCode, dripped.body).toBe(201);
+    const [first, second] = dripped.json().deployments;
+    const sitesView = (await get(`/api/sites/${site.siteId}`)).json();
+    for (const deployment of [first, second])
+      await app.releases.publisher.prebuild({ site: sitesView, graph: site.graph, deployment });
+    const prebuilt = async (id: string) =>
+      (await get(`/api/releases/deployments/${id}`)).json().prebuiltBuildId;
+    const ahead = [await prebuilt(first.id), await prebuilt(second.id)];
+    const builds = await buildCount();
+    const at = (ms: number) => {
+      const now = new Date(start.getTime() + ms);
+      app.releases.now = () => now;
+      return scheduler(() => now).tick();
+    };
+    expect((await at(1_000)).fired.map((d) => [d.id, d.buildId])).toEqual([[first.id, ahead[0]]]);
+    expect(await title(HELLO)).toBe('Hello world');
+    expect(await page('prod/posts/second-post/')).toContain('Not published');
+    expect((await at(61_000)).fired.map((d) => [d.id, d.buildId])).toEqual([[second.id, ahead[1]]]);
+    expect(await title('prod/posts/second-post/')).toBe('Second post');
+    expect(await title(HELLO)).toBe('Hello world');
+    expect(await buildCount()).toBe(builds);
+  });
+
   it('a build ahead that went stale (a template changed) is not used: the switch builds anew', async () => {
     await approved('v1', [await head('post:hello-world')]);
     const validFrom = new Date(clock.getTime() + 60_000).toISOString();
@@ -343,5 +381,130 @@ describe('the pointer follows the graph', () => {
     expect(await app.releases.publisher.reconcile({ site: sitesView, graph: site.graph })).toBe(1);
     expect(await title(HELLO)).toBe('Hello world');
     expect(await app.releases.publisher.reconcile({ site: sitesView, graph: site.graph })).toBe(0);
+  });
+});
+
+describe('after a restart', () => {
+  it('/build/last and health answer the live build, and a pointer left behind is put right on start', async () => {
+    await approved('v1', [await head('post:hello-world')]);
+    const first = await deploy('v1');
+    await patch('/api/content/post/post:hello-world', { title: 'Later' });
+    await approved('v2', [await head('post:hello-world')]);
+    const second = await deploy('v2');
+    expect((await get('/api/health')).json().lastBuildId).toBe(second.buildId);
+    // Stop as if between recording a rollback to v1's build and switching to it.
+    const node = await site.graph.getNode('livehead:prod');
+    await site.graph.updateNode('livehead:prod', { props: { ...node?.props, buildId: first.buildId } });
+    await app.close();
+    const again = await buildApp({
+      config: loadConfig({
+        CMS_DATA_DIR: site.platform.dataDir,
+        CMS_OWNER_KEY: TEST_OWNER_KEY,
+        LOG_LEVEL: 'silent',
+        CMS_SCHEDULER: '0',
+        LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+      }),
+      engine: createEmbeddedEngine({ dataDir: site.platform.dataDir }),
+    });
+    try {
+      await again.ready();
+      const headers = { ...site.headers };
+      const last = await again.inject({ method: 'GET', url: '/api/build/last?env=prod', headers });
+      expect(last.json()).toMatchObject({ buildId: first.buildId, live: true });
+      const health = await again.inject({ method: 'GET', url: '/api/health', headers });
+      expect(health.json().lastBuildId).toBe(first.buildId);
+      const served = await again.inject({ method: 'GET', url: `/sites/blog/${HELLO}` });
+      expect(served.body).toContain('<h1>Hello world</h1>');
+    } finally {
+      await again.close();
+    }
+  });
+});
+
+describe('events', () => {
+  it('logs a deployment going live, failing and being rolled back, with envId, releaseId, deploymentId and buildId', async () => {
+    const logs = captureLogs();
+    const logged = await createContentTestSite({
+      slug: 'logged',
+      logStream: logs.stream,
+      env: { LOG_LEVEL: 'info' },
+    });
+    try {
+      await seedBlog(logged);
+      const call = (url: string, payload: Record<string, unknown> = {}) =>
+        logged.request({ method: 'POST', url, payload });
+      const release = async (name: string) => {
+        const record = (
+          await logged.request({ method: 'GET', url: '/api/content/post/post:hello-world' })
+        ).json();
+        const include = {
+          kind: 'content',
+          versionableId: record.id,
+          version: record.version,
+          hash: record.hash,
+        };
+        await call('/api/releases', { name, includes: [include] });
+        await call(`/api/releases/release:${name}/transition`, { state: 'pending' });
+        await call(`/api/releases/release:${name}/transition`, { state: 'approved' });
+      };
+      await release('one');
+      const one = (await call('/api/releases/release:one/deploy', { environmentId: 'env:prod' })).json();
+      await logged.request({
+        method: 'PATCH',
+        url: '/api/content/post/post:hello-world',
+        payload: { title: 'Two' },
+      });
+      await release('two');
+      const two = (await call('/api/releases/release:two/deploy', { environmentId: 'env:prod' })).json();
+      const back = (
+        await call(`/api/releases/deployments/${two.id}/rollback`, { rollbackToReleaseId: 'release:one' })
+      ).json();
+      await logged.request({
+        method: 'PUT',
+        url: '/api/templates/post',
+        payload: { content: "<h1>{{ item.title }}</h1>{% render 'missing-partial' %}" },
+      });
+      const failed = (await call('/api/releases/release:two/deploy', { environmentId: 'env:prod' })).json();
+      expect(failed.status).toBe('failed');
+      const byMsg = (msg: string) => logs.lines().filter((line) => line.msg === msg);
+      const base = { level: 'info', component: 'releases', siteId: logged.siteId, envId: 'env:prod' };
+      expect(byMsg('deployment live')).toEqual([
+        expect.objectContaining({
+          ...base,
+          releaseId: 'release:one',
+          deploymentId: one.id,
+          buildId: one.buildId,
+        }),
+        expect.objectContaining({
+          ...base,
+          releaseId: 'release:two',
+          deploymentId: two.id,
+          buildId: two.buildId,
+        }),
+      ]);
+      expect(byMsg('deployment rolled back')).toEqual([
+        expect.objectContaining({
+          ...base,
+          releaseId: 'release:one',
+          deploymentId: back.id,
+          rolledBack: two.id,
+          buildId: one.buildId,
+          rendered: false,
+        }),
+      ]);
+      expect(byMsg('deployment failed')).toEqual([
+        expect.objectContaining({
+          ...base,
+          level: 'error',
+          releaseId: 'release:two',
+          deploymentId: failed.id,
+          buildId: expect.any(String),
+        }),
+      ]);
+      for (const line of [...byMsg('deployment live'), ...byMsg('deployment failed')])
+        expect(line.ts).toEqual(expect.any(String));
+    } finally {
+      await logged.close();
+    }
   });
 });

@@ -22,8 +22,8 @@ import {
 import { listLiveHeads, readLive } from './live-state';
 import { getRelease } from './releases';
 
-/** How long a claim on a deployment holds before another process may take it over (renewed while building). */
-const LEASE_MS = 60_000;
+/** How long a claim on a deployment holds before another process may take it over (renewed while building), unless CMS_DEPLOY_LEASE_MS says otherwise. */
+export const DEFAULT_LEASE_MS = 60_000;
 
 export interface ReleasePublisherOptions {
   builds: BuildService;
@@ -31,6 +31,8 @@ export interface ReleasePublisherOptions {
   clock: Clock;
   /** Called when an environment's pointer was switched (health's last build). */
   onSwitched?: (live: { buildId: string; at: string }) => void;
+  /** How long a claim on a deployment holds, in ms (renewed every third of it while building). Default 60000. */
+  leaseMs?: number;
 }
 
 /**
@@ -49,8 +51,12 @@ export class ReleasePublisher {
   /** Who claims deployments: this process. */
   readonly instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly prebuilding = new Set<string>();
+  /** How long its claims on deployments hold, in ms (CMS_DEPLOY_LEASE_MS). */
+  readonly leaseMs: number;
 
-  constructor(private readonly options: ReleasePublisherOptions) {}
+  constructor(private readonly options: ReleasePublisherOptions) {
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
 
   private now(): Date {
     return this.options.clock.now();
@@ -80,7 +86,7 @@ export class ReleasePublisher {
       id: deploymentId,
       by: this.instanceId,
       now: this.now(),
-      leaseMs: LEASE_MS,
+      leaseMs: this.leaseMs,
     });
     const other = async () => ({ deployment: await getDeployment(graph, deploymentId), handled: false });
     if (!claimed) return other();
@@ -90,9 +96,9 @@ export class ReleasePublisher {
         id: deploymentId,
         by: this.instanceId,
         now: this.now(),
-        leaseMs: LEASE_MS,
+        leaseMs: this.leaseMs,
       }).catch(() => undefined);
-    }, LEASE_MS / 3);
+    }, this.leaseMs / 3);
     renew.unref();
     const env = envName(claimed.environmentId);
     const logFields = {

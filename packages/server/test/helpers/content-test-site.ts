@@ -22,7 +22,7 @@ export interface ContentTestSite {
  * POST /api/sites (no starter kit) and the owner's credentials for it.
  */
 export async function createContentTestSite(
-  options: { env?: Record<string, string>; slug?: string; clock?: Clock } = {},
+  options: { env?: Record<string, string>; slug?: string; clock?: Clock; logStream?: NodeJS.WritableStream } = {},
 ): Promise<ContentTestSite> {
   // Load shedding watches the event loop, which parallel test files on a small machine delay.
   const platform = await startTestPlatform({
@@ -33,6 +33,7 @@ export async function createContentTestSite(
       LOAD_SHED_MAX_RSS_BYTES: '0',
       ...options.env,
     },
+    logStream: options.logStream,
   });
   const ownerHeaders = { authorization: `Bearer ${platform.ownerKey}` };
   const created = await platform.app.inject({

@@ -1,4 +1,6 @@
+import type { SiteClient } from '@trelliscms/sdk';
 import { ExitCode } from '../../errors';
+import { table } from '../../io/output';
 import type { SiteCommandDeps } from '../context';
 
 /** `cms audit verify`: checks the site's audit hash chain; exits 1 when it is broken. */
@@ -14,4 +16,33 @@ export async function auditVerify({
     ...(verdict.reason ? [`reason: ${verdict.reason}`] : []),
   ]);
   return verdict.status === 'broken' ? ExitCode.apiError : ExitCode.ok;
+}
+
+/**
+ * `cms audit log`: who did what to which resource, when — newest first, filtered and paged;
+ * the last line says which entries of how many were shown.
+ */
+export async function auditLog({
+  site,
+  out,
+  query,
+}: Pick<SiteCommandDeps, 'site' | 'out'> & {
+  query: Parameters<SiteClient['audit']['log']>[0];
+}): Promise<number> {
+  const log = await site.audit.log(query);
+  out.result(log, () => {
+    const rows = log.items.map((entry) => ({
+      seq: entry.seq,
+      ts: entry.ts,
+      actor: entry.actorName ? `${entry.actor} (${entry.actorName})` : entry.actor,
+      action: entry.action,
+      target: entry.target,
+    }));
+    const first = log.items.length > 0 ? log.offset + 1 : log.offset;
+    return [
+      ...table(rows, ['seq', 'ts', 'actor', 'action', 'target']),
+      `${first}–${log.offset + log.items.length} of ${log.total}`,
+    ];
+  });
+  return ExitCode.ok;
 }

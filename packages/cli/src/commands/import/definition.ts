@@ -10,6 +10,7 @@ export interface ImportRecordsFlags {
   callSize?: number;
   skipExisting?: boolean;
   dryRun?: boolean;
+  publish?: string;
   errorsFile?: string;
 }
 
@@ -27,7 +28,15 @@ export function defineImportCommands(program: Command, { io, action }: CommandKi
     importCommand,
     'records',
     'Import records of a type from JSON, NDJSON or CSV',
-    'cms import records countries.csv --type country --errors-file failed.ndjson',
+    [
+      'cms import records countries.csv --type country --errors-file failed.ndjson',
+      'cms import records books.json --type book --publish prod',
+    ],
+    `Each record creates its item, updates it (a new version) or, when the item already holds
+it, leaves it unchanged (no version): re-running an import is safe. --skip-existing leaves
+existing items alone. CSV cells are converted by the type's fields (numbers, booleans, lists
+separated by |; text fields keep 0451524934 as text); a column named after a relationship
+gives its target id(s). --publish puts what each request wrote live in that environment.`,
   )
     .argument(
       '<file>',
@@ -41,6 +50,7 @@ export function defineImportCommands(program: Command, { io, action }: CommandKi
     .option('--call-size <n>', 'records per request (default 1000; shrinks on 413)', toPositiveInt)
     .option('--skip-existing', 'leave items that already exist alone')
     .option('--dry-run', 'validate only; write nothing')
+    .option('--publish <env>', 'publish the imported items to this environment, e.g. prod')
     .option('--errors-file <path>', 'where failed records go (default <file>.errors.ndjson)')
     .action(
       action<ImportRecordsFlags>(async (context, [file], options) =>
@@ -56,6 +66,7 @@ export function defineImportCommands(program: Command, { io, action }: CommandKi
           callSize: options.callSize,
           skipExisting: options.skipExisting === true,
           dryRun: options.dryRun === true,
+          publish: options.publish,
           errorsFile: options.errorsFile,
         }),
       ),
@@ -65,6 +76,9 @@ export function defineImportCommands(program: Command, { io, action }: CommandKi
     'edges',
     'Import relationship edges {from, edge, to, props?}',
     'cms import edges edges.json',
+    `Each edge must be a relationship its source item's type declares (label and target type); a
+many-to-one or one-to-one relationship takes one target, so an edge to a second one fails
+(remove the first with cms edges rm). Extra CSV columns become props.`,
   )
     .argument('<file>', 'a .json (array or {"edges": [...]}), .ndjson or .csv (from,edge,to[,prop...]) file')
     .addOption(

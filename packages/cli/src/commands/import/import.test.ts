@@ -5,9 +5,42 @@ import { setUpCommandTests } from '../../test-support/command-test';
 
 const t = setUpCommandTests();
 
+const cityType = {
+  name: 'city',
+  label: 'City',
+  nodeLabel: 'City',
+  keyField: 'slug',
+  fields: [
+    { name: 'slug', type: 'string', required: true },
+    { name: 'name', type: 'string', required: true },
+    { name: 'population', type: 'number' },
+    { name: 'code', type: 'string' },
+  ],
+};
+
+/** An import answer counting every record of the call as created. */
+function created(records: unknown[], extra: Record<string, unknown> = {}) {
+  return {
+    ok: true,
+    totalRecords: records.length,
+    created: records.length,
+    updated: 0,
+    unchanged: 0,
+    skipped: 0,
+    failed: 0,
+    batches: 1,
+    tookMs: 1,
+    recordsPerSec: 1,
+    errors: [],
+    gatewayTimeoutWarning: null,
+    ...extra,
+  };
+}
+
 describe('cms import records', () => {
   it('imports a CSV in calls, prints progress lines and a summary, writes failures to the errors file, exits 4', async () => {
     const server = await t.serve({
+      'GET /api/types/city': () => ({ body: cityType }),
       'POST /api/import/json': ({ body }) => {
         const { records } = body as { records: Record<string, unknown>[] };
         const errors = records
@@ -34,10 +67,11 @@ describe('cms import records', () => {
     await writeFile(join(t.dir, 'cities.csv'), `${rows.join('\n')}\n`);
     const result = await t.cli(['import', 'records', 'cities.csv', '--type', 'city', '--call-size', '2']);
     expect(result.code).toBe(4);
-    const sent = server.requests.flatMap((request) => (request.body as { records: unknown[] }).records);
+    const imports = server.hits('POST /api/import/json');
+    const sent = imports.flatMap((request) => (request.body as { records: unknown[] }).records);
     expect(sent[0]).toEqual({ slug: 'c0', name: 'City 0', population: 0, code: '000' });
     expect(sent[3]).toEqual({ slug: 'c3', population: 3000, code: '003' });
-    expect(server.requests).toHaveLength(3);
+    expect(imports).toHaveLength(3);
     expect(result.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^city: 2\/5 \(40%\) created 2, failed 0, \d+\/s$/),
       expect.stringMatching(/^city: 4\/5 \(80%\) created 3, failed 1, \d+\/s$/),
@@ -53,6 +87,93 @@ describe('cms import records', () => {
       id: 'city:c3',
       error: 'name is required',
     });
+  });
+
+  it('converts CSV cells by the declared field types: an ISBN and a title that look like numbers stay strings', async () => {
+    const server = await t.serve({
+      'GET /api/types/book': () => ({
+        body: {
+          name: 'book',
+          label: 'Book',
+          nodeLabel: 'Book',
+          keyField: 'isbn',
+          fields: [
+            { name: 'isbn', type: 'string', required: true },
+            { name: 'title', type: 'string', required: true },
+            { name: 'year', type: 'number' },
+            { name: 'inPrint', type: 'boolean' },
+            { name: 'published', type: 'date' },
+            { name: 'tags', type: 'stringlist' },
+          ],
+          relationships: [{ name: 'author', edgeLabel: 'WRITTEN_BY', target: 'author', kind: 'many-to-one' }],
+        },
+      }),
+      'POST /api/import/json': ({ body }) => ({ body: created((body as { records: unknown[] }).records) }),
+    });
+    await writeFile(
+      join(t.dir, 'books.csv'),
+      [
+        'isbn,title,year,inPrint,published,tags,author',
+        '0451524934,1984,1949,true,1949-06-08,dystopia|classic,author:orwell',
+        '9780060850524,Brave New World,1932,no,,,author:huxley',
+      ].join('\n'),
+    );
+    const result = await t.cli(['import', 'records', 'books.csv', '--type', 'book']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.hits('POST /api/import/json')[0]?.body).toMatchObject({
+      typeName: 'book',
+      records: [
+        {
+          isbn: '0451524934',
+          title: '1984',
+          year: 1949,
+          inPrint: true,
+          published: '1949-06-08',
+          tags: ['dystopia', 'classic'],
+          relationships: { author: 'author:orwell' },
+        },
+        {
+          isbn: '9780060850524',
+          title: 'Brave New World',
+          year: 1932,
+          inPrint: false,
+          relationships: { author: 'author:huxley' },
+        },
+      ],
+    });
+  });
+
+  it('sends --publish and reports created, updated, unchanged and what went live', async () => {
+    const server = await t.serve({
+      'POST /api/import/json': ({ body }) => {
+        const { records } = body as { records: unknown[] };
+        return {
+          body: created(records, {
+            created: 1,
+            updated: 1,
+            unchanged: records.length - 2,
+            published: { envId: 'env:prod', count: 2 },
+          }),
+        };
+      },
+    });
+    await writeFile(
+      join(t.dir, 'regions.json'),
+      JSON.stringify([{ slug: 'a' }, { slug: 'b' }, { slug: 'c' }, { slug: 'd' }]),
+    );
+    const result = await t.cli([
+      'import',
+      'records',
+      'regions.json',
+      '--type',
+      'region',
+      '--publish',
+      'prod',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests[0]?.body).toMatchObject({ typeName: 'region', publish: 'prod' });
+    expect(result.stdout).toContain('1 created, 1 updated, 2 unchanged, 0 failed');
+    expect(result.stdout).toContain('Published 2 item(s) to env:prod.');
   });
 
   it('picks records.<type> out of a fixture-shaped JSON file and gives a JSON summary', async () => {

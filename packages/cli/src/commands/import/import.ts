@@ -1,9 +1,9 @@
 import { basename, resolve } from 'node:path';
-import type { EdgeTriple } from '@trelliscms/core';
+import { type EdgeTriple, recordFromCsvRow } from '@trelliscms/core';
 import { ExitCode, UsageError } from '../../errors';
 import type { Fs } from '../../io/cli-io';
 import { createProgress } from '../../io/progress';
-import { readRecords } from '../../io/read-records';
+import { formatOf, propValueFromCell, readRecords } from '../../io/read-records';
 import type { SiteCommandDeps } from '../context';
 
 export interface ImportRecordsCommandOptions {
@@ -14,13 +14,17 @@ export interface ImportRecordsCommandOptions {
   callSize?: number;
   skipExisting: boolean;
   dryRun: boolean;
+  /** Publish what each request wrote to this environment (e.g. `prod`). */
+  publish?: string;
   errorsFile?: string;
 }
 
 /**
  * `cms import records <file> --type T`: reads JSON, NDJSON or CSV, imports it in as many
  * requests as needed with a progress bar, prints a summary and writes failed records to
- * an errors file. Exits 4 when some records failed.
+ * an errors file. CSV cells are converted by the type's declared fields (read from the
+ * server first: core `recordFromCsvRow`), so a string field keeps `0451524934` as text.
+ * Exits 4 when some records failed.
  */
 export async function importRecords({
   site,
@@ -28,7 +32,7 @@ export async function importRecords({
   io,
   ...options
 }: SiteCommandDeps & ImportRecordsCommandOptions): Promise<number> {
-  const records = await readRecords({
+  const rows = await readRecords({
     fs: io.fs,
     cwd: io.cwd,
     file: options.file,
@@ -36,6 +40,10 @@ export async function importRecords({
     key: 'records',
     pick: options.type,
   });
+  const records =
+    formatOf(options.file, options.format) === 'csv'
+      ? await typedCsvRecords(site, options.type, rows as Record<string, string>[])
+      : rows;
   const progress = createProgress({ stderr: io.stderr, label: `${options.type}`, total: records.length });
   let result: Awaited<ReturnType<typeof site.import.records>>;
   try {
@@ -46,6 +54,7 @@ export async function importRecords({
       callSize: options.callSize,
       skipExisting: options.skipExisting,
       dryRun: options.dryRun,
+      publish: options.publish,
       onProgress: (p) => progress.update(p),
     });
   } finally {
@@ -55,13 +64,32 @@ export async function importRecords({
     result.errors.length > 0
       ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), result.errors)
       : null;
+  const counts = [
+    `${result.created} created`,
+    ...(result.updated ? [`${result.updated} updated`] : []),
+    ...(result.unchanged ? [`${result.unchanged} unchanged`] : []),
+    ...(result.skipped ? [`${result.skipped} skipped`] : []),
+    `${result.failed} failed`,
+  ];
   out.result({ ...result, errorsFile }, () => [
     `${options.dryRun ? 'Checked' : 'Imported'} ${result.totalRecords} ${options.type} record(s) in ${seconds(result.tookMs)}: ` +
-      `${result.created} created, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ''} ` +
-      `(${result.recordsPerSec} records/s, ${result.calls} request(s)).`,
+      `${counts.join(', ')} (${result.recordsPerSec} records/s, ${result.calls} request(s)).`,
+    ...(result.published
+      ? [`Published ${result.published.count} item(s) to ${result.published.envId}.`]
+      : []),
     ...(errorsFile ? [`Errors written to ${errorsFile}.`, ...firstErrors(result.errors)] : []),
   ]);
   return result.failed > 0 ? ExitCode.partial : ExitCode.ok;
+}
+
+/** CSV rows as records of `typeName`, each cell converted by its field's declared type. */
+async function typedCsvRecords(
+  site: SiteCommandDeps['site'],
+  typeName: string,
+  rows: Record<string, string>[],
+): Promise<Record<string, unknown>[]> {
+  const type = await site.types.get(typeName);
+  return rows.map((cells) => recordFromCsvRow({ type, cells }));
 }
 
 export interface ImportEdgesCommandOptions {
@@ -90,7 +118,8 @@ export async function importEdges({
     format: options.format,
     key: 'edges',
   });
-  const edges = rows.map((row, index) => toEdge(row, index, options.file));
+  const isCsv = formatOf(options.file, options.format) === 'csv';
+  const edges = rows.map((row, index) => toEdge(row, index, options.file, isCsv));
   const progress = createProgress({
     stderr: io.stderr,
     label: 'edges',
@@ -121,11 +150,13 @@ export async function importEdges({
   return result.failed > 0 ? ExitCode.partial : ExitCode.ok;
 }
 
-function toEdge(row: Record<string, unknown>, index: number, file: string): EdgeTriple {
+/** An edge from a row; the other columns of a CSV row are its props (see propValueFromCell). */
+function toEdge(row: Record<string, unknown>, index: number, file: string, isCsv: boolean): EdgeTriple {
   const { from, edge, to, props, ...rest } = row;
   if (typeof from !== 'string' || typeof edge !== 'string' || typeof to !== 'string') {
     throw new UsageError(`${file}: edge ${index} needs string "from", "edge" and "to"`);
   }
+  if (isCsv) for (const key in rest) rest[key] = propValueFromCell(String(rest[key]));
   const extra = Object.keys(rest).length > 0 ? rest : undefined;
   const merged =
     props && typeof props === 'object' ? { ...(props as Record<string, unknown>), ...extra } : extra;

@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { IMPORT_MAX_RECORDS } from '@trelliscms/core';
+import {
+  IMPORT_EDGES_BATCH,
+  IMPORT_JSON_BATCH,
+  IMPORT_MAX_EDGES,
+  IMPORT_MAX_RECORDS,
+} from '@trelliscms/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
 
@@ -25,6 +30,10 @@ const importJson = (payload: Record<string, unknown>) =>
   site.request({ method: 'POST', url: '/api/import/json', payload });
 const importEdges = (payload: Record<string, unknown>) =>
   site.request({ method: 'POST', url: '/api/import/edges', payload });
+const removeEdges = (payload: Record<string, unknown>) =>
+  site.request({ method: 'POST', url: '/api/import/edges/remove', payload });
+const auditActions = async (after: number) =>
+  (await site.graph.auditRecords()).slice(after).map((entry) => entry.action);
 const total = async (type: string) =>
   (await site.request({ method: 'GET', url: `/api/content/${type}?withMeta=1&limit=1` })).json()
     .total as number;
@@ -310,7 +319,7 @@ describe('POST /api/import/json', () => {
         ],
       })
     ).json();
-    expect(again).toMatchObject({ created: 2, failed: 0 });
+    expect(again).toMatchObject({ created: 1, updated: 1, unchanged: 0, failed: 0 });
     expect(await getOne()).toMatchObject({
       version: 2,
       fields: { name: 'One (moved)' },
@@ -337,10 +346,16 @@ describe('POST /api/import/json', () => {
     const records = factbook.records.region;
     await importJson({ typeName: 'region', records });
     const skipped = await importJson({ typeName: 'region', records, skipExisting: true });
-    expect(skipped.json()).toMatchObject({ created: 0, skipped: records.length, failed: 0 });
+    expect(skipped.json()).toMatchObject({
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      skipped: records.length,
+      failed: 0,
+    });
     const renamed = records.map((record) => ({ ...record, name: `${record.name} (new)` }));
     const replaced = await importJson({ typeName: 'region', records: renamed });
-    expect(replaced.json()).toMatchObject({ created: records.length, failed: 0 });
+    expect(replaced.json()).toMatchObject({ created: 0, updated: records.length, failed: 0 });
     const europe = (await site.request({ method: 'GET', url: '/api/content/region/region:europe' })).json();
     expect(europe).toMatchObject({ version: 2, fields: { name: 'Europe (new)' } });
     // Imports store the node of the version they create lazily; the history stays complete.
@@ -378,16 +393,26 @@ describe('POST /api/import/json', () => {
     expect((await site.graph.auditRecords()).length).toBe(auditBefore);
   });
 
-  it('answers 413 past the per-request maximum, with how to split', async () => {
-    const records = Array.from({ length: IMPORT_MAX_RECORDS + 1 }, () => ({}));
+  it('answers 413 past the per-request maximum with a valid batchSize to split by, and takes the maximum itself', async () => {
+    // At the maximum the count passes (the unknown type answers next); one more is a 413.
+    const atMax = Array.from({ length: IMPORT_MAX_RECORDS }, () => ({}));
+    expect((await importJson({ typeName: 'nope', records: atMax })).statusCode).toBe(404);
+    const records = [...atMax, {}];
     const response = await importJson({ typeName: 'region', records });
     expect(response.statusCode).toBe(413);
-    expect(response.json()).toMatchObject({
-      code: 'too_many_records',
-      suggestedBatchSize: Math.ceil((IMPORT_MAX_RECORDS + 1) / 2),
-      suggestedCallCount: 2,
-    });
+    const body = response.json();
+    expect(body).toMatchObject({ code: 'too_many_records', max: IMPORT_MAX_RECORDS });
+    const { suggestedBatchSize, suggestedCallCount } = body;
+    expect(suggestedBatchSize).toBeGreaterThanOrEqual(IMPORT_JSON_BATCH.min);
+    expect(suggestedBatchSize).toBeLessThanOrEqual(IMPORT_JSON_BATCH.max);
+    expect(suggestedBatchSize * suggestedCallCount).toBeGreaterThanOrEqual(records.length);
+    expect(suggestedBatchSize * (suggestedCallCount - 1)).toBeLessThan(records.length);
+    expect(body.error).toContain(`${suggestedCallCount} calls of at most ${suggestedBatchSize} records`);
     expect(await total('region')).toBe(0);
+    // The advice is accepted as it stands: one of the suggested calls.
+    const call = factbook.records.region.slice(0, Math.min(suggestedBatchSize, 5));
+    const followed = await importJson({ typeName: 'region', records: call, batchSize: suggestedBatchSize });
+    expect(followed.statusCode, followed.body).toBe(200);
   });
 
   it('validates the request: batchSize 1..500, a known type', async () => {
@@ -396,6 +421,148 @@ describe('POST /api/import/json', () => {
     expect((await importJson({ typeName: 'region', records, batchSize: 0 })).statusCode).toBe(400);
     expect((await importJson({ typeName: 'nope', records })).statusCode).toBe(404);
     expect((await importJson({ records })).statusCode).toBe(400);
+  });
+});
+
+describe('POST /api/import/json: records whose item exists', () => {
+  const counters = (body: Record<string, number>) =>
+    body.created! + body.updated! + body.unchanged! + body.skipped! + body.failed!;
+
+  it('counts them updated or unchanged, never created; the same batch again writes no version and no audit entry', async () => {
+    const records = factbook.records.region;
+    const first = (await importJson({ typeName: 'region', records })).json();
+    expect(first).toMatchObject({ created: records.length, updated: 0, unchanged: 0, skipped: 0, failed: 0 });
+    const auditBefore = (await site.graph.auditRecords()).length;
+    const again = (await importJson({ typeName: 'region', records })).json();
+    expect(again).toMatchObject({ ok: true, created: 0, updated: 0, unchanged: records.length, failed: 0 });
+    expect(await auditActions(auditBefore)).toEqual([]);
+    const versions = async (id: string) =>
+      (await site.request({ method: 'GET', url: `/api/content/region/${id}/versions` })).json();
+    expect((await versions('region:africa')).map((v: { version: number }) => v.version)).toEqual([1]);
+
+    // Two renamed, one new, the rest as stored; batches of 5: the middle batch writes nothing.
+    const changed = [
+      ...records.map((record, i) => (i < 2 ? { ...record, name: `${record.name} (renamed)` } : record)),
+      { slug: 'atlantis', name: 'Atlantis' },
+    ];
+    const mixed = (await importJson({ typeName: 'region', records: changed, batchSize: 5 })).json();
+    expect(mixed).toMatchObject({ created: 1, updated: 2, unchanged: records.length - 2, failed: 0 });
+    expect(counters(mixed)).toBe(changed.length);
+    const audit = (await site.graph.auditRecords()).slice(auditBefore);
+    expect(audit.map((entry) => [entry.action, entry.data?.created, entry.data?.updated])).toEqual([
+      ['content.import', 0, 2],
+      ['content.import', 1, 0],
+    ]);
+    expect((await versions('region:africa')).map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect((await versions('region:europe')).map((v: { version: number }) => v.version)).toEqual([1]);
+
+    // dryRun says the same and writes nothing.
+    const auditMid = (await site.graph.auditRecords()).length;
+    const dry = (await importJson({ typeName: 'region', records, dryRun: true })).json();
+    expect(dry).toMatchObject({ dryRun: true, created: 0, updated: 2, unchanged: records.length - 2 });
+    expect(await auditActions(auditMid)).toEqual([]);
+    expect((await versions('region:africa')).map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect((await site.graph.verifyAudit()).status).toBe('ok');
+  });
+
+  it('keeps created honest across calls sharing keys (the sum of created is what exists), and reports repeats in one call per record', async () => {
+    const countries = factbook.records.country.slice(0, 30);
+    const rename = (record: Record<string, unknown>) => ({ ...record, name: `${record.name} (2)` });
+    // Calls of 12 overlapping by 3: records 9..11 come again renamed, 18..20 again as they were.
+    const calls = [
+      countries.slice(0, 12),
+      [...countries.slice(9, 12).map(rename), ...countries.slice(12, 21)],
+      countries.slice(18, 30),
+    ];
+    const expected = [
+      { created: 12, updated: 0, unchanged: 0 },
+      { created: 9, updated: 3, unchanged: 0 },
+      { created: 9, updated: 0, unchanged: 3 },
+    ];
+    let created = 0;
+    for (const [i, records] of calls.entries()) {
+      const body = (await importJson({ typeName: 'country', records })).json();
+      expect(body, `call ${i}`).toMatchObject({ ...expected[i], skipped: 0, failed: 0 });
+      expect(counters(body)).toBe(records.length);
+      created += body.created;
+    }
+    expect(await total('country')).toBe(30);
+    expect(created).toBe(30);
+
+    const [a, b] = countries;
+    const repeated = (
+      await importJson({ typeName: 'country', records: [rename(a!), b, a, rename(rename(a!))] })
+    ).json();
+    expect(repeated).toMatchObject({ created: 0, updated: 1, unchanged: 1, failed: 2 });
+    expect(counters(repeated)).toBe(4);
+    expect(repeated.errors).toEqual([
+      { index: 2, id: `country:${a!.code}`, error: 'duplicates the id of record 0 in this import' },
+      { index: 3, id: `country:${a!.code}`, error: 'duplicates the id of record 0 in this import' },
+    ]);
+    const stored = (
+      await site.request({ method: 'GET', url: `/api/content/country/country:${a!.code}` })
+    ).json();
+    expect(stored.fields.name).toBe(`${a!.name} (2)`);
+  });
+
+  it('compares relationships too, and keeps the edges a record repeats as they are (props included)', async () => {
+    await importJson({ typeName: 'region', records: factbook.records.region });
+    const aa = { code: 'aa', name: 'A', relationships: { region: 'region:europe', borders: ['country:bb'] } };
+    const bb = { code: 'bb', name: 'B' };
+    expect((await importJson({ typeName: 'country', records: [bb, aa] })).json()).toMatchObject({
+      created: 2,
+    });
+    const merged = await importEdges({
+      edges: [{ from: 'country:aa', edge: 'BORDERS', to: 'country:bb', props: { lengthKm: 7 } }],
+    });
+    expect(merged.json()).toMatchObject({ merged: 1, failed: 0 });
+    expect((await importJson({ typeName: 'country', records: [bb, aa] })).json()).toMatchObject({
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+    });
+    // A relationship change alone is an update; so is a field change. Neither drops the props.
+    const moved = { ...aa, relationships: { ...aa.relationships, region: 'region:africa' } };
+    expect((await importJson({ typeName: 'country', records: [moved] })).json()).toMatchObject({
+      updated: 1,
+      unchanged: 0,
+    });
+    expect(
+      (await importJson({ typeName: 'country', records: [{ ...moved, name: 'A2' }] })).json(),
+    ).toMatchObject({ updated: 1 });
+    expect(await site.graph.getEdges({ from: 'country:aa' })).toEqual([
+      { from: 'country:aa', type: 'BORDERS', to: 'country:bb', props: { lengthKm: 7 } },
+      { from: 'country:aa', type: 'IN_REGION', to: 'region:africa', props: {} },
+    ]);
+    const stored = (await site.request({ method: 'GET', url: '/api/content/country/country:aa' })).json();
+    expect(stored).toMatchObject({ version: 3, fields: { name: 'A2' } });
+  });
+
+  it('publishes what it created, updated and left unchanged with publish; the same import again publishes nothing new', async () => {
+    const records = factbook.records.region.slice(0, 3);
+    await importJson({ typeName: 'region', records });
+    const more = [...records, { slug: 'atlantis', name: 'Atlantis' }];
+    const first = (await importJson({ typeName: 'region', records: more, publish: 'prod' })).json();
+    expect(first).toMatchObject({ created: 1, unchanged: 3, published: { envId: 'env:prod', count: 4 } });
+    const live = async () =>
+      (await site.request({ method: 'GET', url: '/api/releases/live?envId=env:prod' }))
+        .json()
+        .items.map((item: { itemId: string }) => item.itemId)
+        .sort();
+    expect(await live()).toEqual(more.map((record) => `region:${record.slug}`).sort());
+    const auditBefore = (await site.graph.auditRecords()).length;
+    const again = (await importJson({ typeName: 'region', records: more, publish: 'prod' })).json();
+    expect(again).toMatchObject({
+      created: 0,
+      updated: 0,
+      unchanged: 4,
+      published: { envId: 'env:prod', count: 0 },
+    });
+    expect(await auditActions(auditBefore)).toEqual([]);
+    const atlantis = (
+      await site.request({ method: 'GET', url: '/api/content/region/region:atlantis' })
+    ).json();
+    expect(atlantis.version).toBe(1);
   });
 });
 
@@ -409,6 +576,30 @@ describe('POST /api/import/json gateway timeout warning', () => {
     expect(body.created).toBe(40);
     expect(body.gatewayTimeoutWarning).toMatchObject({ suggestedBatchSize: 20, suggestedCallCount: 2 });
     expect(body.gatewayTimeoutWarning.message).toContain('40 s');
+  });
+
+  it('suggests at most the largest batchSize however fast the estimate, with calls that cover the import', async () => {
+    await site.close();
+    // 30 records/s: 600 records would fit 80 % of 25 s, more than a batch holds (1100 records
+    // in 2 calls would be 550 each).
+    site = await createContentTestSite({ env: { IMPORT_ESTIMATED_RECORDS_PER_SEC: '30' } });
+    for (const type of factbook.types) await site.createType(type);
+    const records = Array.from({ length: 1100 }, (_, i) => ({ slug: `r${i}`, name: `Region ${i}` }));
+    const body = (await importJson({ typeName: 'region', records, batchSize: 500 })).json();
+    expect(body.created).toBe(1100);
+    const { suggestedBatchSize, suggestedCallCount } = body.gatewayTimeoutWarning;
+    expect(suggestedBatchSize).toBeLessThanOrEqual(IMPORT_JSON_BATCH.max);
+    expect({ suggestedBatchSize, suggestedCallCount }).toEqual({
+      suggestedBatchSize: 367,
+      suggestedCallCount: 3,
+    });
+    const followed = await importJson({
+      typeName: 'region',
+      records: records.slice(0, suggestedBatchSize),
+      batchSize: suggestedBatchSize,
+    });
+    expect(followed.statusCode, followed.body).toBe(200);
+    expect(followed.json()).toMatchObject({ unchanged: 367 });
   });
 });
 
@@ -440,7 +631,7 @@ describe('POST /api/import/edges', () => {
     ]);
   });
 
-  it('fails alone an edge the engine refuses in a batch of good ones', async () => {
+  it('fails alone an edge whose id is longer than the engine stores, in a batch of good ones', async () => {
     const tooLong = `country:${'x'.repeat(600)}`;
     const edges = [
       { from: 'country:gm', edge: 'BORDERS', to: 'country:fr', props: { lengthKm: 418 } },
@@ -451,16 +642,240 @@ describe('POST /api/import/edges', () => {
     ];
     const body = (await importEdges({ edges, batchSize: 5 })).json();
     expect(body).toMatchObject({ merged: 3, mismatch: 1, failed: 1, batches: 1 });
-    expect(body.errors.map((error: { index: number }) => error.index)).toEqual([2]);
+    expect(body.errors).toEqual([{ index: 2, error: 'from: an item id has at most 512 characters' }]);
     expect((await site.graph.getEdges({ type: 'BORDERS' })).map((edge) => `${edge.from}>${edge.to}`)).toEqual(
       ['country:fr>country:gm', 'country:fr>country:sp', 'country:gm>country:fr'],
     );
     expect((await site.graph.verifyAudit()).status).toBe('ok');
   });
 
+  it('answers 413 past the per-request maximum with a valid batchSize to split by, on import and removal', async () => {
+    const edges = Array.from({ length: IMPORT_MAX_EDGES + 1 }, () => ({}));
+    for (const send of [importEdges, removeEdges]) {
+      const response = await send({ edges });
+      expect(response.statusCode).toBe(413);
+      const body = response.json();
+      expect(body).toMatchObject({ code: 'too_many_records', max: IMPORT_MAX_EDGES });
+      const { suggestedBatchSize, suggestedCallCount } = body;
+      expect(suggestedBatchSize).toBeGreaterThanOrEqual(IMPORT_EDGES_BATCH.min);
+      expect(suggestedBatchSize).toBeLessThanOrEqual(IMPORT_EDGES_BATCH.max);
+      expect(suggestedBatchSize * suggestedCallCount).toBeGreaterThanOrEqual(edges.length);
+      expect(suggestedBatchSize * (suggestedCallCount - 1)).toBeLessThan(edges.length);
+      expect(body.error).toContain('edges');
+      const one = [{ from: 'country:gm', edge: 'BORDERS', to: 'country:fr' }];
+      const followed = await send({ edges: one, batchSize: suggestedBatchSize });
+      expect(followed.statusCode, followed.body).toBe(200);
+    }
+  });
+
+  it('writes no audit entry when a batch changes nothing', async () => {
+    const edges = [{ from: 'country:gm', edge: 'BORDERS', to: 'country:fr', props: { lengthKm: 418 } }];
+    const before = (await site.graph.auditRecords()).length;
+    expect((await importEdges({ edges })).json()).toMatchObject({ merged: 1 });
+    expect(await auditActions(before)).toEqual(['edges.import']);
+    const after = (await site.graph.auditRecords()).length;
+    expect((await importEdges({ edges })).json()).toMatchObject({ merged: 1, failed: 0 });
+    expect(await auditActions(after)).toEqual([]);
+  });
+
   it('validates batchSize 1..2000', async () => {
     const edges = [{ from: 'country:gm', edge: 'BORDERS', to: 'country:fr' }];
     expect((await importEdges({ edges, batchSize: 2001 })).statusCode).toBe(400);
     expect((await importEdges({ edges: 'x' })).statusCode).toBe(400);
+  });
+});
+
+describe('POST /api/import/edges: the relationships of the types', () => {
+  beforeEach(async () => {
+    await importJson({ typeName: 'region', records: factbook.records.region });
+    await importJson({ typeName: 'country', records: factbook.records.country });
+  });
+
+  it('refuses per edge a label the source type does not declare, a target of another type, an unknown type', async () => {
+    const edges = [
+      { from: 'country:gm', edge: 'BORDERS', to: 'country:fr' },
+      { from: 'country:gm', edge: 'WRITTEN_BY', to: 'country:fr' },
+      { from: 'country:gm', edge: 'IN_REGION', to: 'country:fr' },
+      { from: 'country:gm', edge: 'BORDERS', to: 'region:europe' },
+      { from: 'planet:earth', edge: 'BORDERS', to: 'country:fr' },
+      { from: 'region:europe', edge: 'BORDERS', to: 'country:fr' },
+      { from: 'country:gm', edge: 'BORDERS', to: 'country:nowhere' },
+    ];
+    const response = await importEdges({ edges, batchSize: 3 });
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ ok: false, totalEdges: 7, merged: 1, mismatch: 1, failed: 5 });
+    const errors = Object.fromEntries(
+      body.errors.map((error: { index: number; error: string }) => [error.index, error.error]),
+    );
+    expect(Object.keys(errors).map(Number)).toEqual([1, 2, 3, 4, 5]);
+    expect(errors[1]).toContain('WRITTEN_BY is not a relationship of type country');
+    expect(errors[1]).toContain('IN_REGION → region');
+    expect(errors[2]).toBe('IN_REGION edges of a country point at region items; country:fr is a country');
+    expect(errors[3]).toBe('BORDERS edges of a country point at country items; region:europe is a region');
+    expect(errors[4]).toContain('`planet` is not a content type');
+    expect(errors[5]).toContain(
+      'BORDERS is not a relationship of type region (it declares no relationships)',
+    );
+    expect(
+      (await site.graph.getEdges({ from: 'country:gm' })).map((edge) => `${edge.type}>${edge.to}`),
+    ).toEqual(['BORDERS>country:fr']);
+  });
+
+  it('holds one target in a many-to-one relationship: a second one is refused per edge, in a call and across calls', async () => {
+    const first = (
+      await importEdges({
+        edges: [
+          { from: 'country:gm', edge: 'IN_REGION', to: 'region:europe' },
+          { from: 'country:gm', edge: 'IN_REGION', to: 'region:africa' },
+          { from: 'country:fr', edge: 'IN_REGION', to: 'region:europe' },
+          { from: 'country:gm', edge: 'IN_REGION', to: 'region:europe', props: { since: 1990 } },
+        ],
+      })
+    ).json();
+    expect(first).toMatchObject({ merged: 3, mismatch: 0, failed: 1 });
+    expect(first.errors).toEqual([
+      {
+        index: 1,
+        error: expect.stringContaining(
+          'country:gm already has IN_REGION → region:europe, and `region` is many-to-one (one target)',
+        ),
+      },
+    ]);
+    // A target of the same batch that does not exist holds nothing, nor does an item that
+    // does not exist: those edges are mismatches, and the next edge lands.
+    const afterMissing = (
+      await importEdges({
+        edges: [
+          { from: 'country:sp', edge: 'IN_REGION', to: 'region:nowhere' },
+          { from: 'country:sp', edge: 'IN_REGION', to: 'region:europe' },
+          { from: 'country:atlantis', edge: 'IN_REGION', to: 'region:europe' },
+          { from: 'country:atlantis', edge: 'IN_REGION', to: 'region:africa' },
+        ],
+      })
+    ).json();
+    expect(afterMissing).toMatchObject({ merged: 1, mismatch: 3, failed: 0 });
+    expect((await site.graph.getEdges({ from: 'country:sp', type: 'IN_REGION' })).map((e) => e.to)).toEqual([
+      'region:europe',
+    ]);
+    const later = (
+      await importEdges({
+        edges: [
+          { from: 'country:gm', edge: 'IN_REGION', to: 'region:europe' },
+          { from: 'country:gm', edge: 'IN_REGION', to: 'region:africa' },
+        ],
+        batchSize: 1,
+      })
+    ).json();
+    expect(later).toMatchObject({ merged: 1, failed: 1, errors: [{ index: 1 }] });
+    expect(await site.graph.getEdges({ from: 'country:gm', type: 'IN_REGION' })).toEqual([
+      { from: 'country:gm', type: 'IN_REGION', to: 'region:europe', props: {} },
+    ]);
+    const gm = (await site.request({ method: 'GET', url: '/api/content/country/country:gm' })).json();
+    expect(gm.relationships.region).toBe('region:europe');
+    // Once the first target is removed, another one is taken.
+    const removed = await removeEdges({
+      edges: [{ from: 'country:gm', edge: 'IN_REGION', to: 'region:europe' }],
+    });
+    expect(removed.json()).toMatchObject({ removed: 1, missing: 0, failed: 0 });
+    const moved = await importEdges({
+      edges: [{ from: 'country:gm', edge: 'IN_REGION', to: 'region:africa' }],
+    });
+    expect(moved.json()).toMatchObject({ merged: 1, failed: 0 });
+    const after = (await site.request({ method: 'GET', url: '/api/content/country/country:gm' })).json();
+    expect(after.relationships.region).toBe('region:africa');
+  });
+});
+
+describe('POST /api/import/edges/remove', () => {
+  beforeEach(async () => {
+    await importJson({ typeName: 'region', records: factbook.records.region });
+    await importJson({ typeName: 'country', records: factbook.records.country });
+  });
+
+  it('removes edges, counts those that do not exist, and fails malformed edges and edges not between items alone', async () => {
+    await importEdges({
+      edges: [
+        { from: 'country:gm', edge: 'BORDERS', to: 'country:fr' },
+        { from: 'country:fr', edge: 'BORDERS', to: 'country:gm' },
+      ],
+    });
+    await site.graph.createNode({ id: 'note:x', labels: ['Note'], props: {} });
+    await site.graph.mergeEdge({ from: 'country:gm', type: 'NOTED', to: 'note:x', props: {} });
+    const before = (await site.graph.auditRecords()).length;
+    const response = await removeEdges({
+      edges: [
+        { from: 'country:gm', edge: 'BORDERS', to: 'country:fr' },
+        { from: 'country:gm', edge: 'BORDERS', to: 'country:fr' },
+        { from: 'country:gm', edge: 'borders', to: 'country:fr' },
+        { from: 'country:gm', edge: 'NOTED', to: 'note:x' },
+        { from: 'country:gm', edge: 'BORDERS', to: 'country:nowhere' },
+      ],
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ ok: false, totalEdges: 5, removed: 1, missing: 2, failed: 2, batches: 1 });
+    expect(body.errors.map((error: { index: number }) => error.index)).toEqual([2, 3]);
+    expect(body.errors[1].error).toContain('only edges between content items');
+    expect(await site.graph.getEdges({ type: 'BORDERS' })).toEqual([
+      { from: 'country:fr', type: 'BORDERS', to: 'country:gm', props: {} },
+    ]);
+    expect(await site.graph.getEdges({ type: 'NOTED' })).toHaveLength(1);
+    const audit = (await site.graph.auditRecords()).slice(before);
+    expect(audit.map((entry) => [entry.action, entry.data?.removed])).toEqual([['edges.remove', 1]]);
+    // Removing again changes nothing and records nothing.
+    const after = (await site.graph.auditRecords()).length;
+    const again = await removeEdges({ edges: [{ from: 'country:gm', edge: 'BORDERS', to: 'country:fr' }] });
+    expect(again.json()).toMatchObject({ ok: true, removed: 0, missing: 1 });
+    expect(await auditActions(after)).toEqual([]);
+    expect((await site.graph.verifyAudit()).status).toBe('ok');
+  });
+
+  it('removes a second target a single-target relationship gained behind its back, never the only target of a required one', async () => {
+    await site.createType({
+      name: 'author',
+      label: 'Author',
+      nodeLabel: 'Author',
+      keyField: 'name',
+      fields: [{ name: 'name', type: 'string', required: true }],
+    });
+    await site.createType({
+      name: 'book',
+      label: 'Book',
+      nodeLabel: 'Book',
+      keyField: 'title',
+      fields: [{ name: 'title', type: 'string', required: true }],
+      relationships: [
+        { name: 'author', edgeLabel: 'WRITTEN_BY', target: 'author', kind: 'many-to-one', required: true },
+      ],
+    });
+    await importJson({ typeName: 'author', records: [{ name: 'a1' }, { name: 'a2' }] });
+    const book = await importJson({
+      typeName: 'book',
+      records: [{ title: 'b', relationships: { author: 'author:a1' } }],
+    });
+    expect(book.json()).toMatchObject({ created: 1 });
+    // What earlier servers let an edge import store: a second target, invisible in reads.
+    await site.graph.mergeEdge({ from: 'book:b', type: 'WRITTEN_BY', to: 'author:a2', props: {} });
+    // The import takes an edge to a target the item holds (it only replaces the props).
+    const repeated = await importEdges({ edges: [{ from: 'book:b', edge: 'WRITTEN_BY', to: 'author:a2' }] });
+    expect(repeated.json()).toMatchObject({ merged: 1, failed: 0 });
+    const body = (
+      await removeEdges({
+        edges: [
+          { from: 'book:b', edge: 'WRITTEN_BY', to: 'author:a1' },
+          { from: 'book:b', edge: 'WRITTEN_BY', to: 'author:a2' },
+        ],
+      })
+    ).json();
+    expect(body).toMatchObject({ removed: 1, failed: 1 });
+    expect(body.errors).toEqual([
+      {
+        index: 1,
+        error: '`author` of book:b is required and author:a2 is its only target: point it elsewhere first',
+      },
+    ]);
+    const stored = (await site.request({ method: 'GET', url: '/api/content/book/book:b' })).json();
+    expect(stored.relationships.author).toBe('author:a2');
   });
 });

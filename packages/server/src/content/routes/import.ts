@@ -1,11 +1,13 @@
 import {
   IMPORT_EDGES_BATCH,
+  IMPORT_JSON_BATCH,
   IMPORT_MAX_EDGES,
   IMPORT_MAX_RECORDS,
   ImportEdgesResponse,
   ImportJsonBody,
   ImportJsonResponse,
   ImportTooLarge,
+  RemoveEdgesResponse,
   TrellisError,
   tooManyAdvice,
 } from '@trelliscms/core';
@@ -17,6 +19,7 @@ import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
 import { importEdges } from '../import-edges';
 import { importRecords } from '../import-records';
+import { removeEdges } from '../remove-edges';
 import { getTypeForWrite } from '../type-repository';
 
 const errors = {
@@ -29,23 +32,33 @@ const errors = {
  * one, e.g. a lowercase label, fails alone with an error naming its index), so the array
  * takes any objects here; the documented shape of an edge is core's `EdgeTriple`.
  */
+const edgeBatchSize = z
+  .number()
+  .int()
+  .min(IMPORT_EDGES_BATCH.min)
+  .max(IMPORT_EDGES_BATCH.max)
+  .default(IMPORT_EDGES_BATCH.default);
 const ImportEdgesRequest = z.object({
   edges: z.array(z.unknown()).describe('Array of EdgeTriple `{from, edge, to, props?}`'),
-  batchSize: z
-    .number()
-    .int()
-    .min(IMPORT_EDGES_BATCH.min)
-    .max(IMPORT_EDGES_BATCH.max)
-    .default(IMPORT_EDGES_BATCH.default),
+  batchSize: edgeBatchSize,
+});
+/** The edge removal body as the route reads it (each edge checked on its own; core's `RemoveEdgesBody`). */
+const RemoveEdgesRequest = z.object({
+  edges: z.array(z.unknown()).describe('Array of EdgeRef `{from, edge, to}`'),
+  batchSize: edgeBatchSize,
 });
 
-function tooMany(count: number, max: number, what: string): TrellisError {
-  const advice = tooManyAdvice({ count, max })!;
+/**
+ * The 413 of a request with more than `max` items: calls of one valid batch each
+ * (`maxBatchSize`, the endpoint's largest `batchSize`).
+ */
+function tooMany(count: number, max: number, what: string, maxBatchSize: number): TrellisError {
+  const advice = tooManyAdvice({ count, max, maxBatchSize })!;
   return TrellisError.of(
     'too_many_records',
-    { count, max, suggestedBatchSize: advice.suggestedBatchSize },
+    { count, max, what, ...advice },
     {
-      hint: `Send the ${what} in ${advice.suggestedCallCount} calls of at most ${advice.suggestedBatchSize}.`,
+      hint: `Send the ${what} in ${advice.suggestedCallCount} calls of at most ${advice.suggestedBatchSize}, each with batchSize ${advice.suggestedBatchSize}.`,
       extra: { ...advice, max },
     },
   );
@@ -61,7 +74,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['import'],
         summary: 'Import records of one content type',
-        description: `Batches of \`batchSize\` records, each batch one transaction; a bad record fails alone (its batch writes its good records). Existing items are replaced unless \`skipExisting\`; \`dryRun\` checks everything and writes nothing (\`created\` then counts what would be written). With \`publish\` (an environment, e.g. \`prod\`), every item the import wrote is published there at the end, in one live revision (\`published\` says how many). At most ${IMPORT_MAX_RECORDS} records per request, else 413 with \`suggestedBatchSize\` (records per call) and \`suggestedCallCount\`.`,
+        description: `Batches of \`batchSize\` records, each batch one transaction; a bad record fails alone (its batch writes its good records). Each record is counted once: \`created\` (a new item), \`updated\` (an existing item replaced by the record: a new version), \`unchanged\` (the existing item already holds the record's fields and given relationships: no version, no audit entry), \`skipped\` (it exists and \`skipExisting\`), or \`failed\` (in \`errors\`; an id repeated in one request fails every repeat after the first). A record whose item exists is never counted \`created\`. \`dryRun\` checks everything and writes nothing (the counters then say what would happen). With \`publish\` (an environment, e.g. \`prod\`), every created, updated and unchanged item is published there at the end, in one live revision (\`published\` says how many went live). At most ${IMPORT_MAX_RECORDS} records per request, else 413 with \`suggestedCallCount\` calls of \`suggestedBatchSize\` records (a valid \`batchSize\`, at most ${IMPORT_JSON_BATCH.max}).`,
         body: ImportJsonBody,
         response: { 200: ImportJsonResponse, ...errors },
       },
@@ -70,7 +83,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const body = request.body;
       if (body.records.length > IMPORT_MAX_RECORDS)
-        throw tooMany(body.records.length, IMPORT_MAX_RECORDS, 'records');
+        throw tooMany(body.records.length, IMPORT_MAX_RECORDS, 'records', IMPORT_JSON_BATCH.max);
       const graph = siteOf(request).graph;
       const type = await getTypeForWrite(graph, body.typeName);
       const publishTo = body.publish ? await getEnvironment(graph, body.publish) : null;
@@ -95,7 +108,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['import'],
         summary: 'Import relationship edges between existing items',
-        description: `Merge semantics: one edge per (from, edge, to), props replaced, so re-importing changes nothing. \`from\`/\`to\` are full ids \`<type>:<slug>\`; \`edge\` an uppercase identifier. \`mismatch\` counts edges whose endpoint does not exist (no-ops); malformed edges fail alone. At most ${IMPORT_MAX_EDGES} edges per request, else 413.`,
+        description: `Merge semantics: one edge per (from, edge, to), props replaced, so re-importing changes nothing. \`from\`/\`to\` are full ids \`<type>:<slug>\`; \`edge\` an uppercase identifier. Each edge must be a relationship of the source item's type (its \`edgeLabel\`, to an item of its \`target\` type), and a \`many-to-one\` or \`one-to-one\` relationship holds one target: an edge to a second target is refused (remove the first with POST /api/import/edges/remove). Refused and malformed edges fail alone, in \`errors\` with their index and why (counted in \`failed\`); \`mismatch\` counts edges whose endpoint does not exist (no-ops). At most ${IMPORT_MAX_EDGES} edges per request, else 413 with \`suggestedCallCount\` calls of \`suggestedBatchSize\` edges (a valid \`batchSize\`, at most ${IMPORT_EDGES_BATCH.max}).`,
         body: ImportEdgesRequest,
         response: { 200: ImportEdgesResponse, ...errors },
       },
@@ -103,8 +116,34 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { edges, batchSize } = request.body;
-      if (edges.length > IMPORT_MAX_EDGES) throw tooMany(edges.length, IMPORT_MAX_EDGES, 'edges');
+      if (edges.length > IMPORT_MAX_EDGES)
+        throw tooMany(edges.length, IMPORT_MAX_EDGES, 'edges', IMPORT_EDGES_BATCH.max);
       return importEdges({
+        graph: siteOf(request).graph,
+        edges,
+        batchSize,
+        actor: actorOf(request.principal!),
+      });
+    },
+  );
+
+  app.post(
+    '/api/import/edges/remove',
+    {
+      schema: {
+        tags: ['import'],
+        summary: 'Remove relationship edges between items',
+        description: `The counterpart of POST /api/import/edges: each \`{from, edge, to}\` (full ids, \`props\` ignored) is removed, in batches of \`batchSize\` (1 to ${IMPORT_EDGES_BATCH.max}), each batch one transaction with one audit entry (\`edges.remove\`) when it removed something. \`removed\` counts edges removed, \`missing\` those that did not exist (no-ops, so a removal can be repeated). Any edge between two content items can be removed, declared or not, except the only target of a \`required\` relationship; refused and malformed edges fail alone, in \`errors\` with their index (counted in \`failed\`). At most ${IMPORT_MAX_EDGES} edges per request, else 413.`,
+        body: RemoveEdgesRequest,
+        response: { 200: RemoveEdgesResponse, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request) => {
+      const { edges, batchSize } = request.body;
+      if (edges.length > IMPORT_MAX_EDGES)
+        throw tooMany(edges.length, IMPORT_MAX_EDGES, 'edges', IMPORT_EDGES_BATCH.max);
+      return removeEdges({
         graph: siteOf(request).graph,
         edges,
         batchSize,

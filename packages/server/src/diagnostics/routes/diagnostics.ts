@@ -13,6 +13,7 @@ import { actorOf } from '../../auth/actor';
 import type { Graph, ProbeResult } from '../../engines/port';
 import { errorResponses } from '../../http/error-responses';
 import { getSite } from '../../platform/sites';
+import { auditGraphFor } from '../audit-graph';
 
 /** The engine probe timeout of /health/detail (docs/api-spec.md §8). */
 export const HEALTH_PROBE_TIMEOUT_MS = 3_000;
@@ -149,22 +150,8 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  /**
-   * The graph a `graph=` query names, if the caller may see it: the current site's graph,
-   * or the platform graph for the platform owner. Anything else is 404.
-   */
-  async function graphFor(
-    request: {
-      site: { graphName: string; graph: Graph } | null;
-      principal: { platformRole: string | null } | null;
-    },
-    name: string,
-  ): Promise<Graph> {
-    const site = request.site;
-    if (site && name === site.graphName) return site.graph;
-    if (name === platformGraphName && request.principal?.platformRole === 'owner') return platform;
-    throw TrellisError.of('graph_not_found', { graph: name });
-  }
+  const graphFor = (request: Parameters<typeof auditGraphFor>[0]['request'], name: string): Graph =>
+    auditGraphFor({ request, name, platform, platformGraphName });
 
   app.get(
     '/api/audit/verify',

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AuditRecord, AuditVerdict, Graph, GraphWriter } from '../port';
+import type { AuditFilter, AuditPage, AuditRecord, AuditVerdict, Graph, GraphWriter } from '../port';
 import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { SqlConnection } from './connection';
@@ -158,6 +158,9 @@ export class EmbeddedGraph implements Graph {
   }
   async auditRecords(options?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]> {
     return this.reader.auditRecords(options);
+  }
+  async findAudit(filter: AuditFilter): Promise<AuditPage> {
+    return this.reader.findAudit(filter);
   }
   async verifyAudit(): Promise<AuditVerdict> {
     return verifyAuditChain(this.name, this.reader.allAuditRecords());

@@ -1,6 +1,8 @@
 import { canonicalJson } from '@trelliscms/core';
 import type {
   AuditEntryInput,
+  AuditFilter,
+  AuditPage,
   AuditRecord,
   EdgeQuery,
   GraphEdge,
@@ -16,6 +18,7 @@ import type {
 } from '../port';
 import { EngineError } from '../port';
 import { auditHash, GENESIS_HASH } from '../shared/audit-chain';
+import { assertAuditFilter } from '../shared/audit-filter';
 import {
   assertCount,
   assertIdentifier,
@@ -26,6 +29,7 @@ import {
 import { assertNodeQuery } from '../shared/node-query';
 import { searchableText } from '../shared/search-text';
 import type { SqlConnection, SqlValue } from './connection';
+import { compileAuditQuery } from './find-audit-sql';
 import { compileNodeQuery } from './find-nodes-sql';
 import { LABELLED } from './schema';
 
@@ -594,6 +598,15 @@ export class GraphStore {
         [options.afterSeq ?? 0, options.limit ?? -1],
       )
       .map(toAuditRecord);
+  }
+
+  /** The audit records matching `filter`, with their total (see Graph.findAudit). */
+  findAudit(filter: AuditFilter): AuditPage {
+    assertAuditFilter(filter);
+    const { page, count } = compileAuditQuery(filter);
+    const records = this.conn.rows(page.sql, page.params).map(toAuditRecord);
+    const total = Number(this.conn.row(count.sql, count.params)?.[0] ?? 0);
+    return { records, total };
   }
 
   /** Every audit record in sequence order, read page by page. */

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { int, type ManagedTransaction, type Session } from 'neo4j-driver';
 import {
   type AuditEntryInput,
+  type AuditFilter,
+  type AuditPage,
   type AuditRecord,
   type AuditVerdict,
   type EdgeQuery,
@@ -20,6 +22,7 @@ import {
   type TraversalQuery,
 } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
+import { AUDIT_MATCH_FIELDS, assertAuditFilter } from '../shared/audit-filter';
 import { assertCount, assertIdentifier } from '../shared/identifiers';
 import {
   decodeAudit,
@@ -238,6 +241,59 @@ export class Neo4jGraph implements Graph {
         ),
       );
       return result.records.map((record) => decodeAudit(record.get('a') as Record<string, unknown>));
+    } catch (error) {
+      throw toEngineError(error);
+    } finally {
+      await session.close();
+    }
+  }
+
+  async findAudit(filter: AuditFilter): Promise<AuditPage> {
+    assertAuditFilter(filter);
+    const conditions = ['a.seq IS NOT NULL'];
+    const params: Record<string, unknown> = { g: this.name };
+    for (const field of AUDIT_MATCH_FIELDS) {
+      const match = filter[field];
+      if (match === undefined) continue;
+      if ('in' in match) {
+        conditions.push(`a.${field} IN $${field}`);
+        params[field] = match.in;
+      } else {
+        conditions.push(`a.${field} STARTS WITH $${field}`);
+        params[field] = match.prefix;
+      }
+    }
+    if (filter.since !== undefined) {
+      conditions.push('a.ts >= $since');
+      params.since = filter.since;
+    }
+    if (filter.until !== undefined) {
+      conditions.push('a.ts < $until');
+      params.until = filter.until;
+    }
+    const where = conditions.join(' AND ');
+    // Ordering by the whole (g, seq) index key lets Neo4j walk the index instead of sorting.
+    const order = filter.order === 'asc' ? 'ASC' : 'DESC';
+    params.skip = int(filter.offset ?? 0);
+    params.limit = int(filter.limit ?? 0);
+    const session = this.context.openSession('READ');
+    try {
+      return await session.executeRead(async (tx) => {
+        const counted = await tx.run(
+          `MATCH (a:TAudit {g: $g}) WHERE ${where} RETURN count(a) AS total`,
+          params,
+        );
+        const page = await tx.run(
+          `MATCH (a:TAudit {g: $g}) WHERE ${where}
+           WITH a ORDER BY a.g ${order}, a.seq ${order} SKIP $skip ${filter.limit === undefined ? '' : 'LIMIT $limit'}
+           RETURN a {.*} AS a`,
+          params,
+        );
+        return {
+          records: page.records.map((record) => decodeAudit(record.get('a') as Record<string, unknown>)),
+          total: Number(counted.records[0]?.get('total') ?? 0),
+        };
+      });
     } catch (error) {
       throw toEngineError(error);
     } finally {

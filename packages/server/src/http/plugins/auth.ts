@@ -14,7 +14,13 @@ import { bootstrapOwner, type OwnerBootstrap } from '../../platform/bootstrap-ow
 export interface RouteEntry {
   method: string;
   url: string;
-  config: { public?: boolean; permission?: Permission; siteParam?: string; siteScope?: SiteScope };
+  config: {
+    public?: boolean;
+    credential?: 'optional';
+    permission?: Permission;
+    siteParam?: string;
+    siteScope?: SiteScope;
+  };
 }
 
 declare module 'fastify' {
@@ -56,11 +62,12 @@ export function idTokenVerifierFrom(config: Config): IdTokenVerifier | null {
  * global `onRequest` hook (it covers routes registered later by any plugin):
  * 1. token check: `Authorization: Bearer` API key or ID token, else 401;
  * 2. platform user and role;
- * 3. site context: from `X-Site-Id` on routes declaring `siteScope: 'site'` (400 `site_required` when absent,
- *    403 for an unknown site or no access) or from the path parameter named by
+ * 3. site context: from `X-Site-Id` on routes declaring `siteScope: 'site'` (400 `site_required` when absent
+ *    and the credential is valid, 403 for an unknown site or no access) or from the path parameter named by
  *    `config.siteParam` (404 unknown, 403 no access);
  * 4. the route's `config.permission` against the role (auth/permissions.ts), else 403.
- * Routes with `config.public` skip all of it. Also bootstraps the platform owner on first start.
+ * Routes with `config.public` skip all of it; routes with `config.credential: 'optional'` skip it
+ * when no credential is sent. Also bootstraps the platform owner on first start.
  */
 export const authPlugin = fp(
   async (app: FastifyInstance) => {
@@ -173,17 +180,21 @@ export const authPlugin = fp(
       if (routePattern === undefined || config.public) return done();
 
       const { token, hash } = requestCredential(request);
+      if (hash === null && config.credential === 'optional') return done();
       if (token === null || hash === null) return done(TrellisError.of('unauthenticated'));
       // The site the request names: the path parameter `config.siteParam`, else `X-Site-Id` on
-      // site-scoped routes. With the credential, it is the access cache's key.
+      // site-scoped routes. With the credential, it is the access cache's key. A missing
+      // `X-Site-Id` is answered only once the credential has passed (§5.4: token check first),
+      // so a bad credential is 401 with or without the header.
       let site: NamedSite | null = null;
+      let siteMissing = false;
       if (config.siteParam) {
         const id = (request.params as Record<string, string | undefined>)[config.siteParam] ?? '';
         site = { id, unknownIs: 'not_found' };
       } else if (config.siteScope === 'site') {
         const header = request.headers['x-site-id'];
-        if (typeof header !== 'string' || header.length === 0) return done(TrellisError.of('site_required'));
-        site = { id: header, unknownIs: 'forbidden' };
+        if (typeof header === 'string' && header.length > 0) site = { id: header, unknownIs: 'forbidden' };
+        else siteMissing = true;
       }
       const key = site ? `${hash}\u0000${site.unknownIs}\u0000${site.id}` : hash;
 
@@ -192,6 +203,7 @@ export const authPlugin = fp(
         trellis.apiKeyCache.countHit();
         request.principal = known.principal;
         request.site = known.site;
+        if (siteMissing) return done(TrellisError.of('site_required'));
         try {
           checkPermission(request, config);
         } catch (error) {
@@ -212,6 +224,7 @@ export const authPlugin = fp(
               generation,
             );
           }
+          if (siteMissing) throw TrellisError.of('site_required');
           checkPermission(request, config);
         })
         .then(

@@ -60,7 +60,8 @@ function withHeaders(headers: unknown, extra: Record<string, unknown>): Record<s
 
 /**
  * The OpenAPI 3.1 document, generated from the core zod schemas attached to each route, at
- * `GET /api/openapi.json` (public).
+ * `GET /api/openapi.json` (public). `version` is the API description's version
+ * (docs/api-spec.md §9), not the server's.
  */
 export const openapiPlugin = fp(
   async (app: FastifyInstance, opts: { version: string }) => {
@@ -81,15 +82,19 @@ export const openapiPlugin = fp(
         security: [{ bearer: [] }],
       },
       // Public routes (`config.public`) need no credential: `security: []` says so in the
-      // document. Site-scoped routes document their `X-Site-Id` header.
+      // document; `credential: 'optional'` routes take one or none. Site-scoped routes document their `X-Site-Id` header.
       transform: (input) => {
         const result = jsonSchemaTransform(input);
         const config = (input.route.config ?? {}) as {
           public?: boolean;
+          credential?: 'optional';
           siteParam?: string;
           siteScope?: SiteScope;
         };
         if (config.public === true) return { ...result, schema: { ...result.schema, security: [] } };
+        if (config.credential === 'optional') {
+          return { ...result, schema: { ...result.schema, security: [{}, { bearer: [] }] } };
+        }
         if (result.schema.hide) return result;
         const methods = [input.route.method].flat().map(String);
         let headers = withHeaders(result.schema.headers, conditionalHeaders(methods));

@@ -26,10 +26,9 @@ export const publishingPlugin = fp(
       dataDir,
       log: app.log.child({ component: 'build' }),
       clock: app.trellis.clock,
-      onFinished: (status) => {
-        if (status.status === 'ok' && status.finishedAt) {
-          app.trellis.lastBuild = { id: status.buildId, at: status.finishedAt };
-        }
+      // Health's last build is the last one switched in (a build ahead or a preview is not live).
+      onSwitched: (live) => {
+        app.trellis.lastBuild = { id: live.buildId, at: live.at };
       },
     });
     app.decorate('builds', service);

@@ -48,6 +48,7 @@ export const releasesPlugin = fp(
       builds: app.builds,
       log,
       clock,
+      leaseMs: app.trellis.config.CMS_DEPLOY_LEASE_MS,
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
       },

@@ -10,6 +10,7 @@ const READ_METHODS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'similar',
   'hasEmbedding',
   'auditRecords',
+  'findAudit',
   'verifyAudit',
 ]);
 

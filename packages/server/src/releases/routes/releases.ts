@@ -345,14 +345,13 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { timestamps, pairs } = plan(request.body);
-      const { deployments, environment } = await scheduleDrip({
+      const { deployments } = await scheduleDrip({
         graph: siteOf(request).graph,
         environmentId: request.body.environmentId,
         pairs: pairs ?? [],
         actor: actorOf(request.principal!),
         now: now(),
       });
-      void environment;
       app.releases.poke();
       return reply.status(201).send({ schedule: { timestamps }, deployments });
     },
