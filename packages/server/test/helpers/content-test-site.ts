@@ -22,7 +22,12 @@ export interface ContentTestSite {
  * POST /api/sites (no starter kit) and the owner's credentials for it.
  */
 export async function createContentTestSite(
-  options: { env?: Record<string, string>; slug?: string; clock?: Clock; logStream?: NodeJS.WritableStream } = {},
+  options: {
+    env?: Record<string, string>;
+    slug?: string;
+    clock?: Clock;
+    logStream?: NodeJS.WritableStream;
+  } = {},
 ): Promise<ContentTestSite> {
   // Load shedding watches the event loop, which parallel test files on a small machine delay.
   const platform = await startTestPlatform({
