@@ -67,7 +67,12 @@ describe('templates routes', () => {
     expect(types.headers['x-total-count']).toBe('0');
     const sites = await site.request({ method: 'GET', url: '/api/sites?limit=1&offset=0' });
     expect(sites.headers['x-total-count']).toBe('1');
-    for (const url of ['/api/auth/users', '/api/auth/api-keys', '/api/access/my-sites', '/api/access/invitations']) {
+    for (const url of [
+      '/api/auth/users',
+      '/api/auth/api-keys',
+      '/api/access/my-sites',
+      '/api/access/invitations',
+    ]) {
       const list = await site.request({ method: 'GET', url: `${url}?limit=1` });
       expect(list.statusCode, `${url}: ${list.body}`).toBe(200);
       expect(Number(list.headers['x-total-count']), url).toBeGreaterThanOrEqual(list.json().length);
