@@ -283,6 +283,12 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
           'p3',
           'p5',
         ]);
+        // On a list, contains matches an entry that equals the value exactly.
+        expect((await find({ where: [{ prop: 'tags', op: 'contains', value: 'math' }] })).ids).toEqual([
+          'p1',
+        ]);
+        expect((await find({ where: [{ prop: 'tags', op: 'contains', value: 'Math' }] })).ids).toEqual([]);
+        expect((await find({ where: [{ prop: 'tags', op: 'contains', value: 'mat' }] })).ids).toEqual([]);
         expect((await find({ where: [{ prop: 'active', op: 'exists' }] })).ids).toEqual(['p1', 'p2', 'p6']);
         expect((await find({ where: [{ prop: 'city', op: 'exists', value: true }] })).ids).toEqual([
           'p1',

@@ -69,6 +69,7 @@ export const RESERVED_NODE_LABELS: readonly string[] = [
   'LiveRevision',
   'LiveHead',
   'SiteDataVersion',
+  'IdempotencyKey',
 ];
 
 /**

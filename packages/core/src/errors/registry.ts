@@ -15,6 +15,11 @@ export const errorRegistry = {
   business_rule: { status: 400, message: '{detail}' },
   invalid_template: { status: 400, message: 'The template does not parse: {detail}' },
   invalid_snapshot: { status: 400, message: 'The site snapshot is not valid: {detail}' },
+  invalid_list_query: {
+    status: 400,
+    message:
+      'The list query is not valid: {detail}. `where` is <field> <op> <value> conditions joined by `and` (op one of == != > >= < <= contains); `sort` is field names separated by commas, `-` before one for descending.',
+  },
   invalid_deploy_options: {
     status: 400,
     message: 'The deploy target `{target}` cannot use these options: {detail}',
@@ -57,13 +62,24 @@ export const errorRegistry = {
   version_conflict: {
     status: 409,
     message:
-      'The item changed since you read it (expected version {expected}, current {current}). Read it again and retry.',
+      'The {resource} changed since you read it (expected {expected}, current {current}). Read it again and retry.',
   },
   type_change_conflict: {
     status: 409,
     message: 'The type change would make {count} stored item(s) invalid at `{field}`: {detail}.',
   },
   review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
+  idempotency_key_in_progress: {
+    status: 409,
+    message:
+      'A request with this Idempotency-Key is still being processed. Retry in a moment to get its answer.',
+  },
+  // 422
+  idempotency_key_reused: {
+    status: 422,
+    message:
+      'This Idempotency-Key was used with a different request (method, URL or body). Use a new key for a new request.',
+  },
   // 413
   payload_too_large: { status: 413, message: 'The request body is larger than {limit} bytes.' },
   too_many_records: {

@@ -8,8 +8,9 @@ import {
   searchText,
   TrellisError,
 } from '@trelliscms/core';
-import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
+import type { Graph, GraphNode, GraphReader, GraphWriter, NodeQuery, PropFilter } from '../engines/port';
 import { retractEverywhere } from '../releases/publish-items';
+import { checkVersion } from '../shared/entity-tag';
 import {
   CONTENT_LABEL,
   type ItemMeta,
@@ -45,13 +46,9 @@ function notFound(id: string): TrellisError {
   return TrellisError.of('not_found', { resource: `Item \`${id}\`` });
 }
 
-function assertExpectedVersion(id: string, expected: number | null | undefined, current: number): void {
-  if (expected === null || expected === undefined || expected === current) return;
-  throw TrellisError.of(
-    'version_conflict',
-    { expected: expected < 0 ? 'an unknown ETag' : expected, current },
-    { extra: { id, currentVersion: current }, headers: { ETag: `"${current}"` } },
-  );
+/** Throws 409 `version_conflict` unless the item is at the expected version (when one is given). */
+export function assertItemVersion(id: string, expected: number | null | undefined, current: number): void {
+  checkVersion({ expected, current, resource: `item ${id}`, extra: { id, currentVersion: current } });
 }
 
 async function readItem(reader: GraphReader, type: StoredContentType, id: string): Promise<GraphNode> {
@@ -194,8 +191,9 @@ export async function getItem({
 }
 
 /**
- * A page of a type's items (ordered by id, or by relevance with `q`), with the total count
- * of matches independent of `limit`/`offset`. Items are listed without relationships.
+ * A page of a type's items with the total count of matches independent of `limit`/`offset`:
+ * filtered by `where` (see item-list-query.ts) and full-text `q`, ordered by `orderBy` then
+ * id (by relevance with `q` and no `orderBy`). Items are listed without relationships.
  */
 export async function listItems({
   graph,
@@ -203,18 +201,21 @@ export async function listItems({
   limit = CONTENT_LIST_LIMIT.default,
   offset = 0,
   q,
-  status,
+  where = [],
+  orderBy = [],
 }: {
   graph: GraphReader;
   type: StoredContentType;
   limit?: number;
   offset?: number;
   q?: string;
-  status?: string;
+  where?: PropFilter[];
+  orderBy?: NodeQuery['orderBy'];
 }): Promise<{ items: ContentRecord[]; total: number }> {
   const page = await graph.findNodes({
     label: type.nodeLabel,
-    where: status === undefined ? [] : [{ prop: 'status', op: 'eq', value: status }],
+    where,
+    ...(orderBy.length > 0 ? { orderBy } : {}),
     ...(q !== undefined && q.trim() !== '' ? { q } : {}),
     limit,
     offset,
@@ -250,7 +251,7 @@ async function mutateItem({
   return graph.transaction(async (tx) => {
     const node = await readItem(tx, type, id);
     const current = splitItemProps(node.props);
-    assertExpectedVersion(id, expectedVersion, current.meta.version);
+    assertItemVersion(id, expectedVersion, current.meta.version);
     await ensureVersionNode(tx, node);
     const next = await change(tx, current);
     const meta = nextItemMeta({
@@ -343,7 +344,7 @@ export async function deleteItem({
   await graph.transaction(async (tx) => {
     const node = await readItem(tx, type, id);
     const { meta } = splitItemProps(node.props);
-    assertExpectedVersion(id, expectedVersion, meta.version);
+    assertItemVersion(id, expectedVersion, meta.version);
     const pins = await pinnedVersions(tx, id);
     // A pinned head an import left unstored lives only in the item node: store it first.
     if (pins.versions.has(meta.version)) await ensureVersionNode(tx, node);

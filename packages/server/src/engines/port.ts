@@ -54,7 +54,8 @@ export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'conta
  *   match (numbers numerically, strings by code point).
  * - `in`: value is an array of `eq` values; matches when any is equal.
  * - `contains`: value is a string; a case-insensitive substring of a string property
- *   (case folding is guaranteed for ASCII letters).
+ *   (case folding is guaranteed for ASCII letters), or, on an array property, an entry equal
+ *   to the value (exactly, case included).
  * - `exists`: present and not null; with `value: false`, missing.
  */
 export interface PropFilter {

@@ -25,9 +25,11 @@ import { templatesRoutes } from '../site-resources/routes/templates';
 import { API_VERSION, VERSION } from '../version';
 import { loggerOptions, requestChildLogger } from './logger';
 import { authPlugin } from './plugins/auth';
+import { conditionalRequestsPlugin } from './plugins/conditional-requests';
 import { contextPlugin } from './plugins/context';
 import { corsPlugin } from './plugins/cors';
 import { errorsPlugin } from './plugins/errors';
+import { idempotencyPlugin } from './plugins/idempotency';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { openapiPlugin } from './plugins/openapi';
 import { publishingPlugin } from './plugins/publishing';
@@ -91,6 +93,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   await app.register(authPlugin);
   await app.register(queryTimeoutPlugin, { timeoutMs: config.MAX_QUERY_TIMEOUT_MS });
+  await app.register(conditionalRequestsPlugin);
+  await app.register(idempotencyPlugin);
 
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);

@@ -256,7 +256,11 @@ export class BuildService {
     return toBuildStatus(node);
   }
 
-  async history(graph: GraphReader, env: string | undefined, limit: number): Promise<BuildStatus[]> {
+  /** A page of an environment's builds (every environment's without `env`), newest first, with their count. */
+  async history(
+    graph: GraphReader,
+    { env, limit, offset = 0 }: { env?: string; limit: number; offset?: number },
+  ): Promise<{ items: BuildStatus[]; total: number }> {
     const page = await graph.findNodes({
       label: BUILD_LABEL,
       where: env === undefined ? [] : [{ prop: 'envId', op: 'eq', value: `env:${envName(env)}` }],
@@ -265,9 +269,10 @@ export class BuildService {
         { prop: 'buildId', direction: 'desc' },
       ],
       limit,
+      offset,
     });
     const served = new Map<string, string | null>();
-    return Promise.all(
+    const items = await Promise.all(
       page.nodes.map(async (node) => {
         const status = toBuildStatus(node);
         const envId = status.envId;
@@ -275,6 +280,7 @@ export class BuildService {
         return { ...status, live: served.get(envId) === status.buildId };
       }),
     );
+    return { items, total: page.total };
   }
 
   /**
@@ -289,7 +295,7 @@ export class BuildService {
       const node = await graph.getNode(buildNodeId(served));
       if (node?.labels.includes(BUILD_LABEL)) return { ...toBuildStatus(node), live: true };
     }
-    const [newest] = await this.history(graph, env, 1);
+    const [newest] = (await this.history(graph, { env, limit: 1 })).items;
     return newest ?? null;
   }
 

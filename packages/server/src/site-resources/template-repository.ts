@@ -2,6 +2,7 @@ import { assertTemplateParses } from '@trelliscms/builder';
 import { type Template, TrellisError } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { Clock } from '../shared/clock';
+import { checkVersion } from '../shared/entity-tag';
 import { internalNodeId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
 
@@ -75,7 +76,8 @@ export interface TemplateWrite {
 /**
  * Writes a template version: a create when `create` is true (409 when the name exists with
  * other content; an identical retry answers the stored head, so a retried POST is
- * idempotent), else a new version of an existing one (404 when there is none). Liquid that
+ * idempotent), else a new version of an existing one (404 when there is none; 409
+ * `version_conflict` when `expectedVersion` is given and the head is another). Liquid that
  * does not parse is a 400 naming line and column. The write is read back before answering;
  * when it is not visible within {@link TEMPLATE_VISIBILITY_WAIT_MS}, 502
  * `template_write_not_visible`.
@@ -86,6 +88,7 @@ export async function writeTemplate({
   create,
   actor,
   clock,
+  expectedVersion,
   visibilityWaitMs = TEMPLATE_VISIBILITY_WAIT_MS,
 }: {
   graph: Graph;
@@ -93,6 +96,8 @@ export async function writeTemplate({
   create: boolean;
   actor: string;
   clock: Clock;
+  /** The head version the caller read (`If-Match`); null or absent: no check. */
+  expectedVersion?: number | null;
   visibilityWaitMs?: number;
 }): Promise<{ template: Template; created: boolean }> {
   if (input.content !== undefined) assertTemplateParses(input.content);
@@ -110,6 +115,9 @@ export async function writeTemplate({
       });
     }
     if (!create && !head) throw TrellisError.of('not_found', { resource: `Template \`${input.name}\`` });
+    if (head && !create) {
+      checkVersion({ expected: expectedVersion, current: head.version, resource: `template ${input.name}` });
+    }
     const version = (head?.latestVersion ?? 0) + 1;
     const at = clock.now().toISOString();
     const props = {

@@ -1,6 +1,6 @@
 import { ReleaseState } from '@trelliscms/core';
 import { type Command, Option } from 'commander';
-import { type CommandKit, subcommand, toPositiveInt } from '../command-kit';
+import { type CommandKit, subcommand, toNonNegativeInt, toPositiveInt } from '../command-kit';
 import {
   releasesApprove,
   releasesCreate,
@@ -13,6 +13,7 @@ import {
 export interface ReleasesListFlags {
   state?: ReleaseState;
   limit?: number;
+  offset?: number;
 }
 
 export interface ReleasesCreateFlags {
@@ -55,9 +56,11 @@ Example:
   subcommand(releases, 'list', 'List releases, newest first', [
     'cms releases list --state approved',
     'cms releases list --limit 10 --json',
+    'cms releases list --limit 50 --offset 50',
   ])
     .addOption(new Option('--state <state>', 'only releases in this state').choices(ReleaseState.options))
     .option('--limit <n>', 'how many (default 50, at most 500)', toPositiveInt)
+    .option('--offset <n>', 'how many of the newest to skip', toNonNegativeInt)
     .action(
       action<ReleasesListFlags>(async (context, _args, options) =>
         releasesList({
@@ -65,6 +68,7 @@ Example:
           out: context.out,
           state: options.state,
           limit: options.limit,
+          offset: options.offset,
         }),
       ),
     );

@@ -133,6 +133,19 @@ describe('cms releases create, include, show, list', () => {
 });
 
 describe('cms releases submit and approve', () => {
+  it('pages the list with --offset and shows how many releases there are', async () => {
+    const server = await t.serve({
+      'GET /api/releases': () => ({
+        body: [releaseFixture('march'), releaseFixture('february')],
+        headers: { 'x-total-count': '12' },
+      }),
+    });
+    const result = await t.cli(['releases', 'list', '--limit', '2', '--offset', '2']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('3-4 of 12');
+    expect(server.hits('GET /api/releases')[0]?.url).toBe('/api/releases?limit=2&offset=2');
+  });
+
   it('submits for review and prints what would block a deploy', async () => {
     await t.serve({
       'POST /api/releases/release%3Aspring/transition': () => ({

@@ -3,14 +3,17 @@ import {
   ContentTypeParams,
   ContentTypeSummaryList,
   CreateContentTypeBody,
+  PageQuery,
   summarizeContentType,
   UpdateContentTypeBody,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { ifMatchOf, withEtag } from '../../http/etag';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
-import { createType, getType, listTypes, updateType } from '../type-repository';
+import { createType, getType, listTypes, typeTag, updateType } from '../type-repository';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
 
@@ -22,11 +25,16 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['types'],
         summary: 'The site’s content types (summary shape)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: ContentTypeSummaryList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => (await listTypes(siteOf(request).graph)).map(summarizeContentType),
+    async (request, reply) => {
+      const page = pageOf((await listTypes(siteOf(request).graph)).map(summarizeContentType), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.post(
@@ -49,7 +57,7 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
         actor: actorOf(request.principal!),
         clock: app.trellis.clock,
       });
-      return reply.status(201).send(type);
+      return withEtag(reply, typeTag(type)).status(201).send(type);
     },
   );
 
@@ -59,12 +67,16 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['types'],
         summary: 'One content type with full field detail',
+        description: 'The `ETag` covers the stored type: send it as `If-Match` with a PATCH.',
         params: ContentTypeParams,
         response: { 200: ContentType, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => getType(siteOf(request).graph, request.params.name),
+    async (request, reply) => {
+      const type = await getType(siteOf(request).graph, request.params.name);
+      return withEtag(reply, typeTag(type)).send(type);
+    },
   );
 
   app.patch(
@@ -74,20 +86,23 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['types'],
         summary: 'Change a content type (partial)',
         description:
-          'The given keys replace the stored ones; the name cannot change. Stored items are never rewritten: a change that would make any of them invalid is refused with 409 `type_change_conflict`, naming the field and how many items fail.',
+          'The given keys replace the stored ones; the name cannot change. Stored items are never rewritten: a change that would make any of them invalid is refused with 409 `type_change_conflict`, naming the field and how many items fail. With `If-Match` (the ETag of the read), 409 `version_conflict` when the type changed since.',
         params: ContentTypeParams,
         body: UpdateContentTypeBody,
         response: { 200: ContentType, ...errors },
       },
       config: { siteScope: 'site', permission: 'types:manage' },
     },
-    async (request) =>
-      updateType({
+    async (request, reply) => {
+      const type = await updateType({
         graph: siteOf(request).graph,
         name: request.params.name,
         patch: request.body,
         actor: actorOf(request.principal!),
         clock: app.trellis.clock,
-      }),
+        precondition: ifMatchOf(request),
+      });
+      return withEtag(reply, typeTag(type)).send(type);
+    },
   );
 };

@@ -18,6 +18,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media-store';
 import { mimetypeOfExtension } from '../sniff-media-type';
@@ -104,19 +105,21 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['media'],
-        summary: 'Media assets, newest first (`q`: file-name substring; `countOnly=1`: `{total}`)',
+        summary:
+          'Media assets, newest first (`q`: file-name substring; `limit` default 100, `offset`; `countOnly=1`: `{total}`; `X-Total-Count` counts every match)',
         querystring: MediaListQuery,
         response: { 200: z.union([MediaAssetList, MediaCount]), ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const { q, countOnly, limit, offset } = request.query;
       const page = await listAssets(siteOf(request).graph, {
         q,
         limit: countOnly ? 1 : (limit ?? 100),
         offset: offset ?? 0,
       });
+      withTotal(reply, page.total);
       return countOnly ? { total: page.total } : page.assets;
     },
   );

@@ -113,6 +113,24 @@ describe('build routes', () => {
     expect((await site.request({ method: 'GET', url: '/api/build/last?env=staging' })).statusCode).toBe(200);
   });
 
+  it('pages the build history with limit and offset; X-Total-Count counts every build', async () => {
+    const built: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const response = await site.request({
+        method: 'POST',
+        url: '/api/build?env=dev',
+        payload: { mode: 'full' },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      built.push(response.json().buildId);
+    }
+    const history = await site.request({ method: 'GET', url: '/api/build/history?env=dev&limit=1&offset=1' });
+    expect(history.json().map((b: { buildId: string }) => b.buildId)).toEqual([built[1]]);
+    expect(history.headers['x-total-count']).toBe('3');
+    const rest = await site.request({ method: 'GET', url: '/api/build/history?offset=2' });
+    expect(rest.json().map((b: { buildId: string }) => b.buildId)).toEqual([built[0]]);
+  });
+
   it('runs async builds: 202 with a statusUrl, then ok with final counts', async () => {
     const accepted = await site.request({
       method: 'POST',

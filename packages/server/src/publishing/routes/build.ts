@@ -18,6 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { withTotal } from '../../http/list-page';
 import { siteOf, siteViewOf } from '../../http/site-of';
 import { getSite, type SiteView } from '../../platform/sites';
 import { liveStateAt } from '../../releases/deployments';
@@ -173,7 +174,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['build'],
-        summary: 'Recent builds, newest first (default 50)',
+        summary: 'Recent builds, newest first (default 50; `offset` pages, `X-Total-Count` counts them all)',
         description:
           'Builds of every purpose: `build`, `deployment` (the build a deployment went live with), `prebuild` (built ahead for a scheduled deployment) and `preview` (`asOf`). `live: true` marks the build each environment serves now.',
         querystring: BuildHistoryQuery,
@@ -181,10 +182,12 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       if (request.query.env !== undefined) await getEnvironment(graph, envName(request.query.env));
-      return app.builds.history(graph, request.query.env, request.query.limit);
+      const page = await app.builds.history(graph, request.query);
+      withTotal(reply, page.total);
+      return page.items;
     },
   );
 

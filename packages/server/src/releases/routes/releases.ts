@@ -18,6 +18,7 @@ import {
   ListReleasesQuery,
   LiveState,
   LiveStateQuery,
+  PageQuery,
   planDrip,
   QueryFlag,
   Release,
@@ -36,6 +37,8 @@ import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { roleAtLeast } from '../../auth/permissions';
 import { errorResponses } from '../../http/error-responses';
+import { ifMatchOf, withEtag } from '../../http/etag';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf, siteViewOf } from '../../http/site-of';
 import {
   deploymentQueue,
@@ -47,7 +50,7 @@ import {
   retryDeployment,
   scheduleDrip,
 } from '../deployments';
-import { getEnvironment, listEnvironments, upsertEnvironment } from '../environments';
+import { environmentTag, getEnvironment, listEnvironments, upsertEnvironment } from '../environments';
 import { getLiveHead } from '../live-state';
 import { addInclude, createRelease, getRelease, listReleases, transitionRelease } from '../releases';
 
@@ -80,6 +83,10 @@ function plan(body: DripPreviewBody): {
  * the release publisher before the answer (unless `async`); the scheduler (releases-plugin)
  * takes future ones live at their validFrom, built ahead (docs/releases.md).
  */
+/** The paging note of the release lists. */
+const PAGING =
+  '`limit` and `offset` page the list; the `X-Total-Count` header counts every record that matches.';
+
 export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
   const now = () => app.releases.now();
 
@@ -89,11 +96,16 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'The site’s environments (dev and prod exist by default)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: EnvironmentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listEnvironments(siteOf(request).graph),
+    async (request, reply) => {
+      const page = pageOf(await listEnvironments(siteOf(request).graph), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.put(
@@ -103,20 +115,23 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['releases'],
         summary: 'Create or replace an environment (admins)',
         description:
-          'Environments are site settings: changing `requiresApproval`, `autoBuild`, `order` or the public URL needs an admin of the site (403 otherwise). Environments are never created on first use; this is the one way to add one.',
+          'Environments are site settings: changing `requiresApproval`, `autoBuild`, `order` or the public URL needs an admin of the site (403 otherwise). Environments are never created on first use; this is the one way to add one. The answer’s `ETag` is the environment’s: with `If-Match`, 409 `version_conflict` unless the environment exists and has not changed since.',
         params: EnvironmentParams,
         body: UpsertEnvironmentBody,
         response: { 200: Environment, ...errors },
       },
       config: { siteScope: 'site', permission: 'site:update' },
     },
-    async (request) =>
-      upsertEnvironment({
+    async (request, reply) => {
+      const environment = await upsertEnvironment({
         graph: siteOf(request).graph,
         id: request.params.id,
         body: request.body,
         actor: actorOf(request.principal!),
-      }),
+        precondition: ifMatchOf(request),
+      });
+      return withEtag(reply, environmentTag(environment)).send(environment);
+    },
   );
 
   app.get(
@@ -125,12 +140,17 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'Releases, newest first, optionally by state',
+        description: PAGING,
         querystring: ListReleasesQuery,
         response: { 200: ReleaseList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listReleases(siteOf(request).graph, request.query),
+    async (request, reply) => {
+      const page = await listReleases(siteOf(request).graph, request.query);
+      withTotal(reply, page.total);
+      return page.items;
+    },
   );
 
   app.post(
@@ -163,15 +183,18 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'Recent deployments, newest first',
+        description: PAGING,
         querystring: ListDeploymentsQuery,
         response: { 200: DeploymentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       if (request.query.envId) await getEnvironment(graph, request.query.envId);
-      return listDeployments(graph, request.query);
+      const page = await listDeployments(graph, request.query);
+      withTotal(reply, page.total);
+      return page.items;
     },
   );
 
@@ -181,15 +204,18 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'Future-dated pending deployments, soonest first',
+        description: PAGING,
         querystring: DeploymentQueueQuery,
         response: { 200: DeploymentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       if (request.query.envId) await getEnvironment(graph, request.query.envId);
-      return deploymentQueue(graph, { ...request.query, now: now() });
+      const page = await deploymentQueue(graph, { ...request.query, now: now() });
+      withTotal(reply, page.total);
+      return page.items;
     },
   );
 

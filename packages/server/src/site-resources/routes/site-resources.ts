@@ -2,7 +2,9 @@ import { Seo, TrellisError, View, ViewParams } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { ifMatchOf, withEtag } from '../../http/etag';
 import { siteOf } from '../../http/site-of';
+import { checkPrecondition, valueTag } from '../../shared/entity-tag';
 import { publicResourceId } from '../../shared/internal-ids';
 import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../resource-specs';
 import { resourceNodeId } from '../site-resources';
@@ -28,10 +30,11 @@ export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const node = await siteOf(request).graph.getNode(resourceNodeId(VIEWS, request.params.name));
       if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });
-      return (node.props.seo as Record<string, unknown> | undefined) ?? {};
+      const seo = (node.props.seo as Record<string, unknown> | undefined) ?? {};
+      return withEtag(reply, valueTag(seo)).send(seo);
     },
   );
 
@@ -41,17 +44,24 @@ export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['views'],
         summary: 'Replace a view’s SEO settings',
+        description:
+          'With `If-Match` (the ETag of `GET /api/views/{name}/seo`), 409 `version_conflict` when they changed since. The answer is the view; its `ETag` is that of the new SEO settings.',
         params: ViewParams,
         body: Seo,
         response: { 200: View, ...errors },
       },
       config: { siteScope: 'site', permission: 'templates:manage' },
     },
-    async (request) =>
-      siteOf(request).graph.transaction(async (tx) => {
+    async (request, reply) => {
+      const view = await siteOf(request).graph.transaction(async (tx) => {
         const id = resourceNodeId(VIEWS, request.params.name);
         const node = await tx.getNode(id);
         if (!node) throw TrellisError.of('not_found', { resource: `View \`${request.params.name}\`` });
+        checkPrecondition({
+          precondition: ifMatchOf(request),
+          current: valueTag((node.props.seo as Record<string, unknown> | undefined) ?? {}),
+          resource: `SEO settings of view ${request.params.name}`,
+        });
         const props = { ...node.props, seo: request.body, updatedAt: app.trellis.clock.now().toISOString() };
         await tx.updateNode(id, { props });
         await tx.appendAudit({
@@ -60,6 +70,8 @@ export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
           target: publicResourceId(id),
         });
         return props as View;
-      }),
+      });
+      return withEtag(reply, valueTag(request.body)).send(view);
+    },
   );
 };

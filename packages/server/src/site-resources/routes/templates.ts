@@ -1,5 +1,6 @@
 import {
   CreateTemplateBody,
+  PageQuery,
   Template,
   TemplateList,
   TemplateParams,
@@ -9,7 +10,10 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { expectedVersionFrom, withEtag } from '../../http/etag';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
+import { versionTag } from '../../shared/entity-tag';
 import { getTemplate, listTemplates, listTemplateVersions, writeTemplate } from '../template-repository';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 502);
@@ -22,11 +26,16 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['templates'],
         summary: 'The site’s templates at their head versions',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: TemplateList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listTemplates(siteOf(request).graph),
+    async (request, reply) => {
+      const page = pageOf(await listTemplates(siteOf(request).graph), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.post(
@@ -55,7 +64,7 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         actor: actorOf(request.principal!),
         clock: app.trellis.clock,
       });
-      return reply.status(201).send(template);
+      return withEtag(reply, versionTag(template.version)).status(201).send(template);
     },
   );
 
@@ -65,12 +74,16 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['templates'],
         summary: 'A template at its head version, with its source',
+        description: 'The `ETag` is `"<version>"`: send it as `If-Match` with a PUT.',
         params: TemplateParams,
         response: { 200: Template, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => getTemplate(siteOf(request).graph, request.params.name),
+    async (request, reply) => {
+      const template = await getTemplate(siteOf(request).graph, request.params.name);
+      return withEtag(reply, versionTag(template.version)).send(template);
+    },
   );
 
   app.get(
@@ -79,12 +92,20 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['templates'],
         summary: 'Every version of a template, oldest first',
+        description: WHOLE_LIST_PAGING,
         params: TemplateParams,
+        querystring: PageQuery,
         response: { 200: TemplateList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listTemplateVersions(siteOf(request).graph, request.params.name),
+    async (request, reply) => {
+      const page = pageOf(
+        await listTemplateVersions(siteOf(request).graph, request.params.name),
+        request.query,
+      );
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.put(
@@ -94,14 +115,14 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['templates'],
         summary: 'Write a new version of a template',
         description:
-          'Every key is optional; what is left out is kept from the head. Same 400 and 502 rules as POST.',
+          'Every key is optional; what is left out is kept from the head. Same 400 and 502 rules as POST. With `If-Match: "<version>"` (the ETag of the read), 409 `version_conflict` when the head has moved on instead of writing over it.',
         params: TemplateParams,
         body: UpdateTemplateBody,
         response: { 200: Template, ...errors },
       },
       config: { siteScope: 'site', permission: 'templates:manage' },
     },
-    async (request) => {
+    async (request, reply) => {
       const { template } = await writeTemplate({
         graph: siteOf(request).graph,
         input: {
@@ -113,8 +134,9 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         create: false,
         actor: actorOf(request.principal!),
         clock: app.trellis.clock,
+        expectedVersion: expectedVersionFrom(request.headers['if-match']),
       });
-      return template;
+      return withEtag(reply, versionTag(template.version)).send(template);
     },
   );
 };
