@@ -64,6 +64,7 @@ export const errorRegistry = {
     message: 'The type change would make {count} stored item(s) invalid at `{field}`: {detail}.',
   },
   review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
+  in_use: { status: 409, message: '{resource} cannot be deleted; it is still used by {holders}.' },
   // 413
   payload_too_large: { status: 413, message: 'The request body is larger than {limit} bytes.' },
   too_many_records: {
