@@ -139,7 +139,7 @@ export {
   type SubmitAndApproveOptions,
 } from './namespaces/release-helpers';
 export type { DeploymentListQuery, ReleaseListQuery, ReleasesApi } from './namespaces/releases';
-export type { ResourceApi } from './namespaces/resource';
+export type { DeleteQuery, ResourceApi } from './namespaces/resource';
 export type {
   BlockTypesApi,
   PageKitsApi,

@@ -69,6 +69,7 @@ export const errorRegistry = {
     message: 'The type change would make {count} stored item(s) invalid at `{field}`: {detail}.',
   },
   review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
+  in_use: { status: 409, message: '{resource} cannot be deleted; it is still used by {holders}.' },
   idempotency_key_in_progress: {
     status: 409,
     message:

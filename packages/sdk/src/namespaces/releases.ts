@@ -52,6 +52,14 @@ function createReleaseCalls(transport: Transport) {
         json: body,
         ...options,
       }),
+    /**
+     * DELETE /api/releases/environments/{id} (204; admins only). `env:dev` and `env:prod` are a
+     * 409 `conflict`; an environment a pending deployment targets or items are live in is a 409
+     * `in_use` naming them (`error.body.holders`).
+     */
+    deleteEnvironment: async (id: string, options: CallOptions = {}): Promise<void> => {
+      await transport.send({ method: 'delete', path: path('releases', 'environments', id), ...options });
+    },
     /** GET /api/releases: newest first, by `state`; `limit` default 50, `offset` default 0. */
     list: (query: ReleaseListQuery = {}, options: CallOptions = {}): Promise<Release[]> =>
       transport.request({ method: 'get', path: 'releases', schema: ReleaseList, query, ...options }),
@@ -64,6 +72,13 @@ function createReleaseCalls(transport: Transport) {
     /** GET /api/releases/{id}: the release with its includes. */
     get: (id: string, options: CallOptions = {}): Promise<Release> =>
       transport.request({ method: 'get', path: path('releases', id), schema: Release, ...options }),
+    /**
+     * DELETE /api/releases/{id}: a draft release (204). Other states are a 409 `conflict`; a
+     * draft that was deployed once, or that releases derive from, a 409 `in_use` naming them.
+     */
+    delete: async (id: string, options: CallOptions = {}): Promise<void> => {
+      await transport.send({ method: 'delete', path: path('releases', id), ...options });
+    },
     /** POST /api/releases/{id}/includes: adds a versioned item (draft releases only). */
     addInclude: (
       id: string,

@@ -82,7 +82,8 @@ export async function getTypeForRead(graph: GraphReader, name: string): Promise<
   return type;
 }
 
-function forgetType(graph: GraphReader, name: string): void {
+/** Drops the read cache's definition of `name` (after this instance changed or deleted it). */
+export function forgetType(graph: GraphReader, name: string): void {
   readCache.get(graph)?.delete(name);
 }
 

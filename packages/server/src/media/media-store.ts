@@ -4,9 +4,12 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type MediaAsset, TrellisError } from '@trelliscms/core';
 import { imageSize } from 'image-size';
+import { clearFieldsIn } from '../content/item-repository';
 import type { Graph, GraphEngine, GraphNode, GraphReader } from '../engines/port';
 import { listSites } from '../platform/sites';
+import { assertDeletable } from '../shared/in-use';
 import { internalNodeIdOf, publicResourceId } from '../shared/internal-ids';
+import { assetHolders, findAssetUses } from './asset-holders';
 import { sniffMediaType } from './sniff-media-type';
 
 /** Node label of a media asset in a site graph. */
@@ -151,6 +154,9 @@ export async function listAssets(
 /**
  * Deletes an asset node (404 when there is none) and its file — unless another site still
  * holds an asset of the same content, since files are shared by content across sites.
+ * 409 `in_use` while items show it (asset-holders.ts). With `cascade`, the image fields of the
+ * items that show it are cleared (a new version of each, audited) in the same transaction;
+ * items whose field is required, or whose live version shows it, still refuse the delete.
  */
 export async function deleteAsset({
   graph,
@@ -158,6 +164,7 @@ export async function deleteAsset({
   platform,
   dataDir,
   id,
+  cascade = false,
   actor,
 }: {
   graph: Graph;
@@ -165,14 +172,40 @@ export async function deleteAsset({
   platform: Graph;
   dataDir: string;
   id: string;
+  cascade?: boolean;
   actor: string;
 }): Promise<void> {
   const asset = await graph.transaction(async (tx) => {
     const node = await tx.getNode(assetNodeId(id));
     if (!node?.labels.includes(MEDIA_LABEL))
       throw TrellisError.of('not_found', { resource: `Asset \`${id}\`` });
+    const uses = await findAssetUses(tx, id);
+    assertDeletable({
+      resource: `Asset \`${id}\``,
+      holders: assetHolders(uses),
+      cascade,
+      cascadeDoes: `clear it from the image fields of the ${uses.items.length} item(s) that show it`,
+    });
+    const cleared: string[] = [];
+    if (cascade) {
+      for (const use of uses.items) {
+        await clearFieldsIn(tx, {
+          type: use.type,
+          id: use.itemId,
+          fields: use.fields,
+          actor,
+          auditData: { cascadeOf: id },
+        });
+        cleared.push(use.itemId);
+      }
+    }
     await tx.deleteNode(node.id);
-    await tx.appendAudit({ actor, action: 'media.delete', target: id, data: { sha256: node.props.sha256 } });
+    await tx.appendAudit({
+      actor,
+      action: 'media.delete',
+      target: id,
+      data: { sha256: node.props.sha256, ...(cleared.length > 0 ? { cascade: true, cleared } : {}) },
+    });
     return toMediaAsset(node);
   });
   for (const site of await listSites(platform)) {

@@ -593,7 +593,10 @@ export async function failDeployment({
   });
 }
 
-/** Puts a failed deployment back to `pending` so it is tried again (409 unless it failed). */
+/**
+ * Puts a failed deployment back to `pending` so it is tried again (409 unless it failed; 400
+ * `unknown_environment` when its environment was deleted since).
+ */
 export async function retryDeployment({
   graph,
   id,
@@ -614,6 +617,7 @@ export async function retryDeployment({
         detail: `Deployment \`${id}\` is ${deployment.status}; only a failed deployment can be retried.`,
       });
     }
+    await getEnvironment(tx, deployment.environmentId);
     const pending: Deployment = {
       ...deployment,
       status: 'pending',

@@ -6,8 +6,8 @@ import { allNodes } from '../shared/node-pages';
 
 /**
  * One of docs/api-spec.md §4's "other" site-scoped namespaces (transforms, routes, views, scripts, block
- * types, widgets, page kits): list, get, create and update of JSON resources stored as nodes
- * `<Label>` with id `~<label>:<key>` in the site graph. Every write is audited.
+ * types, widgets, page kits): list, get, create, update and delete of JSON resources stored as
+ * nodes `<Label>` with id `~<label>:<key>` in the site graph. Every write is audited.
  */
 export interface SiteResourceSpec {
   /** The path segment under /api, e.g. `transforms`. */

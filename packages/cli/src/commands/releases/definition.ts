@@ -4,6 +4,7 @@ import { type CommandKit, subcommand, toNonNegativeInt, toPositiveInt } from '..
 import {
   releasesApprove,
   releasesCreate,
+  releasesDelete,
   releasesInclude,
   releasesList,
   releasesShow,
@@ -34,7 +35,7 @@ export interface ReleasesApproveFlags extends ReleasesTransitionFlags {
   submit?: boolean;
 }
 
-/** `cms releases list|create|show|include|submit|approve` */
+/** `cms releases list|create|show|include|submit|approve|delete` */
 export function defineReleasesCommands(program: Command, { action }: CommandKit): void {
   const releases = program
     .command('releases')
@@ -158,6 +159,22 @@ Example:
           comment: options.comment,
           submit: options.submit === true,
         }),
+      ),
+    );
+  subcommand(
+    releases,
+    'delete',
+    'Delete a draft release (alias rm)',
+    'cms releases delete spring-fix',
+    `Only a draft can be deleted (a pending one goes back with a transition to draft; a deployed one
+is the record of what went live). A draft that was deployed once, or that releases derive
+from, is refused (409 in_use) and those are listed.`,
+  )
+    .alias('rm')
+    .argument('<release>', 'release:<name> or the name')
+    .action(
+      action(async (context, [release]) =>
+        releasesDelete({ site: await context.site(), out: context.out, release: release! }),
       ),
     );
 }

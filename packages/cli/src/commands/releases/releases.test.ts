@@ -204,3 +204,29 @@ describe('cms releases submit and approve', () => {
     );
   });
 });
+
+describe('cms releases delete', () => {
+  it('deletes a draft release given by name', async () => {
+    const server = await t.serve({ 'DELETE /api/releases/release%3Aspring': () => ({ status: 204 }) });
+    const result = await t.cli(['releases', 'rm', 'spring', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ ok: true, id: 'release:spring' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('shows why a release that is not a draft cannot be deleted', async () => {
+    await t.serve({
+      'DELETE /api/releases/release%3Aspring': () => ({
+        status: 409,
+        body: {
+          error:
+            'Release `release:spring` is deployed; only a draft release can be deleted: a deployed release is the record of what went live and is never deleted.',
+          code: 'conflict',
+        },
+      }),
+    });
+    const result = await t.cli(['releases', 'delete', 'release:spring']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: 409 conflict: Release `release:spring` is deployed');
+  });
+});

@@ -108,6 +108,14 @@ export async function releasesShow({ site, out, release }: Deps & { release: str
   return ExitCode.ok;
 }
 
+/** `cms releases delete <release>`: a draft that was never deployed and that no release derives from. */
+export async function releasesDelete({ site, out, release }: Deps & { release: string }): Promise<number> {
+  const id = toReleaseId(release);
+  await site.releases.delete(id);
+  out.result({ ok: true, id }, () => `Deleted ${id}.`);
+  return ExitCode.ok;
+}
+
 /** `cms releases include <release> <type> <id> [--version n]`: the item's head version, or `version`. */
 export async function releasesInclude({
   site,

@@ -3,6 +3,8 @@ import {
   ContentTypeParams,
   ContentTypeSummaryList,
   CreateContentTypeBody,
+  DeleteQuery,
+  NoContent,
   PageQuery,
   summarizeContentType,
   UpdateContentTypeBody,
@@ -13,11 +15,12 @@ import { errorResponses } from '../../http/error-responses';
 import { ifMatchOf, withEtag } from '../../http/etag';
 import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
+import { deleteType } from '../delete-type';
 import { createType, getType, listTypes, typeTag, updateType } from '../type-repository';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
 
-/** Spec §4 Content types (site-scoped): list (summaries), create, get (full), PATCH (partial). */
+/** Spec §4 Content types (site-scoped): list (summaries), create, get (full), PATCH (partial), DELETE. */
 export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/types',
@@ -103,6 +106,32 @@ export const typesRoutes: FastifyPluginAsyncZod = async (app) => {
         precondition: ifMatchOf(request),
       });
       return withEtag(reply, typeTag(type)).send(type);
+    },
+  );
+
+  app.delete(
+    '/api/types/:name',
+    {
+      schema: {
+        tags: ['types'],
+        summary: 'Delete a content type',
+        description:
+          '204 when nothing holds it. 409 `in_use` naming the holders (`holders: [{kind, id, detail, cascades}]`): its items, and the definitions that name it — other types whose relationships or reference fields target it, templates bound to it, routes and views that list it or show one of its items, transforms and scripts that run on its items, block types allowed in it. With `?cascade=1` its items are deleted with it (each as DELETE /api/content/{type}/{id}: taken down where live, versions releases include kept); the definitions that name it still refuse the delete.',
+        params: ContentTypeParams,
+        querystring: DeleteQuery,
+        response: { 204: NoContent, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'types:manage' },
+    },
+    async (request, reply) => {
+      await deleteType({
+        graph: siteOf(request).graph,
+        name: request.params.name,
+        cascade: request.query.cascade === true,
+        actor: actorOf(request.principal!),
+        now: app.releases.now(),
+      });
+      return reply.status(204).send(null);
     },
   );
 };

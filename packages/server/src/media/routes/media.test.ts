@@ -303,3 +303,119 @@ describe('GET /api/media/stock with STOCK_PROVIDER_URL', () => {
     expect(odd.statusCode).toBe(502);
   });
 });
+
+describe('DELETE /api/media/{id} with integrity', () => {
+  const createArticleType = (required = false) =>
+    site.createType({
+      name: 'article',
+      label: 'Article',
+      nodeLabel: 'Article',
+      keyField: 'title',
+      fields: [
+        { name: 'title', type: 'string', required: true },
+        { name: 'photo', type: 'image', required },
+        { name: 'thumb', type: 'image' },
+      ],
+    });
+  const article = async (title: string, fields: Record<string, unknown>) => {
+    const created = await site.request({
+      method: 'POST',
+      url: '/api/content/article',
+      payload: { title, ...fields },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    return created.json().id as string;
+  };
+  const auditLength = async () => (await site.graph.auditRecords()).length;
+
+  it('refuses an asset items show, naming them, and writes nothing; ?cascade=1 clears their fields and deletes it', async () => {
+    await createArticleType();
+    const asset = (await upload(png(5, 5, 1))).json();
+    const other = (await upload(png(5, 5, 2))).json();
+    const both = await article('Both', { photo: asset.id, thumb: asset.id });
+    const one = await article('One', { photo: asset.id, thumb: other.id });
+    await article('None', { thumb: other.id });
+    const before = await auditLength();
+    const refused = await site.request({ method: 'DELETE', url: `/api/media/${asset.id}` });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'in_use', holderCount: 2 });
+    expect(refused.json().holders).toEqual([
+      { kind: 'item', id: both, detail: 'shows it in `photo`, `thumb`', cascades: true },
+      { kind: 'item', id: one, detail: 'shows it in `photo`', cascades: true },
+    ]);
+    expect(refused.json().hint).toContain('?cascade=1');
+    expect(await auditLength()).toBe(before);
+    expect((await site.platform.app.inject({ method: 'GET', url: asset.url })).statusCode).toBe(200);
+
+    const cascaded = await site.request({ method: 'DELETE', url: `/api/media/${asset.id}?cascade=1` });
+    expect(cascaded.statusCode).toBe(204);
+    expect((await site.platform.app.inject({ method: 'GET', url: asset.url })).statusCode).toBe(404);
+    const bothNow = (await site.request({ method: 'GET', url: `/api/content/article/${both}` })).json();
+    expect(bothNow.fields).toEqual({ title: 'Both' });
+    expect(bothNow.version).toBe(2);
+    const oneNow = (await site.request({ method: 'GET', url: `/api/content/article/${one}` })).json();
+    expect(oneNow.fields).toEqual({ title: 'One', thumb: other.id });
+    const written = (await site.graph.auditRecords()).slice(before);
+    expect(written.map((record) => `${record.action} ${record.target}`)).toEqual([
+      `content.update ${both}`,
+      `content.update ${one}`,
+      `media.delete ${asset.id}`,
+    ]);
+    expect(written[0]?.data).toMatchObject({ cascadeOf: asset.id });
+    expect(written[2]?.data).toMatchObject({ cascade: true, cleared: [both, one] });
+  });
+
+  it('refuses even with ?cascade=1 where a field is required or a live version shows it', async () => {
+    await createArticleType(true);
+    const asset = (await upload(png(6, 6, 3))).json();
+    const other = (await upload(png(6, 6, 4))).json();
+    const required = await article('Required', { photo: asset.id });
+    const live = await article('Live', { photo: other.id, thumb: asset.id });
+    const published = await site.request({
+      method: 'POST',
+      url: `/api/content/article/${live}/publish?env=prod`,
+    });
+    expect(published.statusCode, published.body).toBe(200);
+    // The head no longer shows it; the version live in prod still does.
+    const edited = await site.request({
+      method: 'PATCH',
+      url: `/api/content/article/${live}`,
+      payload: { thumb: null },
+    });
+    expect(edited.statusCode, edited.body).toBe(200);
+    const before = await auditLength();
+    const refused = await site.request({ method: 'DELETE', url: `/api/media/${asset.id}?cascade=1` });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().holders).toEqual([
+      { kind: 'item', id: required, detail: 'shows it in `photo` (required)', cascades: false },
+      { kind: 'item', id: live, detail: 'its version 1, live in env:prod, shows it', cascades: false },
+    ]);
+    expect(await auditLength()).toBe(before);
+    expect(
+      (await site.request({ method: 'GET', url: `/api/content/article/${required}` })).json().fields.photo,
+    ).toBe(asset.id);
+  });
+
+  it('keeps an item editable when an asset it shows is gone (deleted before deletes checked)', async () => {
+    await createArticleType();
+    const asset = (await upload(png(7, 7, 5))).json();
+    const id = await article('Orphan', { photo: asset.id });
+    // As an older server left it: the asset removed while an item still shows it.
+    await site.graph.deleteNode(asset.id);
+    const edited = await site.request({
+      method: 'PATCH',
+      url: `/api/content/article/${id}`,
+      payload: { title: 'Orphan, edited' },
+    });
+    expect(edited.statusCode, edited.body).toBe(200);
+    expect(edited.json().fields).toEqual({ title: 'Orphan, edited', photo: asset.id });
+    // What a write introduces must still exist.
+    const introduced = await site.request({
+      method: 'PATCH',
+      url: `/api/content/article/${id}`,
+      payload: { thumb: asset.id },
+    });
+    expect(introduced.statusCode).toBe(400);
+    expect(introduced.json().error).toContain(`points at ${asset.id}, which does not exist`);
+  });
+});

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import {
+  DeleteQuery,
   MAX_MEDIA_BYTES,
   MediaAsset,
   MediaAssetList,
@@ -24,7 +25,7 @@ import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media-store';
 import { mimetypeOfExtension } from '../sniff-media-type';
 import { searchStock } from '../stock-search';
 
-const errors = errorResponses(400, 401, 403, 404, 413, 502);
+const errors = errorResponses(400, 401, 403, 404, 409, 413, 502);
 
 /** Multipart errors of @fastify/multipart mapped to the codes of docs/api-spec.md §7. */
 function fromMultipartError(error: unknown): unknown {
@@ -130,7 +131,10 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['media'],
         summary: 'Delete an asset and its file',
+        description:
+          '204 when no item shows it. 409 `in_use` naming the items whose image fields show it, or whose version live in an environment does (`holders`). With `?cascade=1` those image fields are cleared (a new version of each item) and the asset deleted, in one transaction; an item whose field is required, or whose live version shows the asset, still refuses it (publish a version without it, or unpublish, first). The file stays while another site holds the same content.',
         params: MediaParams,
+        querystring: DeleteQuery,
         response: { 204: z.null().describe('Deleted'), ...errors },
       },
       config: { siteScope: 'site', permission: 'content:write' },
@@ -142,6 +146,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         platform: app.trellis.platform,
         dataDir,
         id: request.params.id,
+        cascade: request.query.cascade === true,
         actor: actorOf(request.principal!),
       });
       return reply.status(204).send(null);

@@ -18,6 +18,7 @@ import {
   ListReleasesQuery,
   LiveState,
   LiveStateQuery,
+  NoContent,
   PageQuery,
   planDrip,
   QueryFlag,
@@ -40,6 +41,8 @@ import { errorResponses } from '../../http/error-responses';
 import { ifMatchOf, withEtag } from '../../http/etag';
 import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf, siteViewOf } from '../../http/site-of';
+import { deleteEnvironment } from '../delete-environment';
+import { deleteRelease } from '../delete-release';
 import {
   deploymentQueue,
   deployRelease,
@@ -131,6 +134,29 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         precondition: ifMatchOf(request),
       });
       return withEtag(reply, environmentTag(environment)).send(environment);
+    },
+  );
+
+  app.delete(
+    '/api/releases/environments/:id',
+    {
+      schema: {
+        tags: ['releases'],
+        summary: 'Delete an environment (admins)',
+        description:
+          '`env:dev` and `env:prod` always exist: 409 `conflict`. 404 for an environment the site does not have. 409 `in_use` while a pending deployment targets it or an item is live there, naming them (`holders`); unpublish those items first (no cascade). Its deployments and live revisions stay as history; an environment created again under the name continues it. The files of its last build are not removed.',
+        params: EnvironmentParams,
+        response: { 204: NoContent, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'site:update' },
+    },
+    async (request, reply) => {
+      await deleteEnvironment({
+        graph: siteOf(request).graph,
+        nameOrId: request.params.id,
+        actor: actorOf(request.principal!),
+      });
+      return reply.status(204).send(null);
     },
   );
 
@@ -397,6 +423,29 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) => getRelease(siteOf(request).graph, request.params.id),
+  );
+
+  app.delete(
+    '/api/releases/:id',
+    {
+      schema: {
+        tags: ['releases'],
+        summary: 'Delete a draft release',
+        description:
+          'Only a draft can be deleted: 409 `conflict` for a pending or approved release (move it back to draft first) and for a deployed one (the record of what went live). 409 `in_use` when deployments name it (it was deployed once) or releases derive from it, naming them (`holders`; no cascade). Versions of deleted items that only this release kept are removed with it.',
+        params: ReleaseParams,
+        response: { 204: NoContent, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'release:manage' },
+    },
+    async (request, reply) => {
+      await deleteRelease({
+        graph: siteOf(request).graph,
+        id: request.params.id,
+        actor: actorOf(request.principal!),
+      });
+      return reply.status(204).send(null);
+    },
   );
 
   app.post(

@@ -9,15 +9,20 @@ import { publicResourceId } from '../../shared/internal-ids';
 import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../resource-specs';
 import { resourceNodeId } from '../site-resources';
 import { registerSiteResource } from './register-site-resource';
+import { registerSiteResourceDelete } from './register-site-resource-delete';
 
 const errors = errorResponses(400, 401, 403, 404);
 
 /**
  * Spec §4 "Other site-scoped resource namespaces": transforms, routes, views (with
- * /views/{name}/seo), scripts, block types, widgets and page kits — list, get, create, update.
+ * /views/{name}/seo), scripts, block types, widgets and page kits — list, get, create, update,
+ * delete.
  */
 export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
-  for (const spec of [TRANSFORMS, ROUTES, VIEWS, ...OTHER_RESOURCES]) registerSiteResource(app, spec);
+  for (const spec of [TRANSFORMS, ROUTES, VIEWS, ...OTHER_RESOURCES]) {
+    registerSiteResource(app, spec);
+    registerSiteResourceDelete(app, spec);
+  }
 
   app.get(
     '/api/views/:name/seo',

@@ -1,5 +1,6 @@
 import {
   CreateTemplateBody,
+  NoContent,
   PageQuery,
   Template,
   TemplateList,
@@ -14,11 +15,12 @@ import { expectedVersionFrom, withEtag } from '../../http/etag';
 import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { versionTag } from '../../shared/entity-tag';
+import { deleteTemplate } from '../delete-template';
 import { getTemplate, listTemplates, listTemplateVersions, writeTemplate } from '../template-repository';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 502);
 
-/** Spec §4 Templates (site-scoped): versioned Liquid source; every PUT writes a new version. */
+/** Spec §4 Templates (site-scoped): versioned Liquid source; every PUT writes a new version; DELETE. */
 export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/templates',
@@ -137,6 +139,29 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         expectedVersion: expectedVersionFrom(request.headers['if-match']),
       });
       return withEtag(reply, versionTag(template.version)).send(template);
+    },
+  );
+
+  app.delete(
+    '/api/templates/:name',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'Delete a template with all its versions',
+        description:
+          '204 when nothing holds it. 409 `in_use` naming the holders (`holders: [{kind, id, detail}]`): routes, views and block types that render with it, `template` transforms that run it, templates, widgets and page kits whose Liquid includes, renders or extends it, and content types whose pages it renders when no other template would. Templates have no cascade: change the holders first.',
+        params: TemplateParams,
+        response: { 204: NoContent, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'templates:manage' },
+    },
+    async (request, reply) => {
+      await deleteTemplate({
+        graph: siteOf(request).graph,
+        name: request.params.name,
+        actor: actorOf(request.principal!),
+      });
+      return reply.status(204).send(null);
     },
   );
 };
