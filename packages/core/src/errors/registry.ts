@@ -10,6 +10,16 @@ export const errorRegistry = {
   // 400: bad input
   validation_failed: { status: 400, message: 'The request is not valid: {detail}' },
   malformed_json: { status: 400, message: 'The request body is not valid JSON: {detail}' },
+  json_too_complex: {
+    status: 400,
+    message:
+      'The JSON body is refused before parsing: {detail}. Send a smaller or flatter body (docs/errors.md lists the limits).',
+  },
+  malformed_multipart: {
+    status: 400,
+    message:
+      'The multipart body could not be read ({detail}); send multipart/form-data with its boundary, complete, with the file in the field `file`.',
+  },
   missing_body: { status: 400, message: 'This request needs a JSON body.' },
   missing_parameter: { status: 400, message: 'The query parameter `{name}` is required.' },
   business_rule: { status: 400, message: '{detail}' },
@@ -89,6 +99,12 @@ export const errorRegistry = {
       'This import has {count} {what}; one request takes at most {max}. Split it into {suggestedCallCount} calls of at most {suggestedBatchSize} {what}.',
   },
   media_too_large: { status: 413, message: 'The uploaded file is larger than {limit} bytes (25 MB).' },
+  // 415
+  unsupported_content_encoding: {
+    status: 415,
+    message:
+      'The request body is encoded with `{encoding}` (Content-Encoding), which this server does not read; send the body uncompressed, without Content-Encoding.',
+  },
   // 429
   rate_limited: { status: 429, message: 'Too many requests: retry in {retryAfter} s.' },
   // 500

@@ -25,6 +25,7 @@ import { templatesRoutes } from '../site-resources/routes/templates';
 import { API_VERSION, VERSION } from '../version';
 import { loggerOptions, requestChildLogger } from './logger';
 import { authPlugin } from './plugins/auth';
+import { bodyParsingPlugin } from './plugins/body-parsing';
 import { conditionalRequestsPlugin } from './plugins/conditional-requests';
 import { contextPlugin } from './plugins/context';
 import { corsPlugin } from './plugins/cors';
@@ -72,6 +73,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setSerializerCompiler(serializerCompiler);
 
   await app.register(errorsPlugin);
+  // Before every route: it sets the body limit of bulk routes as they are registered.
+  await app.register(bodyParsingPlugin, { importBodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
   // Before every route and hook: preflights are answered before rate limiting and auth.
   await app.register(corsPlugin, { origins: config.CMS_CORS_ORIGINS });
   await app.register(openapiPlugin, { version: API_VERSION });
@@ -90,6 +93,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(rateLimitPlugin, {
     max: config.RATE_LIMIT_MAX,
     timeWindowMs: config.RATE_LIMIT_WINDOW_MS,
+    maxAuthFailures: config.AUTH_FAILURE_MAX,
   });
   await app.register(authPlugin);
   await app.register(queryTimeoutPlugin, { timeoutMs: config.MAX_QUERY_TIMEOUT_MS });

@@ -24,6 +24,7 @@ import type { SiteView } from '../platform/sites';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import type { Clock } from '../shared/clock';
 import { internalNodeId, publicResourceId } from '../shared/internal-ids';
+import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
 import { takeSnapshot } from './take-snapshot';
 
 /** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `~build:<buildId>`. */
@@ -94,6 +95,12 @@ export interface StartBuildInput {
   /** The URL the deployed pages are served at (probed after deploy), or null. */
   serveCheckUrl: string | null;
   /**
+   * Whether `serveCheckUrl` is this server's own address (the live path it serves), built by
+   * the server rather than taken from the site: its origin is trusted by the guarded fetcher.
+   * A URL from the site (`publicUrl`) never is.
+   */
+  isServeCheckOwnAddress?: boolean;
+  /**
    * What the build is for. `build` (default): it goes live when it ends (the environment's live
    * build is recorded, then the pointer switched). `deployment` and `prebuild`: it is written
    * beside the live version and left for the caller to switch in (release-publisher.ts).
@@ -134,6 +141,8 @@ export class BuildService {
       onFinished?: (status: BuildStatus) => void;
       /** Called when an environment's pointer was switched to a build. */
       onSwitched?: (live: { buildId: string; at: string }) => void;
+      /** How serve checks reach the deployed site: the server's guarded fetcher. */
+      outbound: GuardedFetch;
     },
   ) {}
 
@@ -537,7 +546,11 @@ export class BuildService {
       this.options.onSwitched?.({ buildId, at: finishedAt });
       // The serve check probes what is served, so it runs once the build is switched in.
       if (input.serveCheckUrl && final.deploy) {
-        const check = await serveCheck(input.serveCheckUrl);
+        const url = input.serveCheckUrl;
+        const trustedOrigins = input.isServeCheckOwnAddress ? [new URL(url).origin] : [];
+        const check = await serveCheck(url, {
+          fetch: (target, init) => this.options.outbound(target, { ...init, trustedOrigins }),
+        });
         final = {
           ...final,
           deploy: {

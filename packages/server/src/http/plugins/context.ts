@@ -9,6 +9,7 @@ import { migrateSiteGraphs } from '../../migrations/site-migrations';
 import type { ApiKeyRecord } from '../../platform/api-keys';
 import { PLATFORM_GRAPH } from '../../platform/platform-graph';
 import type { Clock } from '../../shared/clock';
+import { createGuardedFetch, type GuardedFetch } from '../../shared/outbound/guarded-fetch';
 import { writeNotifyingEngine } from './write-notifying-graph';
 
 /** What every route needs: the configuration, the engine and the platform graph. */
@@ -33,6 +34,11 @@ export interface TrellisContext {
    * their graph; entries live `CONTENT_READ_CACHE_MS`.
    */
   itemReadCache: ItemReadCache;
+  /**
+   * The only way the server makes outbound HTTP requests (shared/outbound/guarded-fetch.ts):
+   * destinations checked on every hop against `CMS_OUTBOUND_ALLOW`, bounded in time and size.
+   */
+  outbound: GuardedFetch;
 }
 
 declare module 'fastify' {
@@ -78,6 +84,11 @@ export const contextPlugin = fp(
       apiKeyCache: new ApiKeyCache<ApiKeyRecord>(),
       accessCache,
       itemReadCache,
+      outbound: createGuardedFetch({
+        policy: { allow: config.CMS_OUTBOUND_ALLOW },
+        timeoutMs: config.CMS_OUTBOUND_TIMEOUT_MS,
+        maxResponseBytes: config.CMS_OUTBOUND_MAX_BYTES,
+      }),
     } satisfies TrellisContext);
     app.addHook('onClose', async () => {
       await engine.close();

@@ -26,6 +26,7 @@ export const publishingPlugin = fp(
       dataDir,
       log: app.log.child({ component: 'build' }),
       clock: app.trellis.clock,
+      outbound: app.trellis.outbound,
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };

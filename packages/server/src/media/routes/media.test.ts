@@ -155,6 +155,44 @@ describe('POST /api/media/upload', () => {
       (await upload(png(1, 1), 'a.png', 'image/png', { authorization: `Bearer ${viewer.key}` })).statusCode,
     ).toBe(403);
   });
+
+  it('answers 400 malformed_multipart, never 500, for a garbled body (issue 16 item 6), and stores nothing', async () => {
+    const whole = multipart([{ field: 'file', filename: 'a.png', type: 'image/png', content: png(4, 4) }]);
+    const boundary = /boundary=(.+)$/.exec(whole.headers['content-type'])![1]!;
+    const garbled: Array<[string, Buffer | string, string]> = [
+      // Cut off inside the file part: no closing boundary.
+      ['truncated', whole.payload.subarray(0, whole.payload.length - 40), whole.headers['content-type']],
+      ['no boundary parameter', whole.payload, 'multipart/form-data'],
+      ['another boundary', whole.payload, 'multipart/form-data; boundary=not-the-one'],
+      ['not multipart at all', 'garbage, garbage', whole.headers['content-type']],
+      ['headers cut short', `--${boundary}\r\nContent-Disposition: form-da`, whole.headers['content-type']],
+      ['empty body', '', whole.headers['content-type']],
+    ];
+    for (const [what, payload, contentType] of garbled) {
+      const res = await site.request({
+        method: 'POST',
+        url: '/api/media/upload',
+        payload,
+        headers: { 'content-type': contentType },
+      });
+      expect(res.statusCode, `${what}: ${res.body}`).toBe(400);
+      expect(Object.keys(res.json()).sort(), what).toEqual(['code', 'error']);
+      expect(['malformed_multipart', 'media_type_not_allowed'], what).toContain(res.json().code);
+    }
+    // The two the issue names are told apart from a missing file.
+    for (const [payload, contentType] of [garbled[0]!, garbled[1]!].map(([, p, c]) => [p, c] as const)) {
+      const res = await site.request({
+        method: 'POST',
+        url: '/api/media/upload',
+        payload,
+        headers: { 'content-type': contentType },
+      });
+      expect(res.json().code).toBe('malformed_multipart');
+    }
+    expect((await site.request({ method: 'GET', url: '/api/media?countOnly=1' })).json()).toEqual({
+      total: 0,
+    });
+  });
 });
 
 describe('GET /api/media', () => {

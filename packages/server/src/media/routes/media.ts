@@ -27,7 +27,11 @@ import { searchStock } from '../stock-search';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 413, 502);
 
-/** Multipart errors of @fastify/multipart mapped to the codes of docs/api-spec.md §7. */
+/**
+ * Errors met while reading an upload, mapped to the codes of docs/api-spec.md §7. Everything
+ * else thrown while the parts are read is the body's fault — no boundary, cut short, garbled
+ * (busboy's errors, @fastify/multipart's premature close) — and a 400 `malformed_multipart`.
+ */
 function fromMultipartError(error: unknown): unknown {
   const code = (error as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE')
@@ -35,13 +39,17 @@ function fromMultipartError(error: unknown): unknown {
   if (
     code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' ||
     code === 'FST_FILES_LIMIT' ||
+    code === 'FST_FIELDS_LIMIT' ||
     code === 'FST_PARTS_LIMIT'
   ) {
     return TrellisError.of('validation_failed', {
       detail: 'send multipart/form-data with exactly one file in the field `file`',
     });
   }
-  return error;
+  if (error instanceof TrellisError) return error;
+  // busboy's messages ("Unexpected end of form", "Multipart: Boundary not found") name the fault.
+  const message = error instanceof Error ? error.message.slice(0, 200) : 'unreadable body';
+  return TrellisError.of('malformed_multipart', { detail: message });
 }
 
 /**
@@ -167,7 +175,11 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) =>
-      searchStock({ providerUrl: app.trellis.config.STOCK_PROVIDER_URL, query: request.query }),
+      searchStock({
+        providerUrl: app.trellis.config.STOCK_PROVIDER_URL,
+        query: request.query,
+        outbound: app.trellis.outbound,
+      }),
   );
 
   app.get(

@@ -33,14 +33,26 @@ export function livePath(siteId: string, env: string): string {
   return `/sites/${siteId.slice('site:'.length)}/${env}/`;
 }
 
-/** The URL a deploy is probed at: the site's public URL, else this server's own, when listening. */
-function serveCheckUrl(app: FastifyInstance, site: SiteView, env: string): string | null {
-  if (site.publicUrl && env === 'prod') return site.publicUrl;
+/**
+ * Where a deploy is probed: the site's public URL (a URL a site admin chose: the guarded
+ * fetcher refuses it when it is not public, unless CMS_OUTBOUND_ALLOW allows it), else the
+ * environment's live path on this server's own address, when listening (built here, so
+ * trusted: `isServeCheckOwnAddress`).
+ */
+function serveCheckOf(
+  app: FastifyInstance,
+  site: SiteView,
+  env: string,
+): Pick<StartBuildInput, 'serveCheckUrl' | 'isServeCheckOwnAddress'> {
+  if (site.publicUrl && env === 'prod') return { serveCheckUrl: site.publicUrl };
   const address = app.server.address();
-  if (!address || typeof address === 'string') return null;
+  if (!address || typeof address === 'string') return { serveCheckUrl: null };
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
-  return `http://${reachable}:${address.port}${livePath(site.id, env)}`;
+  return {
+    serveCheckUrl: `http://${reachable}:${address.port}${livePath(site.id, env)}`,
+    isServeCheckOwnAddress: true,
+  };
 }
 
 /**
@@ -108,7 +120,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         env,
         mode: asOf && mode !== 'validate' ? 'full' : mode,
         actor: actorOf(request.principal!),
-        serveCheckUrl: asOf ? null : serveCheckUrl(app, site, env),
+        ...(asOf ? { serveCheckUrl: null } : serveCheckOf(app, site, env)),
         ...(asOf && env !== 'dev'
           ? {
               live: (await liveStateAt(graph, { envId: `env:${env}`, at: asOf, now: app.releases.now() }))

@@ -1,5 +1,6 @@
 import {
   CreateTemplateBody,
+  MAX_TEMPLATE_LENGTH,
   NoContent,
   PageQuery,
   Template,
@@ -20,8 +21,13 @@ import { getTemplate, listTemplates, listTemplateVersions, writeTemplate } from 
 
 const errors = errorResponses(400, 401, 403, 404, 409, 502);
 
+/** Room for a template of MAX_TEMPLATE_LENGTH characters of up to 4 UTF-8 bytes each, and its other fields. */
+const TEMPLATE_BODY_BYTES = 4 * MAX_TEMPLATE_LENGTH + 64 * 1024;
+
 /** Spec §4 Templates (site-scoped): versioned Liquid source; every PUT writes a new version; DELETE. */
 export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
+  // The template writes take a longest template whatever BODY_LIMIT_BYTES is.
+  const bodyLimit = Math.max(app.trellis.config.BODY_LIMIT_BYTES, TEMPLATE_BODY_BYTES);
   app.get(
     '/api/templates',
     {
@@ -51,6 +57,7 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: CreateTemplateBody,
         response: { 201: Template, ...errors },
       },
+      bodyLimit,
       config: { siteScope: 'site', permission: 'templates:manage' },
     },
     async (request, reply) => {
@@ -122,6 +129,7 @@ export const templatesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: UpdateTemplateBody,
         response: { 200: Template, ...errors },
       },
+      bodyLimit,
       config: { siteScope: 'site', permission: 'templates:manage' },
     },
     async (request, reply) => {
