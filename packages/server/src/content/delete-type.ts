@@ -2,6 +2,7 @@ import type { Graph } from '../engines/port';
 import { applyLiveChanges, LIVE_ITEM_LABEL } from '../releases/live-state';
 import { RELEASE_LABEL } from '../releases/release-records';
 import { assertDeletable } from '../shared/in-use';
+import { publicResourceId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
 import { deleteItemIn } from './item-repository';
 import { findTypeHolders } from './type-holders';
@@ -69,7 +70,7 @@ export async function deleteType({
           actor,
           now,
           releases,
-          auditData: { cascadeOf: typeNodeId(name) },
+          auditData: { cascadeOf: publicResourceId(typeNodeId(name)) },
         });
         deletedItems++;
       }
@@ -78,7 +79,7 @@ export async function deleteType({
     await tx.appendAudit({
       actor,
       action: 'type.delete',
-      target: typeNodeId(name),
+      target: publicResourceId(typeNodeId(name)),
       data: { cascade, deletedItems },
     });
     return { deletedItems };

@@ -1,6 +1,7 @@
 import { TrellisError } from '@trelliscms/core';
 import type { Graph } from '../engines/port';
 import { assertDeletable } from '../shared/in-use';
+import { publicResourceId } from '../shared/internal-ids';
 import { cascadeOf, findResourceHolders, specOfHolder } from './resource-holders';
 import { resourceNodeId, type SiteResourceSpec } from './site-resources';
 
@@ -52,17 +53,17 @@ export async function deleteSiteResource({
         await tx.appendAudit({
           actor,
           action: `${holderSpec.base}.delete`,
-          target: holderId,
-          data: { cascadeOf: id },
+          target: publicResourceId(holderId),
+          data: { cascadeOf: publicResourceId(id) },
         });
-        deleted.push(holderId);
+        deleted.push(publicResourceId(holderId));
       }
     }
     await tx.deleteNode(id);
     await tx.appendAudit({
       actor,
       action: `${spec.base}.delete`,
-      target: id,
+      target: publicResourceId(id),
       ...(deleted.length > 0 ? { data: { cascade: true, deleted } } : {}),
     });
   });

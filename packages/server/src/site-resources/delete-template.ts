@@ -1,5 +1,6 @@
 import type { Graph } from '../engines/port';
 import { assertDeletable } from '../shared/in-use';
+import { publicResourceId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
 import { findTemplateHolders } from './template-holders';
 import { getTemplate, TEMPLATE_VERSION_LABEL, templateNodeId } from './template-repository';
@@ -35,7 +36,7 @@ export async function deleteTemplate({
     await tx.appendAudit({
       actor,
       action: 'template.delete',
-      target: templateNodeId(name),
+      target: publicResourceId(templateNodeId(name)),
       data: { version: head.latestVersion ?? head.version, versions: versions.length },
     });
   });

@@ -6,6 +6,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import { MAX_MEDIA_BYTES } from '@trelliscms/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
+import { internalNodeIdOf } from '../../shared/internal-ids';
 
 let site: ContentTestSite;
 beforeEach(async () => {
@@ -439,7 +440,7 @@ describe('DELETE /api/media/{id} with integrity', () => {
     const asset = (await upload(png(7, 7, 5))).json();
     const id = await article('Orphan', { photo: asset.id });
     // As an older server left it: the asset removed while an item still shows it.
-    await site.graph.deleteNode(asset.id);
+    expect(await site.graph.deleteNode(internalNodeIdOf(asset.id))).toBe(true);
     const edited = await site.request({
       method: 'PATCH',
       url: `/api/content/article/${id}`,
