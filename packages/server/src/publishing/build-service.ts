@@ -54,10 +54,16 @@ export type BuildPurpose = 'build' | 'deployment' | 'prebuild' | 'preview';
  * The fingerprint of a snapshot: equal fingerprints build equal sites. A build made ahead for
  * a scheduled deployment is switched in at its time only while the fingerprint of what the
  * site would be built from then is still the one it was built from.
+ *
+ * Left out: `exportedAt`, and each item's `publishedAt`. No build reads `publishedAt` (templates,
+ * lists and the sitemap see fields, status, version and `updatedAt`), and it is stamped on an
+ * item each time a version of it goes live, so with it every deployment of a drip built ahead
+ * while the ones before it were pending would look stale at its time and be built again then.
  */
 export function snapshotFingerprint(snapshot: SiteSnapshot): string {
+  const items = snapshot.items.map(({ publishedAt: _unread, ...item }) => item);
   return `sha256:${createHash('sha256')
-    .update(JSON.stringify({ ...snapshot, exportedAt: '' }))
+    .update(JSON.stringify({ ...snapshot, items, exportedAt: '' }))
     .digest('hex')}`;
 }
 
