@@ -669,6 +669,14 @@ function goals(results: ShapeResult[]): string[] {
       `- scheduled switch lateness < 1 s on the ${biggest.pages.toLocaleString('en-US')}-page site: median ${ms(stats(served).median)} ms, max ${ms(max)} ms — ${max < 1000 && missing === 0 ? 'met' : 'not met'}${busy(biggest) ? ' (busy machine)' : ''}`,
     );
   }
+  const recorded = results.filter((r) => r.rollback.buildRecorded).map((r) => r.pages);
+  lines.push(
+    `- a rollback is a pointer switch, with no build recorded: ${recorded.length === 0 ? 'yes, on every shape' : `no: a build was recorded on the ${recorded.join(', ')}-page site`}`,
+  );
+  const early = results.filter((r) => r.switches.some((s) => s.early) || (r.drip?.early ?? 0) > 0);
+  lines.push(
+    `- no page showed a scheduled title before its validFrom: ${early.length === 0 ? 'yes' : `no (${early.map((r) => r.pages).join(', ')} pages)`}`,
+  );
   for (const r of results) {
     if (!r.drip) continue;
     lines.push(
@@ -706,12 +714,11 @@ function writeSection(
           '',
         ]
       : ['The drip was not run (`BENCH_RELEASE_DRIP=0`).', '']),
-    'Goals, in this run:',
+    'Goals and checks, in this run:',
     '',
     ...goals(results),
     '',
-    ...notes,
-    '',
+    ...(notes.length > 0 ? [...notes, ''] : []),
   ]);
 }
 
