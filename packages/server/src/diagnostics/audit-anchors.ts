@@ -100,7 +100,7 @@ export class AuditAnchors {
 
   /**
    * Raises the graph's anchor to its chain's head, in the background: one run per graph at a
-   * time, and writes during a run cause one more run after it. Failures are logged.
+   * time; writes during a run cause one more run after it. Failures are logged.
    */
   advance(graphName: string): void {
     const state = this.pending.get(graphName);
@@ -109,35 +109,33 @@ export class AuditAnchors {
       return;
     }
     const entry = { running: Promise.resolve(), dirty: false };
+    this.pending.set(graphName, entry);
     entry.running = this.scope.runInAsyncScope(async () => {
       try {
-        do {
-          entry.dirty = false;
-          const graph =
-            graphName === this.options.platformGraphName
-              ? this.options.platform
-              : await this.options.engine.openGraph(graphName);
-          if (graph) await this.advanceOnce(graphName, graph);
-        } while (entry.dirty);
+        const graph =
+          graphName === this.options.platformGraphName
+            ? this.options.platform
+            : await this.options.engine.openGraph(graphName);
+        if (graph) await this.advanceOnce(graphName, graph);
       } catch (error) {
         this.options.log.error({ err: error, graph: graphName }, 'could not anchor the audit chain');
       } finally {
         this.pending.delete(graphName);
+        if (entry.dirty) this.advance(graphName);
       }
     });
-    this.pending.set(graphName, entry);
   }
 
-  /** Waits for the anchoring in flight (of one graph, or of all). */
+  /**
+   * Waits for the anchoring in flight: of one graph, its current run (so a graph written without
+   * pause never keeps a caller waiting); of all graphs, until none is left (on close).
+   */
   async settle(graphName?: string): Promise<void> {
-    for (;;) {
-      const runs =
-        graphName === undefined
-          ? [...this.pending.values()].map((state) => state.running)
-          : [this.pending.get(graphName)?.running].filter((run) => run !== undefined);
-      if (runs.length === 0) return;
-      await Promise.all(runs);
+    if (graphName !== undefined) {
+      await this.pending.get(graphName)?.running;
+      return;
     }
+    while (this.pending.size > 0) await Promise.all([...this.pending.values()].map((state) => state.running));
   }
 
   /**
