@@ -126,6 +126,16 @@ describe('size limits and bombs', () => {
         socket.write(
           `POST /api/content/post HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.ownerKey}\r\nX-Site-Id: ${site.id}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
         );
+        // A server that checks the declared length answers before any of the body: wait for
+        // that first (up to 2 s), so the body written after it cannot end in EPIPE before the
+        // answer is read; a server that reads the body gets it.
+        await new Promise((ready) => {
+          const timer = setTimeout(ready, 2_000);
+          socket.once('data', () => {
+            clearTimeout(timer);
+            ready(undefined);
+          });
+        });
         const chunk = Buffer.alloc(1024 * 1024, 'x');
         for (let sent = 0; sent < size && !done && !socket.destroyed; sent += chunk.length) {
           if (!socket.write(chunk)) await new Promise((drained) => socket.once('drain', drained));
