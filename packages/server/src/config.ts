@@ -76,6 +76,12 @@ export const ConfigSchema = z
     /** On first start with an empty data dir: the secret of the platform-owner API key. */
     CMS_OWNER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
     CMS_ENGINE: z.enum(['embedded', 'neo4j']).default('embedded'),
+    /**
+     * The secret the audit chains are keyed with (HMAC-SHA256, docs/audit.md); unset: the file
+     * `CMS_DATA_DIR/audit.key`, created on first start (mode 0600). Servers sharing one Neo4j
+     * database from several hosts must set the same value.
+     */
+    CMS_AUDIT_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     NEO4J_URI: z
       .string()
       .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\//, 'must be a bolt:// or neo4j:// URI')

@@ -147,9 +147,10 @@ export interface AuditRecord extends AuditEntryInput {
   ts: string;
   prevHash: string;
   /**
-   * sha256 hex of `prevHash` + canonical JSON of {seq, ts, actor, action, target, data}
-   * (`auditHash` in engines/shared/audit-chain). Seq starts at 1; the first record's
-   * `prevHash` is 64 zeros (`GENESIS_HASH`).
+   * HMAC-SHA256 hex, under the engine's audit key, of `prevHash` + canonical JSON of
+   * {seq, ts, actor, action, target, data} (`auditMac` in engines/shared/audit-chain). Records
+   * written before the chain was keyed carry the plain sha256 of the same text (`auditHash`).
+   * Seq starts at 1; the first record's `prevHash` is 64 zeros (`GENESIS_HASH`).
    */
   hash: string;
 }
@@ -189,6 +190,32 @@ export interface AuditVerdict {
   last_hash?: string;
   verified_at: string;
   reason: string | null;
+  /** The first bad record, or the first one missing below an anchored head; null when none. */
+  bad_seq: number | null;
+  /** The highest anchored seq checked; null when no anchor was given. */
+  anchored_seq: number | null;
+  /** Records up to this seq were accepted with the unkeyed hash. */
+  legacy_through: number;
+}
+
+/** A head of the chain recorded outside the graph: the chain must reach `seq`, with `hash` there. */
+export interface AuditAnchorCheck {
+  seq: number;
+  hash: string;
+  /** Where the anchor was kept, for the verdict's reason (`platform store`, `build b…`). */
+  source: string;
+}
+
+/** What {@link Graph.verifyAudit} checks besides the chain itself. */
+export interface VerifyAuditOptions {
+  /**
+   * Records up to this seq may carry the unkeyed sha256 hash of chains written before the chain
+   * was keyed (default 0: every record must carry the keyed hash). The server keeps it beside
+   * the graph's anchor, outside the graph (docs/audit.md).
+   */
+  legacyThrough?: number;
+  /** Heads recorded outside the graph; a chain that ends before one, or differs at it, is broken. */
+  anchors?: AuditAnchorCheck[];
 }
 
 /** What {@link GraphWriter.updateNode} changes. */
@@ -249,7 +276,10 @@ export interface GraphWriter extends GraphReader {
   deleteEdge(edge: { from: string; type: string; to: string }): Promise<boolean>;
   /** Stores (or replaces) the node's embedding. All vectors of one graph have the same dimension. */
   setEmbedding(id: string, vector: number[]): Promise<void>;
-  /** Appends to the graph's audit chain, in the same transaction as the surrounding writes. */
+  /**
+   * Appends to the graph's audit chain, in the same transaction as the surrounding writes; the
+   * record's hash is keyed with the engine's audit key.
+   */
   appendAudit(entry: AuditEntryInput): Promise<AuditRecord>;
 }
 
@@ -266,8 +296,11 @@ export interface Graph extends GraphWriter {
   auditRecords(options?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]>;
   /** The audit records matching `filter`, a page at a time, with their total. */
   findAudit(filter: AuditFilter): Promise<AuditPage>;
-  /** Recomputes the chain and reports `ok`, `empty` or `broken` with the reason. */
-  verifyAudit(): Promise<AuditVerdict>;
+  /**
+   * Recomputes the chain under the engine's audit key and reports `ok`, `empty` or `broken`
+   * with the reason and the first bad seq, checking the anchors of `options` too.
+   */
+  verifyAudit(options?: VerifyAuditOptions): Promise<AuditVerdict>;
 }
 
 export interface ProbeResult {

@@ -38,6 +38,7 @@ const engines: Array<{ name: string; make: (dir: string) => GraphEngine; enabled
         user: process.env.NEO4J_USER ?? 'neo4j',
         password: process.env.NEO4J_PASSWORD ?? 'trellis-test-pw',
         edition: process.env.NEO4J_EDITION === 'enterprise' ? 'enterprise' : 'community',
+        auditKey: randomBytes(32),
       }),
     enabled: neo4jUri !== undefined,
   },

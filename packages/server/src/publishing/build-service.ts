@@ -10,6 +10,7 @@ import {
   serveCheck,
 } from '@trelliscms/builder';
 import {
+  type AuditHeadAnchor,
   type BuildMode,
   type BuildResult,
   type BuildStatus,
@@ -143,6 +144,8 @@ export class BuildService {
       onSwitched?: (live: { buildId: string; at: string }) => void;
       /** How serve checks reach the deployed site: the server's guarded fetcher. */
       outbound: GuardedFetch;
+      /** The head of a graph's audit chain, MACed, recorded in each build's manifest (see AuditAnchors). */
+      auditHead?: (graphName: string, graph: Graph) => Promise<AuditHeadAnchor | null>;
     },
   ) {}
 
@@ -483,6 +486,9 @@ export class BuildService {
     let final: BuildResult;
     let fingerprint: string | undefined;
     try {
+      // Read before the snapshot: every record up to this head is in the graph the build reads.
+      const auditHead =
+        purpose === 'preview' ? null : await this.options.auditHead?.(input.site.graphName, input.graph);
       const snapshot = await this.snapshotFor(input);
       if (purpose === 'deployment' || purpose === 'prebuild') fingerprint = snapshotFingerprint(snapshot);
       const result = await build({
@@ -495,6 +501,7 @@ export class BuildService {
         serveCheckUrl: purpose === 'build' ? input.serveCheckUrl : null,
         mediaBaseUrl: '/media',
         activate: purpose === 'preview',
+        auditHead,
       });
       final = this.toResult(result, input);
     } catch (error) {

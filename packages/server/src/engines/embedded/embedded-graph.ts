@@ -1,5 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AuditFilter, AuditPage, AuditRecord, AuditVerdict, Graph, GraphWriter } from '../port';
+import type {
+  AuditFilter,
+  AuditPage,
+  AuditRecord,
+  AuditVerdict,
+  Graph,
+  GraphWriter,
+  VerifyAuditOptions,
+} from '../port';
 import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { SqlConnection } from './connection';
@@ -92,6 +100,7 @@ export class EmbeddedGraph implements Graph {
     readonly name: string,
     readonly file: string,
     create: boolean,
+    private readonly auditKey: Uint8Array,
   ) {
     this.writeConn = new SqlConnection(file);
     try {
@@ -117,20 +126,20 @@ export class EmbeddedGraph implements Graph {
       throw error;
     }
     const uniques = new Map<string, string[]>();
-    this.writer = new GraphStore(this.writeConn, uniques);
-    this.reader = new GraphStore(this.readConn, uniques);
+    this.writer = new GraphStore(this.writeConn, uniques, auditKey);
+    this.reader = new GraphStore(this.readConn, uniques, auditKey);
     this.writer.loadUniqueConstraints();
     this.writer.syncWithOtherWriters();
   }
 
-  /** Creates the database file and its schema. */
-  static create(name: string, file: string): EmbeddedGraph {
-    return new EmbeddedGraph(name, file, true);
+  /** Creates the database file and its schema; audit records are keyed with `auditKey`. */
+  static create(name: string, file: string, auditKey: Uint8Array): EmbeddedGraph {
+    return new EmbeddedGraph(name, file, true, auditKey);
   }
 
-  /** Opens an existing graph file. */
-  static open(name: string, file: string): EmbeddedGraph {
-    return new EmbeddedGraph(name, file, false);
+  /** Opens an existing graph file; audit records are keyed with `auditKey`. */
+  static open(name: string, file: string, auditKey: Uint8Array): EmbeddedGraph {
+    return new EmbeddedGraph(name, file, false, auditKey);
   }
 
   // ---- reads: committed data only ----
@@ -162,8 +171,8 @@ export class EmbeddedGraph implements Graph {
   async findAudit(filter: AuditFilter): Promise<AuditPage> {
     return this.reader.findAudit(filter);
   }
-  async verifyAudit(): Promise<AuditVerdict> {
-    return verifyAuditChain(this.name, this.reader.allAuditRecords());
+  async verifyAudit(options?: VerifyAuditOptions): Promise<AuditVerdict> {
+    return verifyAuditChain(this.name, this.reader.allAuditRecords(), this.auditKey, options);
   }
 
   // ---- single writes: each its own transaction ----

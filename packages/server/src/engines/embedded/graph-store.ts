@@ -18,7 +18,7 @@ import type {
   TraversalQuery,
 } from '../port';
 import { EngineError } from '../port';
-import { auditHash, GENESIS_HASH } from '../shared/audit-chain';
+import { auditMac, GENESIS_HASH } from '../shared/audit-chain';
 import { assertAuditFilter } from '../shared/audit-filter';
 import {
   assertCount,
@@ -186,6 +186,8 @@ export class GraphStore {
   constructor(
     private readonly conn: SqlConnection,
     private readonly uniques: UniqueConstraints,
+    /** The key of the audit chain's HMAC (engines/shared/audit-key). */
+    private readonly auditKey: Uint8Array,
   ) {}
 
   /**
@@ -588,7 +590,7 @@ export class GraphStore {
       prevHash,
       hash: '',
     };
-    record.hash = auditHash(prevHash, record);
+    record.hash = auditMac(this.auditKey, prevHash, record);
     this.conn.run(
       'INSERT INTO audit (seq, ts, actor, action, target, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       [

@@ -18,7 +18,7 @@ import {
   type TraversalHit,
   type TraversalQuery,
 } from '../port';
-import { auditHash, GENESIS_HASH } from '../shared/audit-chain';
+import { auditMac, GENESIS_HASH } from '../shared/audit-chain';
 import {
   assertCount,
   assertIdentifier,
@@ -84,6 +84,8 @@ export class GraphOps implements GraphWriter {
     private readonly graph: string,
     private readonly vectors: VectorIndexState,
     private readonly attempt: WriteAttempt | null,
+    /** The key of the audit chain's HMAC (engines/shared/audit-key). */
+    private readonly auditKey: Uint8Array,
   ) {}
 
   private async run(query: string, params: Props = {}): Promise<Row[]> {
@@ -610,7 +612,7 @@ export class GraphOps implements GraphWriter {
     const prevHash = last?.hash == null ? GENESIS_HASH : String(last.hash);
     const ts = new Date().toISOString();
     const { actor, action, target, data } = entry;
-    const hash = auditHash(prevHash, { seq, ts, actor, action, target, data });
+    const hash = auditMac(this.auditKey, prevHash, { seq, ts, actor, action, target, data });
     const stored: Props = { g: this.graph, op, seq: int(seq), ts, actor, action, target, prevHash, hash };
     if (data !== undefined) stored.data = JSON.stringify(data);
     await this.run('CREATE (a:TAudit) SET a = $stored', { stored });

@@ -21,6 +21,7 @@ import {
   type SimilarityQuery,
   type TraversalHit,
   type TraversalQuery,
+  type VerifyAuditOptions,
 } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { AUDIT_MATCH_FIELDS, assertAuditFilter } from '../shared/audit-filter';
@@ -42,6 +43,8 @@ export interface GraphContext {
   vectors: VectorIndexState;
   /** Creates the vector indexes of dimensions written by a committed transaction. */
   ensureVectorIndexes(dimensions: Iterable<number>): Promise<void>;
+  /** The key of the audit chain's HMAC. */
+  auditKey: Uint8Array;
 }
 
 /**
@@ -60,7 +63,9 @@ export class Neo4jGraph implements Graph {
   private async read<T>(fn: (ops: GraphOps) => Promise<T>): Promise<T> {
     const session = this.context.openSession('READ');
     try {
-      return await session.executeRead((tx) => fn(new GraphOps(tx, this.name, this.context.vectors, null)));
+      return await session.executeRead((tx) =>
+        fn(new GraphOps(tx, this.name, this.context.vectors, null, this.context.auditKey)),
+      );
     } catch (error) {
       throw toEngineError(error);
     } finally {
@@ -78,7 +83,11 @@ export class Neo4jGraph implements Graph {
       const result = await session.executeWrite(async (tx) => {
         const attempt = newWriteAttempt(token);
         attempt.rules = await this.lock(tx);
-        const value = await fn(new GraphOps(tx, this.name, this.context.vectors, attempt), tx, attempt);
+        const value = await fn(
+          new GraphOps(tx, this.name, this.context.vectors, attempt, this.context.auditKey),
+          tx,
+          attempt,
+        );
         dimensions = attempt.dimensions;
         return value;
       });
@@ -302,7 +311,7 @@ export class Neo4jGraph implements Graph {
     }
   }
 
-  async verifyAudit(): Promise<AuditVerdict> {
+  async verifyAudit(options?: VerifyAuditOptions): Promise<AuditVerdict> {
     const session = this.context.openSession('READ');
     try {
       const result = await session.executeRead((tx) =>
@@ -317,6 +326,8 @@ export class Neo4jGraph implements Graph {
       return verifyAuditChain(
         this.name,
         result.records.map((record) => decodeAudit(record.get('a') as Record<string, unknown>)),
+        this.context.auditKey,
+        options,
       );
     } catch (error) {
       throw toEngineError(error);

@@ -1,10 +1,13 @@
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiKeyCache } from '../../auth/api-key-cache';
 import { PlatformAccessCache } from '../../auth/platform-access-cache';
 import type { Config } from '../../config';
 import { ItemReadCache } from '../../content/item-read-cache';
+import { AuditAnchors } from '../../diagnostics/audit-anchors';
 import type { Graph, GraphEngine } from '../../engines/port';
+import { loadAuditKey } from '../../engines/shared/audit-key';
 import { migrateSiteGraphs } from '../../migrations/site-migrations';
 import type { ApiKeyRecord } from '../../platform/api-keys';
 import { PLATFORM_GRAPH } from '../../platform/platform-graph';
@@ -39,6 +42,11 @@ export interface TrellisContext {
    * destinations checked on every hop against `CMS_OUTBOUND_ALLOW`, bounded in time and size.
    */
   outbound: GuardedFetch;
+  /**
+   * The heads of the audit chains, kept outside the graphs (diagnostics/audit-anchors.ts):
+   * raised after every write, checked by `GET /api/audit/verify`.
+   */
+  auditAnchors: AuditAnchors;
 }
 
 declare module 'fastify' {
@@ -63,9 +71,11 @@ export const contextPlugin = fp(
     const { config } = opts;
     const accessCache = new PlatformAccessCache({ ttlMs: config.ACCESS_CACHE_MS, clock: opts.clock });
     const itemReadCache = new ItemReadCache({ ttlMs: config.CONTENT_READ_CACHE_MS });
-    const engine = writeNotifyingEngine(opts.engine, (graphName) => {
+    let auditAnchors: AuditAnchors | null = null;
+    const engine = writeNotifyingEngine(opts.engine, (graphName, phase) => {
       if (graphName === PLATFORM_GRAPH) accessCache.invalidateAll();
       else itemReadCache.graphWritten(graphName);
+      if (phase === 'end') auditAnchors?.advance(graphName);
     });
     await engine.init();
     const platform = (await engine.openGraph(PLATFORM_GRAPH)) ?? (await engine.createGraph(PLATFORM_GRAPH));
@@ -73,6 +83,17 @@ export const contextPlugin = fp(
     for (const migrated of await migrateSiteGraphs({ engine, platform, clock: opts.clock })) {
       app.log.info(migrated, 'migrated the data of a site graph');
     }
+    // Anchors are written through the engine itself: no cache holds them.
+    const rawPlatform = (await opts.engine.openGraph(PLATFORM_GRAPH)) as Graph;
+    auditAnchors = new AuditAnchors({
+      key: loadAuditKey({ envKey: config.CMS_AUDIT_KEY, dataDir: config.CMS_DATA_DIR }),
+      engine: opts.engine,
+      platform: rawPlatform,
+      platformGraphName: PLATFORM_GRAPH,
+      dataDir: resolve(config.CMS_DATA_DIR),
+      log: app.log.child({ component: 'audit-anchors' }),
+    });
+    auditAnchors.advance(PLATFORM_GRAPH);
     app.decorate('trellis', {
       config,
       engine,
@@ -89,8 +110,10 @@ export const contextPlugin = fp(
         timeoutMs: config.CMS_OUTBOUND_TIMEOUT_MS,
         maxResponseBytes: config.CMS_OUTBOUND_MAX_BYTES,
       }),
+      auditAnchors,
     } satisfies TrellisContext);
     app.addHook('onClose', async () => {
+      await auditAnchors?.settle();
       await engine.close();
     });
   },
