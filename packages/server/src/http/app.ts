@@ -28,6 +28,7 @@ import { authPlugin } from './plugins/auth';
 import { contextPlugin } from './plugins/context';
 import { corsPlugin } from './plugins/cors';
 import { errorsPlugin } from './plugins/errors';
+import { gracefulShutdownPlugin } from './plugins/graceful-shutdown';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { openapiPlugin } from './plugins/openapi';
 import { publishingPlugin } from './plugins/publishing';
@@ -70,6 +71,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setSerializerCompiler(serializerCompiler);
 
   await app.register(errorsPlugin);
+  // Before every other hook: while the server drains, new requests cost only their 503.
+  await app.register(gracefulShutdownPlugin);
   // Before every route and hook: preflights are answered before rate limiting and auth.
   await app.register(corsPlugin, { origins: config.CMS_CORS_ORIGINS });
   await app.register(openapiPlugin, { version: API_VERSION });
