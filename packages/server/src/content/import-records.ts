@@ -7,11 +7,13 @@ import {
   type ImportJsonResponse,
   perSecond,
   type StoredContentType,
+  TrellisError,
   toContentWrite,
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } from '../engines/port';
 import { publishItems } from '../releases/publish-items';
 import { cooperativeYield } from '../shared/cooperative-yield';
+import { isQueryTimeout } from '../shared/deadline-graph';
 import { errorMessage } from './error-message';
 import { itemHash, itemHasher } from './item-hash';
 import { CONTENT_LABEL, emptyBody, type ItemMeta, itemProps, splitItemProps, typeOfId } from './item-record';
@@ -441,6 +443,8 @@ export async function importRecords({
     try {
       await runBatch(batch);
     } catch (error) {
+      // the request's query budget is spent: no record is to blame, the import stops
+      if (isQueryTimeout(error)) throw error;
       if (batch.length === 1) {
         errors.push({ index: batch[0]!.index, id: batch[0]!.id, error: errorMessage(error) });
         return;
@@ -469,7 +473,8 @@ export async function importRecords({
       targets = new Set(again.filter(isWritten).map((record) => record.id));
     }
   };
-  for (const [start, end] of ranges) {
+  // The records of one batch: checked one by one, then written (or split) as one batch.
+  const runRange = async (start: number, end: number): Promise<void> => {
     const batch: PreparedRecord[] = [];
     for (let index = start; index < end; index += 1) {
       await tick();
@@ -492,6 +497,21 @@ export async function importRecords({
     }
     if (batch.length > 0) await runSplitting(batch);
     await tick();
+  };
+  // Past the request's query budget (MAX_QUERY_TIMEOUT_MS) the import stops: 504 with what it did.
+  try {
+    for (const [start, end] of ranges) await runRange(start, end);
+  } catch (error) {
+    if (!isQueryTimeout(error)) throw error;
+    const timeoutMs = Number((error as { details?: { timeoutMs?: unknown } }).details?.timeoutMs ?? 0);
+    throw TrellisError.of(
+      'query_timeout',
+      { timeoutMs },
+      {
+        hint: 'The batches counted here were written before the limit; the one running was rolled back. Send the import again (stored records count as unchanged) or in smaller calls.',
+        extra: { created, updated, unchanged, skipped, failed: errors.length },
+      },
+    );
   }
   errors.sort((a, b) => a.index - b.index);
   const published =
