@@ -84,14 +84,6 @@ describe('SIGTERM', () => {
       );
       const done = await Promise.all(imports);
       const code = await server.exited;
-      console.log(
-        'SHUTDOWN',
-        JSON.stringify({
-          done: done.map((a) => [a.status, a.error]),
-          late: late.map((a) => [a.status, a.error, a.reusedSocket, a.headers.connection]),
-          code,
-        }),
-      );
 
       for (const answer of done) {
         expect(answer.error).toBeNull();

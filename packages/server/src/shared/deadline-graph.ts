@@ -16,7 +16,7 @@ const READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
 ]);
 
 /** The graph each bounded graph wraps (see {@link unboundedGraph}). */
-const originals = new WeakMap<object, Graph>();
+const originals = new WeakMap<object, object>();
 
 /** The time budget of a bounded graph. */
 export interface Deadline {
@@ -56,9 +56,10 @@ export function boundedGraph(graph: Graph, deadline: Deadline): Graph {
 
 /**
  * The graph a {@link boundedGraph} wraps (or `graph` itself): for work that outlives the
- * request, such as an async build or a deployment run in the background.
+ * request, such as an async build or a deployment run in the background, and as the key of
+ * what is cached per graph (each request has a bounded graph of its own).
  */
-export function unboundedGraph<G extends Graph>(graph: G): G {
+export function unboundedGraph<G extends object>(graph: G): G {
   return (originals.get(graph) as G | undefined) ?? graph;
 }
 

@@ -77,8 +77,57 @@ afterEach(async () => {
   await site.close();
 });
 
+/** The engine, counting the calls of each graph method in `calls` (by name, and by name:first argument). */
+function countingEngine(engine: GraphEngine, calls: Map<string, number>): GraphEngine {
+  // one wrapper per graph, as the engine keeps one graph object per name
+  const wrappers = new WeakMap<Graph, Graph>();
+  const counted = (graph: Graph): Graph => {
+    const known = wrappers.get(graph);
+    if (known) return known;
+    const wrapper = new Proxy(graph, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          // by method, and by method and first argument when it is a string (a label, an id)
+          for (const name of [
+            String(key),
+            typeof args[0] === 'string' ? `${String(key)}:${args[0]}` : null,
+          ]) {
+            if (name !== null) calls.set(name, (calls.get(name) ?? 0) + 1);
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    wrappers.set(graph, wrapper);
+    return wrapper;
+  };
+  return {
+    get name() {
+      return engine.name;
+    },
+    init: () => engine.init(),
+    close: () => engine.close(),
+    endpoint: () => engine.endpoint(),
+    createGraph: async (name) => counted(await engine.createGraph(name)),
+    openGraph: async (name) => {
+      const graph = await engine.openGraph(name);
+      return graph && counted(graph);
+    },
+    dropGraph: (name) => engine.dropGraph(name),
+    listGraphs: () => engine.listGraphs(),
+    procedures: () => engine.procedures(),
+    probe: (timeoutMs) => engine.probe(timeoutMs),
+  };
+}
+
 /** A second app on the site's data, with the query budget given (and optionally a slow engine). */
-async function appWithBudget(timeoutMs: number, delayMs = 0): Promise<FastifyInstance> {
+async function appWithBudget(
+  timeoutMs: number,
+  delayMs = 0,
+  wrap: (engine: GraphEngine) => GraphEngine = (engine) => engine,
+): Promise<FastifyInstance> {
   const dataDir = site.platform.dataDir;
   const config = loadConfig({
     CMS_DATA_DIR: dataDir,
@@ -92,7 +141,7 @@ async function appWithBudget(timeoutMs: number, delayMs = 0): Promise<FastifyIns
   const engine = createEmbeddedEngine({ dataDir });
   bounded = await buildApp({
     config,
-    engine: delayMs > 0 ? slowEngine(engine, delayMs) : engine,
+    engine: wrap(delayMs > 0 ? slowEngine(engine, delayMs) : engine),
     logger: false,
   });
   await bounded.ready();
@@ -152,6 +201,32 @@ describe('MAX_QUERY_TIMEOUT_MS on site routes', () => {
     expect(body.created % 250).toBe(0);
     const stored = await site.graph.findNodes({ label: 'Note', limit: 0 });
     expect(stored.total).toBe(1 + body.created);
+  });
+
+  it('keeps what is cached per graph across requests, though each request has a bounded graph of its own', async () => {
+    await site.createType({
+      name: 'member',
+      label: 'Member',
+      nodeLabel: 'Member',
+      keyField: 'handle',
+      fields: [
+        { name: 'handle', type: 'string', required: true },
+        { name: 'email', type: 'string', unique: true },
+      ],
+    });
+    const calls = new Map<string, number>();
+    const app = await appWithBudget(60_000, 0, (engine) => countingEngine(engine, calls));
+    for (const handle of ['ann', 'bob', 'cy']) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/content/member',
+        headers: site.headers,
+        payload: { handle, email: `${handle}@example.test` },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    // the unique constraint is declared once per graph, not once per request
+    expect(calls.get('ensureUnique:Member')).toBe(1);
   });
 
   it('records a sync build whose snapshot read ran out of budget as failed, and answers the timeout', async () => {
