@@ -15,6 +15,20 @@ const READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'verifyAudit',
 ]);
 
+/**
+ * Reads that may run long (scans, searches, traversals): they race the deadline, so the call
+ * rejects at it even when the engine goes on. Point reads (by id) are checked before and after
+ * only: a timer for each would cost every request (a list reads each item's edges).
+ */
+const LONG_READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
+  'findNodes',
+  'traverse',
+  'similar',
+  'auditRecords',
+  'findAudit',
+  'verifyAudit',
+]);
+
 /** The graph each bounded graph wraps (see {@link unboundedGraph}). */
 const originals = new WeakMap<object, object>();
 
@@ -43,8 +57,8 @@ export function isQueryTimeout(error: unknown): boolean {
  * `graph` with every call bounded by one deadline (a request's query budget,
  * MAX_QUERY_TIMEOUT_MS). Past it, no call starts: it rejects with EngineError `timeout`,
  * which the API answers 504 `query_timeout`; calls inside a transaction too, so the
- * transaction rolls back. Reads racing the deadline reject at it (or when they come back
- * after it); `findNodes` and `transaction` hand the engine the deadline, so it stops the work
+ * transaction rolls back. A read that comes back after the deadline rejects too, and one that
+ * may run long (a scan, search or traversal) races the deadline: it rejects at it; `findNodes` and `transaction` hand the engine the deadline, so it stops the work
  * there where it can (the embedded engine interrupts a `findNodes`' statements, Neo4j ends the
  * transaction). A write that started in time is left to finish: its result stands.
  */
@@ -88,7 +102,18 @@ function bound<T extends object>(target: T, deadline: Deadline, isGraph: boolean
             throw normalize(error);
           }
         };
-      } else if (READS.has(key)) {
+      } else if (READS.has(key) && !LONG_READS.has(key)) {
+        method = async (...args: unknown[]) => {
+          check();
+          try {
+            const result = await fn.apply(object, args);
+            check();
+            return result;
+          } catch (error) {
+            throw normalize(error);
+          }
+        };
+      } else if (LONG_READS.has(key)) {
         method = async (...args: unknown[]) => {
           check();
           const call = key === 'findNodes' ? fn.call(object, args[0], options) : fn.apply(object, args);

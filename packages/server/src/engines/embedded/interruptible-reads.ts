@@ -58,15 +58,17 @@ export class InterruptibleReads {
     assertNodeQuery(query);
     const compiled = compileNodeQuery(query);
     return this.withConnection(deadline, async (run) => {
-      const [countRow] = await run(compiled.countSql, compiled.countParams);
-      const total = Number(countRow?.[0] ?? 0);
-      if (query.limit === 0) return { nodes: [], total };
-      const [pageRow] = await run(
-        `SELECT json_group_array(json_array(id, labels, props)) FROM (${compiled.sql})`,
-        compiled.params,
+      if (query.limit === 0) {
+        const [countRow] = await run(compiled.countSql, compiled.countParams);
+        return { nodes: [], total: Number(countRow?.[0] ?? 0) };
+      }
+      // the total and the page in one statement: one trip to the driver's threads
+      const [row] = await run(
+        `SELECT (${compiled.countSql.slice('SELECT '.length)}), (SELECT json_group_array(json_array(id, labels, props)) FROM (${compiled.sql}))`,
+        [...compiled.countParams, ...compiled.params],
       );
-      const rows = JSON.parse(String(pageRow?.[0] ?? '[]')) as unknown[][];
-      return { nodes: rows.map(toNode), total };
+      const rows = JSON.parse(String(row?.[1] ?? '[]')) as unknown[][];
+      return { nodes: rows.map(toNode), total: Number(row?.[0] ?? 0) };
     });
   }
 
