@@ -7,8 +7,8 @@ export default defineConfig([
     // The .d.ts bundle reads sibling packages' built .d.ts (no source condition: cheaper than
     // re-checking their sources, hence build's ^build order), and is not a composite project.
     dts: { entry: { index: 'src/index.ts' }, compilerOptions: { composite: false, customConditions: [] } },
-    // the worker is the other build's (both run at once)
-    clean: ['!render-worker.js', '!render-worker.js.map'],
+    // the workers are the other build's (both run at once)
+    clean: ['!render-worker.js', '!render-worker.js.map', '!liquid-worker.js', '!liquid-worker.js.map'],
     sourcemap: true,
     target: 'node20',
   },
@@ -16,7 +16,11 @@ export default defineConfig([
     // The render worker is its own file: build() starts it from dist/render-worker.js. It
     // imports `@trelliscms/core/build` (external, like every dependency): the pure helpers a
     // worker needs, without core's schemas.
-    entry: { 'render-worker': 'src/render/render-worker.ts' },
+    entry: {
+      'render-worker': 'src/render/render-worker.ts',
+      // the Liquid sandbox (template checks, transforms): src/sandbox/liquid-sandbox.ts starts it
+      'liquid-worker': 'src/sandbox/liquid-worker.ts',
+    },
     format: ['esm'],
     sourcemap: true,
     target: 'node20',

@@ -244,6 +244,96 @@ describe('build', () => {
     expect(readdirSync(fixture.root)).toEqual([]);
   });
 
+  it('stops a build at the first page whose loops run past the render time limit, in about that time', async () => {
+    fixture = loadFixture('blog');
+    // nested loops that output: the render limit is checked on every turn of every loop
+    const hostile =
+      '{% for i in (1..100000) %}{% for j in (1..100000) %}{{ i }}{{ item.title }}{% endfor %}{% endfor %}';
+    for (const name of ['post', 'tag'])
+      fixture.snapshot.templates.find((t) => t.name === name)!.content = hostile;
+    const started = performance.now();
+    const result = await fixture.build({
+      mode: 'full',
+      workers: 2,
+      // seven hostile pages of a second each: before, the worker reported no progress for seven
+      // seconds and only the stall watchdog stopped it
+      limits: { renderTimeMs: 1000, stallTimeoutMs: 5000 },
+    });
+    const tookMs = performance.now() - started;
+    expect(result.ok).toBe(false);
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatchObject({ code: 'build_stopped' });
+    expect(result.errors[0]!.message).toMatch(
+      /^page item:(post|tag):[a-z-]+ \(template "(post|tag)"\) ran past the render time limit of 1000 ms \(template render limit exceeded/,
+    );
+    expect(result.errors[0]!.message).not.toMatch(/no progress/);
+    // the first limit stops it (workers start in about a second from the sources)
+    expect(tookMs).toBeLessThan(4500);
+    expect(existsSync(join(fixture.root, 'site', 'current'))).toBe(false);
+    // in this thread (workers: 0) too
+    const inThread = await fixture.build({ mode: 'validate', workers: 0, limits: { renderTimeMs: 300 } });
+    expect(inThread.errors[0]!.message).toMatch(/ran past the render time limit of 300 ms/);
+  });
+
+  it('runs transforms off the calling thread and stops looping ones at their time limit', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.transforms!.push({
+      id: 'tf-hostile',
+      name: 'hostile',
+      kind: 'set-field',
+      field: 'spin',
+      value: '{% for i in (1..100000) %}{% for j in (1..100000) %}{{ i }}{% endfor %}{% endfor %}',
+    });
+    let maxGap = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+    }, 10);
+    const started = performance.now();
+    const result = await fixture.build({ mode: 'full', limits: { transformTimeMs: 500 } });
+    const tookMs = performance.now() - started;
+    clearInterval(ticker);
+    expect(result.ok).toBe(false);
+    expect(result.errors).toEqual([
+      {
+        code: 'transforms_stopped',
+        message: expect.stringMatching(
+          /^transform "hostile" ran past its time limit of 500 ms on post:hello-world/,
+        ),
+      },
+    ]);
+    expect(result.transformErrors).toEqual([
+      expect.objectContaining({ contentId: 'post:hello-world', transform: 'hostile' }),
+    ]);
+    expect(tookMs).toBeLessThan(5000);
+    // the loop ran in a worker: this thread kept running its timers (before: blocked for the
+    // whole transform, 500 ms here, 2 s per item by default)
+    expect(maxGap).toBeLessThan(300);
+    expect(existsSync(join(fixture.root, 'site', 'current'))).toBe(false);
+  });
+
+  it('bounds all the transforms of a build by one budget', async () => {
+    fixture = loadFixture('blog');
+    // a loop that ends, well under each item's limit: only the build-wide budget stops it
+    fixture.snapshot.transforms!.push({
+      id: 'tf-slow',
+      name: 'slow',
+      kind: 'set-field',
+      field: 'slow',
+      value: '{% for i in (1..50000) %}{% endfor %}',
+    });
+    const result = await fixture.build({
+      mode: 'validate',
+      workers: 0,
+      limits: { transformTimeMs: 60_000, transformBudgetMs: 5 },
+    });
+    expect(result.ok).toBe(false);
+    expect(result.errors[0]).toMatchObject({ code: 'transforms_stopped' });
+    expect(result.errors[0]!.message).toMatch(/^the transforms ran past their budget of 5 ms for the build/);
+  });
+
   it('stops a hostile template with the worker limit and ends only its own build', async () => {
     fixture = loadFixture('blog');
     fixture.snapshot.templates.find((t) => t.name === 'tag')!.content =

@@ -24,7 +24,15 @@ export type { BuildFile, BuildOptions, BuildProgress, BuildResult } from './pipe
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const settings = settingsOf(options);
   const { env, progress } = settings;
-  const content = await load({ source: options.source, env, mediaBaseUrl: settings.mediaBaseUrl });
+  const content = await load({
+    source: options.source,
+    env,
+    mediaBaseUrl: settings.mediaBaseUrl,
+    limits: settings.limits,
+    // with render workers, transforms run off this thread too
+    inWorker: settings.workers > 0,
+    pool: settings.pool,
+  });
   const changes = await detectChanges(settings, content);
   const planned = plan({ env, content, changes });
   const errors: BuildIssue[] = [...planned.plan.errors];
@@ -53,6 +61,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     ...rest,
     durationMs: Math.round(performance.now() - settings.started),
   });
+
+  if (content.transformsStopped !== null) {
+    // the items would render without what the transforms give them: nothing is rendered
+    errors.push({ code: 'transforms_stopped', message: content.transformsStopped });
+    return result({ ok: false });
+  }
 
   const session = settings.target
     ? await settings.target.open({ buildId: settings.buildId, activate: settings.activate })

@@ -21,7 +21,8 @@ export type {
   WriteSession,
 } from './deploy/types';
 export { BuildCache } from './incremental/build-cache';
-export { assertTemplateParses, checkTemplate, type TemplateProblem } from './liquid/check-template';
+export { assertTemplateParses, assertTemplateParsesInWorker } from './liquid/assert-template';
+export { checkTemplate, type TemplateProblem } from './liquid/check-template';
 export { type CreateLiquidParams, createLiquid, type LiquidLimits } from './liquid/create-liquid';
 export {
   absoluteUrl,
@@ -40,11 +41,20 @@ export {
   pageTemplateFor,
   planArtifacts,
 } from './plan/plan-artifacts';
-export { applyTransforms } from './render/apply-transforms';
+export {
+  applyTransforms,
+  DEFAULT_TRANSFORM_BUDGET_MS,
+  DEFAULT_TRANSFORM_TIME_MS,
+  type TransformLimits,
+  type TransformOutcome,
+} from './render/apply-transforms';
 export { RenderPool, type WorkerLimits } from './render/render-pool';
 export { STUB_PAGE } from './render/renderer';
 export { renderTemplate } from './render-template';
 export { activateVersion, rollback } from './rollback';
+export { applyTransformsInWorker } from './sandbox/apply-transforms-in-worker';
+export { checkTemplateInWorker, DEFAULT_CHECK_TIMEOUT_MS } from './sandbox/check-template-in-worker';
+export { LiquidSandbox, SandboxStoppedError } from './sandbox/liquid-sandbox';
 export { assertSnapshot, isSnapshot, readSnapshotFile } from './snapshot/read-snapshot';
 export type {
   Snapshot,

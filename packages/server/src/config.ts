@@ -155,6 +155,11 @@ export const ConfigSchema = z
     LOAD_SHED_MAX_HEAP_USED_BYTES: z.coerce.number().int().min(0).default(0),
     /** Load shedding (503): resident set size, in bytes; 0 turns the check off. */
     LOAD_SHED_MAX_RSS_BYTES: z.coerce.number().int().min(0).default(0),
+    /**
+     * On SIGTERM/SIGINT: how long requests in flight (and async builds) may take to finish
+     * before the process exits anyway (code 1).
+     */
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
     /** How often the load-shedding figures are sampled, in ms (at least 50: the event-loop histogram needs several 10 ms ticks per sample). */
     LOAD_SHED_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
   })

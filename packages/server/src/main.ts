@@ -3,7 +3,12 @@ import { ConfigError, loadConfig } from './config';
 import { buildApp } from './http/app';
 import { ownerKeyNotice } from './platform/bootstrap-owner';
 
-/** Starts the server: validated configuration, listen, graceful shutdown on SIGTERM/SIGINT. */
+/**
+ * Starts the server: validated configuration, listen, graceful shutdown on SIGTERM/SIGINT
+ * (drain: new requests get 503 `shutting_down` with `Connection: close`, requests in flight
+ * finish; then close: builds in flight finish, the engine closes; then exit), bounded by
+ * `SHUTDOWN_TIMEOUT_MS`.
+ */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -20,14 +25,26 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
+    app.log.info({ signal, timeoutMs }, 'shutting down: finishing in-flight requests');
+    const deadline = Date.now() + timeoutMs;
+    setTimeout(() => {
+      app.log.error({ timeoutMs }, 'shutdown timed out: exiting with work still running');
+      process.exit(1);
+    }, timeoutMs).unref();
+    app
+      .drain({ deadline })
+      .then((left) => {
+        if (left.inFlight > 0) app.log.warn(left, 'requests still in flight at the shutdown deadline');
+        return app.close();
+      })
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -383,6 +383,20 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         ];
         for (const query of bad) await expectKind(graph.findNodes(query), 'invalid_argument');
       });
+
+      it('honours a deadline: the same pages before it, a timeout once it has passed', async () => {
+        const deadline = Date.now() + 60_000;
+        for (const query of [
+          {},
+          { limit: 2, offset: 1 },
+          { where: [{ prop: 'city', op: 'exists' as const }], orderBy: [{ prop: 'name' }] },
+          { limit: 0 },
+        ]) {
+          const page = await graph.findNodes({ label: 'Person', ...query }, { deadline });
+          expect({ ids: ids(page.nodes), total: page.total }).toEqual(await find(query));
+        }
+        await expectKind(graph.findNodes({ label: 'Person' }, { deadline: Date.now() - 1 }), 'timeout');
+      });
     });
 
     describe('full-text search', () => {

@@ -12,6 +12,20 @@ import {
 import { createMemoryFs } from './memory-fs';
 import { type ReaderSlot, registerContentTags } from './tags';
 
+/** ms one page may take to render, unless given (liquidjs `renderLimit`). */
+export const DEFAULT_RENDER_TIME_MS = 10_000;
+
+/**
+ * Whether an error (message) is liquidjs's render time limit. liquidjs 10.30 checks it before
+ * each template of a block, so every turn of a loop, however deeply nested, checks it: a loop
+ * is stopped within about the limit (a single filter call is not interrupted; the render
+ * workers' stall watchdog backs that up).
+ */
+export function isRenderTimeLimit(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.includes('template render limit exceeded');
+}
+
 /** Limits of one render (liquidjs's own; a worker's memory and time limits back them up). */
 export interface LiquidLimits {
   /** ms one page may take to render (liquidjs `renderLimit`); default 10 000 */
@@ -56,7 +70,7 @@ export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot
     ownPropertyOnly: true,
     strictFilters: true,
     timezoneOffset: 0,
-    renderLimit: limits.renderTimeMs ?? 10_000,
+    renderLimit: limits.renderTimeMs ?? DEFAULT_RENDER_TIME_MS,
     memoryLimit: limits.memoryBytes ?? 64_000_000,
     parseLimit: limits.parseChars ?? 1_000_000,
   });

@@ -1,7 +1,9 @@
 import type { TransformError } from '@trelliscms/core';
 import { contentHash } from '@trelliscms/core';
-import { applyTransforms } from '../render/apply-transforms';
+import { applyTransforms, type TransformLimits } from '../render/apply-transforms';
+import type { RenderPool } from '../render/render-pool';
 import { hashText } from '../render/renderer';
+import { applyTransformsInWorker } from '../sandbox/apply-transforms-in-worker';
 import { assertSnapshot, isSnapshot } from '../snapshot/read-snapshot';
 import type { Snapshot } from '../snapshot/types';
 import type { ContentSource } from '../source/content-source';
@@ -33,6 +35,8 @@ export interface LoadedContent {
   /** `snapshot` as a content source (in-memory indexes) for the planner, the lists and the emitter */
   source: SnapshotSource;
   transformErrors: TransformError[];
+  /** why the transforms stopped before the end (time limit, budget), or null: the build fails then */
+  transformsStopped: string | null;
   /** see {@link globalHashOf} */
   globalHash: string;
   /** enabled template name → content hash */
@@ -44,16 +48,34 @@ export interface LoadedContent {
   transformKey: string;
 }
 
-/** Stage 1, load: reads the source's snapshot once, checks it, applies the transforms. */
+/**
+ * Stage 1, load: reads the source's snapshot once, checks it, applies the transforms (in a
+ * worker thread of their own with `inWorker`, as every build with render workers does, so the
+ * calling thread stays free: see `applyTransformsInWorker`).
+ */
 export async function load(params: {
   source: ContentSource | Snapshot;
   env: string;
   mediaBaseUrl: string | null;
+  limits?: TransformLimits;
+  inWorker?: boolean;
+  /** the render pool of the build, whose transforms sandbox stays warm between builds */
+  pool?: RenderPool | null;
 }): Promise<LoadedContent> {
   const { env } = params;
   const raw = isSnapshot(params.source) ? params.source : await params.source.snapshot();
   const input = assertSnapshot(raw);
-  const { snapshot, errors: transformErrors } = applyTransforms({ snapshot: input, env });
+  const transformParams = { snapshot: input, env, ...params.limits };
+  const {
+    snapshot,
+    errors: transformErrors,
+    stopped: transformsStopped,
+  } = params.inWorker
+    ? await applyTransformsInWorker(
+        transformParams,
+        params.pool ? (mb) => params.pool!.liquidSandbox(mb) : undefined,
+      )
+    : applyTransforms(transformParams);
   const templateHashes = new Map(
     snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
   );
@@ -62,6 +84,7 @@ export async function load(params: {
     snapshot,
     source: new SnapshotSource({ snapshot, env }),
     transformErrors,
+    transformsStopped,
     globalHash: globalHashOf(input, env, params.mediaBaseUrl),
     templateHashes,
     transformKey:

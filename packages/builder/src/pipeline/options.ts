@@ -12,6 +12,7 @@ import type { DeployTarget } from '../deploy/types';
 import type { BuildCache } from '../incremental/build-cache';
 import type { LiquidLimits } from '../liquid/create-liquid';
 import type { BuildIssue } from '../plan/plan-artifacts';
+import type { TransformLimits } from '../render/apply-transforms';
 import type { RenderPool, WorkerLimits } from '../render/render-pool';
 import type { Snapshot } from '../snapshot/types';
 import type { ContentSource } from '../source/content-source';
@@ -23,8 +24,8 @@ export interface BuildProgress {
   total: number;
 }
 
-/** Render limits: liquidjs's, the workers' and the largest page. */
-export type RenderLimits = LiquidLimits & WorkerLimits & { maxPageBytes?: number };
+/** Render limits: liquidjs's, the workers', the largest page, and the transforms'. */
+export type RenderLimits = LiquidLimits & WorkerLimits & TransformLimits & { maxPageBytes?: number };
 
 export interface BuildOptions {
   /** the content: a snapshot object, or any {@link ContentSource} (its `snapshot()` is read once) */
@@ -48,7 +49,11 @@ export interface BuildOptions {
    * what it renders; default: the cache of `pool` (`pool.cache`) when there is one, else none. null: none
    */
   cache?: BuildCache | null;
-  /** render limits: liquidjs's (`renderTimeMs`, `memoryBytes`, `parseChars`), the workers' (`memoryMb`, `stallTimeoutMs`), `maxPageBytes` */
+  /**
+   * render limits: liquidjs's (`renderTimeMs`, `memoryBytes`, `parseChars`), the workers'
+   * (`memoryMb`, `stallTimeoutMs`), `maxPageBytes`, the transforms' (`transformTimeMs` per item,
+   * `transformBudgetMs` for the build)
+   */
   limits?: RenderLimits;
   /** base URL for `media_url` of `/media/...` paths */
   mediaBaseUrl?: string | null;
@@ -101,7 +106,7 @@ export interface BuildResult {
   carried: number;
   durationMs: number;
   transformErrors: TransformError[];
-  /** `route_collision`, `template_missing`, `render_failed`, `build_stopped`, ... */
+  /** `route_collision`, `template_missing`, `render_failed`, `build_stopped`, `transforms_stopped`, ... */
   errors: BuildIssue[];
   warnings: BuildIssue[];
   files: BuildFile[];

@@ -1,6 +1,7 @@
 import type { WriteSession } from '../deploy/types';
+import { isRenderTimeLimit } from '../liquid/create-liquid';
 import type { BuildPlan } from '../plan/plan-artifacts';
-import { RenderAbortedError, renderInWorkers } from '../render/render-pool';
+import { RenderAbortedError, renderInWorkers, timeLimitReason } from '../render/render-pool';
 import { Renderer } from '../render/renderer';
 import type { RenderedPage, WorkerArtifact } from '../render/worker-protocol';
 import type { LoadedContent } from './load';
@@ -104,6 +105,10 @@ export async function render(params: {
       results = [];
       for (const spec of specs) {
         const { html, ...rest } = renderer.render(spec);
+        if (rest.error !== undefined && isRenderTimeLimit(rest.error)) {
+          const page = { key: spec.key, template: rest.template ?? null, error: rest.error };
+          throw new RenderAbortedError(timeLimitReason(page, limits.renderTimeMs));
+        }
         if (html !== undefined) await onPages?.([{ file: spec.file, html }]);
         results.push(rest);
         if (results.length % 50 === 0)

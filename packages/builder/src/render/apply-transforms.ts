@@ -1,11 +1,44 @@
 import type { TransformError } from '@trelliscms/core';
 import type { Liquid } from 'liquidjs';
-import { createLiquid } from '../liquid/create-liquid';
+import { createLiquid, isRenderTimeLimit } from '../liquid/create-liquid';
 import type { Snapshot, SnapshotItem, SnapshotTransform } from '../snapshot/types';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 
 const BUILD_EVENTS = new Set(['', 'beforeRender', 'beforeBuild', 'before-render']);
+
+/** ms one transform may take on one item (liquidjs `renderLimit`), unless given. */
+export const DEFAULT_TRANSFORM_TIME_MS = 2000;
+
+/** ms all of a build's transforms may take together, unless given. */
+export const DEFAULT_TRANSFORM_BUDGET_MS = 30_000;
+
+/** Limits of a build's transforms. */
+export interface TransformLimits {
+  /** ms one transform may take on one item; default {@link DEFAULT_TRANSFORM_TIME_MS} */
+  transformTimeMs?: number;
+  /** ms the build's transforms may take in all; default {@link DEFAULT_TRANSFORM_BUDGET_MS} */
+  transformBudgetMs?: number;
+}
+
+/** What {@link applyTransforms} made of a snapshot. */
+export interface TransformOutcome {
+  snapshot: Snapshot;
+  errors: TransformError[];
+  /**
+   * why the transforms stopped before the end (a transform ran past its time limit, or all of
+   * them past the build's budget): the items from there on keep the fields they had. The build
+   * fails with `transforms_stopped` then. null when every transform ran.
+   */
+  stopped: string | null;
+}
+
+/** The transforms a build runs, in order: enabled, of a build event, by `order` then id. */
+export function buildTransforms(snapshot: Snapshot): SnapshotTransform[] {
+  return (snapshot.transforms ?? [])
+    .filter((t) => t.enabled !== false && BUILD_EVENTS.has(eventOf(t)))
+    .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
 
 /**
  * Runs the site's `beforeRender`/`beforeBuild` transforms on every item and returns a snapshot whose items
@@ -14,16 +47,22 @@ const BUILD_EVENTS = new Set(['', 'beforeRender', 'beforeBuild', 'before-render'
  * template into `fields[field]`; `script` cannot run in a build and is reported. A transform
  * that fails (or is of an unknown kind) is recorded in `errors` and its change is skipped; the
  * item still renders with the fields it had. Transforms run in `order`, then by id.
+ *
+ * Time is bounded for real: each render has at most `transformTimeMs`, and never more than
+ * what is left of `transformBudgetMs` for the whole build. A transform stopped by its time
+ * limit (a loop without end, most likely) or by the spent budget stops them all: `stopped`
+ * says why, and the remaining items keep their fields. This runs in the calling thread; a
+ * build runs it in a worker thread (`applyTransformsInWorker`), never on a server's main thread.
  */
-export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
-  snapshot: Snapshot;
-  errors: TransformError[];
-} {
+export function applyTransforms(
+  params: { snapshot: Snapshot; env: string } & TransformLimits,
+): TransformOutcome {
   const { snapshot, env } = params;
-  const transforms = (snapshot.transforms ?? [])
-    .filter((t) => t.enabled !== false && BUILD_EVENTS.has(eventOf(t)))
-    .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  if (transforms.length === 0) return { snapshot, errors: [] };
+  const transforms = buildTransforms(snapshot);
+  if (transforms.length === 0) return { snapshot, errors: [], stopped: null };
+  const itemTimeMs = params.transformTimeMs ?? DEFAULT_TRANSFORM_TIME_MS;
+  const budgetMs = params.transformBudgetMs ?? DEFAULT_TRANSFORM_BUDGET_MS;
+  const deadline = performance.now() + budgetMs;
   const templates = new Map(
     snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]),
   );
@@ -31,33 +70,45 @@ export function applyTransforms(params: { snapshot: Snapshot; env: string }): {
     templates,
     urls: { publicUrl: snapshot.site.publicUrl ?? null },
     escape: 'none',
-    limits: { renderTimeMs: 2000, memoryBytes: 16_000_000 },
+    limits: { renderTimeMs: itemTimeMs, memoryBytes: 16_000_000 },
   });
   const reader = new TrackingReader({ source: new SnapshotSource({ snapshot, env }), urls: new Map() });
   const compiled = new Map<string, ReturnType<Liquid['parse']> | Error>();
   const errors: TransformError[] = [];
+  let stopped: string | null = null;
   const items = snapshot.items.map((item) => {
     let current: SnapshotItem = item;
     for (const transform of transforms) {
+      if (stopped !== null) break;
       if (transform.type && transform.type !== item.type) continue;
       if (transform.kind === 'set-field' && typeof transform.value !== 'string' && transform.field) {
         current = { ...current, fields: { ...current.fields, [transform.field]: transform.value ?? null } };
         continue;
       }
+      const left = deadline - performance.now();
+      const name = transform.name ?? transform.id;
+      if (left <= 0) {
+        stopped = `the transforms ran past their budget of ${budgetMs} ms for the build (at transform "${name}" on ${item.id}); the items from there on were not transformed`;
+        break;
+      }
+      const limitMs = Math.min(itemTimeMs, left);
       try {
-        const value = run(transform, current, liquid, compiled, reader);
+        const value = run(transform, current, liquid, compiled, reader, Math.max(1, Math.floor(limitMs)));
         current = { ...current, fields: { ...current.fields, [transform.field!]: value } };
       } catch (error) {
-        errors.push({
-          contentId: item.id,
-          transform: transform.name ?? transform.id,
-          error: error instanceof Error ? error.message : String(error),
-        });
+        const message = error instanceof Error ? error.message : String(error);
+        errors.push({ contentId: item.id, transform: name, error: message });
+        if (isRenderTimeLimit(error)) {
+          stopped =
+            limitMs < itemTimeMs
+              ? `the transforms ran past their budget of ${budgetMs} ms for the build (at transform "${name}" on ${item.id}); the items from there on were not transformed`
+              : `transform "${name}" ran past its time limit of ${itemTimeMs} ms on ${item.id} (a loop without end?); the transforms were stopped and the items from there on were not transformed`;
+        }
       }
     }
     return current;
   });
-  return { snapshot: { ...snapshot, items }, errors };
+  return { snapshot: { ...snapshot, items }, errors, stopped };
 }
 
 /** A transform's event; snapshots of older servers name it `hook` (`before-render`). */
@@ -72,6 +123,7 @@ function run(
   liquid: Liquid,
   compiled: Map<string, ReturnType<Liquid['parse']> | Error>,
   reader: TrackingReader,
+  renderLimit: number,
 ): string {
   if (!transform.field) throw new Error('the transform names no `field` to set');
   let parsed = compiled.get(transform.id);
@@ -88,5 +140,5 @@ function run(
     compiled.set(transform.id, parsed);
   }
   if (parsed instanceof Error) throw parsed;
-  return String(liquid.renderSync(parsed, { item: reader.view(item) }));
+  return String(liquid.renderSync(parsed, { item: reader.view(item) }, { renderLimit }));
 }

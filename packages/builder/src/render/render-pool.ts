@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { BuildCache } from '../incremental/build-cache';
 import { advance, type Loaded, loadedOf, structureKey } from '../incremental/warm-pool';
-import type { LiquidLimits } from '../liquid/create-liquid';
+import { DEFAULT_RENDER_TIME_MS, type LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
+import { LiquidSandbox } from '../sandbox/liquid-sandbox';
 import type { Snapshot } from '../snapshot/types';
 import type {
   RenderedPage,
@@ -77,6 +78,8 @@ export class RenderPool {
   private memoryMb: number | null = null;
   /** what the workers marked `current` hold */
   private loaded: Loaded | null = null;
+  /** the worker that runs the builds' transforms, kept warm like the render workers */
+  private sandbox: { memoryMb: number; sandbox: LiquidSandbox } | null = null;
 
   constructor(options: { size?: number } = {}) {
     this.size = Math.max(1, options.size ?? 2);
@@ -87,7 +90,25 @@ export class RenderPool {
     const slots = this.slots;
     this.slots = [];
     this.loaded = null;
-    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    await Promise.all([...slots.map((slot) => slot.worker.terminate()), this.closeSandbox()]);
+  }
+
+  /**
+   * The Liquid sandbox the builds of this pool run their transforms in, with a heap of
+   * `memoryMb` (a new one when the size changed). `close()` ends it with the render workers.
+   */
+  liquidSandbox(memoryMb: number): LiquidSandbox {
+    if (this.sandbox?.memoryMb !== memoryMb) {
+      void this.closeSandbox();
+      this.sandbox = { memoryMb, sandbox: new LiquidSandbox({ memoryMb }) };
+    }
+    return this.sandbox.sandbox;
+  }
+
+  private async closeSandbox(): Promise<void> {
+    const kept = this.sandbox;
+    this.sandbox = null;
+    await kept?.sandbox.close();
   }
 
   /**
@@ -262,6 +283,8 @@ export class RenderPool {
                   if (!settled) dispatch(slot);
                 });
               } else dispatch(slot);
+            } else if (message.type === 'limit') {
+              stop(new RenderAbortedError(timeLimitReason(message, limits.renderTimeMs)));
             } else stop(new RenderAbortedError(`a render worker failed: ${message.error}`));
           });
           worker.on('error', (error: Error & { code?: string }) => {
@@ -309,6 +332,18 @@ export class RenderPool {
       return result;
     });
   }
+}
+
+/**
+ * Why a build stopped at a page that ran past the render time limit: such a template loops
+ * (most likely without end), and the pages after it would each take the limit too.
+ */
+export function timeLimitReason(
+  page: { key: string; template: string | null; error: string },
+  renderTimeMs: number | undefined,
+): string {
+  const template = page.template === null ? '' : ` (template "${page.template}")`;
+  return `page ${page.key}${template} ran past the render time limit of ${renderTimeMs ?? DEFAULT_RENDER_TIME_MS} ms (${page.error}); the build was stopped (a template may loop without end)`;
 }
 
 /** Renders with a pool of its own, closed afterwards (one-shot builds such as `cms-build`). */

@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import { isRenderTimeLimit } from '../liquid/create-liquid';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import { Renderer } from './renderer';
 import type {
@@ -109,15 +110,26 @@ port.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
     const { renderer } = loaded();
     const results: WorkerArtifact[] = [];
     const pages: Array<Uint8Array | null> = [];
-    let done = 0;
+    // progress every 25 pages, or every half second of slow pages (the pool's stall watchdog)
+    let unreported = 0;
+    let reportedAt = performance.now();
     for (const spec of message.specs) {
       const { html, ...rest } = renderer.render(spec);
+      if (rest.error !== undefined && isRenderTimeLimit(rest.error)) {
+        // a page that loops until the limit: the next ones of its template would too
+        post({ type: 'limit', key: spec.key, template: rest.template ?? null, error: rest.error });
+        return;
+      }
       results.push(rest);
       if (message.pages) pages.push(html === undefined ? null : encoder.encode(html));
-      done++;
-      if (done % 25 === 0) post({ type: 'progress', done: 25 });
+      unreported++;
+      if (unreported === 25 || performance.now() - reportedAt >= 500) {
+        post({ type: 'progress', done: unreported });
+        unreported = 0;
+        reportedAt = performance.now();
+      }
     }
-    if (done % 25 !== 0) post({ type: 'progress', done: done % 25 });
+    if (unreported > 0) post({ type: 'progress', done: unreported });
     if (!message.pages) {
       post({ type: 'done', results, pages: null });
       return;

@@ -55,4 +55,6 @@ export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'progress'; done: number }
   | { type: 'done'; results: WorkerArtifact[]; pages: ChunkPages | null }
-  | { type: 'failed'; error: string };
+  | { type: 'failed'; error: string }
+  /** a page ran past the render time limit: the worker stopped its chunk, the pool stops the run */
+  | { type: 'limit'; key: string; template: string | null; error: string };

@@ -9,7 +9,8 @@ export interface WorkerScript {
   execArgv: string[] | undefined;
 }
 
-let fromSource: WorkerScript | null = null;
+/** Scripts started from the TypeScript sources, by source path. */
+const fromSource = new Map<string, WorkerScript>();
 
 /** The ES module entry of tsx's `register()` (`tsx/esm/api`, import condition). */
 function tsxRegisterUrl(): string {
@@ -21,27 +22,36 @@ function tsxRegisterUrl(): string {
 }
 
 /**
- * The render worker's script. A built package starts `dist/render-worker.js` (core stays an
- * external import, `@trelliscms/core/build`). Running from the TypeScript sources (tests), the
- * worker starts `render-worker.ts` through tsx (registered inside the worker: Node 20 does not
- * apply an `--import` loader to a worker's modules) with the `@trelliscms/source` export
- * condition, so sibling packages resolve to their sources too. Nothing is bundled or written.
+ * A worker's script: `built` (a file next to this module once bundled into `dist/`) from a
+ * built package, else `source` (relative to this file) from the TypeScript sources. A built
+ * package starts `dist/<built>` (core stays an external import, `@trelliscms/core/build`).
+ * Running from the sources (tests), the worker starts its `.ts` through tsx (registered inside
+ * the worker: Node 20 does not apply an `--import` loader to a worker's modules) with the
+ * `@trelliscms/source` export condition, so sibling packages resolve to their sources too.
+ * Nothing is bundled or written.
  */
-export function renderWorkerScript(): WorkerScript {
+export function workerScript(files: { built: string; source: string }): WorkerScript {
   if (!import.meta.url.endsWith('.ts')) {
-    return { url: new URL('./render-worker.js', import.meta.url), execArgv: undefined };
+    return { url: new URL(`./${files.built}`, import.meta.url), execArgv: undefined };
   }
-  if (!fromSource) {
-    const entry = new URL('./render-worker.ts', import.meta.url).href;
+  let script = fromSource.get(files.source);
+  if (!script) {
+    const entry = new URL(files.source, import.meta.url).href;
     const boot = [
       `const { register } = await import(${JSON.stringify(tsxRegisterUrl())});`,
       'register();',
       `await import(${JSON.stringify(entry)});`,
     ].join('\n');
-    fromSource = {
+    script = {
       url: new URL(`data:text/javascript,${encodeURIComponent(boot)}`),
       execArgv: ['--conditions=@trelliscms/source'],
     };
+    fromSource.set(files.source, script);
   }
-  return fromSource;
+  return script;
+}
+
+/** The render worker's script (`dist/render-worker.js`, or `render-worker.ts` through tsx). */
+export function renderWorkerScript(): WorkerScript {
+  return workerScript({ built: 'render-worker.js', source: './render-worker.ts' });
 }

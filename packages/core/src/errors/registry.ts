@@ -124,6 +124,10 @@ export const errorRegistry = {
   // 503 / 504
   overloaded: { status: 503, message: 'The server is under pressure ({reason}); retry shortly.' },
   engine_unavailable: { status: 503, message: 'The graph engine is not available: {detail}' },
+  shutting_down: {
+    status: 503,
+    message: 'The server is shutting down; send the request again (it did nothing here).',
+  },
   query_timeout: { status: 504, message: 'The query ran longer than {timeoutMs} ms and was stopped.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -1,5 +1,6 @@
 import { EdgeTriple } from '@trelliscms/core';
 import type { GraphEdge } from '../engines/port';
+import { isQueryTimeout } from '../shared/deadline-graph';
 
 /** An edge of an edge request, with its index in the request. */
 export interface IndexedEdge {
@@ -70,7 +71,8 @@ export function readEdge(raw: unknown, index: number): { edge: GraphEdge } | { e
 /**
  * Runs `run` on `batch`; when it throws (so, in a transaction, wrote nothing), runs it again on
  * two halves, down to single edges, whose failure is the edge's error (`fail`): one bad edge of
- * n costs about 2·log2(n) transactions instead of n.
+ * n costs about 2·log2(n) transactions instead of n. A query timeout (the request's budget is
+ * spent) is no edge's fault: it is thrown on (504).
  */
 export async function runSplitting(
   batch: IndexedEdge[],
@@ -80,6 +82,7 @@ export async function runSplitting(
   try {
     await run(batch);
   } catch (error) {
+    if (isQueryTimeout(error)) throw error;
     if (batch.length === 1) {
       fail(batch[0]!, error);
       return;

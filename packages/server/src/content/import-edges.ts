@@ -7,6 +7,7 @@ import {
   type StoredContentType,
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphWriter } from '../engines/port';
+import { cooperativeYield } from '../shared/cooperative-yield';
 import { type EdgeError, type IndexedEdge, readEdge, runSplitting } from './edge-input';
 import { createTypeLookup, relationshipOfEdge } from './edge-relationship';
 import { errorMessage } from './error-message';
@@ -17,6 +18,9 @@ interface DeclaredEdge extends IndexedEdge {
   relationship: RelationshipDefinition;
   source: StoredContentType;
 }
+
+/** Edges merged per engine call, with a {@link cooperativeYield} checkpoint between calls. */
+const MERGE_CHUNK = 250;
 
 /** What one batch did, recorded once its transaction committed. */
 interface BatchOutcome {
@@ -36,10 +40,12 @@ async function mergeBatch({
   tx,
   batch,
   actor,
+  tick,
 }: {
   tx: GraphWriter;
   batch: DeclaredEdge[];
   actor: string;
+  tick: () => Promise<void> | undefined;
 }): Promise<BatchOutcome> {
   const errors: EdgeError[] = [];
   const fail = (item: IndexedEdge, error: string) => errors.push({ index: item.index, error });
@@ -48,6 +54,7 @@ async function mergeBatch({
   const held = new Map<string, { stored: Set<string>; added: Set<string> }>();
   const accepted: DeclaredEdge[] = [];
   for (const item of batch) {
+    await tick();
     const { edge, relationship } = item;
     if (!isSingleTarget(relationship.kind)) {
       accepted.push(item);
@@ -75,7 +82,11 @@ async function mergeBatch({
     accepted.push(item);
   }
   if (accepted.length === 0) return { errors, merged: 0, mismatch };
-  const results = await tx.mergeEdges(accepted.map(({ edge }) => edge));
+  const results: Awaited<ReturnType<GraphWriter['mergeEdges']>> = [];
+  for (let at = 0; at < accepted.length; at += MERGE_CHUNK) {
+    await tick();
+    results.push(...(await tx.mergeEdges(accepted.slice(at, at + MERGE_CHUNK).map(({ edge }) => edge))));
+  }
   let merged = 0;
   let changed = 0;
   for (const result of results) {
@@ -144,10 +155,13 @@ export async function importEdges({
   let merged = 0;
   let mismatch = 0;
   const ranges = batchRanges({ count: edges.length, batchSize });
+  // Checkpoints between edges and engine calls, so other requests are answered meanwhile.
+  const tick = cooperativeYield();
   const run = async (batch: IndexedEdge[]) => {
     const declared: DeclaredEdge[] = [];
     const refused: EdgeError[] = [];
     for (const item of batch) {
+      await tick();
       const found = await relationshipOfEdge(item.edge, types);
       if ('error' in found) refused.push({ index: item.index, error: found.error });
       else declared.push({ ...item, ...found });
@@ -155,7 +169,7 @@ export async function importEdges({
     const outcome =
       declared.length === 0
         ? { errors: [], merged: 0, mismatch: 0 }
-        : await graph.transaction((tx) => mergeBatch({ tx, batch: declared, actor }));
+        : await graph.transaction((tx) => mergeBatch({ tx, batch: declared, actor, tick }));
     errors.push(...refused, ...outcome.errors);
     merged += outcome.merged;
     mismatch += outcome.mismatch;
@@ -165,6 +179,7 @@ export async function importEdges({
   for (const [start, end] of ranges) {
     const batch: IndexedEdge[] = [];
     for (let index = start; index < end; index += 1) {
+      await tick();
       const read = readEdge(edges[index], index);
       if ('error' in read) errors.push(read.error);
       else batch.push({ index, edge: read.edge });

@@ -8,10 +8,13 @@ import {
   perSecond,
   type StoredContentType,
   searchText,
+  TrellisError,
   toContentWrite,
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } from '../engines/port';
 import { publishItems } from '../releases/publish-items';
+import { cooperativeYield } from '../shared/cooperative-yield';
+import { isQueryTimeout } from '../shared/deadline-graph';
 import { errorMessage } from './error-message';
 import { itemHash, itemHasher } from './item-hash';
 import { CONTENT_LABEL, emptyBody, type ItemMeta, itemProps, splitItemProps, typeOfId } from './item-record';
@@ -40,6 +43,16 @@ interface PreparedRecord {
 }
 
 type ImportError = ImportJsonResponse['errors'][number];
+
+/** A {@link cooperativeYield} checkpoint: awaited between small steps of the import. */
+type Tick = () => Promise<void> | undefined;
+
+/**
+ * Nodes (and edges) written per engine call inside a batch's transaction, with a checkpoint
+ * between calls: an embedded engine call runs on the main thread, and a batch of 500 records in
+ * one call held the event loop for about 60 ms.
+ */
+const WRITE_CHUNK = 100;
 
 /** Validates a record without I/O: its id, fields and relationships. */
 function prepare(
@@ -71,6 +84,7 @@ async function resolveBatch({
   skipExisting,
   isPending,
   errors,
+  tick,
 }: {
   reader: GraphReader;
   type: StoredContentType;
@@ -78,6 +92,7 @@ async function resolveBatch({
   skipExisting: boolean;
   isPending: (id: string) => boolean;
   errors: ImportError[];
+  tick: Tick;
 }): Promise<{ writable: PreparedRecord[]; unchanged: PreparedRecord[]; skipped: number }> {
   const fail = (record: PreparedRecord, error: string) => {
     errors.push({ index: record.index, id: record.id, error });
@@ -161,6 +176,7 @@ async function resolveBatch({
       writable.push(record);
       continue;
     }
+    await tick();
     const withCurrent = { ...record, current: await currentTargets(reader, type, record) };
     (holdsRecord(withCurrent) ? unchanged : writable).push(withCurrent);
   }
@@ -250,6 +266,7 @@ async function writeBatch(
   type: StoredContentType,
   records: PreparedRecord[],
   actor: string,
+  tick: Tick,
 ): Promise<void> {
   const body = emptyBody();
   const hashWithBody = itemHasher(body);
@@ -288,13 +305,18 @@ async function writeBatch(
       replaced.map(({ record }) => record.existing!),
     );
     for (const { record, props, text } of replaced) {
+      await tick();
       await tx.updateNode(record.id, { props, searchText: text });
     }
   }
-  if (created.length > 0) await tx.createNodes(created);
+  for (let at = 0; at < created.length; at += WRITE_CHUNK) {
+    await tick();
+    await tx.createNodes(created.slice(at, at + WRITE_CHUNK));
+  }
   for (const id of tombstones.keys()) await tx.deleteNode(tombstoneId(id));
   // A replaced item's relationship keeps only the record's targets (as a PATCH does).
   for (const { record } of replaced) {
+    await tick();
     for (const name in record.targets) {
       const kept = new Set(record.targets[name]);
       for (const to of record.current?.[name] ?? []) {
@@ -302,11 +324,12 @@ async function writeBatch(
       }
     }
   }
-  if (edges.length > 0) {
-    const results = await tx.mergeEdges(edges);
-    const lost = results.indexOf('missing_endpoint');
+  for (let at = 0; at < edges.length; at += WRITE_CHUNK) {
+    await tick();
+    const chunk = edges.slice(at, at + WRITE_CHUNK);
+    const lost = (await tx.mergeEdges(chunk)).indexOf('missing_endpoint');
     if (lost >= 0) {
-      const edge = edges[lost]!;
+      const edge = chunk[lost]!;
       throw new Error(`${edge.from}: its ${edge.type} edge points at ${edge.to}, which was not written`);
     }
   }
@@ -347,6 +370,10 @@ async function writeBatch(
  * say what would happen. With `publishTo`, the created, updated and unchanged items are put
  * live there at the end in one live revision (items already live at their version are left
  * as they are, so a repeated import publishes nothing new).
+ *
+ * The work yields to the event loop every few milliseconds (between records, and between
+ * engine calls of at most {@link WRITE_CHUNK} records inside a batch), so a large import does
+ * not hold up other requests (nor make load shedding answer them 503).
  */
 export async function importRecords({
   graph,
@@ -385,16 +412,19 @@ export async function importRecords({
   let skipped = 0;
   const ranges = batchRanges({ count: records.length, batchSize });
   const isPending = (id: string) => pending.has(id);
+  // Checkpoints between records and engine calls: the import never holds the event loop for
+  // much more than a slice, so other requests are answered while it runs.
+  const tick = cooperativeYield();
   // Outcomes are recorded only once a batch committed, so a rolled-back batch leaves no trace.
   const runBatch = async (batch: PreparedRecord[]) => {
     const batchErrors: ImportError[] = [];
     const check = (reader: GraphReader) =>
-      resolveBatch({ reader, type, batch, skipExisting, isPending, errors: batchErrors });
+      resolveBatch({ reader, type, batch, skipExisting, isPending, errors: batchErrors, tick });
     const resolved = dryRun
       ? await check(graph)
       : await graph.transaction(async (tx) => {
           const result = await check(tx);
-          if (result.writable.length > 0) await writeBatch(tx, type, result.writable, actor);
+          if (result.writable.length > 0) await writeBatch(tx, type, result.writable, actor, tick);
           return result;
         });
     errors.push(...batchErrors);
@@ -415,6 +445,8 @@ export async function importRecords({
     try {
       await runBatch(batch);
     } catch (error) {
+      // the request's query budget is spent: no record is to blame, the import stops
+      if (isQueryTimeout(error)) throw error;
       if (batch.length === 1) {
         errors.push({ index: batch[0]!.index, id: batch[0]!.id, error: errorMessage(error) });
         return;
@@ -443,9 +475,11 @@ export async function importRecords({
       targets = new Set(again.filter(isWritten).map((record) => record.id));
     }
   };
-  for (const [start, end] of ranges) {
+  // The records of one batch: checked one by one, then written (or split) as one batch.
+  const runRange = async (start: number, end: number): Promise<void> => {
     const batch: PreparedRecord[] = [];
     for (let index = start; index < end; index += 1) {
+      await tick();
       const result = prepare(type, records[index] ?? {}, index);
       if ('error' in result) {
         errors.push(result.error);
@@ -464,6 +498,22 @@ export async function importRecords({
       batch.push(result.ok);
     }
     if (batch.length > 0) await runSplitting(batch);
+    await tick();
+  };
+  // Past the request's query budget (MAX_QUERY_TIMEOUT_MS) the import stops: 504 with what it did.
+  try {
+    for (const [start, end] of ranges) await runRange(start, end);
+  } catch (error) {
+    if (!isQueryTimeout(error)) throw error;
+    const timeoutMs = Number((error as { details?: { timeoutMs?: unknown } }).details?.timeoutMs ?? 0);
+    throw TrellisError.of(
+      'query_timeout',
+      { timeoutMs },
+      {
+        hint: 'The batches counted here were written before the limit; the one running was rolled back. Send the import again (stored records count as unchanged) or in smaller calls.',
+        extra: { created, updated, unchanged, skipped, failed: errors.length },
+      },
+    );
   }
   errors.sort((a, b) => a.index - b.index);
   const published =

@@ -1,5 +1,6 @@
 import { batchRanges, type RemoveEdgesResponse } from '@trelliscms/core';
 import type { Graph, GraphWriter } from '../engines/port';
+import { cooperativeYield } from '../shared/cooperative-yield';
 import { type EdgeError, type IndexedEdge, readEdge, runSplitting } from './edge-input';
 import { createTypeLookup, type TypeLookup } from './edge-relationship';
 import { errorMessage } from './error-message';
@@ -24,11 +25,13 @@ async function removeBatch({
   batch,
   types,
   actor,
+  tick,
 }: {
   tx: GraphWriter;
   batch: IndexedEdge[];
   types: TypeLookup;
   actor: string;
+  tick: () => Promise<void> | undefined;
 }): Promise<BatchOutcome> {
   const errors: EdgeError[] = [];
   const fail = (item: IndexedEdge, error: string) => errors.push({ index: item.index, error });
@@ -41,6 +44,7 @@ async function removeBatch({
   // What each required relationship still holds, per source item, as removals go.
   const remaining = new Map<string, Set<string>>();
   for (const item of batch) {
+    await tick();
     const { from, type, to } = item.edge;
     if ((await tx.getEdges({ from, type, to })).length === 0) {
       missing += 1;
@@ -107,8 +111,10 @@ export async function removeEdges({
   let removed = 0;
   let missing = 0;
   const ranges = batchRanges({ count: edges.length, batchSize });
+  // Checkpoints between edges, so other requests are answered meanwhile.
+  const tick = cooperativeYield();
   const run = async (batch: IndexedEdge[]) => {
-    const outcome = await graph.transaction((tx) => removeBatch({ tx, batch, types, actor }));
+    const outcome = await graph.transaction((tx) => removeBatch({ tx, batch, types, actor, tick }));
     errors.push(...outcome.errors);
     removed += outcome.removed;
     missing += outcome.missing;
@@ -118,6 +124,7 @@ export async function removeEdges({
   for (const [start, end] of ranges) {
     const batch: IndexedEdge[] = [];
     for (let index = start; index < end; index += 1) {
+      await tick();
       const read = readEdge(edges[index], index);
       if ('error' in read) errors.push(read.error);
       else batch.push({ index, edge: read.edge });

@@ -9,6 +9,7 @@ import {
 } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { Clock } from '../shared/clock';
+import { unboundedGraph } from '../shared/deadline-graph';
 import { checkPrecondition, type Precondition, valueTag } from '../shared/entity-tag';
 import { internalNodeId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
@@ -70,13 +71,15 @@ const readCache = new WeakMap<GraphReader, Map<string, { type: StoredContentType
  */
 export async function getTypeForRead(graph: GraphReader, name: string): Promise<StoredContentType> {
   const now = Date.now();
-  let byName = readCache.get(graph);
+  // keyed by the graph itself, not a request's bounded view of it
+  const key = unboundedGraph(graph);
+  let byName = readCache.get(key);
   const hit = byName?.get(name);
   if (hit && hit.expires > now) return hit.type;
   const type = await getType(graph, name);
   if (!byName) {
     byName = new Map();
-    readCache.set(graph, byName);
+    readCache.set(key, byName);
   }
   byName.set(name, { type, expires: now + READ_CACHE_MS });
   return type;
@@ -84,7 +87,7 @@ export async function getTypeForRead(graph: GraphReader, name: string): Promise<
 
 /** Drops the read cache's definition of `name` (after this instance changed or deleted it). */
 export function forgetType(graph: GraphReader, name: string): void {
-  readCache.get(graph)?.delete(name);
+  readCache.get(unboundedGraph(graph))?.delete(name);
 }
 
 /** Every content type of the site, by name. */
@@ -118,10 +121,12 @@ const declared = new WeakMap<Graph, Set<string>>();
  * constraints on first use.
  */
 export async function declareUniques(graph: Graph, type: StoredContentType): Promise<void> {
-  let done = declared.get(graph);
+  // keyed by the graph itself, not a request's bounded view of it
+  const key = unboundedGraph(graph);
+  let done = declared.get(key);
   if (!done) {
     done = new Set();
-    declared.set(graph, done);
+    declared.set(key, done);
   }
   for (const field of type.fields) {
     const key = `${type.nodeLabel}.${field.name}`;

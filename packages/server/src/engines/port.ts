@@ -226,11 +226,24 @@ export interface NodeUpdate {
   searchText?: string;
 }
 
+/** Bounds on one engine call (`findNodes`, `transaction`). */
+export interface CallOptions {
+  /**
+   * When the caller stops waiting, in epoch ms (`Date.now()`). The engine stops the work there
+   * where it can and rejects with EngineError `timeout` (`details.timeoutMs`): the embedded
+   * engine interrupts the statements of a `findNodes` outside a transaction (they run off the
+   * main thread meanwhile); Neo4j gives the transaction the time left as its timeout (the
+   * server ends it). A call given a deadline already past rejects at once. Inside a
+   * transaction the transaction's own deadline applies.
+   */
+  deadline?: number;
+}
+
 /** Reads, available on a graph and inside a transaction. */
 export interface GraphReader {
   getNode(id: string): Promise<GraphNode | null>;
   getNodes(ids: string[]): Promise<GraphNode[]>;
-  findNodes(query: NodeQuery): Promise<NodePage>;
+  findNodes(query: NodeQuery, options?: CallOptions): Promise<NodePage>;
   getEdges(query: EdgeQuery): Promise<GraphEdge[]>;
   /** Nodes reachable from `from` (not `from` itself), ordered by depth, then id. */
   traverse(query: TraversalQuery): Promise<TraversalHit[]>;
@@ -288,8 +301,10 @@ export interface Graph extends GraphWriter {
   /**
    * Runs `fn` in one all-or-nothing transaction: when it throws, nothing it wrote remains.
    * Transactions on one graph are serialized. Reads made through `tx` see its writes.
+   * With `options.deadline`, an engine that can bound a transaction (Neo4j) gives it the time
+   * left as its timeout.
    */
-  transaction<T>(fn: (tx: GraphWriter) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: GraphWriter) => Promise<T>, options?: CallOptions): Promise<T>;
   /** Declares that `prop` is unique among nodes labelled `label` (idempotent). */
   ensureUnique(label: string, prop: string): Promise<void>;
   /** Reads the audit chain in sequence order. */

@@ -30,6 +30,7 @@ import { conditionalRequestsPlugin } from './plugins/conditional-requests';
 import { contextPlugin } from './plugins/context';
 import { corsPlugin } from './plugins/cors';
 import { errorsPlugin } from './plugins/errors';
+import { gracefulShutdownPlugin } from './plugins/graceful-shutdown';
 import { idempotencyPlugin } from './plugins/idempotency';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { openapiPlugin } from './plugins/openapi';
@@ -75,6 +76,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(errorsPlugin);
   // Before every route: it sets the body limit of bulk routes as they are registered.
   await app.register(bodyParsingPlugin, { importBodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
+  // Before every other hook: while the server drains, new requests cost only their 503.
+  await app.register(gracefulShutdownPlugin);
   // Before every route and hook: preflights are answered before rate limiting and auth.
   await app.register(corsPlugin, { origins: config.CMS_CORS_ORIGINS });
   await app.register(openapiPlugin, { version: API_VERSION });

@@ -24,6 +24,7 @@ import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import type { Clock } from '../shared/clock';
+import { isQueryTimeout, unboundedGraph } from '../shared/deadline-graph';
 import { internalNodeId, publicResourceId } from '../shared/internal-ids';
 import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
 import { takeSnapshot } from './take-snapshot';
@@ -242,7 +243,9 @@ export class BuildService {
       });
     }
     await this.record(input, buildId);
-    const task = this.enqueue(input, () => this.execute(input, buildId)).catch((error: unknown) => {
+    // The build outlives the request: the request's query budget does not bound it.
+    const background = { ...input, graph: unboundedGraph(input.graph) };
+    const task = this.enqueue(input, () => this.execute(background, buildId)).catch((error: unknown) => {
       this.options.log.error({ err: error, buildId }, 'async build failed');
     });
     this.running.add(task);
@@ -479,12 +482,18 @@ export class BuildService {
    * the environment serves, then the pointer is switched (so a process stopping in between is
    * put right on the next start, see `reconcile` in release-publisher.ts). Deployment builds
    * and prebuilds are left for the caller to switch in; previews go live in their own folder.
+   *
+   * A sync build's snapshot is read within the request's query budget (`input.graph` may be a
+   * bounded graph): past it the build is recorded as failed and the query timeout is thrown
+   * on (504). Its outcome is always recorded, whatever is left of the budget.
    */
   private async execute(input: StartBuildInput, buildId: string): Promise<ServiceBuildResult> {
     const key = this.queueKey(input);
     const purpose = input.purpose ?? 'build';
+    const graph = unboundedGraph(input.graph);
     let final: BuildResult;
     let fingerprint: string | undefined;
+    let timeout: unknown = null;
     try {
       // Read before the snapshot: every record up to this head is in the graph the build reads.
       const auditHead =
@@ -505,7 +514,8 @@ export class BuildService {
       });
       final = this.toResult(result, input);
     } catch (error) {
-      this.options.log.error({ err: error, buildId }, 'build failed');
+      if (isQueryTimeout(error)) timeout = error;
+      else this.options.log.error({ err: error, buildId }, 'build failed');
       final = {
         ok: false,
         buildId,
@@ -521,7 +531,7 @@ export class BuildService {
     }
     const finishedAt = this.options.clock.now().toISOString();
     const goesLive = purpose === 'build' && final.ok && final.deploy !== null;
-    const stored = await input.graph.transaction(async (tx) => {
+    const stored = await graph.transaction(async (tx) => {
       const node = await tx.getNode(buildNodeId(buildId));
       const props: Record<string, unknown> = {
         ...(node?.props ?? {}),
@@ -567,7 +577,7 @@ export class BuildService {
           },
         };
         const deploy = final.deploy;
-        await input.graph.transaction(async (tx) => {
+        await graph.transaction(async (tx) => {
           const node = await tx.getNode(buildNodeId(buildId));
           if (node) await tx.updateNode(node.id, { props: { ...node.props, deploy } });
         });
@@ -575,6 +585,7 @@ export class BuildService {
       }
     }
     this.options.onFinished?.(stored as unknown as BuildStatus);
+    if (timeout !== null) throw timeout;
     return {
       ...final,
       status: stored.status as 'ok' | 'error',

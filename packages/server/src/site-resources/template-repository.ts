@@ -1,4 +1,4 @@
-import { assertTemplateParses } from '@trelliscms/builder';
+import { assertTemplateParsesInWorker } from '@trelliscms/builder';
 import { type Template, TrellisError } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { Clock } from '../shared/clock';
@@ -100,7 +100,8 @@ export async function writeTemplate({
   expectedVersion?: number | null;
   visibilityWaitMs?: number;
 }): Promise<{ template: Template; created: boolean }> {
-  if (input.content !== undefined) assertTemplateParses(input.content);
+  // parsed in a worker: liquidjs's parse time grows with the square of a template's tags
+  if (input.content !== undefined) await assertTemplateParsesInWorker(input.content);
   const written = await graph.transaction(async (tx) => {
     const existing = await tx.getNode(templateNodeId(input.name));
     const head = existing ? toTemplate(existing) : null;

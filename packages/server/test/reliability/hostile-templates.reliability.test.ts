@@ -8,7 +8,6 @@ import {
   latencyProbe,
   type ServerProcess,
   startServer,
-  waitsFor,
 } from './harness';
 
 /**
@@ -22,8 +21,12 @@ import {
 const HEALTH_MS = 500;
 /** The same for the probe that passes today: two render workers keep both cores of a small machine busy. */
 const HEALTH_MS_LOADED = 1_500;
-/** The longest a build of hostile pages may run (issue 16 item 2: bound it for real, not by the 30 s stall watchdog). */
-const BUILD_MS = 10_000;
+/**
+ * The longest a build of hostile pages may run (issue 16 item 2: bound it for real, not by the
+ * 30 s stall watchdog). The render limit ends such a build at about 10 s on an idle machine; a
+ * busy 2-core one needs slack, still well under the watchdog.
+ */
+const BUILD_MS = 20_000;
 const LOOP = '{% for a in (1..100000) %}{% for b in (1..100000) %}x{% endfor %}{% endfor %}';
 
 let server: ServerProcess;
@@ -122,7 +125,7 @@ describe('hostile templates', () => {
     expect(pages.status.status).toBe('error');
   });
 
-  waitsFor(2, `ends the build of looping page templates within ${BUILD_MS / 1000} s`, async () => {
+  it(`ends the build of looping page templates within ${BUILD_MS / 1000} s`, async () => {
     expect(pages.ms).toBeLessThan(BUILD_MS);
   });
 
@@ -131,7 +134,7 @@ describe('hostile templates', () => {
     expect(transforms.status.transformErrors?.length ?? 0).toBeGreaterThan(0);
   });
 
-  waitsFor(2, 'keeps the API answering while Liquid transforms loop', async () => {
+  it('keeps the API answering while Liquid transforms loop', async () => {
     expect(transforms.health.failures).toEqual([]);
     expect(transforms.health.maxMs).toBeLessThan(HEALTH_MS);
   });

@@ -4,6 +4,7 @@ import type {
   AuditPage,
   AuditRecord,
   AuditVerdict,
+  CallOptions,
   Graph,
   GraphWriter,
   VerifyAuditOptions,
@@ -12,6 +13,7 @@ import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { SqlConnection } from './connection';
 import { GraphStore } from './graph-store';
+import { InterruptibleReads } from './interruptible-reads';
 import { Mutex } from './mutex';
 import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema';
 
@@ -94,6 +96,8 @@ export class EmbeddedGraph implements Graph {
   private readonly writer: GraphStore;
   private readonly reader: GraphStore;
   private readonly mutex = new Mutex();
+  /** `findNodes` with a deadline: off the main thread, interrupted at the deadline. */
+  private readonly interruptible: InterruptibleReads;
   private closed = false;
 
   private constructor(
@@ -130,6 +134,7 @@ export class EmbeddedGraph implements Graph {
     this.reader = new GraphStore(this.readConn, uniques, auditKey);
     this.writer.loadUniqueConstraints();
     this.writer.syncWithOtherWriters();
+    this.interruptible = new InterruptibleReads(file);
   }
 
   /** Creates the database file and its schema; audit records are keyed with `auditKey`. */
@@ -150,7 +155,15 @@ export class EmbeddedGraph implements Graph {
   async getNodes(ids: string[]) {
     return this.reader.getNodes(ids);
   }
-  async findNodes(query: Parameters<Graph['findNodes']>[0]) {
+  /**
+   * Without a deadline: on the read connection, in this thread. With one: through
+   * {@link InterruptibleReads} (off the main thread, interrupted at the deadline).
+   */
+  async findNodes(query: Parameters<Graph['findNodes']>[0], options?: CallOptions) {
+    if (options?.deadline !== undefined) {
+      this.assertOpen();
+      return this.interruptible.findNodes(query, options.deadline);
+    }
     return this.reader.findNodes(query);
   }
   async getEdges(query: Parameters<Graph['getEdges']>[0]) {
@@ -235,12 +248,13 @@ export class EmbeddedGraph implements Graph {
     }
   }
 
-  /** Waits for the running transaction, then closes both connections. */
+  /** Waits for the running transaction, stops interruptible reads, then closes the connections. */
   async close(): Promise<void> {
     if (this.closed) return;
     await this.mutex.lock();
     try {
       this.closed = true;
+      await this.interruptible.close();
       this.readConn.close();
       this.writeConn.close();
     } finally {

@@ -6,6 +6,7 @@ import {
   type AuditPage,
   type AuditRecord,
   type AuditVerdict,
+  type CallOptions,
   type EdgeQuery,
   EngineError,
   type Graph,
@@ -36,6 +37,20 @@ import {
 import { toEngineError } from './to-engine-error';
 import { type UniqueRule, uniqueClaims } from './unique-claims';
 
+/**
+ * The driver's transaction config for a call with a deadline: the time left as the
+ * transaction's timeout (the server ends it then, TransactionTimedOut). A deadline already
+ * past is EngineError `timeout` at once.
+ */
+function transactionConfig(options: CallOptions | undefined): { timeout: number } | undefined {
+  if (options?.deadline === undefined) return undefined;
+  const left = Math.ceil(options.deadline - Date.now());
+  if (left <= 0) {
+    throw new EngineError('timeout', 'The query reached its deadline before it started', { timeoutMs: 0 });
+  }
+  return { timeout: left };
+}
+
 /** What a graph needs from its engine. */
 export interface GraphContext {
   /** Opens a session on the database holding the graph's data. */
@@ -60,11 +75,13 @@ export class Neo4jGraph implements Graph {
     private readonly context: GraphContext,
   ) {}
 
-  private async read<T>(fn: (ops: GraphOps) => Promise<T>): Promise<T> {
+  private async read<T>(fn: (ops: GraphOps) => Promise<T>, options?: CallOptions): Promise<T> {
+    const config = transactionConfig(options);
     const session = this.context.openSession('READ');
     try {
-      return await session.executeRead((tx) =>
-        fn(new GraphOps(tx, this.name, this.context.vectors, null, this.context.auditKey)),
+      return await session.executeRead(
+        (tx) => fn(new GraphOps(tx, this.name, this.context.vectors, null, this.context.auditKey)),
+        config,
       );
     } catch (error) {
       throw toEngineError(error);
@@ -75,7 +92,9 @@ export class Neo4jGraph implements Graph {
 
   private async write<T>(
     fn: (ops: GraphOps, tx: ManagedTransaction, attempt: WriteAttempt) => Promise<T>,
+    options?: CallOptions,
   ): Promise<T> {
+    const config = transactionConfig(options);
     const token = randomUUID();
     const session = this.context.openSession('WRITE');
     let dimensions = new Set<number>();
@@ -90,7 +109,7 @@ export class Neo4jGraph implements Graph {
         );
         dimensions = attempt.dimensions;
         return value;
-      });
+      }, config);
       if (dimensions.size > 0) await this.context.ensureVectorIndexes(dimensions);
       return result;
     } catch (error) {
@@ -123,8 +142,8 @@ export class Neo4jGraph implements Graph {
    * One managed write transaction holding the graph's write lock. After a transient failure
    * the driver rolls back and runs `fn` again, so `fn` should keep its side effects to `tx`.
    */
-  transaction<T>(fn: (tx: GraphWriter) => Promise<T>): Promise<T> {
-    return this.write((ops) => fn(ops));
+  transaction<T>(fn: (tx: GraphWriter) => Promise<T>, options?: CallOptions): Promise<T> {
+    return this.write((ops) => fn(ops), options);
   }
 
   getNode(id: string): Promise<GraphNode | null> {
@@ -135,8 +154,9 @@ export class Neo4jGraph implements Graph {
     return this.read((ops) => ops.getNodes(ids));
   }
 
-  findNodes(query: NodeQuery): Promise<NodePage> {
-    return this.read((ops) => ops.findNodes(query));
+  /** With a deadline, the read transaction's timeout is the time left (the server stops it). */
+  findNodes(query: NodeQuery, options?: CallOptions): Promise<NodePage> {
+    return this.read((ops) => ops.findNodes(query), options);
   }
 
   getEdges(query: EdgeQuery): Promise<GraphEdge[]> {

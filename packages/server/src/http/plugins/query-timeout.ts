@@ -1,6 +1,7 @@
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { boundedGraph } from '../../shared/deadline-graph';
 
 /**
  * Resolves like `promise`, or rejects with 504 `query_timeout` once `ms` have passed. The
@@ -31,10 +32,30 @@ declare module 'fastify' {
   }
 }
 
-/** Decorates the app with {@link withQueryTimeout} bound to `MAX_QUERY_TIMEOUT_MS`. */
+/**
+ * `MAX_QUERY_TIMEOUT_MS` on every request that works on a site graph: once the handler starts
+ * (after authentication and the body's parsing and validation), the request's engine work has
+ * that long. The site graph the route gets (`siteOf(request).graph`) is bounded by the
+ * deadline (shared/deadline-graph.ts): past it no query starts and running reads stop, and
+ * the answer is 504 `query_timeout` (a transaction cut short rolls back). Also decorates the
+ * app with {@link withQueryTimeout} for routes that bound engine work of their own (the
+ * platform graph, engine-wide calls). Work a request starts in the background (async builds,
+ * deployments) takes the unbounded graph (`unboundedGraph`).
+ */
 export const queryTimeoutPlugin = fp(
   async (app: FastifyInstance, opts: { timeoutMs: number }) => {
-    app.decorate('withQueryTimeout', <T>(promise: Promise<T>) => withQueryTimeout(promise, opts.timeoutMs));
+    const { timeoutMs } = opts;
+    app.decorate('withQueryTimeout', <T>(promise: Promise<T>) => withQueryTimeout(promise, timeoutMs));
+    // A callback hook: it runs on every request.
+    app.addHook('preHandler', (request, _reply, done) => {
+      const site = request.site;
+      if (site) {
+        const graph = boundedGraph(site.graph, { at: Date.now() + timeoutMs, timeoutMs });
+        // a copy: the site context may be shared through the access cache
+        request.site = { ...site, graph };
+      }
+      done();
+    });
   },
-  { name: 'trellis-query-timeout' },
+  { name: 'trellis-query-timeout', dependencies: ['trellis-auth'] },
 );

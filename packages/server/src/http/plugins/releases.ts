@@ -5,6 +5,7 @@ import { listSites, type SiteView, toSiteView } from '../../platform/sites';
 import { DeploymentScheduler } from '../../releases/deployment-scheduler';
 import { listLiveHeads } from '../../releases/live-state';
 import { ReleasePublisher } from '../../releases/release-publisher';
+import { unboundedGraph } from '../../shared/deadline-graph';
 
 /** How often the scheduler polls for due deployments (it also times a tick for the next validFrom). */
 export const SCHEDULER_INTERVAL_MS = 1000;
@@ -58,8 +59,9 @@ export const releasesPlugin = fp(
       publisher,
       scheduler: null,
       deployInBackground({ site, graph, deploymentId, actor }) {
+        // it outlives the request: not bounded by the request's query budget
         const task = publisher
-          .deploy({ site, graph, deploymentId, actor })
+          .deploy({ site, graph: unboundedGraph(graph), deploymentId, actor })
           .catch((error: unknown) => log.error({ err: error, deploymentId }, 'deployment failed to run'));
         background.add(task);
         void task.finally(() => background.delete(task));

@@ -1,0 +1,82 @@
+import type { Socket } from 'node:net';
+import { TrellisError } from '@trelliscms/core';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+/** How long {@link FastifyInstance.drain} waits for kept-alive sockets to send once more. */
+const DEFAULT_IDLE_GRACE_MS = 1000;
+
+/** What a drain left behind when it ended. */
+export interface DrainOutcome {
+  /** requests still running at the deadline (0 when every one finished) */
+  inFlight: number;
+  /** client sockets still open (idle kept-alive ones, closed by `close()`) */
+  openSockets: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The first half of a graceful shutdown (SIGTERM), before `close()`. From now on every new
+     * request is answered 503 `shutting_down` with `Connection: close`, also on kept-alive
+     * sockets (whose client gets an answer instead of a reset connection, so it knows its
+     * request did nothing), and requests in flight finish, their answers also with
+     * `Connection: close`. Resolves once no request is in flight and either no client socket
+     * is left or none sent anything for `idleGraceMs`; or at `deadline` (epoch ms) whatever
+     * runs. `close()` then ends the idle sockets left and the resources.
+     */
+    drain(options: { deadline: number; idleGraceMs?: number }): Promise<DrainOutcome>;
+  }
+}
+
+/**
+ * Graceful shutdown: decorates the app with {@link FastifyInstance.drain}. Register it before
+ * the plugins whose hooks do work (CORS, rate limiting, auth), so a request arriving while
+ * the server drains costs nothing but its 503.
+ */
+export const gracefulShutdownPlugin = fp(
+  async (app: FastifyInstance) => {
+    let isDraining = false;
+    let inFlight = 0;
+    let lastArrival = 0;
+    const sockets = new Set<Socket>();
+    app.server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    // A callback hook, first of all: it runs on every request.
+    app.addHook('onRequest', (_request, reply, done) => {
+      if (isDraining) {
+        lastArrival = performance.now();
+        done(TrellisError.of('shutting_down', {}, { headers: { connection: 'close', 'retry-after': '5' } }));
+        return;
+      }
+      inFlight += 1;
+      let isCounted = true;
+      const release = () => {
+        if (!isCounted) return;
+        isCounted = false;
+        inFlight -= 1;
+      };
+      reply.raw.once('finish', release);
+      reply.raw.once('close', release);
+      done();
+    });
+    // Answers given while draining end their socket: the client opens a new one elsewhere.
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (isDraining) reply.header('connection', 'close');
+      done(null, payload);
+    });
+    app.decorate('drain', async ({ deadline, idleGraceMs = DEFAULT_IDLE_GRACE_MS }) => {
+      isDraining = true;
+      lastArrival = performance.now();
+      const isQuiet = () =>
+        inFlight === 0 && (sockets.size === 0 || performance.now() - lastArrival >= idleGraceMs);
+      while (!isQuiet() && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return { inFlight, openSockets: sockets.size };
+    });
+  },
+  { name: 'trellis-graceful-shutdown' },
+);

@@ -1,0 +1,153 @@
+import type { CallOptions, Graph, GraphWriter } from '../engines/port';
+import { EngineError, isEngineError } from '../engines/port';
+
+/** Graph (and transaction) methods that only read; any other method counts as a write. */
+const READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
+  'getNode',
+  'getNodes',
+  'findNodes',
+  'getEdges',
+  'traverse',
+  'similar',
+  'hasEmbedding',
+  'auditRecords',
+  'findAudit',
+  'verifyAudit',
+]);
+
+/**
+ * Reads that may run long (scans, searches, traversals): they race the deadline, so the call
+ * rejects at it even when the engine goes on. Point reads (by id) are checked before and after
+ * only: a timer for each would cost every request (a list reads each item's edges).
+ */
+const LONG_READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
+  'findNodes',
+  'traverse',
+  'similar',
+  'auditRecords',
+  'findAudit',
+  'verifyAudit',
+]);
+
+/** The graph each bounded graph wraps (see {@link unboundedGraph}). */
+const originals = new WeakMap<object, object>();
+
+/** The time budget of a bounded graph. */
+export interface Deadline {
+  /** epoch ms (`Date.now()`) past which no engine call starts and reads stop */
+  at: number;
+  /** the budget it was made from, for the 504's message */
+  timeoutMs: number;
+}
+
+/** EngineError `timeout` (504 `query_timeout`) for a budget of `timeoutMs`. */
+export function deadlineError(timeoutMs: number): EngineError {
+  return new EngineError('timeout', `The queries ran past ${timeoutMs} ms and were stopped`, { timeoutMs });
+}
+
+/** Whether `error` is a query timeout (an engine's, or one of {@link boundedGraph}). */
+export function isQueryTimeout(error: unknown): boolean {
+  return (
+    isEngineError(error, 'timeout') ||
+    (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'query_timeout')
+  );
+}
+
+/**
+ * `graph` with every call bounded by one deadline (a request's query budget,
+ * MAX_QUERY_TIMEOUT_MS). Past it, no call starts: it rejects with EngineError `timeout`,
+ * which the API answers 504 `query_timeout`; calls inside a transaction too, so the
+ * transaction rolls back. A read that comes back after the deadline rejects too, and one that
+ * may run long (a scan, search or traversal) races the deadline: it rejects at it; `findNodes` and `transaction` hand the engine the deadline, so it stops the work
+ * there where it can (the embedded engine interrupts a `findNodes`' statements, Neo4j ends the
+ * transaction). A write that started in time is left to finish: its result stands.
+ */
+export function boundedGraph(graph: Graph, deadline: Deadline): Graph {
+  const bounded = bound(graph, deadline, true);
+  originals.set(bounded, unboundedGraph(graph));
+  return bounded;
+}
+
+/**
+ * The graph a {@link boundedGraph} wraps (or `graph` itself): for work that outlives the
+ * request, such as an async build or a deployment run in the background, and as the key of
+ * what is cached per graph (each request has a bounded graph of its own).
+ */
+export function unboundedGraph<G extends object>(graph: G): G {
+  return (originals.get(graph) as G | undefined) ?? graph;
+}
+
+function bound<T extends object>(target: T, deadline: Deadline, isGraph: boolean): T {
+  const check = () => {
+    if (Date.now() >= deadline.at) throw deadlineError(deadline.timeoutMs);
+  };
+  // An engine's own timeout reports the time it had left; the budget is what the caller set.
+  const normalize = (error: unknown): unknown =>
+    isEngineError(error, 'timeout') ? deadlineError(deadline.timeoutMs) : error;
+  const methods = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(object, key) {
+      const value: unknown = Reflect.get(object, key, object);
+      if (typeof value !== 'function') return value;
+      let method = methods.get(key);
+      if (method !== undefined) return method;
+      const fn = value as (...args: unknown[]) => Promise<unknown>;
+      const options: CallOptions = { deadline: deadline.at };
+      if (isGraph && key === 'transaction') {
+        method = async (work: (tx: GraphWriter) => Promise<unknown>) => {
+          check();
+          try {
+            return await fn.call(object, (tx: GraphWriter) => work(bound(tx, deadline, false)), options);
+          } catch (error) {
+            throw normalize(error);
+          }
+        };
+      } else if (READS.has(key) && !LONG_READS.has(key)) {
+        method = async (...args: unknown[]) => {
+          check();
+          try {
+            const result = await fn.apply(object, args);
+            check();
+            return result;
+          } catch (error) {
+            throw normalize(error);
+          }
+        };
+      } else if (LONG_READS.has(key)) {
+        method = async (...args: unknown[]) => {
+          check();
+          const call = key === 'findNodes' ? fn.call(object, args[0], options) : fn.apply(object, args);
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<never>((_resolve, reject) => {
+            timer = setTimeout(
+              () => reject(deadlineError(deadline.timeoutMs)),
+              Math.max(0, deadline.at - Date.now()),
+            );
+          });
+          try {
+            const result = await Promise.race([call, late]);
+            check();
+            return result;
+          } catch (error) {
+            throw normalize(error);
+          } finally {
+            clearTimeout(timer);
+            // the abandoned call's late failure must not be unhandled
+            call.catch(() => undefined);
+          }
+        };
+      } else {
+        method = (...args: unknown[]) => {
+          try {
+            check();
+          } catch (error) {
+            return Promise.reject(error);
+          }
+          return fn.apply(object, args);
+        };
+      }
+      methods.set(key, method);
+      return method;
+    },
+  });
+}
