@@ -1,32 +1,11 @@
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { captureLogs } from '../../../test/helpers/capture-logs';
 import { startTestPlatform, type TestPlatform } from '../../../test/helpers/test-platform';
 
 let tp: TestPlatform;
 afterEach(async () => {
   await tp?.close();
 });
-
-function captureLogs(): {
-  stream: PassThrough;
-  lines: () => Array<Record<string, unknown>>;
-  raw: () => string;
-} {
-  const stream = new PassThrough();
-  let raw = '';
-  stream.on('data', (chunk: Buffer) => {
-    raw += chunk.toString('utf8');
-  });
-  return {
-    stream,
-    raw: () => raw,
-    lines: () =>
-      raw
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-  };
-}
 
 describe('authentication', () => {
   it('answers 401 unauthenticated without a credential and invalid_credential for a bad one', async () => {
