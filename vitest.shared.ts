@@ -1,4 +1,4 @@
-import { defineProject, mergeConfig, type ViteUserConfig } from 'vitest/config';
+import { configDefaults, defineProject, mergeConfig, type ViteUserConfig } from 'vitest/config';
 
 /**
  * The export condition under which each package's `exports` point at its TypeScript sources
@@ -9,8 +9,14 @@ import { defineProject, mergeConfig, type ViteUserConfig } from 'vitest/config';
 export const sourceCondition = '@trelliscms/source';
 
 /**
+ * The reliability suite's files (`pnpm test:reliability`, vitest.reliability.config.ts): left
+ * out of the package projects, so `pnpm test` does not run them.
+ */
+export const reliabilityTests = '**/*.reliability.test.ts';
+
+/**
  * What every package's project shares: sources through the source condition, tests beside the
- * code (`src/**\/*.test.ts`) and under `test/`, and timeouts generous enough for a busy 2-core
+ * code (`src/**\/*.test.ts`) and under `test/` (but not the reliability suite's), and timeouts generous enough for a busy 2-core
  * machine running two test files at once: the builder's longest tests (many builds on worker
  * threads) took 100 s there, servers and child processes start slowly under load. A timeout only
  * costs time when a test hangs.
@@ -20,6 +26,7 @@ const shared = defineProject({
   ssr: { resolve: { conditions: [sourceCondition] } },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, reliabilityTests],
     testTimeout: 300_000,
     hookTimeout: 120_000,
     teardownTimeout: 60_000,

@@ -32,6 +32,7 @@ export {
   slugify,
   type UrlSettings,
 } from './liquid/filters';
+export { templateReferences } from './liquid/memory-fs';
 export {
   type ArtifactSpec,
   type BuildIssue,

@@ -40,6 +40,7 @@ export function formatError(error: unknown): string {
   if (isApiError(error)) {
     const code = error.code ? ` ${error.code}` : '';
     const lines = [`Error: ${error.status}${code}: ${error.error}`];
+    lines.push(...holderLines(error.body));
     if (error.hint) lines.push(`Hint: ${error.hint}`);
     else if (error.status === 401) lines.push('Hint: check the API key (cms login --url <url> --key <key>).');
     else if (error.status === 403) lines.push('Hint: the key has no access to this site or action.');
@@ -59,15 +60,35 @@ export function formatError(error: unknown): string {
   return `Error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** A JSON body for `--json` output of an error. */
+/** How many holders of a 409 `in_use` are printed, one a line. */
+const HOLDER_LINES = 20;
+
+/** The holders a 409 `in_use` names (what still uses the resource), one a line: `  - route home: redirects ...`. */
+function holderLines(body: unknown): string[] {
+  const { holders, holderCount } = (body ?? {}) as { holders?: unknown; holderCount?: unknown };
+  if (!Array.isArray(holders) || holders.length === 0) return [];
+  const lines = holders
+    .slice(0, HOLDER_LINES)
+    .map((holder: { kind?: unknown; id?: unknown; detail?: unknown }) => {
+      const detail = typeof holder.detail === 'string' ? `: ${holder.detail}` : '';
+      return `  - ${String(holder.kind)} ${String(holder.id)}${detail}`;
+    });
+  const total = typeof holderCount === 'number' ? holderCount : holders.length;
+  if (total > lines.length) lines.push(`  ... and ${total - lines.length} more`);
+  return lines;
+}
+
+/** A JSON body for `--json` output of an error (with `holders` and `holderCount` of a 409 `in_use`). */
 export function errorJson(error: unknown): Record<string, unknown> {
   if (isApiError(error)) {
+    const { holders, holderCount } = (error.body ?? {}) as { holders?: unknown; holderCount?: unknown };
     return {
       ok: false,
       status: error.status,
       code: error.code ?? null,
       error: error.error,
       hint: error.hint ?? null,
+      ...(Array.isArray(holders) ? { holders, holderCount } : {}),
     };
   }
   if (isConnectionError(error)) return { ok: false, code: 'connection_error', error: error.message };

@@ -18,6 +18,7 @@ import { definePublishCommands } from './commands/publish/definition';
 import { defineQueueCommand } from './commands/queue/definition';
 import { defineReleasesCommands } from './commands/releases/definition';
 import { defineReplayCommand } from './commands/replay/definition';
+import { defineResourceCommands } from './commands/resources/definition';
 import { defineRollbackCommand } from './commands/rollback/definition';
 import { defineRoutesCommands } from './commands/routes/definition';
 import { defineSitesCommands } from './commands/sites/definition';
@@ -34,6 +35,7 @@ const GROUPS = [
   defineSitesCommands,
   defineTypesCommands,
   defineRoutesCommands,
+  defineResourceCommands,
   defineContentCommands,
   definePublishCommands,
   defineImportCommands,

@@ -3,6 +3,17 @@
  * schemas (a worker starts without loading them). Everything here is also exported from
  * `@trelliscms/core`.
  */
+
+export {
+  compareValues,
+  conditionHolds,
+  parseSort,
+  parseWhere,
+  type SortKey,
+  sortKeys,
+  type WhereCondition,
+  type WhereOp,
+} from './content/list-language';
 export { canonicalJson } from './hash/canonical-json';
 export type { ArtifactDeps } from './publishing/artifact-deps';
 export { itemSlug, type RoutableItem } from './publishing/route-pattern';

@@ -255,6 +255,27 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('sends If-Match and Idempotency-Key, and retries a keyed write with the same key', async () => {
+    server = await createTestServer({
+      'POST /api/content/post': sequence(
+        { status: 504, body: { error: 'timeout', code: 'query_timeout' } },
+        { status: 409, body: { error: 'running', code: 'idempotency_key_in_progress' } },
+        { status: 201, body: { id: 'post:a', type: 'post', fields: {} } },
+      ),
+      'PATCH /api/content/post/post%3Aa': () => ({ body: { id: 'post:a', type: 'post', fields: {} } }),
+    });
+    const content = createClient({ baseUrl: server.url, apiKey: 'k', retry: fastRetry }).site(
+      'site:blog',
+    ).content;
+    await content.create('post', { title: 'a' }, { idempotencyKey: 'create-a' });
+    const keys = server.hits('POST /api/content/post').map((hit) => hit.headers['idempotency-key']);
+    expect(keys).toEqual(['create-a', 'create-a', 'create-a']);
+    await content.update('post', 'post:a', { title: 'b' }, { ifMatch: '"3"', idempotencyKey: true });
+    const [patch] = server.hits('PATCH /api/content/post/post%3Aa');
+    expect(patch?.headers['if-match']).toBe('"3"');
+    expect(patch?.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('sends nothing again when retry is false', async () => {
     server = await createTestServer({ 'GET /api/sites': () => ({ status: 503, body: { error: 'busy' } }) });
     await expect(createClient({ baseUrl: server.url, retry: false }).sites.list()).rejects.toMatchObject({

@@ -111,7 +111,7 @@ export { type ClientOptions, createClient, type SiteClient, type TrellisClient }
 export * from './errors';
 export type { NoRollbackReason, RollbackTarget } from './helpers/rollback-target';
 export { isRetryable } from './http/retry-policy';
-export type { CallOptions, RetryOptions } from './http/transport';
+export type { CallOptions, ListPage, RetryOptions } from './http/transport';
 export type { AccessApi } from './namespaces/access';
 export type { ApiKeysApi } from './namespaces/api-keys';
 export type { AuditApi, AuditLogFilters } from './namespaces/audit';
@@ -138,8 +138,8 @@ export {
   NoRollbackTargetError,
   type SubmitAndApproveOptions,
 } from './namespaces/release-helpers';
-export type { ReleasesApi } from './namespaces/releases';
-export type { ResourceApi } from './namespaces/resource';
+export type { DeploymentListQuery, ReleaseListQuery, ReleasesApi } from './namespaces/releases';
+export type { DeleteQuery, ResourceApi } from './namespaces/resource';
 export type {
   BlockTypesApi,
   PageKitsApi,

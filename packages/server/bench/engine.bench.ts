@@ -212,6 +212,7 @@ async function benchNeo4j(uri: string): Promise<Result> {
     user: process.env.NEO4J_USER ?? 'neo4j',
     password: process.env.NEO4J_PASSWORD,
     edition: process.env.NEO4J_EDITION === 'enterprise' ? 'enterprise' : 'community',
+    auditKey: Buffer.alloc(32, 1),
   });
   await engine.init();
   const nodes = Number(process.env.BENCH_NEO4J_NODES ?? 20_000);

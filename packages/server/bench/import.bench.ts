@@ -143,7 +143,7 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     CMS_SCHEDULER: '0',
     RATE_LIMIT_MAX: '100000000',
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-    BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
+    IMPORT_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
   });
   const app = await buildApp({ config, logger: false });
   const bare = Fastify({ logger: false });

@@ -3,6 +3,7 @@
  * benchmark's heap and open handles never disturb the next). Exits non-zero if any fails.
  *
  * Run: pnpm --filter @trelliscms/server bench   (BENCH_ONLY=import runs the files whose name contains it)
+ * `releases.bench.ts` starts the built server (`dist/main.js`): build first (the root `pnpm bench` does).
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type OutboundAllowEntry, parseAllowEntry } from './shared/outbound/outbound-policy';
 
 const Port = z.coerce.number().int().min(0).max(65535);
 const Bool = z.enum(['0', '1', 'true', 'false']).transform((value) => value === '1' || value === 'true');
@@ -40,6 +41,30 @@ const CorsOrigins = z.string().transform((value, ctx) => {
 });
 
 /**
+ * `CMS_OUTBOUND_ALLOW`: comma-separated CIDR ranges, addresses and host names, each optionally
+ * with a port (shared/outbound/outbound-policy.ts), that outbound requests may reach although
+ * they are not public.
+ */
+const OutboundAllow = z.string().transform((value, ctx) => {
+  const entries: OutboundAllowEntry[] = [];
+  for (const raw of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const entry = parseAllowEntry(raw);
+    if (entry === null) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `has ${JSON.stringify(raw)}, which is not a CIDR range (10.0.0.0/8), an address (127.0.0.1, [::1]:8080) or a host name (idp.internal:8443)`,
+      });
+      return z.NEVER;
+    }
+    entries.push(entry);
+  }
+  return entries;
+});
+
+/**
  * The server's configuration, read from the environment and validated at start
  * (ARCHITECTURE.md § Configuration). A fresh clone needs none of these.
  */
@@ -51,6 +76,12 @@ export const ConfigSchema = z
     /** On first start with an empty data dir: the secret of the platform-owner API key. */
     CMS_OWNER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
     CMS_ENGINE: z.enum(['embedded', 'neo4j']).default('embedded'),
+    /**
+     * The secret the audit chains are keyed with (HMAC-SHA256, docs/audit.md); unset: the file
+     * `CMS_DATA_DIR/audit.key`, created on first start (mode 0600). Servers sharing one Neo4j
+     * database from several hosts must set the same value.
+     */
+    CMS_AUDIT_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     NEO4J_URI: z
       .string()
       .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\//, 'must be a bolt:// or neo4j:// URI')
@@ -65,8 +96,14 @@ export const ConfigSchema = z
     /** Least time between JWKS refetches triggered by an unknown `kid` (a rotated key is seen after it). */
     OIDC_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
     MAX_QUERY_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(120_000),
-    /** Body limit for JSON requests, in bytes. */
+    /** Body limit of JSON requests on every route but the imports, in bytes (413 past it). */
     BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
+    /** Body limit of the import routes (`/api/import/*`), in bytes (413 past it). */
+    IMPORT_BODY_LIMIT_BYTES: z.coerce
       .number()
       .int()
       .min(1024)
@@ -78,6 +115,21 @@ export const ConfigSchema = z
     CMS_CORS_ORIGINS: CorsOrigins.default([]),
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+    /**
+     * Failed authentications (401) per client address per `RATE_LIMIT_WINDOW_MS`; past it, that
+     * address is answered 429 before authentication, whatever credential it sends.
+     */
+    AUTH_FAILURE_MAX: z.coerce.number().int().min(1).default(30),
+    /** Non-public destinations outbound requests may reach anyway (see {@link OutboundAllow}). */
+    CMS_OUTBOUND_ALLOW: OutboundAllow.default([]),
+    /** Upper bound of one outbound request (serve check, stock search, embeddings, OIDC keys) with its redirects, in ms. */
+    CMS_OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /** Largest response body an outbound request reads, in bytes. */
+    CMS_OUTBOUND_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(16 * 1024 * 1024),
     CMS_SCHEDULER: Bool.default(true),
     /**
      * How long a claim on a deployment being built holds (renewed every third of it while the

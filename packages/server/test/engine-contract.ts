@@ -15,7 +15,10 @@
  *   file (beforeAll), and never calls `engine.close()` itself: `cleanup` does.
  * - `tamperAudit(graph, seq)` changes the stored audit record `seq` of `graph` *behind the
  *   engine's back* (raw SQL or Cypher, e.g. rewrite its `actor`), so that only hash
- *   verification can notice. It must not go through the port.
+ *   verification can notice. It must not go through the port. `truncateAudit(graph, fromSeq)`
+ *   deletes the records from `fromSeq` on, and `overwriteAudit(graph, records)` stores each
+ *   given record's fields over the stored record of its seq, the same way: what an attacker
+ *   with write access to the database (but not the server's audit key) can do.
  * - `cleanup()` closes the engine and removes whatever the factory created (temp dirs). The
  *   suite drops every graph it created before calling it.
  *
@@ -24,16 +27,22 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Graph, GraphEngine, GraphNode, NodeQuery } from '../src/engines/port';
+import type { AuditRecord, Graph, GraphEngine, GraphNode, NodeQuery } from '../src/engines/port';
 import { isEngineError } from '../src/engines/port';
-import { auditHash, GENESIS_HASH } from '../src/engines/shared/audit-chain';
+import { auditHash, auditMac, GENESIS_HASH } from '../src/engines/shared/audit-chain';
 
 /** What an engine's contract test hands the suite. */
 export interface EngineUnderTest {
   /** An initialized engine. */
   engine: GraphEngine;
+  /** The key the engine's audit chains are keyed with. */
+  auditKey: Uint8Array;
   /** Alters audit record `seq` of graph `graph` without going through the engine. */
   tamperAudit(graph: string, seq: number): Promise<void>;
+  /** Deletes the audit records of `graph` from seq `fromSeq` on, without going through the engine. */
+  truncateAudit(graph: string, fromSeq: number): Promise<void>;
+  /** Stores each record's fields over the stored audit record of its seq, without going through the engine. */
+  overwriteAudit(graph: string, records: AuditRecord[]): Promise<void>;
   /** Closes the engine and removes what the factory created. */
   cleanup(): Promise<void>;
 }
@@ -283,6 +292,12 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
           'p3',
           'p5',
         ]);
+        // On a list, contains matches an entry that equals the value exactly.
+        expect((await find({ where: [{ prop: 'tags', op: 'contains', value: 'math' }] })).ids).toEqual([
+          'p1',
+        ]);
+        expect((await find({ where: [{ prop: 'tags', op: 'contains', value: 'Math' }] })).ids).toEqual([]);
+        expect((await find({ where: [{ prop: 'tags', op: 'contains', value: 'mat' }] })).ids).toEqual([]);
         expect((await find({ where: [{ prop: 'active', op: 'exists' }] })).ids).toEqual(['p1', 'p2', 'p6']);
         expect((await find({ where: [{ prop: 'city', op: 'exists', value: true }] })).ids).toEqual([
           'p1',
@@ -445,6 +460,80 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         expect((await graph.findNodes({ label: 'Article', q: 'tomatoes' })).total).toBe(2);
         await graph.deleteNode('once');
         expect(ids((await graph.findNodes({ label: 'Article', q: 'tomatoes' })).nodes)).toEqual(['nested']);
+      });
+
+      it('indexes a node under its searchText when given, and keeps it through updates without one', async () => {
+        const graph = await newGraph();
+        const search = async (q: string, label = 'Article') =>
+          ids((await graph.findNodes({ label, q })).nodes).sort();
+        await graph.createNode({
+          id: 'a',
+          labels: ['Article'],
+          props: { title: 'Tomatoes', status: 'draft', owner: 'user:alice' },
+          searchText: 'Tomatoes',
+        });
+        await graph.putNode({
+          id: 'b',
+          labels: ['Article'],
+          props: { title: 'Potatoes', status: 'draft' },
+          searchText: 'Potatoes in the sun',
+        });
+        await graph.createNodes([
+          { id: 'c', labels: ['Article'], props: { title: 'Leeks', status: 'draft' }, searchText: 'Leeks' },
+          { id: 'd', labels: ['Article'], props: { title: 'Draft notes', status: 'draft' } },
+          { id: 'e', labels: ['Article'], props: { title: 'Empty', status: 'draft' }, searchText: '' },
+        ]);
+        // Reads never return the search text.
+        expect(await graph.getNode('a')).toEqual({
+          id: 'a',
+          labels: ['Article'],
+          props: { title: 'Tomatoes', status: 'draft', owner: 'user:alice' },
+        });
+        expect(Object.keys((await graph.getNodes(['b']))[0] ?? {})).toEqual(['id', 'labels', 'props']);
+        // Only the given text is indexed; a node without one is indexed under its strings.
+        expect(await search('draft')).toEqual(['d']);
+        expect(await search('alice')).toEqual([]);
+        expect(await search('sun')).toEqual(['b']);
+        expect(await search('empty')).toEqual([]);
+        // An update without searchText keeps the text; with one, replaces it.
+        await graph.updateNode('a', { props: { title: 'Tomatoes', status: 'published' } });
+        expect(await search('published')).toEqual([]);
+        expect(await search('tomatoes')).toEqual(['a']);
+        await graph.updateNode('a', {
+          props: { title: 'Cucumbers', status: 'published' },
+          searchText: 'Cucumbers',
+        });
+        expect(await search('tomatoes')).toEqual([]);
+        expect(await search('cucumbers')).toEqual(['a']);
+        // Within a transaction too, also for a node created in it.
+        await graph.transaction(async (tx) => {
+          await tx.createNode({
+            id: 'f',
+            labels: ['Article'],
+            props: { title: 'Fennel', k: 'x' },
+            searchText: 'Fennel',
+          });
+          await tx.updateNode('f', { props: { title: 'Fennel', k: 'bookkeeping' } });
+          await tx.updateNode('c', {
+            props: { title: 'Leeks', status: 'published' },
+            labels: ['Article', 'Veg'],
+          });
+        });
+        expect(await search('fennel')).toEqual(['f']);
+        expect(await search('bookkeeping')).toEqual([]);
+        expect(await search('leeks', 'Veg')).toEqual(['c']);
+        // A put without searchText replaces the node: its strings are indexed again.
+        await graph.putNode({ id: 'b', labels: ['Article'], props: { title: 'Potatoes', status: 'draft' } });
+        expect(await search('sun')).toEqual([]);
+        expect(await search('draft')).toEqual(['b', 'd']);
+        // And an update of a node that was never given a text indexes its new strings.
+        await graph.updateNode('d', { props: { title: 'Final notes', status: 'final' } });
+        expect(await search('draft')).toEqual(['b']);
+        expect(await search('final')).toEqual(['d']);
+        await expectKind(
+          graph.createNode({ id: 'x', labels: ['Article'], props: {}, searchText: 1 as unknown as string }),
+          'invalid_argument',
+        );
       });
     });
 
@@ -1011,7 +1100,7 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         });
       });
 
-      it('chains records with sha256 and verifies them', async () => {
+      it('chains records with the keyed hash and verifies them', async () => {
         const graph = await newGraph();
         const first = await graph.appendAudit({ actor: 'u1', action: 'content.create', target: 'post:1' });
         const second = await graph.appendAudit({
@@ -1027,8 +1116,9 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         expect(first.prevHash).toBe(GENESIS_HASH);
         expect(second.prevHash).toBe(first.hash);
         expect(third.prevHash).toBe(second.hash);
-        expect(first.hash).toBe(auditHash(GENESIS_HASH, first));
-        expect(second.hash).toBe(auditHash(first.hash, second));
+        expect(first.hash).toBe(auditMac(subject.auditKey, GENESIS_HASH, first));
+        expect(second.hash).toBe(auditMac(subject.auditKey, first.hash, second));
+        expect(first.hash).not.toBe(auditHash(GENESIS_HASH, first));
         expect(second.hash).toMatch(/^[0-9a-f]{64}$/);
         expect(Number.isNaN(Date.parse(first.ts))).toBe(false);
 
@@ -1119,8 +1209,90 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         await subject.tamperAudit(graph.name, 3);
         const verdict = await graph.verifyAudit();
         expect(verdict.status).toBe('broken');
+        expect(verdict.bad_seq).toBe(3);
         expect(verdict.reason).toMatch(/\b3\b/);
         expect(verdict.reason).not.toMatch(/\b[124]\b/);
+      });
+
+      /** Appends `count` records and returns them. */
+      async function appendRecords(graph: Graph, count: number): Promise<AuditRecord[]> {
+        const written: AuditRecord[] = [];
+        for (let i = 1; i <= count; i++)
+          written.push(
+            await graph.appendAudit({ actor: 'u1', action: 'content.update', target: `post:${i}` }),
+          );
+        return written;
+      }
+
+      /** The records re-chained from seq 1 with `hash` (what a forger without the key can do). */
+      function rechained(
+        records: AuditRecord[],
+        hash: (prevHash: string, record: AuditRecord) => string,
+        change: (record: AuditRecord) => AuditRecord = (record) => record,
+      ): AuditRecord[] {
+        let prevHash = GENESIS_HASH;
+        return records.map((original) => {
+          const record = { ...change(original), prevHash };
+          record.hash = hash(prevHash, record);
+          prevHash = record.hash;
+          return record;
+        });
+      }
+
+      it('detects its newest records deleted, against the head anchored outside the graph', async () => {
+        const graph = await newGraph();
+        const written = await appendRecords(graph, 5);
+        const head = written[4] as AuditRecord;
+        const anchors = [{ seq: head.seq, hash: head.hash, source: 'platform store' }];
+        expect(await graph.verifyAudit({ anchors })).toMatchObject({ status: 'ok', anchored_seq: 5 });
+        await subject.truncateAudit(graph.name, 4);
+        // Without the anchor the shorter chain is consistent; with it, the cut shows.
+        expect((await graph.verifyAudit()).status).toBe('ok');
+        const verdict = await graph.verifyAudit({ anchors });
+        expect(verdict).toMatchObject({ status: 'broken', bad_seq: 4, last_seq: 3, anchored_seq: 5 });
+        expect(verdict.reason).toContain('head anchored at seq 5 (platform store) but chain ends at 3');
+        // Written on after the cut, the chain differs at the anchored seq.
+        await appendRecords(graph, 3);
+        const rewritten = await graph.verifyAudit({ anchors });
+        expect(rewritten).toMatchObject({ status: 'broken', bad_seq: 5 });
+      });
+
+      it('detects the whole chain rewritten consistently without the key', async () => {
+        const graph = await newGraph();
+        const written = await appendRecords(graph, 4);
+        const forged = (record: AuditRecord) => ({ ...record, actor: 'someone-else' });
+        // Unkeyed, as chains were before keying.
+        await subject.overwriteAudit(graph.name, rechained(written, auditHash, forged));
+        expect(await graph.verifyAudit()).toMatchObject({ status: 'broken', bad_seq: 1 });
+        // Under a key of the forger's own.
+        const otherKey = randomBytes(32);
+        await subject.overwriteAudit(
+          graph.name,
+          rechained(written, (prevHash, record) => auditMac(otherKey, prevHash, record), forged),
+        );
+        const verdict = await graph.verifyAudit();
+        expect(verdict).toMatchObject({ status: 'broken', bad_seq: 1 });
+        expect(verdict.reason).toMatch(/seq 1\b/);
+      });
+
+      it('accepts records written before keying up to legacyThrough, and keyed ones after them', async () => {
+        const graph = await newGraph();
+        const written = await appendRecords(graph, 3);
+        // The chain as an older server wrote it: plain sha256.
+        const legacy = rechained(written, auditHash);
+        await subject.overwriteAudit(graph.name, legacy);
+        const next = await graph.appendAudit({ actor: 'u1', action: 'content.update', target: 'post:4' });
+        expect(next.prevHash).toBe(legacy[2]?.hash);
+        expect(await graph.verifyAudit({ legacyThrough: 3 })).toMatchObject({
+          status: 'ok',
+          records: 4,
+          legacy_through: 3,
+        });
+        expect(await graph.verifyAudit()).toMatchObject({ status: 'broken', bad_seq: 1 });
+        expect(await graph.verifyAudit({ legacyThrough: 2 })).toMatchObject({ status: 'broken', bad_seq: 3 });
+        // A legacy record tampered with is named.
+        await subject.tamperAudit(graph.name, 2);
+        expect(await graph.verifyAudit({ legacyThrough: 3 })).toMatchObject({ status: 'broken', bad_seq: 2 });
       });
     });
 

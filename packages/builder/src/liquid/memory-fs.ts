@@ -26,6 +26,11 @@ export function createMemoryFs(templates: ReadonlyMap<string, string>): FS {
 
 const reference = /\{%-?\s*(?:include|render|layout)\s+(['"])([^'"]+)\1/g;
 
+/** Names of the templates a Liquid source includes, renders or extends by a quoted name, each once. */
+export function templateReferences(content: string): string[] {
+  return [...new Set(Array.from(content.matchAll(reference), (match) => match[2]!))];
+}
+
 /** Names of templates a template includes, renders or extends, directly or through others (itself included). */
 export function templateClosure(name: string, templates: ReadonlyMap<string, string>): string[] {
   const seen = new Set<string>();
@@ -36,7 +41,7 @@ export function templateClosure(name: string, templates: ReadonlyMap<string, str
     seen.add(current);
     const content = templates.get(current);
     if (content === undefined) continue;
-    for (const match of content.matchAll(reference)) stack.push(match[2]!);
+    stack.push(...templateReferences(content));
   }
   return [...seen].sort();
 }

@@ -28,6 +28,20 @@ describe('{% list %}', () => {
     expect(render(`{% list 'post' where: "title contains 'Graph'" as p %}{{ p.size }}`)).toBe('1');
   });
 
+  it("speaks core's list language: contains ignores case, quoted values may hold `and`", () => {
+    expect(
+      render(`{% list 'post' where: "title contains 'graph'" as p %}{{ p | map: 'slug' | join: ',' }}`),
+    ).toBe('graph-gardening');
+    expect(
+      render(
+        `{% list 'post' where: "body contains 'layouts and partials'" as p %}{{ p | map: 'slug' | join: ',' }}`,
+      ),
+    ).toBe('liquid-layouts');
+    expect(() => render(`{% list 'post' where: "title == Hello World" as p %}{{ p.size }}`)).toThrow(
+      /The list query is not valid: the value of `title == Hello World` is not one value/,
+    );
+  });
+
   it('sees only published content outside dev', () => {
     expect(render("{% list 'post' as p %}{{ p_total }}", { env: 'prod' })).toBe('4');
   });

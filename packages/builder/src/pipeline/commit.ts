@@ -110,6 +110,7 @@ export async function commit(params: {
     globalHash: params.content.globalHash,
     graphHash: params.planned.graphHash,
     createdAt: settings.now().toISOString(),
+    ...(settings.auditHead ? { auditHead: settings.auditHead } : {}),
     artifacts,
   };
   let changed: ManifestArtifact[];

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import type { BuildManifest, BuildMode, DeployResult, TransformError } from '@trelliscms/core';
+import type {
+  AuditHeadAnchor,
+  BuildManifest,
+  BuildMode,
+  DeployResult,
+  TransformError,
+} from '@trelliscms/core';
 import { sortableId, TrellisError } from '@trelliscms/core';
 import type { DeployTarget } from '../deploy/types';
 import type { BuildCache } from '../incremental/build-cache';
@@ -66,6 +72,8 @@ export interface BuildOptions {
   activate?: boolean;
   /** `auto` picks a full build when more than this share of pages changed; default 0.3 */
   autoThreshold?: number;
+  /** recorded in the manifest as its `auditHead`: the head of the content's audit chain, anchored outside the graph */
+  auditHead?: AuditHeadAnchor | null;
   onProgress?: (progress: BuildProgress) => void;
   signal?: AbortSignal;
   now?: () => Date;
@@ -123,6 +131,7 @@ interface CommonSettings {
   limits: RenderLimits;
   serveCheckUrl: string | null;
   autoThreshold: number | undefined;
+  auditHead: AuditHeadAnchor | null;
   signal: AbortSignal | undefined;
   progress: (progress: BuildProgress) => void;
   now: () => Date;
@@ -170,6 +179,7 @@ export function settingsOf(options: BuildOptions): BuildSettings {
     limits: options.limits ?? {},
     serveCheckUrl: options.serveCheckUrl ?? null,
     autoThreshold: options.autoThreshold,
+    auditHead: options.auditHead ?? null,
     signal: options.signal,
     progress: options.onProgress ?? (() => {}),
     now,

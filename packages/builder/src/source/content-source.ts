@@ -1,3 +1,4 @@
+import type { WhereCondition } from '@trelliscms/core/build';
 import type { Snapshot, SnapshotItem, SnapshotSite, SnapshotTemplate, SnapshotType } from '../snapshot/types';
 
 /** A value or a promise of it: the snapshot source answers synchronously, API and engine sources asynchronously. */
@@ -14,11 +15,8 @@ export interface ListQuery {
   offset?: number;
 }
 
-export interface WhereCondition {
-  field: string;
-  op: '==' | '!=' | '>' | '>=' | '<' | '<=' | 'contains';
-  value: unknown;
-}
+/** One condition of a `where` (core's list language). */
+export type { WhereCondition } from '@trelliscms/core/build';
 
 export interface ListResult {
   items: SnapshotItem[];

@@ -21,8 +21,8 @@ describe('integrator session through the SDK', { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     assertBuilt();
-    // A small body limit makes the real server answer 413 to large import calls.
-    server = await startServer({ BODY_LIMIT_BYTES: '100000' });
+    // A small import body limit makes the real server answer 413 to large import calls.
+    server = await startServer({ IMPORT_BODY_LIMIT_BYTES: '100000' });
     sdk = (await import(SDK_DIST)) as Sdk;
     client = sdk.createClient({ baseUrl: server.url, apiKey: server.ownerKey });
     data = JSON.parse(await readFile(FIXTURE, 'utf8'));

@@ -42,10 +42,14 @@ export const RESERVED_FIELD_NAMES: readonly string[] = [
   'relationships',
 ];
 
-/** Node labels the content store uses itself; no content type may take them as its nodeLabel. */
+/**
+ * Node labels the server uses for its own nodes of a site graph; no content type may take them
+ * as its nodeLabel (its item lists would hold those nodes).
+ */
 export const RESERVED_NODE_LABELS: readonly string[] = [
   'ContentType',
   'ItemVersion',
+  'ItemTombstone',
   'Content',
   'Template',
   'TemplateVersion',
@@ -57,37 +61,29 @@ export const RESERVED_NODE_LABELS: readonly string[] = [
   'Widget',
   'PageKit',
   'Build',
+  'MediaAsset',
+  'Environment',
+  'Release',
+  'Deployment',
+  'LiveItem',
+  'LiveRevision',
+  'LiveHead',
+  'SiteDataVersion',
+  'IdempotencyKey',
 ];
 
 /**
- * Type names no content type may take: item ids are `<type>:<slug>`, and these prefixes name
- * other nodes of a site graph (content type definitions, releases, environments, …).
+ * Type names no content type may take (compared in lowercase). Item ids are `<type>:<slug>`;
+ * the server's own nodes have ids no type name can produce (`~<kind>:<key>`, see the server's
+ * `shared/internal-ids.ts`), so most names are free — `review`, `user`, `media`, `asset`,
+ * `build`, `query`, `view`, `route`, `locale`, `widget` included. These stay reserved because
+ * the API shows ids of that very shape for something else (docs/api-spec.md):
+ * - `release`, `env`, `deploy`: releases (`release:<name>`), environments (`env:<name>`) and
+ *   deployments (`deploy:<id>`) are nodes of the site graph under exactly those ids, and the
+ *   release and deployment endpoints take them where an item id would read the same;
+ * - `site`: sites are `site:<slug>` (the `X-Site-Id` header, `/api/sites/{id}`).
  */
-export const RESERVED_TYPE_NAMES: readonly string[] = [
-  'type',
-  'template',
-  'release',
-  'env',
-  'deploy',
-  'asset',
-  'build',
-  'query',
-  'route',
-  'view',
-  'script',
-  'widget',
-  'blocktype',
-  'workflow',
-  'locale',
-  'transform',
-  'pagekit',
-  'site',
-  'user',
-  'key',
-  'audit',
-  'review',
-  'media',
-];
+export const RESERVED_TYPE_NAMES: readonly string[] = ['release', 'env', 'deploy', 'site'];
 
 /** Whether a relationship holds at most one target per item. */
 export function isSingleTarget(kind: RelationshipKind | undefined): boolean {

@@ -32,7 +32,28 @@ export {
   splitAdvice,
   tooManyAdvice,
 } from './import-plan';
+export {
+  compareValues,
+  conditionHolds,
+  LIST_BUILT_INS,
+  MAX_LIST_QUERY_LENGTH,
+  parseSort,
+  parseWhere,
+  type SortKey,
+  sortKeys,
+  type WhereCondition,
+  type WhereOp,
+} from './list-language';
+export { searchText } from './search-text';
 export { findTypeChangeConflicts, type TypeChangeConflict } from './type-change-conflicts';
+export {
+  ITEM_STATUSES,
+  type ListField,
+  listField,
+  type TypedCondition,
+  type TypedSortKey,
+  typeListQuery,
+} from './type-list-query';
 export {
   describeIssues,
   type FieldIssue,

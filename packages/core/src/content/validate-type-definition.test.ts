@@ -35,6 +35,27 @@ describe('validateTypeDefinition', () => {
     ]);
     expect(issuesOf({ nodeLabel: 'ItemVersion' })[0]?.field).toBe('nodeLabel');
     expect(issuesOf({ name: 'release' })[0]?.field).toBe('name');
+    for (const name of ['env', 'Deploy', 'site']) expect(issuesOf({ name })[0]?.field).toBe('name');
+    expect(issuesOf({ nodeLabel: 'MediaAsset' })[0]?.field).toBe('nodeLabel');
+  });
+
+  it('takes the names of internal nodes, which no longer share the item id space', () => {
+    for (const name of [
+      'review',
+      'user',
+      'media',
+      'asset',
+      'build',
+      'query',
+      'view',
+      'route',
+      'locale',
+      'widget',
+      'type',
+      'template',
+    ]) {
+      expect(issuesOf({ name }), name).toEqual([]);
+    }
     expect(issuesOf({ fields: [...base.fields, { name: 'status', type: 'string' }] })[0]?.message).toContain(
       'reserved',
     );

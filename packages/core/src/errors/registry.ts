@@ -10,11 +10,26 @@ export const errorRegistry = {
   // 400: bad input
   validation_failed: { status: 400, message: 'The request is not valid: {detail}' },
   malformed_json: { status: 400, message: 'The request body is not valid JSON: {detail}' },
+  json_too_complex: {
+    status: 400,
+    message:
+      'The JSON body is refused before parsing: {detail}. Send a smaller or flatter body (docs/errors.md lists the limits).',
+  },
+  malformed_multipart: {
+    status: 400,
+    message:
+      'The multipart body could not be read ({detail}); send multipart/form-data with its boundary, complete, with the file in the field `file`.',
+  },
   missing_body: { status: 400, message: 'This request needs a JSON body.' },
   missing_parameter: { status: 400, message: 'The query parameter `{name}` is required.' },
   business_rule: { status: 400, message: '{detail}' },
   invalid_template: { status: 400, message: 'The template does not parse: {detail}' },
   invalid_snapshot: { status: 400, message: 'The site snapshot is not valid: {detail}' },
+  invalid_list_query: {
+    status: 400,
+    message:
+      'The list query is not valid: {detail}. `where` is <field> <op> <value> conditions joined by `and` (op one of == != > >= < <= contains); `sort` is field names separated by commas, `-` before one for descending.',
+  },
   invalid_deploy_options: {
     status: 400,
     message: 'The deploy target `{target}` cannot use these options: {detail}',
@@ -57,13 +72,25 @@ export const errorRegistry = {
   version_conflict: {
     status: 409,
     message:
-      'The item changed since you read it (expected version {expected}, current {current}). Read it again and retry.',
+      'The {resource} changed since you read it (expected {expected}, current {current}). Read it again and retry.',
   },
   type_change_conflict: {
     status: 409,
     message: 'The type change would make {count} stored item(s) invalid at `{field}`: {detail}.',
   },
   review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
+  in_use: { status: 409, message: '{resource} cannot be deleted; it is still used by {holders}.' },
+  idempotency_key_in_progress: {
+    status: 409,
+    message:
+      'A request with this Idempotency-Key is still being processed. Retry in a moment to get its answer.',
+  },
+  // 422
+  idempotency_key_reused: {
+    status: 422,
+    message:
+      'This Idempotency-Key was used with a different request (method, URL or body). Use a new key for a new request.',
+  },
   // 413
   payload_too_large: { status: 413, message: 'The request body is larger than {limit} bytes.' },
   too_many_records: {
@@ -72,6 +99,12 @@ export const errorRegistry = {
       'This import has {count} {what}; one request takes at most {max}. Split it into {suggestedCallCount} calls of at most {suggestedBatchSize} {what}.',
   },
   media_too_large: { status: 413, message: 'The uploaded file is larger than {limit} bytes (25 MB).' },
+  // 415
+  unsupported_content_encoding: {
+    status: 415,
+    message:
+      'The request body is encoded with `{encoding}` (Content-Encoding), which this server does not read; send the body uncompressed, without Content-Encoding.',
+  },
   // 429
   rate_limited: { status: 429, message: 'Too many requests: retry in {retryAfter} s.' },
   // 500

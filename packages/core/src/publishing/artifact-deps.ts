@@ -24,6 +24,18 @@ export interface ManifestArtifact {
   deps: ArtifactDeps;
 }
 
+/**
+ * The newest audit record of a site's graph when a build read it: a copy of the chain's head
+ * kept outside the graph, so that a chain later cut short or rewritten no longer matches it.
+ * `mac` is the server's HMAC over graph, seq and hash (only the server can check or forge it).
+ */
+export interface AuditHeadAnchor {
+  graph: string;
+  seq: number;
+  hash: string;
+  mac: string;
+}
+
 /** The record a build leaves for the next incremental build of the same site and environment. */
 export interface BuildManifest {
   format: 'trellis-build-manifest';
@@ -35,6 +47,8 @@ export interface BuildManifest {
   /** hash of the edges between items visible in `env`; while it holds, traversals only change through the items they return */
   graphHash?: string;
   createdAt: string;
+  /** the head of the site's audit chain the build's content was read at, when the caller gave one */
+  auditHead?: AuditHeadAnchor;
   artifacts: ManifestArtifact[];
 }
 

@@ -1,5 +1,6 @@
 export {
   type ArtifactDeps,
+  type AuditHeadAnchor,
   type BuildManifest,
   type DependencyReader,
   emptyDeps,

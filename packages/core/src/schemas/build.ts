@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateTime, QueryFlag, queryLimit } from './common';
+import { DateTime, QueryFlag, queryLimit, queryOffset } from './common';
 
 /**
  * The mode a build is asked for: `full` rebuilds every page; `incremental` (default) only
@@ -165,10 +165,11 @@ export type BuildIdParams = z.infer<typeof BuildIdParams>;
 export const BuildLastQuery = z.object({ env: EnvName.optional() });
 export type BuildLastQuery = z.infer<typeof BuildLastQuery>;
 
-/** GET /api/build/history query: `limit` default 50, at most 500. */
+/** GET /api/build/history query: `limit` default 50, at most 500; `offset` default 0. */
 export const BuildHistoryQuery = z.object({
   env: EnvName.optional(),
   limit: queryLimit({ fallback: 50, max: 500 }),
+  offset: queryOffset(),
 });
 export type BuildHistoryQuery = z.infer<typeof BuildHistoryQuery>;
 

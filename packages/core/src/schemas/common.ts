@@ -102,6 +102,21 @@ export function queryLimit({ fallback, max }: { fallback: number; max: number })
   return z.coerce.number().int().min(1).max(max).default(fallback);
 }
 
+/** An `offset` query parameter: how many records a list skips, 0 when absent. */
+export function queryOffset() {
+  return QueryInt.default(0);
+}
+
+/**
+ * The paging query of a list read whole (types, templates, resources, versions…): `limit`
+ * (1 to 1000; absent: every record) and `offset` (default 0).
+ */
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  offset: queryOffset(),
+});
+export type PageQuery = z.infer<typeof PageQuery>;
+
 /** `true`/`1` query flag (also `false`/`0`), absent means false. */
 export const OptionalQueryFlag = QueryFlag.optional();
 

@@ -75,6 +75,8 @@ describe('ContentListQuery', () => {
       { limit: '1001' },
       { limit: 'ten' },
       { offset: '-1' },
+      { status: 'archived' },
+      { where: 'x'.repeat(2001) },
     ]) {
       expect(ContentListQuery.safeParse(query).success, JSON.stringify(query)).toBe(false);
     }

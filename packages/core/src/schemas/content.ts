@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_LIST_QUERY_LENGTH } from '../content/list-language';
 import { ContentId, DateTime, JsonObject, QueryFlag, QueryInt, TypeName } from './common';
 
 /** One block of an item body: an id, a block type and its data. */
@@ -67,17 +68,24 @@ export type ContentList = z.infer<typeof ContentList>;
 /** The largest `limit` a content list takes (the spec leaves it open). */
 export const MAX_CONTENT_LIST_LIMIT = 1000;
 
+/** The workflow status of an item: `draft` until published, then `published`. */
+export const ContentStatus = z.enum(['draft', 'published']).meta({ id: 'ContentStatus' });
+export type ContentStatus = z.infer<typeof ContentStatus>;
+
 /**
  * GET /api/content/{type} query: `withMeta` (`1`/`true`) asks for the envelope; `limit` (1 to
- * 1000; absent: every item) and `offset` page; `q` is a full-text search; `status` filters
- * by workflow status (e.g. `published`).
+ * 1000) and `offset` page; `q` is a full-text search; `status` filters by workflow status;
+ * `where` and `sort` are the list language of `{% list %}` (core `content/list-language.ts`):
+ * `where=year >= 2000 and tags contains 'sf'`, `sort=-year,title`.
  */
 export const ContentListQuery = z.object({
   withMeta: QueryFlag.optional(),
   limit: z.coerce.number().int().min(1).max(MAX_CONTENT_LIST_LIMIT).optional(),
   offset: QueryInt.optional(),
   q: z.string().max(500).optional(),
-  status: z.string().min(1).max(64).optional(),
+  status: ContentStatus.optional(),
+  where: z.string().max(MAX_LIST_QUERY_LENGTH).optional(),
+  sort: z.string().max(MAX_LIST_QUERY_LENGTH).optional(),
 });
 export type ContentListQuery = z.infer<typeof ContentListQuery>;
 
@@ -193,7 +201,7 @@ export const BulkPublishBody = z
     env: PublishEnv.optional(),
     ids: z.array(ContentId).min(1).max(10_000).optional(),
     type: TypeName.optional(),
-    status: z.string().min(1).max(64).optional(),
+    status: ContentStatus.optional(),
     q: z.string().min(1).max(500).optional(),
   })
   .refine((body) => (body.ids === undefined) !== (body.type === undefined), {

@@ -11,6 +11,15 @@ export const AuditStatus = z
     last_hash: z.string().optional(),
     verified_at: DateTime.optional(),
     reason: z.string().nullable().optional(),
+    /**
+     * Where the chain fails: the first record that does not verify, or the first record missing
+     * below an anchored head (a truncated chain); null when the chain verifies.
+     */
+    bad_seq: z.number().int().nullable().optional(),
+    /** The highest head recorded outside the graph that the chain was checked against; null when none. */
+    anchored_seq: z.number().int().nullable().optional(),
+    /** Records up to this seq were written before the chain was keyed and carry plain sha256 hashes. */
+    legacy_through: z.number().int().optional(),
   })
   .meta({ id: 'AuditStatus' });
 export type AuditStatus = z.infer<typeof AuditStatus>;

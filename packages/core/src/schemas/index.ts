@@ -5,6 +5,7 @@ export * from './build';
 export * from './common';
 export * from './content';
 export * from './content-type';
+export * from './deletes';
 export * from './diagnostics';
 export * from './health';
 export * from './import';

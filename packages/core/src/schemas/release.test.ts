@@ -85,7 +85,11 @@ describe('releases', () => {
   });
 
   it('lists by state with the spec default limit', () => {
-    expect(ListReleasesQuery.parse({ state: 'approved' })).toEqual({ state: 'approved', limit: 50 });
+    expect(ListReleasesQuery.parse({ state: 'approved' })).toEqual({
+      state: 'approved',
+      limit: 50,
+      offset: 0,
+    });
     expect(ListReleasesQuery.safeParse({ state: 'gone' }).success).toBe(false);
   });
 });
@@ -115,8 +119,14 @@ describe('deployments', () => {
   });
 
   it('defaults deployments to 50 and the queue to 100', () => {
-    expect(ListDeploymentsQuery.parse({ envId: 'env:prod' })).toEqual({ envId: 'env:prod', limit: 50 });
-    expect(DeploymentQueueQuery.parse({})).toEqual({ limit: 100 });
+    expect(ListDeploymentsQuery.parse({ envId: 'env:prod' })).toEqual({
+      envId: 'env:prod',
+      limit: 50,
+      offset: 0,
+    });
+    expect(DeploymentQueueQuery.parse({})).toEqual({ limit: 100, offset: 0 });
+    expect(DeploymentQueueQuery.parse({ offset: '20' }).offset).toBe(20);
+    expect(DeploymentQueueQuery.safeParse({ offset: '-1' }).success).toBe(false);
   });
 });
 

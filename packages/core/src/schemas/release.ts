@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateTime, DeploymentId, EnvironmentId, queryLimit, ReleaseId } from './common';
+import { DateTime, DeploymentId, EnvironmentId, queryLimit, queryOffset, ReleaseId } from './common';
 
 /** Spec §2 Environment: where releases deploy (e.g. `env:dev`, `env:prod`), ordered by `order`. */
 export const Environment = z
@@ -116,10 +116,11 @@ export type Release = z.infer<typeof Release>;
 export const ReleaseList = z.array(Release).meta({ id: 'ReleaseList' });
 export type ReleaseList = z.infer<typeof ReleaseList>;
 
-/** GET /api/releases query: `state` filter, `limit` default 50 (at most 500). */
+/** GET /api/releases query: `state` filter, `limit` default 50 (at most 500), `offset` default 0. */
 export const ListReleasesQuery = z.object({
   state: ReleaseState.optional(),
   limit: queryLimit({ fallback: 50, max: 500 }),
+  offset: queryOffset(),
 });
 export type ListReleasesQuery = z.infer<typeof ListReleasesQuery>;
 
@@ -197,17 +198,22 @@ export type Deployment = z.infer<typeof Deployment>;
 export const DeploymentList = z.array(Deployment).meta({ id: 'DeploymentList' });
 export type DeploymentList = z.infer<typeof DeploymentList>;
 
-/** GET /api/releases/deployments query: `limit` default 50 (at most 500). */
+/** GET /api/releases/deployments query: `limit` default 50 (at most 500), `offset` default 0. */
 export const ListDeploymentsQuery = z.object({
   envId: EnvironmentId.optional(),
   limit: queryLimit({ fallback: 50, max: 500 }),
+  offset: queryOffset(),
 });
 export type ListDeploymentsQuery = z.infer<typeof ListDeploymentsQuery>;
 
-/** GET /api/releases/queue query: future-dated pending deployments, `limit` default 100 (at most 1000). */
+/**
+ * GET /api/releases/queue query: future-dated pending deployments, `limit` default 100 (at
+ * most 1000), `offset` default 0.
+ */
 export const DeploymentQueueQuery = z.object({
   envId: EnvironmentId.optional(),
   limit: queryLimit({ fallback: 100, max: 1000 }),
+  offset: queryOffset(),
 });
 export type DeploymentQueueQuery = z.infer<typeof DeploymentQueueQuery>;
 

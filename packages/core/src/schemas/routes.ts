@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseSort, parseWhere } from '../content/list-language';
 import { ContentId, DateTime, JsonObject, Slug, TypeName } from './common';
 import { TemplateName } from './template';
 
@@ -51,7 +52,25 @@ const routeShape = {
 
 type RouteLike = { kind?: RouteKind; template?: string; paginate?: Paginate; redirectTo?: string };
 
+/** A listing's `where` and `sort` must parse in the list language (so a build never meets one that does not). */
+export function checkPaginate(paginate: Paginate | undefined, ctx: z.RefinementCtx): void {
+  const checks = [
+    ['where', () => parseWhere(paginate?.where ?? '')],
+    ['sort', () => parseSort(paginate?.sort)],
+  ] as const;
+  for (const [key, parse] of checks) {
+    try {
+      parse();
+    } catch (error) {
+      const message =
+        error instanceof Error ? error.message.replace(/\. `where` is .*$/s, '') : String(error);
+      ctx.addIssue({ code: 'custom', path: ['paginate', key], message });
+    }
+  }
+}
+
 function checkRouteKind(route: RouteLike, ctx: z.RefinementCtx): void {
+  checkPaginate(route.paginate, ctx);
   if ((route.kind === 'page' || route.kind === 'listing') && route.template === undefined) {
     ctx.addIssue({ code: 'custom', path: ['template'], message: `a ${route.kind} route needs a template` });
   }

@@ -115,7 +115,7 @@ describe('build', () => {
   });
 
   it('defaults the history limit to 50', () => {
-    expect(BuildHistoryQuery.parse({})).toEqual({ limit: 50 });
+    expect(BuildHistoryQuery.parse({})).toEqual({ limit: 50, offset: 0 });
     expect(BuildHistoryQuery.safeParse({ limit: '0' }).success).toBe(false);
   });
 });

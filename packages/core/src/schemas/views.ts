@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, ResourceName } from './common';
-import { Paginate, SitePath } from './routes';
+import { checkPaginate, Paginate, SitePath } from './routes';
 import { TemplateName } from './template';
 
 /**
@@ -46,7 +46,10 @@ export const ViewList = z.array(View).meta({ id: 'ViewList' });
 export type ViewList = z.infer<typeof ViewList>;
 
 /** POST /api/views */
-export const CreateViewBody = z.object(viewShape).meta({ id: 'CreateViewBody' });
+export const CreateViewBody = z
+  .object(viewShape)
+  .superRefine((view, ctx) => checkPaginate(view.paginate, ctx))
+  .meta({ id: 'CreateViewBody' });
 export type CreateViewBody = z.infer<typeof CreateViewBody>;
 
 /** PUT or PATCH /api/views/{name}: the given keys replace the stored ones. */
@@ -59,6 +62,7 @@ export const UpdateViewBody = z
     seo: Seo.optional(),
     enabled: z.boolean().optional(),
   })
+  .superRefine((view, ctx) => checkPaginate(view.paginate, ctx))
   .meta({ id: 'UpdateViewBody' });
 export type UpdateViewBody = z.infer<typeof UpdateViewBody>;
 

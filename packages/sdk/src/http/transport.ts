@@ -17,12 +17,30 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** A query string value; `undefined` entries are left out. */
 export type QueryValue = string | number | boolean | undefined | null;
 
+/** One page of a list: its items and how many records match in all (`X-Total-Count`). */
+export interface ListPage<T> {
+  items: T[];
+  total: number;
+}
+
 /** Per-call options every SDK method accepts as its last argument. */
 export interface CallOptions {
   /** Aborts the request. */
   signal?: AbortSignal;
   /** Overrides the client's `timeoutMs` for this call (each attempt). */
   timeoutMs?: number;
+  /**
+   * Sent as `If-Match`: the `ETag` of the read a write is based on; the server answers 409
+   * `version_conflict` (an `ApiError`) instead of writing over a newer change.
+   */
+  ifMatch?: string;
+  /**
+   * Sent as `Idempotency-Key` (`true`: a new UUID for this call). The server answers a repeat
+   * of the same request with the same key with its first answer for 24 h and writes nothing
+   * again, so the SDK also retries such a write after a lost answer or a 500/502/504, as it
+   * does reads.
+   */
+  idempotencyKey?: string | true;
 }
 
 /** One request, as the namespaces describe it. */
@@ -93,8 +111,8 @@ export class Transport {
       retry: {
         limit: retry.limit,
         methods: ['get', 'post', 'put', 'patch', 'delete', 'head'],
-        statusCodes: [429, 500, 502, 503, 504],
-        afterStatusCodes: [429, 503],
+        statusCodes: [409, 429, 500, 502, 503, 504],
+        afterStatusCodes: [409, 429, 503],
         maxRetryAfter: retry.maxRetryAfterMs,
         backoffLimit: retry.backoffLimitMs,
         delay: retry.delayMs,
@@ -126,6 +144,10 @@ export class Transport {
   /** Sends one request and returns its parsed body; throws ApiError, SchemaError or ConnectionError. */
   async request<S extends z.ZodType>(spec: RequestSpec<S>): Promise<z.output<S>> {
     const { response, body } = await this.#fetch(spec);
+    return this.#parse(spec, response, body);
+  }
+
+  #parse<S extends z.ZodType>(spec: RequestSpec<S>, response: Response, body: unknown): z.output<S> {
     const parsed = spec.schema.safeParse(body);
     if (!parsed.success) {
       throw new SchemaError({
@@ -142,6 +164,25 @@ export class Transport {
     return parsed.data;
   }
 
+  /**
+   * Sends a list request and returns its parsed items with the count of every match, read from
+   * the `X-Total-Count` header (the items' count when a server does not send it).
+   */
+  async requestPage<S extends z.ZodType<unknown[]>>(
+    spec: RequestSpec<S>,
+  ): Promise<ListPage<z.output<S>[number]>> {
+    const { response, body } = await this.#fetch(spec);
+    const items = this.#parse(spec, response, body) as z.output<S>[number][];
+    const header = Number(response.headers.get('x-total-count'));
+    return {
+      items,
+      total:
+        Number.isInteger(header) && header >= 0 && response.headers.has('x-total-count')
+          ? header
+          : items.length,
+    };
+  }
+
   /** Sends one request whose answer body is not used (e.g. a 204). */
   async send(spec: Omit<RequestSpec<z.ZodType>, 'schema'>): Promise<void> {
     await this.#fetch(spec);
@@ -149,15 +190,22 @@ export class Transport {
 
   async #fetch(spec: Omit<RequestSpec<z.ZodType>, 'schema'>): Promise<{ response: Response; body: unknown }> {
     const method = spec.method.toUpperCase();
+    const headers: Record<string, string> = {};
+    if (spec.ifMatch !== undefined) headers['if-match'] = spec.ifMatch;
+    if (spec.idempotencyKey !== undefined) {
+      headers['idempotency-key'] = spec.idempotencyKey === true ? crypto.randomUUID() : spec.idempotencyKey;
+    }
+    const isIdempotent = headers['idempotency-key'] !== undefined;
     let response: Response;
     try {
       response = await this.#ky(spec.path, {
         method: spec.method,
         json: spec.json,
         body: spec.body,
+        headers,
         searchParams: toSearchParams(spec.query),
         signal: spec.signal,
-        retry: { shouldRetry: ({ error }) => shouldRetry(error, method) },
+        retry: { shouldRetry: ({ error }) => shouldRetry(error, method, isIdempotent) },
         ...(spec.timeoutMs === undefined ? {} : { timeout: spec.timeoutMs }),
       });
     } catch (error) {
@@ -211,7 +259,7 @@ async function readBody(response: Response): Promise<unknown> {
 }
 
 /** ky's `shouldRetry`: `false` stops; `undefined` lets ky apply its delay and Retry-After rules. */
-function shouldRetry(error: Error, method: string): boolean | undefined {
+function shouldRetry(error: Error, method: string, isIdempotent: boolean): boolean | undefined {
   if (isTimeoutError(error)) return false;
   if (isHTTPError(error)) {
     const body = (error as HttpErrorWithBody)[ERROR_BODY];
@@ -220,10 +268,11 @@ function shouldRetry(error: Error, method: string): boolean | undefined {
       method,
       status: error.response.status,
       code: typeof code === 'string' ? code : undefined,
+      isIdempotent,
     });
     return retryable ? undefined : false;
   }
-  return isRetryable({ method, status: undefined, code: undefined });
+  return isRetryable({ method, status: undefined, code: undefined, isIdempotent });
 }
 
 function toSdkError(error: unknown, method: string, path: string): unknown {

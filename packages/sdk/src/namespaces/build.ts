@@ -9,7 +9,7 @@ import {
 import type { z } from 'zod';
 import { sleep } from '../helpers/sleep';
 import { path } from '../http/path';
-import type { CallOptions, Transport } from '../http/transport';
+import type { CallOptions, ListPage, Transport } from '../http/transport';
 
 /** Options of {@link BuildApi.wait} and {@link BuildApi.runAndWait}. */
 export interface WaitOptions extends CallOptions {
@@ -77,12 +77,24 @@ export function createBuildApi(transport: Transport) {
     /** GET /api/build/last: the last build of the environment. */
     last: (query: { env?: string } = {}, options: CallOptions = {}): Promise<BuildStatus> =>
       transport.request({ method: 'get', path: 'build/last', schema: BuildStatus, query, ...options }),
-    /** GET /api/build/history: recent builds, newest first (default 50). */
+    /** GET /api/build/history: recent builds, newest first (`limit` default 50, `offset` default 0). */
     history: (
-      query: { env?: string; limit?: number } = {},
+      query: { env?: string; limit?: number; offset?: number } = {},
       options: CallOptions = {},
     ): Promise<BuildStatus[]> =>
       transport.request({ method: 'get', path: 'build/history', schema: BuildHistory, query, ...options }),
+    /** GET /api/build/history as one page with the count of every build (`X-Total-Count`). */
+    historyPage: (
+      query: { env?: string; limit?: number; offset?: number } = {},
+      options: CallOptions = {},
+    ): Promise<ListPage<BuildStatus>> =>
+      transport.requestPage({
+        method: 'get',
+        path: 'build/history',
+        schema: BuildHistory,
+        query,
+        ...options,
+      }),
     /** POST /api/build/rollback/{buildId}: serves a prior build's output again. */
     rollback: (buildId: string, options: CallOptions = {}): Promise<BuildRollbackResponse> =>
       transport.request({

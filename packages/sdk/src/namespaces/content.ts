@@ -19,8 +19,12 @@ import type { CallOptions, Transport } from '../http/transport';
 /** GET /api/content/{type} without withMeta: a bare array. */
 const ContentRecordList = z.array(ContentRecord);
 
-/** Filters of a content list (`q`: full-text search; `status`: workflow status, e.g. `published`). */
-export type ContentFilter = Pick<ContentListQuery, 'q' | 'status'>;
+/**
+ * Filters of a content list: `q` full-text search; `status` `draft` or `published`; `where`
+ * field conditions and `sort` keys in the list language of `{% list %}`
+ * (`where: "year >= 2000 and tags contains 'sf'"`, `sort: '-year,title'`).
+ */
+export type ContentFilter = Pick<ContentListQuery, 'q' | 'status' | 'where' | 'sort'>;
 
 /** A page of a content list (`limit`: items per page, at most 1000). */
 export type ContentPageQuery = Omit<ContentListQuery, 'withMeta'>;
@@ -62,12 +66,12 @@ export function createContentApi(transport: Transport) {
      * `for await (const item of site.content.iterate('post')) …`.
      */
     iterate: async function* (type: string, options: IterateOptions = {}): AsyncGenerator<ContentRecord> {
-      const { pageSize = 100, q, status, ...callOptions } = options;
+      const { pageSize = 100, q, status, where, sort, ...callOptions } = options;
       if (!Number.isInteger(pageSize) || pageSize < 1)
         throw new RangeError('pageSize must be a positive integer');
       let offset = 0;
       for (;;) {
-        const page = await api.page(type, { limit: pageSize, offset, q, status }, callOptions);
+        const page = await api.page(type, { limit: pageSize, offset, q, status, where, sort }, callOptions);
         for (const item of page.items) yield item;
         offset += page.items.length;
         if (page.items.length === 0 || offset >= page.total) return;

@@ -1,6 +1,7 @@
 import { MediaAsset, MediaAssetList, MediaCount, StockResponse } from '@trelliscms/core';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
+import type { DeleteQuery } from './resource';
 
 /** Media assets of the client's site (site-scoped). */
 export function createMediaApi(transport: Transport) {
@@ -31,9 +32,18 @@ export function createMediaApi(transport: Transport) {
         ...options,
       });
     },
-    /** DELETE /api/media/{id}: removes the asset and its file (204). */
-    delete: async (id: string, options: CallOptions = {}): Promise<void> => {
-      await transport.send({ method: 'delete', path: path('media', id), ...options });
+    /**
+     * DELETE /api/media/{id}: removes the asset and its file (204). An asset items show is a
+     * 409 `in_use` naming them (`error.body.holders`); `cascade` clears it from their image
+     * fields first (not from a required field, nor from a version live somewhere).
+     */
+    delete: async (id: string, query: DeleteQuery = {}, options: CallOptions = {}): Promise<void> => {
+      await transport.send({
+        method: 'delete',
+        path: path('media', id),
+        query: query.cascade ? { cascade: 1 } : {},
+        ...options,
+      });
     },
     /** GET /api/media/stock: stock photos from `provider`, normalized. */
     stock: (

@@ -260,3 +260,32 @@ describe('content.unpublish, publishMany and unpublishMany', () => {
     ]);
   });
 });
+
+describe('paged lists', () => {
+  it('sends offset and reads the total from X-Total-Count (the page size when a server sends none)', async () => {
+    server = await createTestServer({
+      'GET /api/releases': () => ({ body: [release('draft')], headers: { 'x-total-count': '7' } }),
+      'GET /api/releases/queue': () => ({ body: [deployment('1', 'pending')] }),
+      'GET /api/build/history': () => ({ body: [], headers: { 'x-total-count': '3' } }),
+    });
+    const page = await site().releases.listPage({ state: 'draft', limit: 1, offset: 6 });
+    expect(page).toMatchObject({ total: 7, items: [{ id: 'release:spring' }] });
+    expect(server.hits('GET /api/releases')[0]?.url).toBe('/api/releases?state=draft&limit=1&offset=6');
+    expect((await site().releases.queuePage({ offset: 2 })).total).toBe(1);
+    expect(await site().build.historyPage({ offset: 5 })).toEqual({ items: [], total: 3 });
+  });
+
+  it('filters and sorts content lists with where and sort', async () => {
+    server = await createTestServer({
+      'GET /api/content/book': () => ({ body: { items: [], total: 0 } }),
+    });
+    const items = [];
+    for await (const item of site().content.iterate('book', { where: 'year > 2000', sort: '-year' })) {
+      items.push(item);
+    }
+    expect(items).toEqual([]);
+    const url = new URL(server.hits('GET /api/content/book')[0]!.url, 'http://x');
+    expect(url.searchParams.get('where')).toBe('year > 2000');
+    expect(url.searchParams.get('sort')).toBe('-year');
+  });
+});

@@ -23,7 +23,7 @@ import {
 } from '@trelliscms/core';
 import type { z } from 'zod';
 import { path } from '../http/path';
-import type { CallOptions, Transport } from '../http/transport';
+import type { CallOptions, ListPage, Transport } from '../http/transport';
 import { SYNC_BUILD_TIMEOUT_MS } from './build';
 import { createContentApi } from './content';
 import { createReleaseHelpers } from './release-helpers';
@@ -52,18 +52,33 @@ function createReleaseCalls(transport: Transport) {
         json: body,
         ...options,
       }),
-    /** GET /api/releases: by `state`; `limit` default 50. */
-    list: (
-      query: { state?: z.input<typeof ReleaseTransitionBody>['state']; limit?: number } = {},
-      options: CallOptions = {},
-    ): Promise<Release[]> =>
+    /**
+     * DELETE /api/releases/environments/{id} (204; admins only). `env:dev` and `env:prod` are a
+     * 409 `conflict`; an environment a pending deployment targets or items are live in is a 409
+     * `in_use` naming them (`error.body.holders`).
+     */
+    deleteEnvironment: async (id: string, options: CallOptions = {}): Promise<void> => {
+      await transport.send({ method: 'delete', path: path('releases', 'environments', id), ...options });
+    },
+    /** GET /api/releases: newest first, by `state`; `limit` default 50, `offset` default 0. */
+    list: (query: ReleaseListQuery = {}, options: CallOptions = {}): Promise<Release[]> =>
       transport.request({ method: 'get', path: 'releases', schema: ReleaseList, query, ...options }),
+    /** GET /api/releases as one page with the count of every match (`X-Total-Count`). */
+    listPage: (query: ReleaseListQuery = {}, options: CallOptions = {}): Promise<ListPage<Release>> =>
+      transport.requestPage({ method: 'get', path: 'releases', schema: ReleaseList, query, ...options }),
     /** POST /api/releases: a new release in state `draft`. */
     create: (body: z.input<typeof CreateReleaseBody>, options: CallOptions = {}): Promise<Release> =>
       transport.request({ method: 'post', path: 'releases', schema: Release, json: body, ...options }),
     /** GET /api/releases/{id}: the release with its includes. */
     get: (id: string, options: CallOptions = {}): Promise<Release> =>
       transport.request({ method: 'get', path: path('releases', id), schema: Release, ...options }),
+    /**
+     * DELETE /api/releases/{id}: a draft release (204). Other states are a 409 `conflict`; a
+     * draft that was deployed once, or that releases derive from, a 409 `in_use` naming them.
+     */
+    delete: async (id: string, options: CallOptions = {}): Promise<void> => {
+      await transport.send({ method: 'delete', path: path('releases', id), ...options });
+    },
     /** POST /api/releases/{id}/includes: adds a versioned item (draft releases only). */
     addInclude: (
       id: string,
@@ -110,12 +125,21 @@ function createReleaseCalls(transport: Transport) {
         timeoutMs: body.async === true ? undefined : SYNC_BUILD_TIMEOUT_MS,
         ...options,
       }),
-    /** GET /api/releases/deployments: recent deployments (default 50). */
-    deployments: (
-      query: { envId?: string; limit?: number } = {},
-      options: CallOptions = {},
-    ): Promise<Deployment[]> =>
+    /** GET /api/releases/deployments: recent deployments, newest first (`limit` default 50, `offset`). */
+    deployments: (query: DeploymentListQuery = {}, options: CallOptions = {}): Promise<Deployment[]> =>
       transport.request({
+        method: 'get',
+        path: 'releases/deployments',
+        schema: DeploymentList,
+        query,
+        ...options,
+      }),
+    /** GET /api/releases/deployments as one page with the count of every match. */
+    deploymentsPage: (
+      query: DeploymentListQuery = {},
+      options: CallOptions = {},
+    ): Promise<ListPage<Deployment>> =>
+      transport.requestPage({
         method: 'get',
         path: 'releases/deployments',
         schema: DeploymentList,
@@ -183,12 +207,18 @@ function createReleaseCalls(transport: Transport) {
         json: body,
         ...options,
       }),
-    /** GET /api/releases/queue: future-dated pending deployments, soonest first (default 100). */
-    queue: (
-      query: { envId?: string; limit?: number } = {},
-      options: CallOptions = {},
-    ): Promise<Deployment[]> =>
+    /** GET /api/releases/queue: future-dated pending deployments, soonest first (`limit` default 100, `offset`). */
+    queue: (query: DeploymentListQuery = {}, options: CallOptions = {}): Promise<Deployment[]> =>
       transport.request({ method: 'get', path: 'releases/queue', schema: DeploymentList, query, ...options }),
+    /** GET /api/releases/queue as one page with the count of every scheduled deployment. */
+    queuePage: (query: DeploymentListQuery = {}, options: CallOptions = {}): Promise<ListPage<Deployment>> =>
+      transport.requestPage({
+        method: 'get',
+        path: 'releases/queue',
+        schema: DeploymentList,
+        query,
+        ...options,
+      }),
     /**
      * GET /api/releases/replay: what was live in the environment at `atTime` (default now); a
      * future `atTime` counts the pending deployments due by then (`future: true`).
@@ -207,6 +237,20 @@ function createReleaseCalls(transport: Transport) {
   };
 }
 export type ReleaseCalls = ReturnType<typeof createReleaseCalls>;
+
+/** The query of GET /api/releases: `state`, `limit` (default 50, at most 500), `offset`. */
+export type ReleaseListQuery = {
+  state?: z.input<typeof ReleaseTransitionBody>['state'];
+  limit?: number;
+  offset?: number;
+};
+
+/** The query of the deployment lists: `envId`, `limit`, `offset`. */
+export type DeploymentListQuery = {
+  envId?: string;
+  limit?: number;
+  offset?: number;
+};
 
 /**
  * Releases, environments, deployments, drip publishing, replay and live state (site-scoped):

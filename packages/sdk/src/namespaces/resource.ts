@@ -2,7 +2,17 @@ import type { z } from 'zod';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
 
-/** The four operations docs/api-spec.md §4 gives each "other" site-scoped namespace. */
+/** What a delete that can cascade takes: `cascade` also removes what the resource documents. */
+export interface DeleteQuery {
+  /**
+   * Also remove (or clear) what holds the resource, where it documents a cascade (e.g. the
+   * redirects to a route, the transforms that run a script). Without it a held resource is a
+   * 409 `in_use` whose body names the holders (`error.body.holders`).
+   */
+  cascade?: boolean;
+}
+
+/** The four operations docs/api-spec.md §4 gives each "other" site-scoped namespace, and delete. */
 export interface ResourceApi<Item, CreateInput, UpdateInput> {
   /** GET /api/{resource} */
   list(options?: CallOptions): Promise<Item[]>;
@@ -12,6 +22,8 @@ export interface ResourceApi<Item, CreateInput, UpdateInput> {
   create(body: CreateInput, options?: CallOptions): Promise<Item>;
   /** PATCH (or PUT) /api/{resource}/{key}: the given keys replace the stored ones. */
   update(key: string, body: UpdateInput, options?: CallOptions): Promise<Item>;
+  /** DELETE /api/{resource}/{key} (204); 409 `in_use` naming what holds it unless `cascade` covers it. */
+  delete(key: string, query?: DeleteQuery, options?: CallOptions): Promise<void>;
 }
 
 /** Builds a {@link ResourceApi} for `/api/<base>` whose items parse with `item`. */
@@ -42,5 +54,13 @@ export function createResourceApi<S extends z.ZodType, L extends z.ZodType<z.out
         json: body,
         ...options,
       }),
+    delete: async (key, query = {}, options = {}) => {
+      await transport.send({
+        method: 'delete',
+        path: path(base, key),
+        query: query.cascade ? { cascade: 1 } : {},
+        ...options,
+      });
+    },
   };
 }

@@ -39,6 +39,14 @@ export function createTemplatesApi(transport: Transport) {
         json: body,
         ...options,
       }),
+    /**
+     * DELETE /api/templates/{name}: the template and all its versions (204). A template in use
+     * (routes, views, block types, transforms, other templates, the pages of a type) is a 409
+     * `in_use` naming them (`error.body.holders`); templates have no cascade.
+     */
+    delete: async (name: string, options: CallOptions = {}): Promise<void> => {
+      await transport.send({ method: 'delete', path: path('templates', name), ...options });
+    },
   };
   return api;
 }

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { isApiError } from '../errors/api-error';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
+import type { DeleteQuery } from './resource';
 
 /** What {@link TypesApi.apply} did. */
 export interface ApplyTypeResult {
@@ -44,6 +45,18 @@ export function createTypesApi(transport: Transport) {
         json: patch,
         ...options,
       }),
+    /**
+     * DELETE /api/types/{name} (204). A type with items, or named by other definitions, is a
+     * 409 `in_use` naming them (`error.body.holders`); `cascade` deletes its items with it.
+     */
+    delete: async (name: string, query: DeleteQuery = {}, options: CallOptions = {}): Promise<void> => {
+      await transport.send({
+        method: 'delete',
+        path: path('types', name),
+        query: query.cascade ? { cascade: 1 } : {},
+        ...options,
+      });
+    },
     /**
      * Makes the site's type match `definition`: creates it when it does not exist (404),
      * otherwise PATCHes it with the whole definition. Safe to run again.

@@ -1,5 +1,6 @@
-import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
+import { createRemoteJWKSet, customFetch, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import { type Persona, toPersona } from '../platform/users';
+import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
 
 /** Signature algorithms accepted on ID tokens; `none` and HMAC (HS*) never are. */
 export const ID_TOKEN_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'] as const;
@@ -16,6 +17,11 @@ export interface IdTokenVerifierOptions {
   jwksCooldownMs?: number;
   /** Accepted clock skew for `exp`/`nbf`, in seconds. Default 5. */
   clockToleranceSec?: number;
+  /**
+   * How the key set is fetched: the server's guarded fetcher, told to trust the configured
+   * JWKS origin (the operator named it); a redirect elsewhere is checked as usual.
+   */
+  fetch: GuardedFetch;
 }
 
 /** The claims Trellis uses from a verified ID token. */
@@ -41,9 +47,17 @@ export type IdTokenVerifier = (token: string) => Promise<IdTokenClaims>;
  * Throws {@link IdTokenError} on any failure; the JWKS being unreachable is an IdTokenError too.
  */
 export function createIdTokenVerifier(options: IdTokenVerifierOptions): IdTokenVerifier {
-  const jwks = createRemoteJWKSet(new URL(options.jwksUrl), {
+  const jwksUrl = new URL(options.jwksUrl);
+  const jwks = createRemoteJWKSet(jwksUrl, {
     cooldownDuration: options.jwksCooldownMs ?? 30_000,
     timeoutDuration: 5_000,
+    [customFetch]: (url, init) =>
+      options.fetch(url, {
+        headers: init.headers,
+        signal: init.signal,
+        redirect: init.redirect,
+        trustedOrigins: [jwksUrl.origin],
+      }),
   });
   return async (token) => {
     let payload: JWTPayload;

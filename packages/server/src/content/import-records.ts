@@ -7,6 +7,7 @@ import {
   type ImportJsonResponse,
   perSecond,
   type StoredContentType,
+  searchText,
   TrellisError,
   toContentWrite,
 } from '@trelliscms/core';
@@ -282,12 +283,13 @@ async function writeBatch(
     records.filter((record) => !record.existing).map((record) => record.id),
   );
   const created: GraphNode[] = [];
-  const replaced: Array<{ record: PreparedRecord; props: Props }> = [];
+  const replaced: Array<{ record: PreparedRecord; props: Props; text: string }> = [];
   const edges: GraphEdge[] = [];
   for (const record of records) {
     const props = itemProps(record.fields, recordMeta(record, stamp, tombstones.get(record.id)?.version));
-    if (record.existing) replaced.push({ record, props });
-    else created.push({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props });
+    const text = searchText({ type, fields: record.fields });
+    if (record.existing) replaced.push({ record, props, text });
+    else created.push({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props, searchText: text });
     for (const name in record.targets) {
       const label = labels.get(name)!;
       const current = new Set(record.current?.[name] ?? []);
@@ -302,9 +304,9 @@ async function writeBatch(
       tx,
       replaced.map(({ record }) => record.existing!),
     );
-    for (const { record, props } of replaced) {
+    for (const { record, props, text } of replaced) {
       await tick();
-      await tx.updateNode(record.id, { props });
+      await tx.updateNode(record.id, { props, searchText: text });
     }
   }
   for (let at = 0; at < created.length; at += WRITE_CHUNK) {

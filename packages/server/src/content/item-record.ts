@@ -137,19 +137,3 @@ export function toContentRecord(node: GraphNode, relationships?: Record<string, 
   if (relationships !== undefined) record.relationships = relationships;
   return record;
 }
-
-/** The ETag of an item version: `"<version>"`. */
-export function etagOf(version: number): string {
-  return `"${version}"`;
-}
-
-/**
- * The version an `If-Match` header expects: `"3"`, `W/"3"` or `3`; null for `*` or no header.
- * Anything else is an expectation no version meets (-1), so the write answers 409.
- */
-export function expectedVersionFrom(ifMatch: string | string[] | undefined): number | null {
-  const header = Array.isArray(ifMatch) ? ifMatch[0] : ifMatch;
-  if (header === undefined || header.trim() === '*' || header.trim() === '') return null;
-  const match = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(header);
-  return match ? Number(match[1]) : -1;
-}

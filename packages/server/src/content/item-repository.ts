@@ -5,10 +5,12 @@ import {
   type ContentWriteInput,
   invalidFieldsError,
   type StoredContentType,
+  searchText,
   TrellisError,
 } from '@trelliscms/core';
-import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
+import type { Graph, GraphNode, GraphReader, GraphWriter, NodeQuery, PropFilter } from '../engines/port';
 import { retractEverywhere } from '../releases/publish-items';
+import { checkVersion } from '../shared/entity-tag';
 import {
   CONTENT_LABEL,
   type ItemMeta,
@@ -44,13 +46,9 @@ function notFound(id: string): TrellisError {
   return TrellisError.of('not_found', { resource: `Item \`${id}\`` });
 }
 
-function assertExpectedVersion(id: string, expected: number | null | undefined, current: number): void {
-  if (expected === null || expected === undefined || expected === current) return;
-  throw TrellisError.of(
-    'version_conflict',
-    { expected: expected < 0 ? 'an unknown ETag' : expected, current },
-    { extra: { id, currentVersion: current }, headers: { ETag: `"${current}"` } },
-  );
+/** Throws 409 `version_conflict` unless the item is at the expected version (when one is given). */
+export function assertItemVersion(id: string, expected: number | null | undefined, current: number): void {
+  checkVersion({ expected, current, resource: `item ${id}`, extra: { id, currentVersion: current } });
 }
 
 async function readItem(reader: GraphReader, type: StoredContentType, id: string): Promise<GraphNode> {
@@ -80,9 +78,10 @@ export async function writeRelationships(
   }
 }
 
-/** Writes the item node's new state, its version node and the audit entry. */
+/** Writes the item node's new state (searchable by its text fields), its version node and the audit entry. */
 async function commitVersion({
   tx,
+  type,
   id,
   labels,
   fields,
@@ -90,8 +89,10 @@ async function commitVersion({
   action,
   actor,
   isCreate,
+  auditData,
 }: {
   tx: GraphWriter;
+  type: StoredContentType;
   id: string;
   labels: string[];
   fields: Record<string, unknown>;
@@ -99,12 +100,19 @@ async function commitVersion({
   action: string;
   actor: string;
   isCreate: boolean;
+  auditData?: Record<string, unknown>;
 }): Promise<GraphNode> {
   const node = { id, labels, props: itemProps(fields, meta) };
-  if (isCreate) await tx.createNode(node);
-  else await tx.updateNode(id, { props: node.props });
+  const text = searchText({ type, fields });
+  if (isCreate) await tx.createNode({ ...node, searchText: text });
+  else await tx.updateNode(id, { props: node.props, searchText: text });
   await tx.createNode(versionNode({ id, fields, meta, action, actor }));
-  await tx.appendAudit({ actor, action, target: id, data: { version: meta.version, hash: meta.hash } });
+  await tx.appendAudit({
+    actor,
+    action,
+    target: id,
+    data: { version: meta.version, hash: meta.hash, ...auditData },
+  });
   return node;
 }
 
@@ -143,6 +151,7 @@ export async function createItem({
     if (tombstone) await tx.deleteNode(tombstoneId(id));
     const node = await commitVersion({
       tx,
+      type,
       id,
       labels: [type.nodeLabel, CONTENT_LABEL],
       fields,
@@ -189,8 +198,9 @@ export async function getItem({
 }
 
 /**
- * A page of a type's items (ordered by id, or by relevance with `q`), with the total count
- * of matches independent of `limit`/`offset`. Items are listed without relationships.
+ * A page of a type's items with the total count of matches independent of `limit`/`offset`:
+ * filtered by `where` (see item-list-query.ts) and full-text `q`, ordered by `orderBy` then
+ * id (by relevance with `q` and no `orderBy`). Items are listed without relationships.
  */
 export async function listItems({
   graph,
@@ -198,18 +208,21 @@ export async function listItems({
   limit = CONTENT_LIST_LIMIT.default,
   offset = 0,
   q,
-  status,
+  where = [],
+  orderBy = [],
 }: {
   graph: GraphReader;
   type: StoredContentType;
   limit?: number;
   offset?: number;
   q?: string;
-  status?: string;
+  where?: PropFilter[];
+  orderBy?: NodeQuery['orderBy'];
 }): Promise<{ items: ContentRecord[]; total: number }> {
   const page = await graph.findNodes({
     label: type.nodeLabel,
-    where: status === undefined ? [] : [{ prop: 'status', op: 'eq', value: status }],
+    where,
+    ...(orderBy.length > 0 ? { orderBy } : {}),
     ...(q !== undefined && q.trim() !== '' ? { q } : {}),
     limit,
     offset,
@@ -217,22 +230,15 @@ export async function listItems({
   return { items: page.nodes.map((node) => toContentRecord(node)), total: page.total };
 }
 
-/** Runs a write on an existing item inside one transaction, checking the expected version. */
-async function mutateItem({
-  graph,
-  type,
-  id,
-  expectedVersion,
-  actor,
-  action,
-  change,
-}: {
-  graph: Graph;
+/** A write on an existing item: its new fields (and meta, relationship targets) from the current ones. */
+interface ItemMutation {
   type: StoredContentType;
   id: string;
   expectedVersion: number | null | undefined;
   actor: string;
   action: string;
+  /** Extra data of the audit entry (e.g. the cascade it is part of). */
+  auditData?: Record<string, unknown>;
   change: (
     tx: GraphWriter,
     current: { fields: Record<string, unknown>; meta: ItemMeta },
@@ -241,34 +247,45 @@ async function mutateItem({
     meta: Partial<ItemMeta>;
     targets?: Record<string, string[]>;
   }>;
-}): Promise<WrittenItem> {
-  return graph.transaction(async (tx) => {
-    const node = await readItem(tx, type, id);
-    const current = splitItemProps(node.props);
-    assertExpectedVersion(id, expectedVersion, current.meta.version);
-    await ensureVersionNode(tx, node);
-    const next = await change(tx, current);
-    const meta = nextItemMeta({
-      previous: { ...current.meta, ...next.meta },
-      fields: next.fields,
-      actor,
-      now: new Date().toISOString(),
-    });
-    const written = await commitVersion({
-      tx,
-      id,
-      labels: node.labels,
-      fields: next.fields,
-      meta,
-      action,
-      actor,
-      isCreate: false,
-    });
-    if (next.targets) await writeRelationships(tx, type, id, next.targets, false);
-    const relationships =
-      type.relationships.length > 0 ? relationshipsOf(type, await tx.getEdges({ from: id })) : {};
-    return { record: toContentRecord(written, relationships), version: meta.version };
+}
+
+/** Runs a write on an existing item inside one transaction, checking the expected version. */
+async function mutateItem({ graph, ...mutation }: ItemMutation & { graph: Graph }): Promise<WrittenItem> {
+  return graph.transaction((tx) => mutateItemIn(tx, mutation));
+}
+
+/** {@link mutateItem} in the caller's transaction. */
+async function mutateItemIn(
+  tx: GraphWriter,
+  { type, id, expectedVersion, actor, action, auditData, change }: ItemMutation,
+): Promise<WrittenItem> {
+  const node = await readItem(tx, type, id);
+  const current = splitItemProps(node.props);
+  assertItemVersion(id, expectedVersion, current.meta.version);
+  await ensureVersionNode(tx, node);
+  const next = await change(tx, current);
+  const meta = nextItemMeta({
+    previous: { ...current.meta, ...next.meta },
+    fields: next.fields,
+    actor,
+    now: new Date().toISOString(),
   });
+  const written = await commitVersion({
+    tx,
+    type,
+    id,
+    labels: node.labels,
+    fields: next.fields,
+    meta,
+    action,
+    actor,
+    isCreate: false,
+    auditData,
+  });
+  if (next.targets) await writeRelationships(tx, type, id, next.targets, false);
+  const relationships =
+    type.relationships.length > 0 ? relationshipsOf(type, await tx.getEdges({ from: id })) : {};
+  return { record: toContentRecord(written, relationships), version: meta.version };
 }
 
 /**
@@ -307,8 +324,48 @@ export async function updateItem({
       });
       const issues = [...checked.fieldIssues, ...checked.relationshipIssues];
       if (issues.length > 0) throw invalidFieldsError(issues);
-      await assertReferencesExist(tx, checked.references);
+      // A value the item already holds is not checked again: an item whose asset or referenced
+      // item was deleted since stays editable (only what the write introduces must exist).
+      await assertReferencesExist(
+        tx,
+        checked.references.filter((reference) => current.fields[reference.field] !== reference.id),
+      );
       return { fields: checked.fields, meta: {}, targets: checked.targets };
+    },
+  });
+}
+
+/**
+ * Clears `fields` of an item (a new version, as a PATCH with `null`s would write) in the
+ * caller's transaction; a media asset's cascade uses it. The fields must be optional ones.
+ */
+export async function clearFieldsIn(
+  tx: GraphWriter,
+  {
+    type,
+    id,
+    fields,
+    actor,
+    auditData,
+  }: {
+    type: StoredContentType;
+    id: string;
+    fields: readonly string[];
+    actor: string;
+    auditData?: Record<string, unknown>;
+  },
+): Promise<WrittenItem> {
+  return mutateItemIn(tx, {
+    type,
+    id,
+    expectedVersion: null,
+    actor,
+    action: 'content.update',
+    auditData,
+    change: async (_tx, current) => {
+      const next = { ...current.fields };
+      for (const field of fields) delete next[field];
+      return { fields: next, meta: {} };
     },
   });
 }
@@ -320,11 +377,7 @@ export async function updateItem({
  */
 export async function deleteItem({
   graph,
-  type,
-  id,
-  expectedVersion,
-  actor,
-  now = new Date(),
+  ...input
 }: {
   graph: Graph;
   type: StoredContentType;
@@ -334,49 +387,76 @@ export async function deleteItem({
   /** When it is deleted (the time of the live revisions that take it down). */
   now?: Date;
 }): Promise<void> {
-  await graph.transaction(async (tx) => {
-    const node = await readItem(tx, type, id);
-    const { meta } = splitItemProps(node.props);
-    assertExpectedVersion(id, expectedVersion, meta.version);
-    const pins = await pinnedVersions(tx, id);
-    // A pinned head an import left unstored lives only in the item node: store it first.
-    if (pins.versions.has(meta.version)) await ensureVersionNode(tx, node);
-    // Deleting takes the item out of every environment it is live in (their next build drops it).
-    const retractedFrom = await retractEverywhere({ tx, id, actor, now });
-    await tx.deleteNode(id);
-    const versions = await tx.findNodes({
-      label: VERSION_LABEL,
-      where: [{ prop: 'itemId', op: 'eq', value: id }],
-    });
-    for (const version of versions.nodes) {
-      if (!pins.versions.has(Number(version.props.version))) await tx.deleteNode(version.id);
-    }
-    const keptVersions = [...pins.versions].sort((a, b) => a - b);
-    if (keptVersions.length > 0) {
-      await tx.putNode(
-        tombstoneNode({
-          itemId: id,
-          version: meta.version,
-          hash: meta.hash,
-          deletedAt: new Date().toISOString(),
-          deletedBy: actor,
-          keptVersions,
-          releaseIds: pins.releaseIds,
-        }),
-      );
-    } else {
-      await tx.deleteNode(tombstoneId(id));
-    }
-    await tx.appendAudit({
-      actor,
-      action: 'content.delete',
-      target: id,
-      data: {
+  await graph.transaction((tx) => deleteItemIn(tx, input));
+}
+
+/**
+ * {@link deleteItem} in the caller's transaction (a content type's cascade deletes its items
+ * in its own). `releases` are the site's release nodes when the caller has read them already.
+ */
+export async function deleteItemIn(
+  tx: GraphWriter,
+  {
+    type,
+    id,
+    expectedVersion,
+    actor,
+    now = new Date(),
+    releases,
+    auditData,
+  }: {
+    type: StoredContentType;
+    id: string;
+    expectedVersion: number | null | undefined;
+    actor: string;
+    now?: Date;
+    releases?: readonly GraphNode[];
+    /** Extra data of the audit entry (e.g. the cascade it is part of). */
+    auditData?: Record<string, unknown>;
+  },
+): Promise<void> {
+  const node = await readItem(tx, type, id);
+  const { meta } = splitItemProps(node.props);
+  assertItemVersion(id, expectedVersion, meta.version);
+  const pins = await pinnedVersions(tx, id, releases);
+  // A pinned head an import left unstored lives only in the item node: store it first.
+  if (pins.versions.has(meta.version)) await ensureVersionNode(tx, node);
+  // Deleting takes the item out of every environment it is live in (their next build drops it).
+  const retractedFrom = await retractEverywhere({ tx, id, actor, now });
+  await tx.deleteNode(id);
+  const versions = await tx.findNodes({
+    label: VERSION_LABEL,
+    where: [{ prop: 'itemId', op: 'eq', value: id }],
+  });
+  for (const version of versions.nodes) {
+    if (!pins.versions.has(Number(version.props.version))) await tx.deleteNode(version.id);
+  }
+  const keptVersions = [...pins.versions].sort((a, b) => a - b);
+  if (keptVersions.length > 0) {
+    await tx.putNode(
+      tombstoneNode({
+        itemId: id,
         version: meta.version,
-        ...(keptVersions.length > 0 ? { keptVersions, releaseIds: pins.releaseIds } : {}),
-        ...(retractedFrom.length > 0 ? { retractedFrom } : {}),
-      },
-    });
+        hash: meta.hash,
+        deletedAt: new Date().toISOString(),
+        deletedBy: actor,
+        keptVersions,
+        releaseIds: pins.releaseIds,
+      }),
+    );
+  } else {
+    await tx.deleteNode(tombstoneId(id));
+  }
+  await tx.appendAudit({
+    actor,
+    action: 'content.delete',
+    target: id,
+    data: {
+      version: meta.version,
+      ...(keptVersions.length > 0 ? { keptVersions, releaseIds: pins.releaseIds } : {}),
+      ...(retractedFrom.length > 0 ? { retractedFrom } : {}),
+      ...auditData,
+    },
   });
 }
 

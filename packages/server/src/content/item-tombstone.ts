@@ -74,15 +74,19 @@ export async function getTombstones(
   );
 }
 
-/** The versions of item `id` that releases include (any state), and those releases. */
+/**
+ * The versions of item `id` that releases include (any state), and those releases.
+ * `releases`: the site's release nodes, when the caller has read them already.
+ */
 export async function pinnedVersions(
   reader: GraphReader,
   id: string,
+  releases?: readonly GraphNode[],
 ): Promise<{ versions: Set<number>; releaseIds: string[] }> {
-  const page = await reader.findNodes({ label: RELEASE_LABEL });
+  const nodes = releases ?? (await reader.findNodes({ label: RELEASE_LABEL })).nodes;
   const versions = new Set<number>();
   const releaseIds: string[] = [];
-  for (const node of page.nodes) {
+  for (const node of nodes) {
     const release = toRelease(node);
     const pins = release.includes.filter((include) => include.versionableId === id);
     if (pins.length === 0) continue;

@@ -9,6 +9,7 @@ import {
   validateRelationships,
 } from '@trelliscms/core';
 import type { GraphReader, GraphWriter } from '../engines/port';
+import { internalNodeIdOf } from '../shared/internal-ids';
 import { itemHash } from './item-hash';
 import { DRAFT, emptyBody, type ItemMeta, typeOfId } from './item-record';
 
@@ -23,6 +24,8 @@ import { DRAFT, emptyBody, type ItemMeta, typeOfId } from './item-record';
 export interface ItemReference {
   field: string;
   id: string;
+  /** What `id` names: an item (the default) or a media asset (`asset:<id>`, stored as `~asset:<id>`). */
+  kind?: 'content' | 'asset';
 }
 
 /** A write's fields and relationships, validated against the type. Pure. */
@@ -51,7 +54,7 @@ export function checkItemWrite({
 }): CheckedItemWrite {
   const checked = validateFields({ type, fields, applyDefaults: isCreate });
   const related = validateRelationships({ type, relationships: relationships ?? {}, isCreate });
-  const references: ItemReference[] = checked.references.map(({ field, id }) => ({ field, id }));
+  const references: ItemReference[] = checked.references.map(({ field, id, kind }) => ({ field, id, kind }));
   for (const field in related.targets) {
     for (const id of related.targets[field]!) references.push({ field, id });
   }
@@ -109,10 +112,15 @@ export async function findMissingReferences({
   isPending?: (id: string) => boolean;
 }): Promise<string[]> {
   if (references.length === 0) return [];
-  const ids = [...new Set(references.map((reference) => reference.id))].filter((id) => !isPending(id));
-  if (ids.length === 0) return [];
-  const found = new Set((await reader.getNodes(ids)).map((node) => node.id));
-  return ids.filter((id) => !found.has(id));
+  // The node id of each referenced id, each once: an asset's node is `~asset:<id>`.
+  const nodeIds = new Map<string, string>();
+  for (const reference of references) {
+    if (isPending(reference.id)) continue;
+    nodeIds.set(reference.id, reference.kind === 'asset' ? internalNodeIdOf(reference.id) : reference.id);
+  }
+  if (nodeIds.size === 0) return [];
+  const found = new Set((await reader.getNodes([...nodeIds.values()])).map((node) => node.id));
+  return [...nodeIds].filter(([, nodeId]) => !found.has(nodeId)).map(([id]) => id);
 }
 
 /** One issue per reference of `references` whose id is in `missing`. */

@@ -10,14 +10,22 @@ import {
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { Clock } from '../shared/clock';
 import { unboundedGraph } from '../shared/deadline-graph';
+import { checkPrecondition, type Precondition, valueTag } from '../shared/entity-tag';
+import { internalNodeId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
 import { splitItemProps } from './item-record';
+import { reindexItems, searchTextChanged } from './search-index';
 
 /** The node label of content type definitions in a site graph. */
 export const TYPE_LABEL = 'ContentType';
 
-/** The node id of a content type definition: `type:<name>`. */
+/** The node id of a content type definition: `~type:<name>` (shared/internal-ids). */
 export function typeNodeId(name: string): string {
+  return internalNodeId('type', name);
+}
+
+/** How audit entries name a content type: `type:<name>`. */
+function typeResourceId(name: string): string {
   return `type:${name}`;
 }
 
@@ -77,7 +85,8 @@ export async function getTypeForRead(graph: GraphReader, name: string): Promise<
   return type;
 }
 
-function forgetType(graph: GraphReader, name: string): void {
+/** Drops the read cache's definition of `name` (after this instance changed or deleted it). */
+export function forgetType(graph: GraphReader, name: string): void {
   readCache.get(unboundedGraph(graph))?.delete(name);
 }
 
@@ -134,7 +143,10 @@ export async function getTypeForWrite(graph: Graph, name: string): Promise<Store
   return type;
 }
 
-/** Creates a content type; 409 `conflict` when the name is taken, 400 when the definition is invalid. */
+/**
+ * Creates a content type; 409 `conflict` when the name is taken, 400 when the definition is
+ * invalid. Answers the type as stored (with `createdAt`/`updatedAt`, which {@link typeTag} covers).
+ */
 export async function createType({
   graph,
   input,
@@ -152,17 +164,23 @@ export async function createType({
   }
   const definition = assertValid(input, types);
   const now = clock.now().toISOString();
+  const node = {
+    id: typeNodeId(definition.name),
+    labels: [TYPE_LABEL],
+    props: { ...definition, createdAt: now, updatedAt: now },
+  };
   await graph.transaction(async (tx) => {
-    await tx.createNode({
-      id: typeNodeId(definition.name),
-      labels: [TYPE_LABEL],
-      props: { ...definition, createdAt: now, updatedAt: now },
-    });
-    await tx.appendAudit({ actor, action: 'type.create', target: typeNodeId(definition.name) });
+    await tx.createNode(node);
+    await tx.appendAudit({ actor, action: 'type.create', target: typeResourceId(definition.name) });
   });
   forgetType(graph, definition.name);
   await declareUniques(graph, definition);
-  return definition;
+  return toStoredType(node);
+}
+
+/** The ETag of a content type as stored: `GET /api/types/{name}` sends it, `If-Match` on PATCH checks it. */
+export function typeTag(type: StoredContentType): string {
+  return valueTag(type);
 }
 
 /** The stored items of a type, as `{id, fields}` for checking a definition change. */
@@ -176,10 +194,13 @@ async function storedItems(
 
 /**
  * Applies a partial definition (the given keys replace the stored ones). The name cannot
- * change. Stored items are never rewritten: a change that would make any of them invalid
+ * change. Stored items keep their fields (when the type's text fields change, their search
+ * text is recomputed, in the same transaction): a change that would make any of them invalid
  * (a new required field, a removed field they use, a narrower rule, a new unique field with
  * duplicates, a new nodeLabel while items exist) is refused with 409 `type_change_conflict`
- * naming the field and how many items fail.
+ * naming the field and how many items fail. With a `precondition` (`If-Match`), 409
+ * `version_conflict` when the stored type is no longer the one the caller read. Answers the
+ * type as stored.
  */
 export async function updateType({
   graph,
@@ -187,14 +208,18 @@ export async function updateType({
   patch,
   actor,
   clock,
+  precondition,
 }: {
   graph: Graph;
   name: string;
   patch: UpdateContentTypeBody;
   actor: string;
   clock: Clock;
+  precondition?: Precondition;
 }): Promise<StoredContentType> {
   const current = await getType(graph, name);
+  // Checked first to answer a stale write without the work below, and again in the write's transaction.
+  checkPrecondition({ precondition, current: typeTag(current), resource: `content type ${name}` });
   if (patch.name !== undefined && patch.name !== name) {
     throw TrellisError.of('validation_failed', { detail: 'the name of a content type cannot change' });
   }
@@ -226,13 +251,24 @@ export async function updateType({
     );
   }
   await declareUniques(graph, definition);
-  await graph.transaction(async (tx) => {
+  const written = await graph.transaction(async (tx) => {
     const node = await tx.getNode(typeNodeId(name));
-    await tx.updateNode(typeNodeId(name), {
-      props: { ...definition, createdAt: node?.props.createdAt, updatedAt: clock.now().toISOString() },
+    const stored = node?.labels.includes(TYPE_LABEL) ? toStoredType(node) : null;
+    checkPrecondition({
+      precondition,
+      current: stored ? typeTag(stored) : null,
+      resource: `content type ${name}`,
     });
-    await tx.appendAudit({ actor, action: 'type.update', target: typeNodeId(name) });
+    const props = { ...definition, createdAt: node?.props.createdAt, updatedAt: clock.now().toISOString() };
+    await tx.updateNode(typeNodeId(name), { props });
+    if (items.length > 0 && searchTextChanged(current, definition)) await reindexItems(tx, definition);
+    await tx.appendAudit({ actor, action: 'type.update', target: typeResourceId(name) });
+    return toStoredType({
+      id: typeNodeId(name),
+      labels: [TYPE_LABEL],
+      props: JSON.parse(JSON.stringify(props)),
+    });
   });
   forgetType(graph, name);
-  return definition;
+  return written;
 }

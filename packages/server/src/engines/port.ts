@@ -24,6 +24,13 @@ export interface GraphNode {
   /** One or more labels; the first is the primary label (e.g. a content type's nodeLabel). */
   labels: string[];
   props: Props;
+  /**
+   * Written, never read back: the text full-text search (`NodeQuery.q`) finds the node by.
+   * When a create or put leaves it out, the node is indexed under every string in its props
+   * (`searchableText` in engines/shared). The server gives item nodes the text of their
+   * type's text fields, so bookkeeping (status, user ids, hashes) is not searchable.
+   */
+  searchText?: string;
 }
 
 export interface GraphEdge {
@@ -47,7 +54,8 @@ export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'conta
  *   match (numbers numerically, strings by code point).
  * - `in`: value is an array of `eq` values; matches when any is equal.
  * - `contains`: value is a string; a case-insensitive substring of a string property
- *   (case folding is guaranteed for ASCII letters).
+ *   (case folding is guaranteed for ASCII letters), or, on an array property, an entry equal
+ *   to the value (exactly, case included).
  * - `exists`: present and not null; with `value: false`, missing.
  */
 export interface PropFilter {
@@ -66,9 +74,9 @@ export interface NodeQuery {
    */
   orderBy?: Array<{ prop: string; direction?: 'asc' | 'desc' }>;
   /**
-   * Full-text query over the node's string properties, nested ones included (all words must
-   * match, ranked by relevance; words are split by `searchWords` in engines/shared). A `q` with
-   * no words does not filter.
+   * Full-text query over the node's search text: its `searchText` when one was given, else
+   * its string properties, nested ones included (all words must match, ranked by relevance;
+   * words are split by `searchWords` in engines/shared). A `q` with no words does not filter.
    */
   q?: string;
   limit?: number;
@@ -139,9 +147,10 @@ export interface AuditRecord extends AuditEntryInput {
   ts: string;
   prevHash: string;
   /**
-   * sha256 hex of `prevHash` + canonical JSON of {seq, ts, actor, action, target, data}
-   * (`auditHash` in engines/shared/audit-chain). Seq starts at 1; the first record's
-   * `prevHash` is 64 zeros (`GENESIS_HASH`).
+   * HMAC-SHA256 hex, under the engine's audit key, of `prevHash` + canonical JSON of
+   * {seq, ts, actor, action, target, data} (`auditMac` in engines/shared/audit-chain). Records
+   * written before the chain was keyed carry the plain sha256 of the same text (`auditHash`).
+   * Seq starts at 1; the first record's `prevHash` is 64 zeros (`GENESIS_HASH`).
    */
   hash: string;
 }
@@ -181,6 +190,40 @@ export interface AuditVerdict {
   last_hash?: string;
   verified_at: string;
   reason: string | null;
+  /** The first bad record, or the first one missing below an anchored head; null when none. */
+  bad_seq: number | null;
+  /** The highest anchored seq checked; null when no anchor was given. */
+  anchored_seq: number | null;
+  /** Records up to this seq were accepted with the unkeyed hash. */
+  legacy_through: number;
+}
+
+/** A head of the chain recorded outside the graph: the chain must reach `seq`, with `hash` there. */
+export interface AuditAnchorCheck {
+  seq: number;
+  hash: string;
+  /** Where the anchor was kept, for the verdict's reason (`platform store`, `build b…`). */
+  source: string;
+}
+
+/** What {@link Graph.verifyAudit} checks besides the chain itself. */
+export interface VerifyAuditOptions {
+  /**
+   * Records up to this seq may carry the unkeyed sha256 hash of chains written before the chain
+   * was keyed (default 0: every record must carry the keyed hash). The server keeps it beside
+   * the graph's anchor, outside the graph (docs/audit.md).
+   */
+  legacyThrough?: number;
+  /** Heads recorded outside the graph; a chain that ends before one, or differs at it, is broken. */
+  anchors?: AuditAnchorCheck[];
+}
+
+/** What {@link GraphWriter.updateNode} changes. */
+export interface NodeUpdate {
+  props: Props;
+  labels?: string[];
+  /** The node's new search text (see {@link GraphNode.searchText}). */
+  searchText?: string;
 }
 
 /** Bounds on one engine call (`findNodes`, `transaction`). */
@@ -214,10 +257,15 @@ export interface GraphReader {
 export interface GraphWriter extends GraphReader {
   /** Creates a node; EngineError `exists` when the id is taken, `unique_violation` on a unique constraint. */
   createNode(node: GraphNode): Promise<GraphNode>;
-  /** Creates or replaces a node (labels and props). Idempotent. */
+  /** Creates or replaces a node (labels, props and search text). Idempotent. */
   putNode(node: GraphNode): Promise<GraphNode>;
-  /** Replaces the props (and labels when given) of an existing node; EngineError `not_found` otherwise. */
-  updateNode(id: string, update: { props: Props; labels?: string[] }): Promise<GraphNode>;
+  /**
+   * Replaces the props (and labels when given) of an existing node; EngineError `not_found`
+   * otherwise. With `searchText`, the node is indexed under it from now on; without, a node
+   * that was given a search text keeps it (a bookkeeping change leaves the index alone) and
+   * any other node is indexed under the strings of its new props.
+   */
+  updateNode(id: string, update: NodeUpdate): Promise<GraphNode>;
   /** Deletes a node and its edges and embedding. Returns false when there was no such node. */
   deleteNode(id: string): Promise<boolean>;
   /**
@@ -241,7 +289,10 @@ export interface GraphWriter extends GraphReader {
   deleteEdge(edge: { from: string; type: string; to: string }): Promise<boolean>;
   /** Stores (or replaces) the node's embedding. All vectors of one graph have the same dimension. */
   setEmbedding(id: string, vector: number[]): Promise<void>;
-  /** Appends to the graph's audit chain, in the same transaction as the surrounding writes. */
+  /**
+   * Appends to the graph's audit chain, in the same transaction as the surrounding writes; the
+   * record's hash is keyed with the engine's audit key.
+   */
   appendAudit(entry: AuditEntryInput): Promise<AuditRecord>;
 }
 
@@ -260,8 +311,11 @@ export interface Graph extends GraphWriter {
   auditRecords(options?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]>;
   /** The audit records matching `filter`, a page at a time, with their total. */
   findAudit(filter: AuditFilter): Promise<AuditPage>;
-  /** Recomputes the chain and reports `ok`, `empty` or `broken` with the reason. */
-  verifyAudit(): Promise<AuditVerdict>;
+  /**
+   * Recomputes the chain under the engine's audit key and reports `ok`, `empty` or `broken`
+   * with the reason and the first bad seq, checking the anchors of `options` too.
+   */
+  verifyAudit(options?: VerifyAuditOptions): Promise<AuditVerdict>;
 }
 
 export interface ProbeResult {

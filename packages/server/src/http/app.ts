@@ -25,10 +25,13 @@ import { templatesRoutes } from '../site-resources/routes/templates';
 import { API_VERSION, VERSION } from '../version';
 import { loggerOptions, requestChildLogger } from './logger';
 import { authPlugin } from './plugins/auth';
+import { bodyParsingPlugin } from './plugins/body-parsing';
+import { conditionalRequestsPlugin } from './plugins/conditional-requests';
 import { contextPlugin } from './plugins/context';
 import { corsPlugin } from './plugins/cors';
 import { errorsPlugin } from './plugins/errors';
 import { gracefulShutdownPlugin } from './plugins/graceful-shutdown';
+import { idempotencyPlugin } from './plugins/idempotency';
 import { loadSheddingPlugin } from './plugins/load-shedding';
 import { openapiPlugin } from './plugins/openapi';
 import { publishingPlugin } from './plugins/publishing';
@@ -73,6 +76,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(errorsPlugin);
   // Before every other hook: while the server drains, new requests cost only their 503.
   await app.register(gracefulShutdownPlugin);
+  // Before every route: it sets the body limit of bulk routes as they are registered.
+  await app.register(bodyParsingPlugin, { importBodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
   // Before every route and hook: preflights are answered before rate limiting and auth.
   await app.register(corsPlugin, { origins: config.CMS_CORS_ORIGINS });
   await app.register(openapiPlugin, { version: API_VERSION });
@@ -91,9 +96,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(rateLimitPlugin, {
     max: config.RATE_LIMIT_MAX,
     timeWindowMs: config.RATE_LIMIT_WINDOW_MS,
+    maxAuthFailures: config.AUTH_FAILURE_MAX,
   });
   await app.register(authPlugin);
   await app.register(queryTimeoutPlugin, { timeoutMs: config.MAX_QUERY_TIMEOUT_MS });
+  await app.register(conditionalRequestsPlugin);
+  await app.register(idempotencyPlugin);
 
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);

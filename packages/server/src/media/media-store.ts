@@ -4,8 +4,12 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type MediaAsset, TrellisError } from '@trelliscms/core';
 import { imageSize } from 'image-size';
+import { clearFieldsIn } from '../content/item-repository';
 import type { Graph, GraphEngine, GraphNode, GraphReader } from '../engines/port';
 import { listSites } from '../platform/sites';
+import { assertDeletable } from '../shared/in-use';
+import { internalNodeIdOf, publicResourceId } from '../shared/internal-ids';
+import { assetHolders, findAssetUses } from './asset-holders';
 import { sniffMediaType } from './sniff-media-type';
 
 /** Node label of a media asset in a site graph. */
@@ -21,11 +25,19 @@ export function assetIdOf(sha256: string): string {
   return `asset:${sha256.slice(0, 24)}`;
 }
 
+/**
+ * The node id of asset `asset:<id>`: `~asset:<id>` (shared/internal-ids), so no item id can
+ * equal it; the API, audit entries and item fields name the asset by its `asset:<id>`.
+ */
+export function assetNodeId(assetId: string): string {
+  return internalNodeIdOf(assetId);
+}
+
 export function toMediaAsset(node: GraphNode): MediaAsset {
   const props = node.props;
   return {
     ok: true,
-    id: node.id,
+    id: publicResourceId(node.id),
     url: String(props.url),
     sha256: String(props.sha256),
     filename: String(props.filename),
@@ -88,7 +100,7 @@ export async function saveAsset({
   }
   const sha256 = createHash('sha256').update(content).digest('hex');
   const id = assetIdOf(sha256);
-  const existing = await graph.getNode(id);
+  const existing = await graph.getNode(assetNodeId(id));
   if (existing?.labels.includes(MEDIA_LABEL)) return { asset: toMediaAsset(existing), created: false };
 
   const dir = assetsDir(dataDir);
@@ -116,9 +128,9 @@ export async function saveAsset({
   const { ok: _ok, id: _id, ...props } = asset;
   return graph.transaction(async (tx) => {
     // A concurrent upload of the same content may have won: answer its asset.
-    const stored = await tx.getNode(id);
+    const stored = await tx.getNode(assetNodeId(id));
     if (stored?.labels.includes(MEDIA_LABEL)) return { asset: toMediaAsset(stored), created: false };
-    await tx.createNode({ id, labels: [MEDIA_LABEL], props });
+    await tx.createNode({ id: assetNodeId(id), labels: [MEDIA_LABEL], props });
     await tx.appendAudit({ actor, action: 'media.upload', target: id, data: { sha256, bytes: asset.bytes } });
     return { asset, created: true };
   });
@@ -142,6 +154,9 @@ export async function listAssets(
 /**
  * Deletes an asset node (404 when there is none) and its file — unless another site still
  * holds an asset of the same content, since files are shared by content across sites.
+ * 409 `in_use` while items show it (asset-holders.ts). With `cascade`, the image fields of the
+ * items that show it are cleared (a new version of each, audited) in the same transaction;
+ * items whose field is required, or whose live version shows it, still refuse the delete.
  */
 export async function deleteAsset({
   graph,
@@ -149,6 +164,7 @@ export async function deleteAsset({
   platform,
   dataDir,
   id,
+  cascade = false,
   actor,
 }: {
   graph: Graph;
@@ -156,20 +172,46 @@ export async function deleteAsset({
   platform: Graph;
   dataDir: string;
   id: string;
+  cascade?: boolean;
   actor: string;
 }): Promise<void> {
   const asset = await graph.transaction(async (tx) => {
-    const node = await tx.getNode(id);
+    const node = await tx.getNode(assetNodeId(id));
     if (!node?.labels.includes(MEDIA_LABEL))
       throw TrellisError.of('not_found', { resource: `Asset \`${id}\`` });
-    await tx.deleteNode(id);
-    await tx.appendAudit({ actor, action: 'media.delete', target: id, data: { sha256: node.props.sha256 } });
+    const uses = await findAssetUses(tx, id);
+    assertDeletable({
+      resource: `Asset \`${id}\``,
+      holders: assetHolders(uses),
+      cascade,
+      cascadeDoes: `clear it from the image fields of the ${uses.items.length} item(s) that show it`,
+    });
+    const cleared: string[] = [];
+    if (cascade) {
+      for (const use of uses.items) {
+        await clearFieldsIn(tx, {
+          type: use.type,
+          id: use.itemId,
+          fields: use.fields,
+          actor,
+          auditData: { cascadeOf: id },
+        });
+        cleared.push(use.itemId);
+      }
+    }
+    await tx.deleteNode(node.id);
+    await tx.appendAudit({
+      actor,
+      action: 'media.delete',
+      target: id,
+      data: { sha256: node.props.sha256, ...(cleared.length > 0 ? { cascade: true, cleared } : {}) },
+    });
     return toMediaAsset(node);
   });
   for (const site of await listSites(platform)) {
     if (site.graphName === graph.name) continue;
     const other = await engine.openGraph(site.graphName);
-    if ((await other?.getNode(id))?.labels.includes(MEDIA_LABEL)) return;
+    if ((await other?.getNode(assetNodeId(id)))?.labels.includes(MEDIA_LABEL)) return;
   }
   const file = join(assetsDir(dataDir), asset.url.slice('/media/assets/'.length));
   await rm(file, { force: true });

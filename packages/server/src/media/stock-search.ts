@@ -1,4 +1,5 @@
 import { type StockQuery, StockResponse, TrellisError } from '@trelliscms/core';
+import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
 
 /** How long a stock provider may take to answer. */
 const STOCK_TIMEOUT_MS = 10_000;
@@ -11,9 +12,12 @@ const STOCK_TIMEOUT_MS = 10_000;
 export async function searchStock({
   providerUrl,
   query,
+  outbound,
 }: {
   providerUrl: string | undefined;
   query: StockQuery;
+  /** The server's guarded fetcher; the provider's origin is trusted (the operator configured it), redirects are checked. */
+  outbound: GuardedFetch;
 }): Promise<StockResponse> {
   const unavailable = (detail: string, hint: string) =>
     TrellisError.of('stock_provider_unavailable', { detail }, { hint, extra: { provider: query.provider } });
@@ -30,7 +34,10 @@ export async function searchStock({
   const hint = 'Check that STOCK_PROVIDER_URL is reachable from the server and answers {items}.';
   let response: Response;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(STOCK_TIMEOUT_MS) });
+    response = await outbound(url, {
+      signal: AbortSignal.timeout(STOCK_TIMEOUT_MS),
+      trustedOrigins: [url.origin],
+    });
   } catch (error) {
     throw unavailable(`the provider endpoint could not be reached (${(error as Error).message})`, hint);
   }

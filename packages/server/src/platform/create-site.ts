@@ -8,6 +8,8 @@ import {
 } from '@trelliscms/core';
 import type { Graph, GraphEngine } from '../engines/port';
 import { isEngineError } from '../engines/port';
+import { stampDataVersion } from '../migrations/site-data-version';
+import { SITE_DATA_VERSION } from '../migrations/site-migrations';
 import type { Clock } from '../shared/clock';
 import { setMembership } from './members';
 import { seedStarterKit } from './seed-starter-kit';
@@ -90,6 +92,7 @@ async function createSiteOnce({
     throw TrellisError.of('partial_site_creation', {}, { cause: error, extra: { step: 'graph' } });
   }
   try {
+    await stampDataVersion(graph, SITE_DATA_VERSION, clock.now());
     await seedStarterKit({ graph, kit: input.starterKit, actor: input.actor, siteId: record.id, clock });
     await platform.transaction(async (tx) => {
       await tx.createNode({ id: record.id, labels: [SITE_LABEL], props: siteProps(record) });

@@ -1,3 +1,4 @@
+import { auditAnchorNodeId } from '../diagnostics/audit-anchors';
 import type { Graph, GraphEngine } from '../engines/port';
 import type { Clock } from '../shared/clock';
 import { SITE_LABEL, toSiteRecord } from './sites';
@@ -29,6 +30,7 @@ export async function purgeExpiredSites({
     await engine.dropGraph(site.graphName);
     await platform.transaction(async (tx) => {
       await tx.deleteNode(site.id);
+      await tx.deleteNode(auditAnchorNodeId(site.graphName));
       await tx.appendAudit({
         actor: 'system',
         action: 'site.purge',

@@ -10,6 +10,7 @@ import {
   serveCheck,
 } from '@trelliscms/builder';
 import {
+  type AuditHeadAnchor,
   type BuildMode,
   type BuildResult,
   type BuildStatus,
@@ -24,9 +25,11 @@ import type { SiteView } from '../platform/sites';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import type { Clock } from '../shared/clock';
 import { isQueryTimeout, unboundedGraph } from '../shared/deadline-graph';
+import { internalNodeId, publicResourceId } from '../shared/internal-ids';
+import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
 import { takeSnapshot } from './take-snapshot';
 
-/** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `build:<buildId>`. */
+/** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `~build:<buildId>`. */
 export const BUILD_LABEL = 'Build';
 
 /** `prod` or `env:prod` -> `prod`. */
@@ -35,8 +38,9 @@ export function envName(env: string | undefined): string {
   return name.startsWith('env:') ? name.slice(4) : name;
 }
 
+/** The node id of a build: `~build:<id>` (shared/internal-ids); audit entries name it `build:<id>`. */
 export function buildNodeId(buildId: string): string {
-  return `build:${buildId}`;
+  return internalNodeId('build', buildId);
 }
 
 /** Where a site environment's deploys live: `<dataDir>/sites/<graphName>/<env>/` (versions/, current). */
@@ -93,6 +97,12 @@ export interface StartBuildInput {
   /** The URL the deployed pages are served at (probed after deploy), or null. */
   serveCheckUrl: string | null;
   /**
+   * Whether `serveCheckUrl` is this server's own address (the live path it serves), built by
+   * the server rather than taken from the site: its origin is trusted by the guarded fetcher.
+   * A URL from the site (`publicUrl`) never is.
+   */
+  isServeCheckOwnAddress?: boolean;
+  /**
    * What the build is for. `build` (default): it goes live when it ends (the environment's live
    * build is recorded, then the pointer switched). `deployment` and `prebuild`: it is written
    * beside the live version and left for the caller to switch in (release-publisher.ts).
@@ -133,6 +143,10 @@ export class BuildService {
       onFinished?: (status: BuildStatus) => void;
       /** Called when an environment's pointer was switched to a build. */
       onSwitched?: (live: { buildId: string; at: string }) => void;
+      /** How serve checks reach the deployed site: the server's guarded fetcher. */
+      outbound: GuardedFetch;
+      /** The head of a graph's audit chain, MACed, recorded in each build's manifest (see AuditAnchors). */
+      auditHead?: (graphName: string, graph: Graph) => Promise<AuditHeadAnchor | null>;
     },
   ) {}
 
@@ -257,7 +271,11 @@ export class BuildService {
     return toBuildStatus(node);
   }
 
-  async history(graph: GraphReader, env: string | undefined, limit: number): Promise<BuildStatus[]> {
+  /** A page of an environment's builds (every environment's without `env`), newest first, with their count. */
+  async history(
+    graph: GraphReader,
+    { env, limit, offset = 0 }: { env?: string; limit: number; offset?: number },
+  ): Promise<{ items: BuildStatus[]; total: number }> {
     const page = await graph.findNodes({
       label: BUILD_LABEL,
       where: env === undefined ? [] : [{ prop: 'envId', op: 'eq', value: `env:${envName(env)}` }],
@@ -266,9 +284,10 @@ export class BuildService {
         { prop: 'buildId', direction: 'desc' },
       ],
       limit,
+      offset,
     });
     const served = new Map<string, string | null>();
-    return Promise.all(
+    const items = await Promise.all(
       page.nodes.map(async (node) => {
         const status = toBuildStatus(node);
         const envId = status.envId;
@@ -276,6 +295,7 @@ export class BuildService {
         return { ...status, live: served.get(envId) === status.buildId };
       }),
     );
+    return { items, total: page.total };
   }
 
   /**
@@ -290,7 +310,7 @@ export class BuildService {
       const node = await graph.getNode(buildNodeId(served));
       if (node?.labels.includes(BUILD_LABEL)) return { ...toBuildStatus(node), live: true };
     }
-    const [newest] = await this.history(graph, env, 1);
+    const [newest] = (await this.history(graph, { env, limit: 1 })).items;
     return newest ?? null;
   }
 
@@ -325,7 +345,7 @@ export class BuildService {
       await tx.appendAudit({
         actor,
         action: 'build.rollback',
-        target: buildNodeId(buildId),
+        target: publicResourceId(buildNodeId(buildId)),
         data: { env, from: previous },
       });
     });
@@ -353,7 +373,11 @@ export class BuildService {
             finishedAt: this.options.clock.now().toISOString(),
           },
         });
-        await tx.appendAudit({ actor: 'system', action: 'build.interrupted', target: node.id });
+        await tx.appendAudit({
+          actor: 'system',
+          action: 'build.interrupted',
+          target: publicResourceId(node.id),
+        });
       }
     });
     return page.nodes.length;
@@ -411,7 +435,7 @@ export class BuildService {
       await tx.appendAudit({
         actor: input.actor,
         action: 'build.start',
-        target: buildNodeId(buildId),
+        target: publicResourceId(buildNodeId(buildId)),
         data: { env: input.env, mode: input.mode, purpose, deploymentId: input.deploymentId ?? null },
       });
     });
@@ -471,6 +495,9 @@ export class BuildService {
     let fingerprint: string | undefined;
     let timeout: unknown = null;
     try {
+      // Read before the snapshot: every record up to this head is in the graph the build reads.
+      const auditHead =
+        purpose === 'preview' ? null : await this.options.auditHead?.(input.site.graphName, input.graph);
       const snapshot = await this.snapshotFor(input);
       if (purpose === 'deployment' || purpose === 'prebuild') fingerprint = snapshotFingerprint(snapshot);
       const result = await build({
@@ -483,6 +510,7 @@ export class BuildService {
         serveCheckUrl: purpose === 'build' ? input.serveCheckUrl : null,
         mediaBaseUrl: '/media',
         activate: purpose === 'preview',
+        auditHead,
       });
       final = this.toResult(result, input);
     } catch (error) {
@@ -525,7 +553,7 @@ export class BuildService {
       await tx.appendAudit({
         actor: input.actor,
         action: final.ok ? 'build.ok' : 'build.error',
-        target: buildNodeId(buildId),
+        target: publicResourceId(buildNodeId(buildId)),
         data: { artifacts: final.artifacts, deployed: final.deploy !== null, purpose },
       });
       return props;
@@ -535,7 +563,11 @@ export class BuildService {
       this.options.onSwitched?.({ buildId, at: finishedAt });
       // The serve check probes what is served, so it runs once the build is switched in.
       if (input.serveCheckUrl && final.deploy) {
-        const check = await serveCheck(input.serveCheckUrl);
+        const url = input.serveCheckUrl;
+        const trustedOrigins = input.isServeCheckOwnAddress ? [new URL(url).origin] : [];
+        const check = await serveCheck(url, {
+          fetch: (target, init) => this.options.outbound(target, { ...init, trustedOrigins }),
+        });
         final = {
           ...final,
           deploy: {

@@ -363,11 +363,11 @@ export async function commitRollback({
   });
 }
 
-/** Recent deployments, newest first. */
+/** A page of deployments, newest first, with the count of all that match. */
 export async function listDeployments(
   reader: GraphReader,
-  { envId, limit }: { envId?: string; limit: number },
-): Promise<Deployment[]> {
+  { envId, limit, offset = 0 }: { envId?: string; limit: number; offset?: number },
+): Promise<{ items: Deployment[]; total: number }> {
   const page = await reader.findNodes({
     label: DEPLOYMENT_LABEL,
     where: envId ? [{ prop: 'environmentId', op: 'eq', value: envId }] : [],
@@ -376,15 +376,16 @@ export async function listDeployments(
       { prop: 'validFrom', direction: 'desc' },
     ],
     limit,
+    offset,
   });
-  return page.nodes.map(toDeployment);
+  return { items: page.nodes.map(toDeployment), total: page.total };
 }
 
-/** Pending deployments whose validFrom is after `now`, soonest first. */
+/** A page of the pending deployments whose validFrom is after `now`, soonest first, with their count. */
 export async function deploymentQueue(
   reader: GraphReader,
-  { envId, limit, now }: { envId?: string; limit: number; now: Date },
-): Promise<Deployment[]> {
+  { envId, limit, offset = 0, now }: { envId?: string; limit: number; offset?: number; now: Date },
+): Promise<{ items: Deployment[]; total: number }> {
   const where: PropFilter[] = [
     { prop: 'status', op: 'eq', value: 'pending' },
     { prop: 'validFrom', op: 'gt', value: now.toISOString() },
@@ -395,8 +396,9 @@ export async function deploymentQueue(
     where,
     orderBy: [{ prop: 'validFrom' }],
     limit,
+    offset,
   });
-  return page.nodes.map(toDeployment);
+  return { items: page.nodes.map(toDeployment), total: page.total };
 }
 
 /** Pending deployments whose validFrom has come (at or before `now`) and that nobody is working on, oldest first. */
@@ -591,7 +593,10 @@ export async function failDeployment({
   });
 }
 
-/** Puts a failed deployment back to `pending` so it is tried again (409 unless it failed). */
+/**
+ * Puts a failed deployment back to `pending` so it is tried again (409 unless it failed; 400
+ * `unknown_environment` when its environment was deleted since).
+ */
 export async function retryDeployment({
   graph,
   id,
@@ -612,6 +617,7 @@ export async function retryDeployment({
         detail: `Deployment \`${id}\` is ${deployment.status}; only a failed deployment can be retried.`,
       });
     }
+    await getEnvironment(tx, deployment.environmentId);
     const pending: Deployment = {
       ...deployment,
       status: 'pending',

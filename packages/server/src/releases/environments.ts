@@ -1,5 +1,6 @@
 import { type Environment, TrellisError, type UpsertEnvironmentBody } from '@trelliscms/core';
 import type { Graph, GraphReader } from '../engines/port';
+import { checkPrecondition, type Precondition, valueTag } from '../shared/entity-tag';
 import { DEFAULT_ENVIRONMENTS, ENVIRONMENT_LABEL, toEnvironment } from './release-records';
 
 /** The site's environments by `order`, then id: the stored ones plus the defaults not stored. */
@@ -36,17 +37,27 @@ export async function getEnvironment(reader: GraphReader, nameOrId: string): Pro
   );
 }
 
-/** Creates or replaces an environment (audited). */
+/** The ETag of an environment (as the list shows it); `If-Match` on its PUT checks it. */
+export function environmentTag(environment: Environment): string {
+  return valueTag(environment);
+}
+
+/**
+ * Creates or replaces an environment (audited). With a `precondition` (`If-Match`), 409
+ * `version_conflict` unless the environment exists and is still the one the caller read.
+ */
 export async function upsertEnvironment({
   graph,
   id,
   body,
   actor,
+  precondition,
 }: {
   graph: Graph;
   id: string;
   body: UpsertEnvironmentBody;
   actor: string;
+  precondition?: Precondition;
 }): Promise<Environment> {
   const environment: Environment = {
     id,
@@ -58,6 +69,17 @@ export async function upsertEnvironment({
   };
   const { id: _id, ...props } = environment;
   await graph.transaction(async (tx) => {
+    if (precondition) {
+      const node = await tx.getNode(id);
+      const current = node?.labels.includes(ENVIRONMENT_LABEL)
+        ? toEnvironment(node)
+        : (DEFAULT_ENVIRONMENTS.find((env) => env.id === id) ?? null);
+      checkPrecondition({
+        precondition,
+        current: current ? environmentTag(current) : null,
+        resource: `environment ${id}`,
+      });
+    }
     await tx.putNode({ id, labels: [ENVIRONMENT_LABEL], props });
     await tx.appendAudit({ actor, action: 'environment.upsert', target: id, data: props });
   });

@@ -1,18 +1,19 @@
 import type { LiveEntry } from '@trelliscms/core';
 import { CONTENT_LABEL, splitItemProps, typeOfId } from '../content/item-record';
 import type { GraphNode, GraphReader, GraphWriter, PropFilter } from '../engines/port';
+import { internalNodeId } from '../shared/internal-ids';
 import { nodePages } from '../shared/node-pages';
 
 /**
  * The live state of an environment: for every item, the version of it the environment serves
  * (docs/releases.md "Live state"). Three kinds of node in the site graph hold it:
  *
- * - `LiveItem` `live:<env>:<itemId>`: one per item live in the environment now (its version,
+ * - `LiveItem` `~live:<env>:<itemId>`: one per item live in the environment now (its version,
  *   hash, since when, and what put it there). Builds of the environment read these.
- * - `LiveRevision` `liverev:<env>:<seq>`: one per change of the live state (a publish, an
+ * - `LiveRevision` `~liverev:<env>:<seq>`: one per change of the live state (a publish, an
  *   unpublish, a deployment going live, a rollback), with the items it changed. Replaying the
  *   revisions up to a time gives the live state at that time, so any past state can be read back.
- * - `LiveHead` `livehead:<env>`: the number of the last revision and the build the environment
+ * - `LiveHead` `~livehead:<env>`: the number of the last revision and the build the environment
  *   must serve (`buildId`); the served pointer is switched to it after each change (and again
  *   on start, should a process have stopped between the two).
  *
@@ -30,15 +31,16 @@ function envKey(envId: string): string {
 }
 
 export function liveItemId(envId: string, itemId: string): string {
-  return `live:${envKey(envId)}:${itemId}`;
+  return internalNodeId('live', `${envKey(envId)}:${itemId}`);
 }
 
 function revisionId(envId: string, seq: number): string {
-  return `liverev:${envKey(envId)}:${String(seq).padStart(10, '0')}`;
+  return internalNodeId('liverev', `${envKey(envId)}:${String(seq).padStart(10, '0')}`);
 }
 
-function headId(envId: string): string {
-  return `livehead:${envKey(envId)}`;
+/** The node id of an environment's live head. */
+export function liveHeadId(envId: string): string {
+  return internalNodeId('livehead', envKey(envId));
 }
 
 /** One change of a revision: the item's new live version, or `version: null` when it was taken down. */
@@ -109,7 +111,7 @@ function toRevision(node: GraphNode): LiveRevision {
 
 /** The live head of an environment (seq 0 and no build before the first change). */
 export async function getLiveHead(reader: GraphReader, envId: string): Promise<LiveHead> {
-  const node = await reader.getNode(headId(envId));
+  const node = await reader.getNode(liveHeadId(envId));
   return {
     envId,
     seq: typeof node?.props.seq === 'number' ? node.props.seq : 0,
@@ -122,7 +124,7 @@ export async function getLiveHead(reader: GraphReader, envId: string): Promise<L
 export async function setLiveBuild(tx: GraphWriter, envId: string, buildId: string, at: Date): Promise<void> {
   const head = await getLiveHead(tx, envId);
   await tx.putNode({
-    id: headId(envId),
+    id: liveHeadId(envId),
     labels: [LIVE_HEAD_LABEL],
     props: { envId, seq: head.seq, buildId, switchedAt: at.toISOString() },
   });
@@ -139,17 +141,20 @@ export async function listLiveHeads(reader: GraphReader): Promise<LiveHead[]> {
   }));
 }
 
-/** Every item live in an environment now, by item id. */
+/**
+ * Every item live in an environment now, by item id. Read in one query: the whole map is held
+ * anyway, and offset pages would each re-run the filter and the exact count over every live
+ * item of the site (10,000 live items: about 4× the time; 30,000: about 8×, 2–3 s).
+ */
 export async function readLive(reader: GraphReader, envId: string): Promise<Map<string, LiveEntry>> {
   const live = new Map<string, LiveEntry>();
-  for await (const page of nodePages(reader, {
+  const { nodes } = await reader.findNodes({
     label: LIVE_ITEM_LABEL,
     where: [{ prop: 'envId', op: 'eq', value: envId }],
-  })) {
-    for (const node of page) {
-      const entry = toEntry(node);
-      live.set(entry.itemId, entry);
-    }
+  });
+  for (const node of nodes) {
+    const entry = toEntry(node);
+    live.set(entry.itemId, entry);
   }
   return live;
 }
@@ -285,7 +290,7 @@ export async function applyLiveChanges(
     props: { ...revision },
   });
   await tx.putNode({
-    id: headId(envId),
+    id: liveHeadId(envId),
     labels: [LIVE_HEAD_LABEL],
     props: {
       envId,

@@ -8,7 +8,7 @@ import { loadConfig } from '../config';
 import { createEmbeddedEngine } from '../engines/embedded';
 import { buildApp } from '../http/app';
 import { DeploymentScheduler } from './deployment-scheduler';
-import { getLiveHead } from './live-state';
+import { getLiveHead, liveHeadId } from './live-state';
 import { ReleasePublisher } from './release-publisher';
 
 let site: ContentTestSite;
@@ -375,8 +375,8 @@ describe('the pointer follows the graph', () => {
     await deploy('v2');
     expect(await title(HELLO)).toBe('Later');
     // As if a process had stopped after recording v1 live but before switching to it.
-    const node = await site.graph.getNode('livehead:prod');
-    await site.graph.updateNode('livehead:prod', { props: { ...node?.props, buildId: first.buildId } });
+    const node = await site.graph.getNode(liveHeadId('prod'));
+    await site.graph.updateNode(liveHeadId('prod'), { props: { ...node?.props, buildId: first.buildId } });
     const sitesView = (await get(`/api/sites/${site.siteId}`)).json();
     expect(await app.releases.publisher.reconcile({ site: sitesView, graph: site.graph })).toBe(1);
     expect(await title(HELLO)).toBe('Hello world');
@@ -393,8 +393,8 @@ describe('after a restart', () => {
     const second = await deploy('v2');
     expect((await get('/api/health')).json().lastBuildId).toBe(second.buildId);
     // Stop as if between recording a rollback to v1's build and switching to it.
-    const node = await site.graph.getNode('livehead:prod');
-    await site.graph.updateNode('livehead:prod', { props: { ...node?.props, buildId: first.buildId } });
+    const node = await site.graph.getNode(liveHeadId('prod'));
+    await site.graph.updateNode(liveHeadId('prod'), { props: { ...node?.props, buildId: first.buildId } });
     await app.close();
     const again = await buildApp({
       config: loadConfig({

@@ -24,18 +24,19 @@ export async function getRelease(reader: GraphReader, id: string): Promise<Relea
   return toRelease(node);
 }
 
-/** Releases newest first, optionally in one state. */
+/** A page of releases newest first, optionally in one state, with the count of all that match. */
 export async function listReleases(
   reader: GraphReader,
-  { state, limit }: { state?: ReleaseState; limit: number },
-): Promise<Release[]> {
+  { state, limit, offset = 0 }: { state?: ReleaseState; limit: number; offset?: number },
+): Promise<{ items: Release[]; total: number }> {
   const page = await reader.findNodes({
     label: RELEASE_LABEL,
     where: state ? [{ prop: 'state', op: 'eq', value: state }] : [],
     orderBy: [{ prop: 'createdAt', direction: 'desc' }],
     limit,
+    offset,
   });
-  return page.nodes.map(toRelease);
+  return { items: page.nodes.map(toRelease), total: page.total };
 }
 
 /**

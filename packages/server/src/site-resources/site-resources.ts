@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Permission } from '../auth/types';
 import type { GraphReader } from '../engines/port';
+import { internalNodeId, publicResourceId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
 
 /**
  * One of docs/api-spec.md §4's "other" site-scoped namespaces (transforms, routes, views, scripts, block
- * types, widgets, page kits): list, get, create and update of JSON resources stored as nodes
- * `<Label>` with id `<idPrefix>:<key>` in the site graph. Every write is audited.
+ * types, widgets, page kits): list, get, create, update and delete of JSON resources stored as
+ * nodes `<Label>` with id `~<label>:<key>` in the site graph. Every write is audited.
  */
 export interface SiteResourceSpec {
   /** The path segment under /api, e.g. `transforms`. */
@@ -32,8 +33,14 @@ export interface SiteResourceSpec {
   updateMethods?: Array<'patch' | 'put'>;
 }
 
+/** The node id of a resource: `~<label in lowercase>:<key>` (shared/internal-ids). */
 export function resourceNodeId(spec: Pick<SiteResourceSpec, 'label'>, key: string): string {
-  return `${spec.label.toLowerCase()}:${key}`;
+  return internalNodeId(spec.label.toLowerCase(), key);
+}
+
+/** How audit entries name a resource: `<label in lowercase>:<key>`. */
+export function resourceAuditId(spec: Pick<SiteResourceSpec, 'label'>, key: string): string {
+  return publicResourceId(resourceNodeId(spec, key));
 }
 
 /** Every resource of one namespace, read straight from the graph (used by the snapshot too). */

@@ -2,22 +2,24 @@ import { assertTemplateParsesInWorker } from '@trelliscms/builder';
 import { type Template, TrellisError } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { Clock } from '../shared/clock';
+import { checkVersion } from '../shared/entity-tag';
+import { internalNodeId } from '../shared/internal-ids';
 import { allNodes } from '../shared/node-pages';
 
-/** Node label of a template's head in a site graph (id `template:<name>`). */
+/** Node label of a template's head in a site graph (id `~template:<name>`). */
 export const TEMPLATE_LABEL = 'Template';
-/** Node label of one stored template version (id `template:<name>@<version>`). */
+/** Node label of one stored template version (id `~template:<name>@<version>`). */
 export const TEMPLATE_VERSION_LABEL = 'TemplateVersion';
 
 /** How long a write may take to become visible on the read side before 502 (docs/api-spec.md §8). */
 export const TEMPLATE_VISIBILITY_WAIT_MS = 3000;
 
 export function templateNodeId(name: string): string {
-  return `template:${name}`;
+  return internalNodeId('template', name);
 }
 
 function versionNodeId(name: string, version: number): string {
-  return `template:${name}@${version}`;
+  return `${templateNodeId(name)}@${version}`;
 }
 
 function toTemplate(node: GraphNode): Template {
@@ -74,7 +76,8 @@ export interface TemplateWrite {
 /**
  * Writes a template version: a create when `create` is true (409 when the name exists with
  * other content; an identical retry answers the stored head, so a retried POST is
- * idempotent), else a new version of an existing one (404 when there is none). Liquid that
+ * idempotent), else a new version of an existing one (404 when there is none; 409
+ * `version_conflict` when `expectedVersion` is given and the head is another). Liquid that
  * does not parse is a 400 naming line and column. The write is read back before answering;
  * when it is not visible within {@link TEMPLATE_VISIBILITY_WAIT_MS}, 502
  * `template_write_not_visible`.
@@ -85,6 +88,7 @@ export async function writeTemplate({
   create,
   actor,
   clock,
+  expectedVersion,
   visibilityWaitMs = TEMPLATE_VISIBILITY_WAIT_MS,
 }: {
   graph: Graph;
@@ -92,6 +96,8 @@ export async function writeTemplate({
   create: boolean;
   actor: string;
   clock: Clock;
+  /** The head version the caller read (`If-Match`); null or absent: no check. */
+  expectedVersion?: number | null;
   visibilityWaitMs?: number;
 }): Promise<{ template: Template; created: boolean }> {
   // parsed in a worker: liquidjs's parse time grows with the square of a template's tags
@@ -110,6 +116,9 @@ export async function writeTemplate({
       });
     }
     if (!create && !head) throw TrellisError.of('not_found', { resource: `Template \`${input.name}\`` });
+    if (head && !create) {
+      checkVersion({ expected: expectedVersion, current: head.version, resource: `template ${input.name}` });
+    }
     const version = (head?.latestVersion ?? 0) + 1;
     const at = clock.now().toISOString();
     const props = {
@@ -130,7 +139,7 @@ export async function writeTemplate({
     await tx.appendAudit({
       actor,
       action: create ? 'template.create' : 'template.update',
-      target: templateNodeId(input.name),
+      target: `template:${input.name}`,
       data: { version },
     });
     return {

@@ -1,5 +1,6 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Graph } from '../../src/engines/port';
+import type { Clock } from '../../src/shared/clock';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 export interface ContentTestSite {
@@ -21,10 +22,16 @@ export interface ContentTestSite {
  * POST /api/sites (no starter kit) and the owner's credentials for it.
  */
 export async function createContentTestSite(
-  options: { env?: Record<string, string>; slug?: string; logStream?: NodeJS.WritableStream } = {},
+  options: {
+    env?: Record<string, string>;
+    slug?: string;
+    clock?: Clock;
+    logStream?: NodeJS.WritableStream;
+  } = {},
 ): Promise<ContentTestSite> {
   // Load shedding watches the event loop, which parallel test files on a small machine delay.
   const platform = await startTestPlatform({
+    clock: options.clock,
     env: {
       LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
       LOAD_SHED_MAX_HEAP_USED_BYTES: '0',

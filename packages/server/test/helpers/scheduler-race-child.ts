@@ -13,6 +13,7 @@ import { BuildService } from '../../src/publishing/build-service';
 import { DeploymentScheduler } from '../../src/releases/deployment-scheduler';
 import { ReleasePublisher } from '../../src/releases/release-publisher';
 import { fixedClock } from '../../src/shared/clock';
+import { createGuardedFetch } from '../../src/shared/outbound/guarded-fetch';
 
 const [dataDir, nowIso] = process.argv.slice(2);
 if (!dataDir || !nowIso) {
@@ -25,7 +26,8 @@ const platform = await engine.openGraph(PLATFORM_GRAPH);
 if (!platform) throw new Error('no platform graph');
 const silent = { info() {}, error() {}, warn() {}, debug() {}, child: () => silent } as never;
 const clock = fixedClock(nowIso);
-const builds = new BuildService({ dataDir, log: silent, clock });
+const outbound = createGuardedFetch({ policy: { allow: [] }, timeoutMs: 5000, maxResponseBytes: 1 << 20 });
+const builds = new BuildService({ dataDir, log: silent, clock, outbound });
 const publisher = new ReleasePublisher({ builds, log: silent, clock });
 const scheduler = new DeploymentScheduler({
   engine,

@@ -60,6 +60,8 @@ export async function startTestPlatform(
     LOG_LEVEL: 'silent',
     CMS_SCHEDULER: '0',
     RATE_LIMIT_MAX: '100000',
+    // Tests send many bad credentials on purpose; those about the failed-authentication limit set it.
+    AUTH_FAILURE_MAX: '100000',
     // Parallel test files on a small machine stall the event loop; tests that want shedding set it.
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env,

@@ -78,3 +78,34 @@ describe('cms audit log', () => {
     expect(server.hits('GET /api/audit')).toHaveLength(1);
   });
 });
+
+describe('cms audit verify', () => {
+  it('says where a broken chain breaks and exits 1; an intact one exits 0', async () => {
+    const broken = {
+      graph: 'g-1',
+      status: 'broken',
+      records: 3,
+      last_seq: 3,
+      last_hash: 'a'.repeat(64),
+      verified_at: '2026-05-01T09:00:00.000Z',
+      reason: 'head anchored at seq 5 (platform store) but chain ends at 3: records were deleted',
+      bad_seq: 4,
+      anchored_seq: 5,
+      legacy_through: 2,
+    };
+    let verdict: Record<string, unknown> = broken;
+    const server = await t.serve({ 'GET /api/audit/verify': () => ({ body: verdict }) });
+    const result = await t.cli(['audit', 'verify', '--graph', 'g-1']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout, result.stderr).toContain('audit chain of g-1: broken');
+    expect(result.stdout).toContain('anchored head: seq 5');
+    expect(result.stdout).toContain('written before keying: seq 1–2');
+    expect(result.stdout).toContain('first bad seq: 4');
+    expect(result.stdout).toContain('reason: head anchored at seq 5 (platform store) but chain ends at 3');
+    verdict = { ...broken, status: 'ok', reason: null, bad_seq: null, legacy_through: 0 };
+    const ok = await t.cli(['audit', 'verify', '--graph', 'g-1']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).not.toContain('first bad seq');
+    expect(server.hits('GET /api/audit/verify')).toHaveLength(2);
+  });
+});

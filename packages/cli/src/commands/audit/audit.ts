@@ -3,7 +3,10 @@ import { ExitCode } from '../../errors';
 import { table } from '../../io/output';
 import type { SiteCommandDeps } from '../context';
 
-/** `cms audit verify`: checks the site's audit hash chain; exits 1 when it is broken. */
+/**
+ * `cms audit verify`: checks the site's audit chain (keyed hashes, and the heads anchored
+ * outside the graph); says where it breaks and exits 1 when it is broken.
+ */
 export async function auditVerify({
   site,
   out,
@@ -13,6 +16,9 @@ export async function auditVerify({
   out.result(verdict, () => [
     `audit chain of ${verdict.graph}: ${verdict.status}`,
     `records: ${verdict.records}, last seq: ${verdict.last_seq}${verdict.last_hash ? `, last hash: ${verdict.last_hash}` : ''}`,
+    ...(typeof verdict.anchored_seq === 'number' ? [`anchored head: seq ${verdict.anchored_seq}`] : []),
+    ...(verdict.legacy_through ? [`written before keying: seq 1–${verdict.legacy_through}`] : []),
+    ...(typeof verdict.bad_seq === 'number' ? [`first bad seq: ${verdict.bad_seq}`] : []),
     ...(verdict.reason ? [`reason: ${verdict.reason}`] : []),
   ]);
   return verdict.status === 'broken' ? ExitCode.apiError : ExitCode.ok;

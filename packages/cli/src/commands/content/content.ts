@@ -1,4 +1,4 @@
-import type { ContentRecord } from '@trelliscms/core';
+import type { ContentRecord, ContentStatus } from '@trelliscms/core';
 import { ExitCode, UsageError } from '../../errors';
 import { table } from '../../io/output';
 import { parseJsonObject, readJsonFile } from '../../io/read-json-file';
@@ -27,7 +27,11 @@ export interface ContentListOptions {
   limit?: number;
   offset?: number;
   q?: string;
-  status?: string;
+  status?: ContentStatus;
+  /** Field conditions in the list language, e.g. `year >= 2000 and featured == true`. */
+  where?: string;
+  /** Sort keys, e.g. `-year,title`. */
+  sort?: string;
   /** Fetch every match, page by page. */
   all: boolean;
   pageSize?: number;
@@ -41,6 +45,8 @@ export async function contentList({ site, out, ...options }: Deps & ContentListO
       pageSize: options.pageSize ?? 200,
       q: options.q,
       status: options.status,
+      where: options.where,
+      sort: options.sort,
     })) {
       items.push(item);
     }
@@ -52,6 +58,8 @@ export async function contentList({ site, out, ...options }: Deps & ContentListO
     offset: options.offset ?? 0,
     q: options.q,
     status: options.status,
+    where: options.where,
+    sort: options.sort,
   });
   out.result(page, () => {
     const from = page.items.length === 0 ? 0 : (options.offset ?? 0) + 1;

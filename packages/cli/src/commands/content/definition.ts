@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { ContentStatus } from '@trelliscms/core';
+import { type Command, Option } from 'commander';
 import { type CommandKit, subcommand, toNonNegativeInt, toPositiveInt } from '../command-kit';
 import {
   contentCreate,
@@ -15,7 +16,9 @@ export interface ContentListFlags {
   limit?: number;
   offset?: number;
   q?: string;
-  status?: string;
+  status?: ContentStatus;
+  where?: string;
+  sort?: string;
   all?: boolean;
 }
 
@@ -36,13 +39,23 @@ export function defineContentCommands(program: Command, { io, action }: CommandK
     content,
     'list',
     'List items of a type (a page with the total, or --all)',
-    'cms content list post --status published --limit 20',
+    [
+      'cms content list post --status published --limit 20',
+      `cms content list book --where "year >= 2000 and tags contains 'sf'" --sort -year,title`,
+      'cms content list book --limit 20 --offset 40',
+    ],
+    `--where and --sort are the list language of {% list %}: conditions <field> <op> <value>
+joined by "and" (op one of == != > >= < <= contains; quote text values), and sort keys
+separated by commas with - for descending. Fields are the type's, plus status, createdAt,
+updatedAt.`,
   )
     .argument('<type>', 'type name')
     .option('--limit <n>', 'items per page (default 50)', toPositiveInt)
     .option('--offset <n>', 'items to skip', toNonNegativeInt)
     .option('--q <text>', 'full-text search')
-    .option('--status <status>', 'workflow status, e.g. published')
+    .addOption(new Option('--status <status>', 'workflow status').choices(ContentStatus.options))
+    .option('--where <conditions>', `field conditions, e.g. "year >= 2000 and featured == true"`)
+    .option('--sort <keys>', 'sort keys, e.g. -year,title (- for descending)')
     .option('--all', 'fetch every match, page by page')
     .action(
       action<ContentListFlags>(async (context, [type], options) =>
@@ -54,6 +67,8 @@ export function defineContentCommands(program: Command, { io, action }: CommandK
           offset: options.offset,
           q: options.q,
           status: options.status,
+          where: options.where,
+          sort: options.sort,
           all: options.all === true,
         }),
       ),

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { type CommandKit, subcommand, toPositiveInt } from '../command-kit';
+import { type CommandKit, subcommand, toNonNegativeInt, toPositiveInt } from '../command-kit';
 import { deploymentsList, deploymentsRetry, deploymentsShow } from './deployments';
 
 export interface DeploymentsListFlags {
   env?: string;
   limit?: number;
+  offset?: number;
 }
 
 /** `cms deployments list|show|retry` */
@@ -14,10 +15,12 @@ export function defineDeploymentsCommands(program: Command, { action }: CommandK
     .description('Deployments of releases: list them, show one, retry a failed one');
   subcommand(deployments, 'list', 'List recent deployments, newest first', [
     'cms deployments list --env prod --limit 10',
+    'cms deployments list --limit 50 --offset 50',
     'cms deployments list --json',
   ])
     .option('--env <name>', 'only this environment, e.g. prod')
     .option('--limit <n>', 'how many (default 50, at most 500)', toPositiveInt)
+    .option('--offset <n>', 'how many of the newest to skip', toNonNegativeInt)
     .action(
       action<DeploymentsListFlags>(async (context, _args, options) =>
         deploymentsList({
@@ -25,6 +28,7 @@ export function defineDeploymentsCommands(program: Command, { action }: CommandK
           out: context.out,
           env: options.env,
           limit: options.limit,
+          offset: options.offset,
         }),
       ),
     );

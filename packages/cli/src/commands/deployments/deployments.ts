@@ -1,22 +1,28 @@
 import { ExitCode } from '../../errors';
 import type { SiteCommandDeps } from '../context';
+import { pageFooter } from '../page-footer';
 import { toDeploymentId, toEnvironmentId } from '../release-ids';
 import { deploymentLines, deploymentTable, exitCodeOfDeployment } from './deployment-lines';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
 
-/** `cms deployments list [--env e] [--limit n]`: recent deployments, newest first. */
+/** `cms deployments list [--env e] [--limit n] [--offset n]`: recent deployments, newest first. */
 export async function deploymentsList({
   site,
   out,
   env,
   limit,
-}: Deps & { env?: string; limit?: number }): Promise<number> {
-  const deployments = await site.releases.deployments({
+  offset,
+}: Deps & { env?: string; limit?: number; offset?: number }): Promise<number> {
+  const page = await site.releases.deploymentsPage({
     envId: env === undefined ? undefined : toEnvironmentId(env),
     limit,
+    offset,
   });
-  out.result(deployments, () => deploymentTable(deployments));
+  out.result(page.items, () => [
+    ...deploymentTable(page.items),
+    pageFooter({ offset, shown: page.items.length, total: page.total }),
+  ]);
   return ExitCode.ok;
 }
 

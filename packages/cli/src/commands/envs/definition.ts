@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type CommandKit, subcommand, toNonNegativeInt } from '../command-kit';
-import { envsList, envsSet } from './envs';
+import { envsDelete, envsList, envsSet } from './envs';
 
 export interface EnvsSetFlags {
   label?: string;
@@ -11,7 +11,7 @@ export interface EnvsSetFlags {
   publicUrl?: string | false;
 }
 
-/** `cms envs list|set` */
+/** `cms envs list|set|delete` */
 export function defineEnvsCommands(program: Command, { action }: CommandKit): void {
   const envs = program
     .command('envs')
@@ -57,6 +57,22 @@ lowest-order environment above dev. --auto-build builds it when a deployment goe
           requiresApproval: options.requiresApproval,
           publicUrl: options.publicUrl === false ? null : options.publicUrl,
         }),
+      ),
+    );
+  subcommand(
+    envs,
+    'delete',
+    'Delete an environment (admins; alias rm)',
+    'cms envs delete staging',
+    `dev and prod always exist and cannot be deleted. An environment is refused (409 in_use) while
+items are live in it (cms content unpublish --env <name>) or a deployment to it is pending;
+they are listed. Its deployments and live history are kept.`,
+  )
+    .alias('rm')
+    .argument('<name>', 'environment name, e.g. staging (or env:staging)')
+    .action(
+      action(async (context, [name]) =>
+        envsDelete({ site: await context.site(), out: context.out, name: name! }),
       ),
     );
 }

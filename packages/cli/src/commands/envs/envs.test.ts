@@ -65,3 +65,15 @@ describe('cms envs', () => {
     });
   });
 });
+
+describe('cms envs delete', () => {
+  it('deletes an environment given by name', async () => {
+    const server = await t.serve({
+      'DELETE /api/releases/environments/env%3Astaging': () => ({ status: 204 }),
+    });
+    const result = await t.cli(['envs', 'delete', 'staging']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Deleted env:staging.\n');
+    expect(server.requests).toHaveLength(1);
+  });
+});

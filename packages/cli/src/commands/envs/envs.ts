@@ -22,6 +22,17 @@ export async function envsList({ site, out }: Deps): Promise<number> {
   return ExitCode.ok;
 }
 
+/**
+ * `cms envs delete <name>`: dev and prod always exist (409); an environment with items live in
+ * it or a pending deployment to it is refused (409 `in_use`, listed).
+ */
+export async function envsDelete({ site, out, name }: Deps & { name: string }): Promise<number> {
+  const id = toEnvironmentId(name);
+  await site.releases.deleteEnvironment(id);
+  out.result({ ok: true, id }, () => `Deleted ${id}.`);
+  return ExitCode.ok;
+}
+
 /** The settings `cms envs set` changes; absent ones keep their stored value. */
 export interface EnvSettings {
   label?: string;

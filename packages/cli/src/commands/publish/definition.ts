@@ -1,10 +1,11 @@
-import type { Command } from 'commander';
+import { ContentStatus } from '@trelliscms/core';
+import { type Command, Option } from 'commander';
 import { type CommandKit, subcommand } from '../command-kit';
 import { type PublishDirection, publish } from './publish';
 
 export interface PublishFlags {
   type?: string;
-  status?: string;
+  status?: ContentStatus;
   q?: string;
   env?: string;
 }
@@ -47,7 +48,11 @@ export function definePublishCommands(program: Command, { action }: CommandKit):
       .argument('[type]', 'type name of the items named by <id>')
       .argument('[ids...]', 'item ids <type>:<slug>, or slugs')
       .option('--type <type>', 'every item of this type (instead of ids)')
-      .option('--status <status>', 'with --type: only items with this workflow status, e.g. draft')
+      .addOption(
+        new Option('--status <status>', 'with --type: only items with this workflow status').choices(
+          ContentStatus.options,
+        ),
+      )
       .option('--q <text>', 'with --type: only items matching this full-text search')
       .option('--env <name>', "environment (the server's default: prod)")
       .action(

@@ -1,4 +1,4 @@
-import type { BulkPublishResponse, ContentRecord } from '@trelliscms/core';
+import type { BulkPublishResponse, ContentRecord, ContentStatus } from '@trelliscms/core';
 import { ExitCode, UsageError } from '../../errors';
 import { fullId } from '../content/content';
 import type { SiteCommandDeps } from '../context';
@@ -13,7 +13,7 @@ export interface PublishOptions {
   ids: string[];
   /** Every item of this type (narrowed by `status` and `q`). */
   byType?: string;
-  status?: string;
+  status?: ContentStatus;
   q?: string;
   env?: string;
 }
@@ -22,7 +22,7 @@ export interface PublishOptions {
 type Target =
   | { kind: 'one'; type: string; id: string }
   | { kind: 'ids'; ids: string[] }
-  | { kind: 'query'; type: string; status?: string; q?: string };
+  | { kind: 'query'; type: string; status?: ContentStatus; q?: string };
 
 function targetOf(options: PublishOptions): Target {
   const verb = options.direction;

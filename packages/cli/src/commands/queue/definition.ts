@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { type CommandKit, subcommand, toPositiveInt } from '../command-kit';
+import { type CommandKit, subcommand, toNonNegativeInt, toPositiveInt } from '../command-kit';
 import { queue } from './queue';
 
 export interface QueueFlags {
   env?: string;
   limit?: number;
+  offset?: number;
 }
 
 /** `cms queue` */
@@ -18,9 +19,16 @@ export function defineQueueCommand(program: Command, { action }: CommandKit): vo
   )
     .option('--env <name>', 'only this environment, e.g. prod')
     .option('--limit <n>', 'how many (default 100, at most 1000)', toPositiveInt)
+    .option('--offset <n>', 'how many of the soonest to skip', toNonNegativeInt)
     .action(
       action<QueueFlags>(async (context, _args, options) =>
-        queue({ site: await context.site(), out: context.out, env: options.env, limit: options.limit }),
+        queue({
+          site: await context.site(),
+          out: context.out,
+          env: options.env,
+          limit: options.limit,
+          offset: options.offset,
+        }),
       ),
     );
 }

@@ -1,9 +1,10 @@
 import { ReleaseState } from '@trelliscms/core';
 import { type Command, Option } from 'commander';
-import { type CommandKit, subcommand, toPositiveInt } from '../command-kit';
+import { type CommandKit, subcommand, toNonNegativeInt, toPositiveInt } from '../command-kit';
 import {
   releasesApprove,
   releasesCreate,
+  releasesDelete,
   releasesInclude,
   releasesList,
   releasesShow,
@@ -13,6 +14,7 @@ import {
 export interface ReleasesListFlags {
   state?: ReleaseState;
   limit?: number;
+  offset?: number;
 }
 
 export interface ReleasesCreateFlags {
@@ -33,7 +35,7 @@ export interface ReleasesApproveFlags extends ReleasesTransitionFlags {
   submit?: boolean;
 }
 
-/** `cms releases list|create|show|include|submit|approve` */
+/** `cms releases list|create|show|include|submit|approve|delete` */
 export function defineReleasesCommands(program: Command, { action }: CommandKit): void {
   const releases = program
     .command('releases')
@@ -55,9 +57,11 @@ Example:
   subcommand(releases, 'list', 'List releases, newest first', [
     'cms releases list --state approved',
     'cms releases list --limit 10 --json',
+    'cms releases list --limit 50 --offset 50',
   ])
     .addOption(new Option('--state <state>', 'only releases in this state').choices(ReleaseState.options))
     .option('--limit <n>', 'how many (default 50, at most 500)', toPositiveInt)
+    .option('--offset <n>', 'how many of the newest to skip', toNonNegativeInt)
     .action(
       action<ReleasesListFlags>(async (context, _args, options) =>
         releasesList({
@@ -65,6 +69,7 @@ Example:
           out: context.out,
           state: options.state,
           limit: options.limit,
+          offset: options.offset,
         }),
       ),
     );
@@ -154,6 +159,22 @@ Example:
           comment: options.comment,
           submit: options.submit === true,
         }),
+      ),
+    );
+  subcommand(
+    releases,
+    'delete',
+    'Delete a draft release (alias rm)',
+    'cms releases delete spring-fix',
+    `Only a draft can be deleted (a pending one goes back with a transition to draft; a deployed one
+is the record of what went live). A draft that was deployed once, or that releases derive
+from, is refused (409 in_use) and those are listed.`,
+  )
+    .alias('rm')
+    .argument('<release>', 'release:<name> or the name')
+    .action(
+      action(async (context, [release]) =>
+        releasesDelete({ site: await context.site(), out: context.out, release: release! }),
       ),
     );
 }

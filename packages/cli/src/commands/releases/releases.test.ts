@@ -133,6 +133,19 @@ describe('cms releases create, include, show, list', () => {
 });
 
 describe('cms releases submit and approve', () => {
+  it('pages the list with --offset and shows how many releases there are', async () => {
+    const server = await t.serve({
+      'GET /api/releases': () => ({
+        body: [releaseFixture('march'), releaseFixture('february')],
+        headers: { 'x-total-count': '12' },
+      }),
+    });
+    const result = await t.cli(['releases', 'list', '--limit', '2', '--offset', '2']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('3-4 of 12');
+    expect(server.hits('GET /api/releases')[0]?.url).toBe('/api/releases?limit=2&offset=2');
+  });
+
   it('submits for review and prints what would block a deploy', async () => {
     await t.serve({
       'POST /api/releases/release%3Aspring/transition': () => ({
@@ -189,5 +202,31 @@ describe('cms releases submit and approve', () => {
     expect(result.stderr).toBe(
       'Error: 409 conflict: Release `release:spring` is draft; approve a pending release.\n',
     );
+  });
+});
+
+describe('cms releases delete', () => {
+  it('deletes a draft release given by name', async () => {
+    const server = await t.serve({ 'DELETE /api/releases/release%3Aspring': () => ({ status: 204 }) });
+    const result = await t.cli(['releases', 'rm', 'spring', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ ok: true, id: 'release:spring' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('shows why a release that is not a draft cannot be deleted', async () => {
+    await t.serve({
+      'DELETE /api/releases/release%3Aspring': () => ({
+        status: 409,
+        body: {
+          error:
+            'Release `release:spring` is deployed; only a draft release can be deleted: a deployed release is the record of what went live and is never deleted.',
+          code: 'conflict',
+        },
+      }),
+    });
+    const result = await t.cli(['releases', 'delete', 'release:spring']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: 409 conflict: Release `release:spring` is deployed');
   });
 });

@@ -3,6 +3,7 @@ import { ExitCode } from '../../errors';
 import { table } from '../../io/output';
 import { fullId } from '../content/content';
 import type { SiteCommandDeps } from '../context';
+import { pageFooter } from '../page-footer';
 import { toReleaseId } from '../release-ids';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
@@ -52,16 +53,18 @@ function gateWarnings(release: Release): string[] {
   return warnings;
 }
 
-/** `cms releases list [--state s] [--limit n]` */
+/** `cms releases list [--state s] [--limit n] [--offset n]` */
 export async function releasesList({
   site,
   out,
   state,
   limit,
-}: Deps & { state?: ReleaseState; limit?: number }): Promise<number> {
-  const releases = await site.releases.list({ state, limit });
-  out.result(releases, () =>
-    table(
+  offset,
+}: Deps & { state?: ReleaseState; limit?: number; offset?: number }): Promise<number> {
+  const page = await site.releases.listPage({ state, limit, offset });
+  const releases = page.items;
+  out.result(releases, () => [
+    ...table(
       releases.map((release) => ({
         id: release.id,
         state: release.state,
@@ -71,7 +74,8 @@ export async function releasesList({
       })),
       ['id', 'state', 'items', 'updatedAt', 'description'],
     ),
-  );
+    pageFooter({ offset, shown: releases.length, total: page.total }),
+  ]);
   return ExitCode.ok;
 }
 
@@ -101,6 +105,14 @@ export async function releasesCreate({
 export async function releasesShow({ site, out, release }: Deps & { release: string }): Promise<number> {
   const answer = await site.releases.get(toReleaseId(release));
   out.result(answer, () => releaseLines(answer));
+  return ExitCode.ok;
+}
+
+/** `cms releases delete <release>`: a draft that was never deployed and that no release derives from. */
+export async function releasesDelete({ site, out, release }: Deps & { release: string }): Promise<number> {
+  const id = toReleaseId(release);
+  await site.releases.delete(id);
+  out.result({ ok: true, id }, () => `Deleted ${id}.`);
   return ExitCode.ok;
 }
 

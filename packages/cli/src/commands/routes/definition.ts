@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { type CommandKit, subcommand } from '../command-kit';
-import { routesApply, routesList } from './routes';
+import { routesApply, routesDelete, routesList } from './routes';
 
-/** `cms routes list|apply` */
+/** `cms routes list|apply|delete` */
 export function defineRoutesCommands(program: Command, { io, action }: CommandKit): void {
   const routes = program
     .command('routes')
@@ -28,6 +28,26 @@ export function defineRoutesCommands(program: Command, { io, action }: CommandKi
           out: context.out,
           io,
           target: target!,
+        }),
+      ),
+    );
+  subcommand(
+    routes,
+    'delete',
+    'Delete a route (alias rm)',
+    ['cms routes delete about', 'cms routes delete about --cascade'],
+    'A route that redirect routes point at is refused (409 in_use); --cascade deletes those redirects with it.',
+  )
+    .alias('rm')
+    .argument('<slug>', 'route slug')
+    .option('--cascade', 'delete the redirects that point at it too')
+    .action(
+      action<{ cascade?: boolean }>(async (context, [slug], options) =>
+        routesDelete({
+          site: await context.site(),
+          out: context.out,
+          slug: slug!,
+          cascade: options.cascade === true,
         }),
       ),
     );

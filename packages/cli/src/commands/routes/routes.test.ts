@@ -27,3 +27,17 @@ describe('cms routes apply', () => {
     expect(server.hits('PATCH /api/routes/home')[0]?.body).not.toHaveProperty('slug');
   });
 });
+
+describe('cms routes delete', () => {
+  it('deletes a route, and the redirects to it with --cascade', async () => {
+    const server = await t.serve({ 'DELETE /api/routes/about': () => ({ status: 204 }) });
+    expect((await t.cli(['routes', 'delete', 'about'])).stdout).toBe('Deleted route about.\n');
+    const cascaded = await t.cli(['routes', 'rm', 'about', '--cascade']);
+    expect(cascaded.code, cascaded.stderr).toBe(0);
+    expect(cascaded.stdout).toBe('Deleted route about and the redirects to it.\n');
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/api/routes/about',
+      '/api/routes/about?cascade=1',
+    ]);
+  });
+});

@@ -13,6 +13,23 @@ export async function routesList({ site, out }: Pick<SiteCommandDeps, 'site' | '
 }
 
 /**
+ * `cms routes delete <slug> [--cascade]`: 409 `in_use` while redirects point at its path;
+ * `--cascade` deletes those redirects with it.
+ */
+export async function routesDelete({
+  site,
+  out,
+  slug,
+  cascade,
+}: Pick<SiteCommandDeps, 'site' | 'out'> & { slug: string; cascade: boolean }): Promise<number> {
+  await site.routes.delete(slug, { cascade });
+  out.result({ ok: true, route: slug, cascade }, () =>
+    cascade ? `Deleted route ${slug} and the redirects to it.` : `Deleted route ${slug}.`,
+  );
+  return ExitCode.ok;
+}
+
+/**
  * `cms routes apply <file-or-folder>`: creates each route whose slug does not exist and
  * updates the others. Safe to run again.
  */

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { type CommandKit, subcommand } from '../command-kit';
-import { templatesList, templatesPull, templatesPush, templatesVersions } from './templates';
+import { templatesDelete, templatesList, templatesPull, templatesPush, templatesVersions } from './templates';
 
-/** `cms templates list|push|pull|versions` */
+/** `cms templates list|push|pull|versions|delete` */
 export function defineTemplatesCommands(program: Command, { io, action }: CommandKit): void {
   const templates = program.command('templates').description('Liquid templates of the site');
   subcommand(templates, 'list', 'List templates', 'cms templates list').action(
@@ -49,6 +49,23 @@ export function defineTemplatesCommands(program: Command, { io, action }: Comman
     .action(
       action(async (context, [name]) =>
         templatesVersions({ site: await context.site(), out: context.out, name: name! }),
+      ),
+    );
+  subcommand(
+    templates,
+    'delete',
+    'Delete a template and all its versions (alias rm)',
+    'cms templates delete old-sidebar',
+    `A template in use is refused (409 in_use) and its users are listed: routes, views and block
+types that render with it, transforms that run it, templates, widgets and page kits that
+include, render or extend it, and the types whose pages it renders (disable it first to let
+another template take over). Templates have no cascade.`,
+  )
+    .alias('rm')
+    .argument('<name>', 'template name')
+    .action(
+      action(async (context, [name]) =>
+        templatesDelete({ site: await context.site(), out: context.out, name: name! }),
       ),
     );
 }

@@ -52,3 +52,13 @@ describe('cms templates', () => {
     });
   });
 });
+
+describe('cms templates delete', () => {
+  it('deletes a template', async () => {
+    const server = await t.serve({ 'DELETE /api/templates/old': () => ({ status: 204 }) });
+    const result = await t.cli(['templates', 'delete', 'old']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Deleted template old and its versions.\n');
+    expect(server.hits('DELETE /api/templates/old')).toHaveLength(1);
+  });
+});

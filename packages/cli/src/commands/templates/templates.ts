@@ -106,6 +106,17 @@ export async function templatesPull({
   return ExitCode.ok;
 }
 
+/** `cms templates delete <name>`: the template and all its versions; 409 `in_use` while something uses it. */
+export async function templatesDelete({
+  site,
+  out,
+  name,
+}: Pick<SiteCommandDeps, 'site' | 'out'> & { name: string }): Promise<number> {
+  await site.templates.delete(name);
+  out.result({ ok: true, template: name }, () => `Deleted template ${name} and its versions.`);
+  return ExitCode.ok;
+}
+
 /** `cms templates versions <name>`: every version of a template, oldest first. */
 export async function templatesVersions({
   site,

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { type CommandKit, subcommand } from '../command-kit';
-import { typesApply, typesGet, typesList } from './types';
+import { typesApply, typesDelete, typesGet, typesList } from './types';
 
-/** `cms types list|get|apply` */
+/** `cms types list|get|apply|delete` */
 export function defineTypesCommands(program: Command, { io, action }: CommandKit): void {
   const types = program.command('types').description('Content types of the site');
   subcommand(types, 'list', 'List the content types', 'cms types list').action(
@@ -33,6 +33,29 @@ export function defineTypesCommands(program: Command, { io, action }: CommandKit
           out: context.out,
           io,
           target: target!,
+        }),
+      ),
+    );
+  subcommand(
+    types,
+    'delete',
+    'Delete a content type (alias rm)',
+    ['cms types delete note', 'cms types delete note --cascade'],
+    `A type that has items, or that other types, templates, routes, views, transforms, scripts or
+block types name, is refused (409 in_use) and what holds it is listed. --cascade deletes its
+items with it (taken down where they are live); the definitions that name it must be changed
+first either way.`,
+  )
+    .alias('rm')
+    .argument('<name>', 'type name')
+    .option('--cascade', 'delete its items with it')
+    .action(
+      action<{ cascade?: boolean }>(async (context, [name], options) =>
+        typesDelete({
+          site: await context.site(),
+          out: context.out,
+          name: name!,
+          cascade: options.cascade === true,
         }),
       ),
     );

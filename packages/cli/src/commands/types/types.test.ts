@@ -49,3 +49,58 @@ function def(name: string) {
 function full(name: string, body: unknown) {
   return { ...def(name), ...(body as object), name };
 }
+
+describe('cms types delete', () => {
+  it('deletes a type, with --cascade when asked (alias rm)', async () => {
+    const server = await t.serve({ 'DELETE /api/types/note': () => ({ status: 204 }) });
+    const plain = await t.cli(['types', 'delete', 'note']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toBe('Deleted type note.\n');
+    const cascaded = await t.cli(['types', 'rm', 'note', '--cascade', '--json']);
+    expect(cascaded.code, cascaded.stderr).toBe(0);
+    expect(JSON.parse(cascaded.stdout)).toEqual({ ok: true, type: 'note', cascade: true });
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/api/types/note',
+      '/api/types/note?cascade=1',
+    ]);
+  });
+
+  it('prints what holds a type the server refuses to delete, and exits 1', async () => {
+    const holders = [
+      { kind: 'item', id: 'note:one', cascades: true },
+      { kind: 'template', id: 'note', detail: 'bound to note', cascades: false },
+    ];
+    await t.serve({
+      'DELETE /api/types/note': () => ({
+        status: 409,
+        body: {
+          error:
+            'Content type `note` cannot be deleted; it is still used by item note:one and template `note`.',
+          code: 'in_use',
+          hint: 'Change or delete them first (each holder names what uses it), then delete again.',
+          holders,
+          holderCount: 2,
+        },
+      }),
+    });
+    const result = await t.cli(['types', 'delete', 'note']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      [
+        'Error: 409 in_use: Content type `note` cannot be deleted; it is still used by item note:one and template `note`.',
+        '  - item note:one',
+        '  - template note: bound to note',
+        'Hint: Change or delete them first (each holder names what uses it), then delete again.',
+        '',
+      ].join('\n'),
+    );
+    const json = await t.cli(['types', 'delete', 'note', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      status: 409,
+      code: 'in_use',
+      holders,
+      holderCount: 2,
+    });
+  });
+});

@@ -23,6 +23,23 @@ export async function typesGet({ site, out, name }: Deps & { name: string }): Pr
 }
 
 /**
+ * `cms types delete <name> [--cascade]`: 409 `in_use` (the holders printed) while items or
+ * definitions use the type; `--cascade` deletes its items with it.
+ */
+export async function typesDelete({
+  site,
+  out,
+  name,
+  cascade,
+}: Deps & { name: string; cascade: boolean }): Promise<number> {
+  await site.types.delete(name, { cascade });
+  out.result({ ok: true, type: name, cascade }, () =>
+    cascade ? `Deleted type ${name} and its items.` : `Deleted type ${name}.`,
+  );
+  return ExitCode.ok;
+}
+
+/**
  * `cms types apply <file-or-folder>`: creates each type that does not exist and PATCHes the
  * others, in file order (so referenced types can come first). Safe to run again.
  */

@@ -1,3 +1,4 @@
+import type { GuardedFetch } from '../../shared/outbound/guarded-fetch';
 import { type EmbeddingProvider, EmbeddingProviderError } from './provider';
 
 export interface OpenAiCompatibleOptions {
@@ -7,6 +8,8 @@ export interface OpenAiCompatibleOptions {
   apiKey?: string;
   /** Per request; default 30 s. */
   timeoutMs?: number;
+  /** The server's guarded fetcher; the endpoint's origin is trusted (the operator configured it), redirects are checked. */
+  fetch: GuardedFetch;
 }
 
 /** The endpoint URL: `url` itself when it ends in `/embeddings`, else `url` + `/embeddings`. */
@@ -21,12 +24,13 @@ export function embeddingsEndpoint(url: string): string {
  */
 export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions): EmbeddingProvider {
   const endpoint = embeddingsEndpoint(options.url);
+  const trustedOrigins = [new URL(endpoint).origin];
   return {
     name: `openai-compatible:${options.model}`,
     async embed(texts) {
       let response: Response;
       try {
-        response = await fetch(endpoint, {
+        response = await options.fetch(endpoint, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
@@ -34,6 +38,7 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
           },
           body: JSON.stringify({ model: options.model, input: texts }),
           signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+          trustedOrigins,
         });
       } catch (error) {
         const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;

@@ -26,7 +26,7 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<{ provider?: EmbeddingProvi
   app,
   opts,
 ) => {
-  const provider = opts.provider ?? createEmbeddingProvider(app.trellis.config);
+  const provider = opts.provider ?? createEmbeddingProvider(app.trellis.config, app.trellis.outbound);
 
   app.post(
     '/api/maintenance/embeddings/materialize',

@@ -78,7 +78,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ImportJsonBody,
         response: { 200: ImportJsonResponse, ...errors },
       },
-      config: { siteScope: 'site', permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write', isBulkBody: true },
     },
     async (request) => {
       const body = request.body;
@@ -112,7 +112,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ImportEdgesRequest,
         response: { 200: ImportEdgesResponse, ...errors },
       },
-      config: { siteScope: 'site', permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write', isBulkBody: true },
     },
     async (request) => {
       const { edges, batchSize } = request.body;
@@ -137,7 +137,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         body: RemoveEdgesRequest,
         response: { 200: RemoveEdgesResponse, ...errors },
       },
-      config: { siteScope: 'site', permission: 'content:write' },
+      config: { siteScope: 'site', permission: 'content:write', isBulkBody: true },
     },
     async (request) => {
       const { edges, batchSize } = request.body;

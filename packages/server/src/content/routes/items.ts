@@ -12,6 +12,7 @@ import {
   ItemVersionList,
   ItemVersionParams,
   NoContent,
+  PageQuery,
   PublishContentBody,
   PublishContentQuery,
   TrellisError,
@@ -22,13 +23,17 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { expectedVersionFrom } from '../../http/etag';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
 import { defaultPublishEnvironment, publishItems, unpublishItems } from '../../releases/publish-items';
 import { autoBuild } from '../../releases/routes/auto-build';
-import { etagOf, expectedVersionFrom } from '../item-record';
+import { versionTag } from '../../shared/entity-tag';
+import { itemListFilter } from '../item-list-query';
 import {
   appendBlock,
+  assertItemVersion,
   CONTENT_LIST_LIMIT,
   createItem,
   deleteItem,
@@ -45,7 +50,7 @@ const errors = errorResponses(400, 401, 403, 404, 409);
 /** The environment publish stamps when none is given. */
 
 function withEtag(reply: FastifyReply, version: number): FastifyReply {
-  return reply.header('ETag', etagOf(version));
+  return reply.header('ETag', versionTag(version));
 }
 
 /**
@@ -61,24 +66,30 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'List items of a type',
-        description: `A bare array, or with \`withMeta\` the envelope whose \`total\` counts every match. \`limit\` defaults to ${CONTENT_LIST_LIMIT.default} (maximum ${CONTENT_LIST_LIMIT.max}); order is by id, or by relevance with \`q\` (full-text). \`status\` filters by workflow status. Listed items carry no relationships (read one item for them).`,
+        description: `A bare array, or with \`withMeta\` the envelope whose \`total\` counts every match; either way the \`X-Total-Count\` header carries that count. \`limit\` defaults to ${CONTENT_LIST_LIMIT.default} (maximum ${CONTENT_LIST_LIMIT.max}), \`offset\` to 0. \`where\` filters by field conditions and \`sort\` orders, in the list language of \`{% list %}\`: \`where=year >= 2000 and tags contains 'sf'\` (\`<field> <op> <value>\` joined by \`and\`, op one of \`== != > >= < <= contains\`; fields are the type's and \`status\`, \`createdAt\`, \`updatedAt\`, \`type\`), \`sort=-year,title\` (\`-\` for descending; missing values last; ties by id). Without \`sort\` the order is by id, or by relevance with \`q\` (full-text). \`status\` is \`draft\` or \`published\`. A \`where\` or \`sort\` that does not parse, names no field of the type, or uses an operator its field cannot take is a 400 \`invalid_list_query\` naming each problem. Listed items carry no relationships (read one item for them).`,
         params: ContentTypePathParams,
         querystring: ContentListQuery,
         response: { 200: ContentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       const type = await getTypeForRead(graph, request.params.type);
-      const { withMeta, q, status } = request.query;
+      const { withMeta, q, status, where, sort } = request.query;
       const limit = request.query.limit ?? CONTENT_LIST_LIMIT.default;
       const offset = request.query.offset ?? 0;
-      const page = await listItems({ graph, type, limit, offset, q, status });
+      const filter = itemListFilter({ type, where, sort, status });
+      const page = filter.isEmpty
+        ? { items: [], total: 0 }
+        : await listItems({ graph, type, limit, offset, q, where: filter.where, orderBy: filter.orderBy });
+      withTotal(reply, page.total);
       if (!withMeta) return page.items;
       const appliedFilters: Record<string, unknown> = {};
       if (q !== undefined) appliedFilters.q = q;
       if (status !== undefined) appliedFilters.status = status;
+      if (where !== undefined) appliedFilters.where = where;
+      if (sort !== undefined) appliedFilters.sort = sort;
       return { items: page.items, total: page.total, limit, offset, appliedFilters };
     },
   );
@@ -202,16 +213,19 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'The version history of an item, newest first',
+        description: WHOLE_LIST_PAGING,
         params: ContentItemParams,
+        querystring: PageQuery,
         response: { 200: ItemVersionList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       const type = await getType(graph, request.params.type);
       await getItem({ graph, type, id: request.params.id });
-      return listVersions(graph, request.params.id);
+      const page = pageOf(await listVersions(graph, request.params.id), request.query);
+      return withTotal(reply, page.total).send(page.items);
     },
   );
 
@@ -336,18 +350,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         const id = request.params.id;
         const current = await getItem({ graph, type, id });
         const expected = expectedVersionFrom(request.headers['if-match']) ?? request.body?.expectedVersion;
-        if (
-          kind === 'publish' &&
-          expected !== undefined &&
-          expected !== null &&
-          expected !== current.version
-        ) {
-          throw TrellisError.of(
-            'version_conflict',
-            { expected: expected < 0 ? 'an unknown ETag' : expected, current: current.version },
-            { extra: { id, currentVersion: current.version }, headers: { ETag: `"${current.version}"` } },
-          );
-        }
+        if (kind === 'publish') assertItemVersion(id, expected, current.version);
         const args = {
           graph,
           environment,

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
+import { typeNodeId } from '../type-repository';
 
 let site: ContentTestSite;
 beforeEach(async () => {
@@ -83,7 +84,7 @@ describe('content types', () => {
 
   it('reads legacy rows without emitPages as true, and listingOnly as emitPages false', async () => {
     await site.graph.putNode({
-      id: 'type:legacy',
+      id: typeNodeId('legacy'),
       labels: ['ContentType'],
       props: { ...person, name: 'legacy', nodeLabel: 'Legacy' },
     });

@@ -1,6 +1,7 @@
 import { AuditLog, AuditLogQuery } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../http/error-responses';
+import { withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { auditGraphFor } from '../audit-graph';
 import { readAuditLog } from '../audit-log';
@@ -26,7 +27,7 @@ export const auditLogRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'audit:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
       const graph = auditGraphFor({
         request,
@@ -34,7 +35,9 @@ export const auditLogRoutes: FastifyPluginAsyncZod = async (app) => {
         platform,
         platformGraphName,
       });
-      return app.withQueryTimeout(readAuditLog({ graph, platform, query }));
+      const log = await app.withQueryTimeout(readAuditLog({ graph, platform, query }));
+      withTotal(reply, log.total);
+      return log;
     },
   );
 };

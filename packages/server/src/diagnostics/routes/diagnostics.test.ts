@@ -36,6 +36,7 @@ function engineWithUnreachableNeo4j(dataDir: string): GraphEngine {
     user: 'neo4j',
     password: 'unused',
     edition: 'community',
+    auditKey: Buffer.alloc(32, 1),
   });
   return {
     name: 'neo4j',

@@ -29,7 +29,7 @@ function errorMessage(error: unknown): string {
  * engine's procedures (admin), audit-chain verification and the audit checklist.
  */
 export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { engine, platform, platformGraphName, apiKeyCache } = app.trellis;
+  const { engine, platform, platformGraphName, apiKeyCache, auditAnchors } = app.trellis;
 
   /** Probes the engine; a probe that hangs past the timeout counts as unreachable. */
   async function probeEngine(): Promise<ProbeResult> {
@@ -158,7 +158,8 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['audit'],
-        summary: "Verify a graph's audit chain (200 whether intact or broken)",
+        summary:
+          "Verify a graph's audit chain under the server's key and against its heads anchored outside the graph (200 whether intact or broken)",
         querystring: AuditQuery,
         response: { 200: AuditStatus, ...errors },
       },
@@ -166,7 +167,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const graph = await graphFor(request, request.query.graph);
-      const verdict = await app.withQueryTimeout(graph.verifyAudit());
+      const verdict = await app.withQueryTimeout(auditAnchors.verify(request.query.graph, graph));
       return { ...verdict, graph: request.query.graph };
     },
   );
@@ -186,7 +187,7 @@ export const diagnosticsRoutes: FastifyPluginAsyncZod = async (app) => {
       const name = request.query.graph;
       const graph = await graphFor(request, name);
       const now = app.trellis.clock.now().toISOString();
-      const verdict = await app.withQueryTimeout(graph.verifyAudit());
+      const verdict = await app.withQueryTimeout(auditAnchors.verify(name, graph));
       const probe = await probeEngine();
       const rows: AuditChecklist['rows'] = [
         {

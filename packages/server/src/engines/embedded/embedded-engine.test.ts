@@ -9,6 +9,18 @@ import { SCHEMA_VERSION } from './schema';
 
 const ids = (nodes: Array<{ id: string }>) => nodes.map((node) => node.id);
 
+/** Rewrites a current graph file into the layout of schema version 3 (before nodes had a given search text). */
+function toVersion3(file: SqlConnection): void {
+  file.exec(`DROP TRIGGER nodes_after_update;
+    ALTER TABLE nodes DROP COLUMN text_given;
+    CREATE TRIGGER nodes_after_update AFTER UPDATE ON nodes BEGIN
+      DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
+      INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
+      DELETE FROM nodes_fts WHERE rowid = OLD.rid;
+    END;
+    UPDATE meta SET value = '3' WHERE key = 'schema_version';`);
+}
+
 describe('embedded engine', () => {
   let dir: string;
   let engine: GraphEngine;
@@ -143,6 +155,7 @@ describe('embedded engine', () => {
     const file = new SqlConnection(join(dir, 'graphs', 'old.db'));
     expect(file.row(`SELECT v FROM nodes_fts_config WHERE k = 'automerge'`)?.[0]).toBe(16);
     file.exec(`DELETE FROM nodes_fts_config WHERE k = 'automerge'`);
+    toVersion3(file);
     file.exec(`CREATE TRIGGER nodes_after_insert AFTER INSERT ON nodes
       WHEN json_array_length(NEW.labels) > 1 BEGIN
         INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
@@ -162,6 +175,38 @@ describe('embedded engine', () => {
     expect(check.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0]).toBe(SCHEMA_VERSION);
     expect(check.row(`SELECT count(*) FROM sqlite_master WHERE name = 'nodes_after_insert'`)?.[0]).toBe(0);
     expect(check.row(`SELECT v FROM nodes_fts_config WHERE k = 'automerge'`)?.[0]).toBe(16);
+    check.close();
+  });
+
+  it('migrates a schema version 3 file: old entries stay searchable, given search texts work', async () => {
+    const graph = await engine.createGraph('v3');
+    await graph.createNode({ id: 'a', labels: ['Post'], props: { title: 'Old tomatoes', status: 'draft' } });
+    await graph.createNode({ id: 'b', labels: ['Post'], props: { title: 'Old leeks', status: 'draft' } });
+    await engine.close();
+    const file = new SqlConnection(join(dir, 'graphs', 'v3.db'));
+    toVersion3(file);
+    file.close();
+
+    engine = createEmbeddedEngine({ dataDir: dir });
+    await engine.init();
+    const reopened = await engine.openGraph('v3');
+    if (reopened === null) throw new Error('the migrated graph did not open');
+    const search = async (q: string) => ids((await reopened.findNodes({ label: 'Post', q })).nodes);
+    expect(await search('draft')).toEqual(['a', 'b']);
+    await reopened.updateNode('a', {
+      props: { title: 'Old tomatoes', status: 'draft' },
+      searchText: 'Old tomatoes',
+    });
+    await reopened.updateNode('b', { props: { title: 'Old leeks', status: 'published' } });
+    expect(await search('draft')).toEqual([]);
+    expect(await search('published')).toEqual(['b']);
+    expect(await search('tomatoes')).toEqual(['a']);
+    const check = new SqlConnection(join(dir, 'graphs', 'v3.db'));
+    expect(check.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0]).toBe(SCHEMA_VERSION);
+    expect(check.rows(`SELECT id, text_given FROM nodes ORDER BY id`)).toEqual([
+      ['a', 1],
+      ['b', 0],
+    ]);
     check.close();
   });
 

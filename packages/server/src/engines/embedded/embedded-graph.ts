@@ -7,6 +7,7 @@ import type {
   CallOptions,
   Graph,
   GraphWriter,
+  VerifyAuditOptions,
 } from '../port';
 import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
@@ -103,6 +104,7 @@ export class EmbeddedGraph implements Graph {
     readonly name: string,
     readonly file: string,
     create: boolean,
+    private readonly auditKey: Uint8Array,
   ) {
     this.writeConn = new SqlConnection(file);
     try {
@@ -128,21 +130,21 @@ export class EmbeddedGraph implements Graph {
       throw error;
     }
     const uniques = new Map<string, string[]>();
-    this.writer = new GraphStore(this.writeConn, uniques);
-    this.reader = new GraphStore(this.readConn, uniques);
+    this.writer = new GraphStore(this.writeConn, uniques, auditKey);
+    this.reader = new GraphStore(this.readConn, uniques, auditKey);
     this.writer.loadUniqueConstraints();
     this.writer.syncWithOtherWriters();
     this.interruptible = new InterruptibleReads(file);
   }
 
-  /** Creates the database file and its schema. */
-  static create(name: string, file: string): EmbeddedGraph {
-    return new EmbeddedGraph(name, file, true);
+  /** Creates the database file and its schema; audit records are keyed with `auditKey`. */
+  static create(name: string, file: string, auditKey: Uint8Array): EmbeddedGraph {
+    return new EmbeddedGraph(name, file, true, auditKey);
   }
 
-  /** Opens an existing graph file. */
-  static open(name: string, file: string): EmbeddedGraph {
-    return new EmbeddedGraph(name, file, false);
+  /** Opens an existing graph file; audit records are keyed with `auditKey`. */
+  static open(name: string, file: string, auditKey: Uint8Array): EmbeddedGraph {
+    return new EmbeddedGraph(name, file, false, auditKey);
   }
 
   // ---- reads: committed data only ----
@@ -182,8 +184,8 @@ export class EmbeddedGraph implements Graph {
   async findAudit(filter: AuditFilter): Promise<AuditPage> {
     return this.reader.findAudit(filter);
   }
-  async verifyAudit(): Promise<AuditVerdict> {
-    return verifyAuditChain(this.name, this.reader.allAuditRecords());
+  async verifyAudit(options?: VerifyAuditOptions): Promise<AuditVerdict> {
+    return verifyAuditChain(this.name, this.reader.allAuditRecords(), this.auditKey, options);
   }
 
   // ---- single writes: each its own transaction ----

@@ -59,11 +59,15 @@ function filterSql(filter: PropFilter): [string, SqlValue[]] {
       const parts = values.map((value) => equals(filter.prop, value));
       return [`(${parts.map(([sql]) => sql).join(' OR ')})`, parts.flatMap(([, params]) => params)];
     }
-    case 'contains':
+    case 'contains': {
+      const value = filter.value as string;
       return [
-        `(json_type(n.props, ?) = 'text' AND instr(lower(json_extract(n.props, ?)), ?) > 0)`,
-        [p, p, (filter.value as string).toLowerCase()],
+        `(CASE json_type(n.props, ?) WHEN 'text' THEN instr(lower(json_extract(n.props, ?)), ?) > 0 ` +
+          `WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(n.props, ?) e WHERE e.type = 'text' AND e.value = ?) ` +
+          'ELSE 0 END)',
+        [p, p, value.toLowerCase(), p, value],
       ];
+    }
     case 'exists':
       return filter.value === false ? [MISSING, [p, p]] : [PRESENT, [p, p]];
   }

@@ -10,6 +10,7 @@ import type {
   MergeEdgeResult,
   NodePage,
   NodeQuery,
+  NodeUpdate,
   Props,
   SimilarHit,
   SimilarityQuery,
@@ -17,7 +18,7 @@ import type {
   TraversalQuery,
 } from '../port';
 import { EngineError } from '../port';
-import { auditHash, GENESIS_HASH } from '../shared/audit-chain';
+import { auditMac, GENESIS_HASH } from '../shared/audit-chain';
 import { assertAuditFilter } from '../shared/audit-filter';
 import {
   assertCount,
@@ -25,6 +26,7 @@ import {
   assertLabels,
   assertNodeId,
   assertProps,
+  assertSearchText,
 } from '../shared/identifiers';
 import { assertNodeQuery } from '../shared/node-query';
 import { searchableText } from '../shared/search-text';
@@ -39,11 +41,21 @@ export type UniqueConstraints = Map<string, string[]>;
 const MAX_DIMENSION = 65_536;
 
 const SELECT_NODE = 'SELECT id, labels, props FROM nodes WHERE id = ?';
-const SELECT_RID = 'SELECT rid, labels FROM nodes WHERE id = ?';
+const SELECT_RID = 'SELECT rid, labels, text_given FROM nodes WHERE id = ?';
 
 /** Labels as JSON; they are identifiers, so the usual single label needs no serializer. */
 function labelsJson(labels: string[]): string {
   return labels.length === 1 ? `["${labels[0]}"]` : JSON.stringify(labels);
+}
+
+/** The text a node is indexed under: its search text when given, else the strings of its props. */
+function textOf(node: GraphNode): string {
+  return node.searchText ?? searchableText(node.props);
+}
+
+/** A node as reads return it: no search text. */
+function bare(node: GraphNode): GraphNode {
+  return { id: node.id, labels: node.labels, props: node.props };
 }
 
 function toNode(row: unknown[]): GraphNode {
@@ -122,25 +134,27 @@ function insertRows(conn: SqlConnection, head: string, params: SqlValue[], width
  * - `shared`: ?1 base rid, ?2 label, ?3 labels, then id and props per node;
  * - `mixed`: ?1 base rid, then id, label, labels and props per node;
  * - `text`: ?1 base rid, then the full-text body per node.
+ * `textGiven` is the `text_given` of every node of the run (a literal, so it costs no parameter).
  */
 const runSql = new Map<string, string>();
 
-export function nodeRunSql(kind: 'shared' | 'mixed' | 'text', rows: number): string {
-  const key = `${kind}|${rows}`;
+export function nodeRunSql(kind: 'shared' | 'mixed' | 'text', rows: number, textGiven = false): string {
+  const key = `${kind}|${rows}|${textGiven}`;
   let sql = runSql.get(key);
   if (sql === undefined) {
+    const given = textGiven ? 1 : 0;
     const values = Array.from({ length: rows }, (_, k) => {
-      if (kind === 'shared') return `(?1 + ${k}, ?${4 + 2 * k}, ?2, ?3, ?${5 + 2 * k})`;
+      if (kind === 'shared') return `(?1 + ${k}, ?${4 + 2 * k}, ?2, ?3, ?${5 + 2 * k}, ${given})`;
       if (kind === 'mixed') {
         const at = 2 + 4 * k;
-        return `(?1 + ${k}, ?${at}, ?${at + 1}, ?${at + 2}, ?${at + 3})`;
+        return `(?1 + ${k}, ?${at}, ?${at + 1}, ?${at + 2}, ?${at + 3}, ${given})`;
       }
       return `(?1 + ${k}, ?${2 + k})`;
     });
     sql =
       kind === 'text'
         ? `INSERT INTO nodes_fts (rowid, body) VALUES ${values.join(', ')}`
-        : `INSERT INTO nodes (rid, id, label, labels, props) VALUES ${values.join(', ')}`;
+        : `INSERT INTO nodes (rid, id, label, labels, props, text_given) VALUES ${values.join(', ')}`;
     runSql.set(key, sql);
   }
   return sql;
@@ -172,6 +186,8 @@ export class GraphStore {
   constructor(
     private readonly conn: SqlConnection,
     private readonly uniques: UniqueConstraints,
+    /** The key of the audit chain's HMAC (engines/shared/audit-key). */
+    private readonly auditKey: Uint8Array,
   ) {}
 
   /**
@@ -357,7 +373,7 @@ export class GraphStore {
       if (isIdConflict(error)) throw exists(clean.id);
       throw error;
     }
-    return clean;
+    return bare(clean);
   }
 
   /**
@@ -388,7 +404,7 @@ export class GraphStore {
       if (isIdConflict(error)) throw exists(String(clean[0]?.id));
       throw error;
     }
-    return clean;
+    return clean.map(bare);
   }
 
   putNode(node: GraphNode): GraphNode {
@@ -399,22 +415,24 @@ export class GraphStore {
       this.insert(clean);
     } else {
       this.checkUnique(clean, existing[0] as number);
-      this.replace(existing[0] as number, clean);
+      this.replace(existing[0] as number, clean, true);
     }
-    return clean;
+    return bare(clean);
   }
 
-  updateNode(id: string, update: { props: Props; labels?: string[] }): GraphNode {
+  updateNode(id: string, update: NodeUpdate): GraphNode {
     assertNodeId(id);
     const existing = this.conn.row(SELECT_RID, [id]);
     if (existing === undefined) {
       throw new EngineError('not_found', `No node with id ${JSON.stringify(id)}`, { id });
     }
     const labels = update?.labels ?? (JSON.parse(existing[1] as string) as string[]);
-    const clean = this.assertNode({ id, labels, props: update?.props });
+    const clean = this.assertNode({ id, labels, props: update?.props, searchText: update?.searchText });
     this.checkUnique(clean, existing[0] as number);
-    this.replace(existing[0] as number, clean);
-    return clean;
+    // A node given its search text keeps it through an update that gives none.
+    const keepsText = clean.searchText === undefined && existing[2] === 1;
+    this.replace(existing[0] as number, clean, !keepsText);
+    return bare(clean);
   }
 
   deleteNode(id: string): boolean {
@@ -572,7 +590,7 @@ export class GraphStore {
       prevHash,
       hash: '',
     };
-    record.hash = auditHash(prevHash, record);
+    record.hash = auditMac(this.auditKey, prevHash, record);
     this.conn.run(
       'INSERT INTO audit (seq, ts, actor, action, target, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       [
@@ -730,7 +748,10 @@ export class GraphStore {
     assertNodeId(node?.id);
     assertLabels(node.labels);
     assertProps(node.props);
-    return { id: node.id, labels: [...node.labels], props: node.props };
+    assertSearchText(node.searchText);
+    const clean: GraphNode = { id: node.id, labels: [...node.labels], props: node.props };
+    if (node.searchText !== undefined) clean.searchText = node.searchText;
+    return clean;
   }
 
   /** Throws `unique_violation` when another node holds a value a constraint reserves. */
@@ -756,8 +777,14 @@ export class GraphStore {
 
   private insert(node: GraphNode): void {
     const { lastInsertRowid } = this.conn.run(
-      'INSERT INTO nodes (id, label, labels, props) VALUES (?, ?, ?, ?)',
-      [node.id, node.labels[0] as string, labelsJson(node.labels), JSON.stringify(node.props)],
+      'INSERT INTO nodes (id, label, labels, props, text_given) VALUES (?, ?, ?, ?, ?)',
+      [
+        node.id,
+        node.labels[0] as string,
+        labelsJson(node.labels),
+        JSON.stringify(node.props),
+        node.searchText === undefined ? 0 : 1,
+      ],
     );
     const rid = Number(lastInsertRowid);
     this.indexLabels(rid, node);
@@ -796,17 +823,28 @@ export class GraphStore {
     const texts: SqlValue[] = [base];
     const uniqueRows: SqlValue[] = [];
     let allText = true;
+    const given = (nodes[at] as GraphNode).searchText !== undefined;
+    let sameGiven = true;
     for (let k = 0; k < size; k++) {
       const node = nodes[at + k] as GraphNode;
       if (shared) params.push(node.id, JSON.stringify(node.props));
       else params.push(node.id, node.labels[0] as string, labelJson[k] as string, JSON.stringify(node.props));
-      const text = searchableText(node.props);
+      const text = textOf(node);
       if (text.length === 0) allText = false;
+      if ((node.searchText !== undefined) !== given) sameGiven = false;
       texts.push(text);
       if (node.labels.length > 1) this.indexLabels(base + k, node);
       if (this.uniques.size > 0) this.uniqueRows(base + k, node, uniqueRows);
     }
-    this.conn.run(nodeRunSql(shared ? 'shared' : 'mixed', size), params);
+    this.conn.run(nodeRunSql(shared ? 'shared' : 'mixed', size, given && sameGiven), params);
+    if (!sameGiven) {
+      const rids = nodes
+        .slice(at, at + size)
+        .flatMap((node, k) => (node.searchText === undefined ? [] : [base + k]));
+      this.conn.run('UPDATE nodes SET text_given = 1 WHERE rid IN (SELECT value FROM json_each(?))', [
+        JSON.stringify(rids),
+      ]);
+    }
     if (uniqueRows.length > 0) insertRows(this.conn, UNIQUE_INSERT, uniqueRows, 4);
     if (allText) {
       this.conn.run(nodeRunSql('text', size), texts);
@@ -867,22 +905,37 @@ export class GraphStore {
     }
   }
 
-  private replace(rid: number, node: GraphNode): void {
-    // The update trigger deletes the old full-text entry, which must be written by then.
-    this.flush();
-    this.conn.run('UPDATE nodes SET label = ?, labels = ?, props = ? WHERE rid = ?', [
-      node.labels[0] as string,
-      labelsJson(node.labels),
-      JSON.stringify(node.props),
-      rid,
-    ]);
+  /**
+   * Rewrites node `rid`; with `reindex`, its full-text entry too (to its search text, or the
+   * strings of its props), else the entry and `text_given` stay.
+   */
+  private replace(rid: number, node: GraphNode, reindex: boolean): void {
+    if (reindex) {
+      // The old full-text entry must be written before it can be deleted.
+      this.flush();
+      this.conn.run('DELETE FROM nodes_fts WHERE rowid = ?', [rid]);
+      this.conn.run('UPDATE nodes SET label = ?, labels = ?, props = ?, text_given = ? WHERE rid = ?', [
+        node.labels[0] as string,
+        labelsJson(node.labels),
+        JSON.stringify(node.props),
+        node.searchText === undefined ? 0 : 1,
+        rid,
+      ]);
+    } else {
+      this.conn.run('UPDATE nodes SET label = ?, labels = ?, props = ? WHERE rid = ?', [
+        node.labels[0] as string,
+        labelsJson(node.labels),
+        JSON.stringify(node.props),
+        rid,
+      ]);
+    }
     if (this.uniques.size > 0) this.conn.run('DELETE FROM unique_values WHERE rid = ?', [rid]);
-    this.indexText(rid, node);
+    if (reindex) this.indexText(rid, node);
     this.indexUnique(rid, node);
   }
 
   private indexText(rid: number, node: GraphNode): void {
-    const text = searchableText(node.props);
+    const text = textOf(node);
     if (text.length === 0) return;
     this.pendingText.push(rid, text);
     if (this.pendingText.length >= 2000) this.flush();

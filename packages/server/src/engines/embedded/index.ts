@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Graph, GraphEngine, ProbeResult, ProcedureListing } from '../port';
 import { EngineError } from '../port';
+import { loadAuditKey } from '../shared/audit-key';
 import { assertGraphName, isGraphName } from '../shared/identifiers';
 import { SqlConnection } from './connection';
 import { EmbeddedGraph } from './embedded-graph';
@@ -9,6 +10,8 @@ import { EmbeddedGraph } from './embedded-graph';
 export interface EmbeddedEngineOptions {
   /** CMS_DATA_DIR; graphs live in `<dataDir>/graphs/<name>.db`. */
   dataDir: string;
+  /** The audit chains' HMAC key; default: `<dataDir>/audit.key`, created on first init (engines/shared/audit-key). */
+  auditKey?: Uint8Array;
 }
 
 const DB_SUFFIX = '.db';
@@ -23,6 +26,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): GraphEngin
   const open = new Map<string, EmbeddedGraph>();
   let isReady = false;
   let probeConn: SqlConnection | null = null;
+  let auditKey: Uint8Array | null = options.auditKey ?? null;
 
   const fileOf = (name: string) => join(graphsDir, `${name}${DB_SUFFIX}`);
 
@@ -41,6 +45,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): GraphEngin
 
     async init() {
       mkdirSync(graphsDir, { recursive: true });
+      auditKey ??= loadAuditKey({ dataDir: options.dataDir });
       isReady = true;
     },
 
@@ -64,7 +69,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): GraphEngin
       if (open.has(name) || existsSync(file)) {
         throw new EngineError('exists', `Graph ${name} already exists`, { graph: name });
       }
-      const graph = EmbeddedGraph.create(name, file);
+      const graph = EmbeddedGraph.create(name, file, auditKey as Uint8Array);
       open.set(name, graph);
       return graph;
     },
@@ -76,7 +81,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): GraphEngin
       if (cached !== undefined) return cached;
       const file = fileOf(name);
       if (!existsSync(file)) return null;
-      const graph = EmbeddedGraph.open(name, file);
+      const graph = EmbeddedGraph.open(name, file, auditKey as Uint8Array);
       open.set(name, graph);
       return graph;
     },

@@ -1,5 +1,5 @@
 /** Bumped when the layout below changes; stored in `meta.schema_version`. */
-export const SCHEMA_VERSION = '3';
+export const SCHEMA_VERSION = '4';
 
 /**
  * One database file per graph. Node ids are the caller's strings; `rid` is the internal
@@ -8,8 +8,10 @@ export const SCHEMA_VERSION = '3';
  * single-label node is one row in one table; further labels go to `node_labels` (see
  * {@link LABELLED}). The store writes the extra labels of a new node itself; triggers keep
  * `node_labels` in step when a node changes and remove the full-text entry, embedding and
- * unique values of a changed or deleted node. The store writes full-text entries
- * (`searchableText` of the props) in batches within the transaction.
+ * unique values of a deleted node. The store writes
+ * full-text entries (the node's `searchText`, else `searchableText` of the props) in batches
+ * within the transaction, and replaces the entry of a changed node itself: `text_given` is 1
+ * when the node was given a search text, which an update without one keeps.
  */
 /**
  * FTS5 merges a level's segments (one per committed transaction) once it holds this many.
@@ -19,6 +21,12 @@ export const SCHEMA_VERSION = '3';
  */
 const FTS_AUTOMERGE = `INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('automerge', 16);`;
 
+/** Keeps `node_labels` in step when a node changes (the store replaces its full-text entry). */
+const UPDATE_TRIGGER = `CREATE TRIGGER IF NOT EXISTS nodes_after_update AFTER UPDATE ON nodes BEGIN
+  DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
+  INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
+END;`;
+
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS nodes (
@@ -26,7 +34,8 @@ CREATE TABLE IF NOT EXISTS nodes (
   id TEXT NOT NULL UNIQUE,
   label TEXT NOT NULL,
   labels TEXT NOT NULL,
-  props TEXT NOT NULL
+  props TEXT NOT NULL,
+  text_given INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS nodes_label ON nodes (label, id);
 CREATE TABLE IF NOT EXISTS node_labels (
@@ -63,11 +72,7 @@ CREATE TABLE IF NOT EXISTS unique_values (
   PRIMARY KEY (label, prop, value)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unique_values_rid ON unique_values (rid);
-CREATE TRIGGER IF NOT EXISTS nodes_after_update AFTER UPDATE ON nodes BEGIN
-  DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
-  INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
-  DELETE FROM nodes_fts WHERE rowid = OLD.rid;
-END;
+${UPDATE_TRIGGER}
 CREATE TRIGGER IF NOT EXISTS nodes_after_delete AFTER DELETE ON nodes BEGIN
   DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
   DELETE FROM nodes_fts WHERE rowid = OLD.rid;
@@ -92,9 +97,18 @@ CREATE TABLE IF NOT EXISTS audit (
  * - 2 → 3: the insert trigger that copied extra labels to `node_labels` is gone (it cost a
  *   JSON parse per inserted node); the store writes them (version 3 code would write them twice
  *   if the trigger stayed). The full-text index merges 16 segments at a time (FTS_AUTOMERGE).
+ * - 3 → 4: nodes can be given their search text (`text_given`); the update trigger no longer
+ *   removes the full-text entry (the store replaces it when the text changes). Existing entries
+ *   stay as they are (the strings of the props).
  */
 export const MIGRATIONS: Record<string, { to: string; sql: string }> = {
   '2': { to: '3', sql: `DROP TRIGGER IF EXISTS nodes_after_insert; ${FTS_AUTOMERGE}` },
+  '3': {
+    to: '4',
+    sql: `ALTER TABLE nodes ADD COLUMN text_given INTEGER NOT NULL DEFAULT 0;
+DROP TRIGGER IF EXISTS nodes_after_update;
+${UPDATE_TRIGGER}`,
+  },
 };
 
 /**

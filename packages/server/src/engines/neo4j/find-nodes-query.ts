@@ -109,7 +109,9 @@ function filterCypher({
         throw new EngineError('invalid_argument', 'The contains filter needs a string value');
       }
       params[value] = given.toLowerCase();
-      return `(${prop} IS :: STRING AND toLower(${prop}) CONTAINS $${value})`;
+      params[`${value}e`] = given;
+      // CASE evaluates one branch only, so toLower never sees a list, nor IN a string.
+      return `(CASE WHEN ${prop} IS :: STRING THEN toLower(${prop}) CONTAINS $${value} WHEN ${prop} IS :: LIST<ANY> THEN $${value}e IN ${prop} ELSE false END)`;
     case 'in':
       if (!Array.isArray(given) || !given.every(isScalar)) {
         throw new EngineError(

@@ -11,19 +11,21 @@ import {
   type MergeEdgeResult,
   type NodePage,
   type NodeQuery,
+  type NodeUpdate,
   type Props,
   type SimilarHit,
   type SimilarityQuery,
   type TraversalHit,
   type TraversalQuery,
 } from '../port';
-import { auditHash, GENESIS_HASH } from '../shared/audit-chain';
+import { auditMac, GENESIS_HASH } from '../shared/audit-chain';
 import {
   assertCount,
   assertIdentifier,
   assertLabels,
   assertNodeId,
   assertProps,
+  assertSearchText,
 } from '../shared/identifiers';
 import { findNodesQuery } from './find-nodes-query';
 import { MAX_INDEXED_DIMENSION, vectorIndex } from './schema';
@@ -82,6 +84,8 @@ export class GraphOps implements GraphWriter {
     private readonly graph: string,
     private readonly vectors: VectorIndexState,
     private readonly attempt: WriteAttempt | null,
+    /** The key of the audit chain's HMAC (engines/shared/audit-key). */
+    private readonly auditKey: Uint8Array,
   ) {}
 
   private async run(query: string, params: Props = {}): Promise<Row[]> {
@@ -316,7 +320,7 @@ export class GraphOps implements GraphWriter {
       throw new EngineError('exists', `Node ${clean.id} already exists`, { id: clean.id });
     }
     attempt.created.add(clean.id);
-    return clean;
+    return bare(clean);
   }
 
   /**
@@ -384,7 +388,7 @@ export class GraphOps implements GraphWriter {
       );
     }
     for (const node of fresh) attempt.created.add(node.id);
-    return clean.map((node) => earlier.get(node.id) ?? node);
+    return clean.map((node) => earlier.get(node.id) ?? bare(node));
   }
 
   async putNode(node: GraphNode): Promise<GraphNode> {
@@ -397,10 +401,10 @@ export class GraphOps implements GraphWriter {
       stored: storedNode({ graph: this.graph, node: clean, token: attempt.token }),
     });
     await this.syncClaims(clean.id, claims);
-    return clean;
+    return bare(clean);
   }
 
-  async updateNode(id: string, update: { props: Props; labels?: string[] }): Promise<GraphNode> {
+  async updateNode(id: string, update: NodeUpdate): Promise<GraphNode> {
     const attempt = this.writing();
     assertNodeId(id);
     const rows = await this.run('MATCH (n:TNode {g: $g, id: $id}) RETURN n.labels AS labels', { id });
@@ -409,15 +413,24 @@ export class GraphOps implements GraphWriter {
       id,
       labels: update.labels ?? (rows[0].labels as string[]),
       props: update.props,
+      searchText: update.searchText,
     });
     const claims = uniqueClaims(await this.uniqueRules(), clean);
     await this.assertUnclaimed(id, claims);
-    await this.run('MATCH (n:TNode {g: $g, id: $id}) SET n = $stored', {
-      id,
-      stored: storedNode({ graph: this.graph, node: clean, token: attempt.token }),
-    });
+    // A node given its search text keeps it (`ft`, `fts`) through an update that gives none.
+    await this.run(
+      `MATCH (n:TNode {g: $g, id: $id})
+       WITH n, CASE WHEN $keep AND n.fts = true THEN n.ft ELSE null END AS kept
+       SET n = $stored
+       FOREACH (_ IN CASE WHEN kept IS NULL THEN [] ELSE [1] END | SET n.ft = kept, n.fts = true)`,
+      {
+        id,
+        keep: clean.searchText === undefined,
+        stored: storedNode({ graph: this.graph, node: clean, token: attempt.token }),
+      },
+    );
     await this.syncClaims(id, claims);
-    return clean;
+    return bare(clean);
   }
 
   async deleteNode(id: string): Promise<boolean> {
@@ -599,7 +612,7 @@ export class GraphOps implements GraphWriter {
     const prevHash = last?.hash == null ? GENESIS_HASH : String(last.hash);
     const ts = new Date().toISOString();
     const { actor, action, target, data } = entry;
-    const hash = auditHash(prevHash, { seq, ts, actor, action, target, data });
+    const hash = auditMac(this.auditKey, prevHash, { seq, ts, actor, action, target, data });
     const stored: Props = { g: this.graph, op, seq: int(seq), ts, actor, action, target, prevHash, hash };
     if (data !== undefined) stored.data = JSON.stringify(data);
     await this.run('CREATE (a:TAudit) SET a = $stored', { stored });
@@ -689,8 +702,20 @@ function validNode(node: GraphNode): GraphNode {
   assertNodeId(node.id);
   assertLabels(node.labels);
   assertProps(node.props);
+  assertSearchText(node.searchText);
   // What a JSON round trip keeps is what the node is: undefined members dropped.
-  return { id: node.id, labels: [...node.labels], props: JSON.parse(JSON.stringify(node.props)) as Props };
+  const clean: GraphNode = {
+    id: node.id,
+    labels: [...node.labels],
+    props: JSON.parse(JSON.stringify(node.props)) as Props,
+  };
+  if (node.searchText !== undefined) clean.searchText = node.searchText;
+  return clean;
+}
+
+/** A node as reads return it: no search text. */
+function bare(node: GraphNode): GraphNode {
+  return { id: node.id, labels: node.labels, props: node.props };
 }
 
 function edgeType(type: unknown): string {

@@ -11,6 +11,8 @@ const uri = process.env.NEO4J_URI;
 const user = process.env.NEO4J_USER ?? 'neo4j';
 // The password of tools/neo4j-harness (`pnpm neo4j:start`) unless told otherwise.
 const password = process.env.NEO4J_PASSWORD ?? 'trellis-test-pw';
+/** The audit chains' key of the engines under test. */
+const auditKey = randomBytes(32);
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -28,6 +30,7 @@ describe('neo4j engine without a server', () => {
       user: 'neo4j',
       password: 'secret',
       edition: 'community',
+      auditKey,
     });
     const result = await engine.probe(3000);
     expect(result.reachable).toBe(false);
@@ -42,6 +45,7 @@ describe('neo4j engine without a server', () => {
       user: 'neo4j',
       password: 'secret',
       edition: 'community',
+      auditKey,
     });
     const error = await engine.procedures().catch((caught: unknown) => caught);
     expect(isEngineError(error, 'unavailable')).toBe(true);
@@ -61,6 +65,7 @@ describe('neo4j engine without a server', () => {
       user: 'neo4j',
       password: 'secret',
       edition: 'community',
+      auditKey,
     });
     const error = await engine.init().catch((caught: unknown) => caught);
     expect(isEngineError(error, 'unavailable')).toBe(true);
@@ -71,6 +76,7 @@ describe('neo4j engine without a server', () => {
       uri: 'bolt://admin:hunter2@db.example:7687',
       user: 'neo4j',
       edition: 'community',
+      auditKey,
     });
     expect(engine.endpoint()).toBe('bolt://db.example:7687');
   });
@@ -94,7 +100,13 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
   }
 
   beforeAll(async () => {
-    engine = createNeo4jEngine({ uri: uri as string, user, password, edition: 'community' }) as Neo4jEngine;
+    engine = createNeo4jEngine({
+      uri: uri as string,
+      user,
+      password,
+      edition: 'community',
+      auditKey,
+    }) as Neo4jEngine;
     await engine.init();
   }, 120_000);
 
@@ -208,7 +220,13 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
       const session = raw!.session();
       try {
         return await session.executeWrite(async (tx) => {
-          const ops = new GraphOps(tx, graph.name, { isOnline: async () => false }, newWriteAttempt(token));
+          const ops = new GraphOps(
+            tx,
+            graph.name,
+            { isOnline: async () => false },
+            newWriteAttempt(token),
+            auditKey,
+          );
           const node = await ops.createNode({ id: 'n', labels: ['Doc'], props: { v: 1 } });
           const record = await ops.appendAudit({ actor: 'system', action: 'create', target: 'n' });
           return { node, record };
@@ -272,7 +290,13 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
   it.skipIf(process.env.NEO4J_EDITION === 'enterprise')(
     'refuses one database per graph on Community with a hint, registering nothing',
     async () => {
-      const enterprise = createNeo4jEngine({ uri: uri as string, user, password, edition: 'enterprise' });
+      const enterprise = createNeo4jEngine({
+        uri: uri as string,
+        user,
+        password,
+        edition: 'enterprise',
+        auditKey,
+      });
       await enterprise.init();
       try {
         const name = `nt-${runId}-enterprise`;

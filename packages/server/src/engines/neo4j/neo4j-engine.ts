@@ -28,6 +28,8 @@ export interface Neo4jEngineOptions {
   edition: 'community' | 'enterprise';
   /** The database holding the graph registry (and, on Community, every graph); default: the user's home database. */
   database?: string;
+  /** The audit chains' HMAC key (`loadAuditKey` in engines/shared/audit-key); every server on the database needs the same. */
+  auditKey: Uint8Array;
 }
 
 /** Nodes deleted per transaction when a graph is dropped. */
@@ -119,6 +121,7 @@ export class Neo4jEngine implements GraphEngine {
       openSession: (mode) => this.open(database, mode),
       vectors: { isOnline: (dimension) => this.isVectorIndexOnline(database, dimension) },
       ensureVectorIndexes: (dimensions) => this.ensureVectorIndexes(database, dimensions),
+      auditKey: this.options.auditKey,
     });
   }
 

@@ -16,11 +16,13 @@ import {
   type MergeEdgeResult,
   type NodePage,
   type NodeQuery,
+  type NodeUpdate,
   type Props,
   type SimilarHit,
   type SimilarityQuery,
   type TraversalHit,
   type TraversalQuery,
+  type VerifyAuditOptions,
 } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { AUDIT_MATCH_FIELDS, assertAuditFilter } from '../shared/audit-filter';
@@ -56,6 +58,8 @@ export interface GraphContext {
   vectors: VectorIndexState;
   /** Creates the vector indexes of dimensions written by a committed transaction. */
   ensureVectorIndexes(dimensions: Iterable<number>): Promise<void>;
+  /** The key of the audit chain's HMAC. */
+  auditKey: Uint8Array;
 }
 
 /**
@@ -76,7 +80,7 @@ export class Neo4jGraph implements Graph {
     const session = this.context.openSession('READ');
     try {
       return await session.executeRead(
-        (tx) => fn(new GraphOps(tx, this.name, this.context.vectors, null)),
+        (tx) => fn(new GraphOps(tx, this.name, this.context.vectors, null, this.context.auditKey)),
         config,
       );
     } catch (error) {
@@ -98,7 +102,11 @@ export class Neo4jGraph implements Graph {
       const result = await session.executeWrite(async (tx) => {
         const attempt = newWriteAttempt(token);
         attempt.rules = await this.lock(tx);
-        const value = await fn(new GraphOps(tx, this.name, this.context.vectors, attempt), tx, attempt);
+        const value = await fn(
+          new GraphOps(tx, this.name, this.context.vectors, attempt, this.context.auditKey),
+          tx,
+          attempt,
+        );
         dimensions = attempt.dimensions;
         return value;
       }, config);
@@ -179,7 +187,7 @@ export class Neo4jGraph implements Graph {
     return this.write((ops) => ops.putNode(node));
   }
 
-  updateNode(id: string, update: { props: Props; labels?: string[] }): Promise<GraphNode> {
+  updateNode(id: string, update: NodeUpdate): Promise<GraphNode> {
     return this.write((ops) => ops.updateNode(id, update));
   }
 
@@ -323,7 +331,7 @@ export class Neo4jGraph implements Graph {
     }
   }
 
-  async verifyAudit(): Promise<AuditVerdict> {
+  async verifyAudit(options?: VerifyAuditOptions): Promise<AuditVerdict> {
     const session = this.context.openSession('READ');
     try {
       const result = await session.executeRead((tx) =>
@@ -338,6 +346,8 @@ export class Neo4jGraph implements Graph {
       return verifyAuditChain(
         this.name,
         result.records.map((record) => decodeAudit(record.get('a') as Record<string, unknown>)),
+        this.context.auditKey,
+        options,
       );
     } catch (error) {
       throw toEngineError(error);

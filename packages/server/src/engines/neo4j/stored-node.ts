@@ -15,8 +15,9 @@ const FILTERABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
  * object is kept whole as the JSON string `json` (which round-trips exactly), and each
  * top-level prop Neo4j can store (a string, number, boolean or a list of one of those) is
  * copied to `p_<name>` for filters and ordering. `ft` holds the node's words for the
- * full-text index, `ftg` the graph name (so a Lucene query can be confined to one graph),
- * and `tx` the token of the write call that last wrote the node (see WriteAttempt).
+ * full-text index (of its `searchText` when given, then `fts` is true, else of the strings of
+ * its props), `ftg` the graph name (so a Lucene query can be confined to one graph), and `tx`
+ * the token of the write call that last wrote the node (see WriteAttempt).
  */
 export function storedNode({ graph, node, token }: { graph: string; node: GraphNode; token: string }): Props {
   const stored: Props = {
@@ -24,10 +25,11 @@ export function storedNode({ graph, node, token }: { graph: string; node: GraphN
     id: node.id,
     labels: node.labels,
     json: JSON.stringify(node.props),
-    ft: textTerms(searchableText(node.props)).join(' '),
+    ft: textTerms(node.searchText ?? searchableText(node.props)).join(' '),
     ftg: graph,
     tx: token,
   };
+  if (node.searchText !== undefined) stored.fts = true;
   for (const [key, value] of Object.entries(node.props)) {
     if (!FILTERABLE_KEY.test(key)) continue;
     const copy = filterValue(value);

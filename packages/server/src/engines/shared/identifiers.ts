@@ -66,3 +66,10 @@ export function assertCount(value: unknown, what: string, max = Number.MAX_SAFE_
     throw new EngineError('invalid_argument', `${what} must be an integer from 0 to ${max}`);
   }
 }
+
+/** A node's search text: a string, or undefined. */
+export function assertSearchText(value: unknown): asserts value is string | undefined {
+  if (value !== undefined && typeof value !== 'string') {
+    throw new EngineError('invalid_argument', 'searchText must be a string');
+  }
+}

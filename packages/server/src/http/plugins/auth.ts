@@ -9,6 +9,7 @@ import { siteRoleFor } from '../../auth/site-role';
 import type { Permission, Role, SiteScope } from '../../auth/types';
 import type { Config } from '../../config';
 import { bootstrapOwner, type OwnerBootstrap } from '../../platform/bootstrap-owner';
+import type { GuardedFetch } from '../../shared/outbound/guarded-fetch';
 
 /** A route as registered, for the authorization matrix and docs. */
 export interface RouteEntry {
@@ -46,14 +47,18 @@ export function defaultPermission(method: string): Permission {
   return method === 'GET' || method === 'HEAD' ? 'site:read' : 'site:update';
 }
 
-/** Builds the ID-token verifier the configuration asks for, or null when OIDC is not configured. */
-export function idTokenVerifierFrom(config: Config): IdTokenVerifier | null {
+/**
+ * Builds the ID-token verifier the configuration asks for, or null when OIDC is not configured;
+ * the provider's keys are fetched with `fetch` (the server's guarded fetcher).
+ */
+export function idTokenVerifierFrom(config: Config, fetch: GuardedFetch): IdTokenVerifier | null {
   if (!config.OIDC_ISSUER || !config.OIDC_AUDIENCE || !config.OIDC_JWKS_URL) return null;
   return createIdTokenVerifier({
     issuer: config.OIDC_ISSUER,
     audience: config.OIDC_AUDIENCE,
     jwksUrl: config.OIDC_JWKS_URL,
     jwksCooldownMs: config.OIDC_JWKS_COOLDOWN_MS,
+    fetch,
   });
 }
 
@@ -72,7 +77,7 @@ export function idTokenVerifierFrom(config: Config): IdTokenVerifier | null {
 export const authPlugin = fp(
   async (app: FastifyInstance) => {
     const { trellis } = app;
-    const verifyIdToken = idTokenVerifierFrom(trellis.config);
+    const verifyIdToken = idTokenVerifierFrom(trellis.config, trellis.outbound);
     app.decorate(
       'ownerBootstrap',
       await bootstrapOwner({

@@ -1,13 +1,18 @@
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiKeyCache } from '../../auth/api-key-cache';
 import { PlatformAccessCache } from '../../auth/platform-access-cache';
 import type { Config } from '../../config';
 import { ItemReadCache } from '../../content/item-read-cache';
+import { AuditAnchors } from '../../diagnostics/audit-anchors';
 import type { Graph, GraphEngine } from '../../engines/port';
+import { loadAuditKey } from '../../engines/shared/audit-key';
+import { migrateSiteGraphs } from '../../migrations/site-migrations';
 import type { ApiKeyRecord } from '../../platform/api-keys';
 import { PLATFORM_GRAPH } from '../../platform/platform-graph';
 import type { Clock } from '../../shared/clock';
+import { createGuardedFetch, type GuardedFetch } from '../../shared/outbound/guarded-fetch';
 import { writeNotifyingEngine } from './write-notifying-graph';
 
 /** What every route needs: the configuration, the engine and the platform graph. */
@@ -32,6 +37,16 @@ export interface TrellisContext {
    * their graph; entries live `CONTENT_READ_CACHE_MS`.
    */
   itemReadCache: ItemReadCache;
+  /**
+   * The only way the server makes outbound HTTP requests (shared/outbound/guarded-fetch.ts):
+   * destinations checked on every hop against `CMS_OUTBOUND_ALLOW`, bounded in time and size.
+   */
+  outbound: GuardedFetch;
+  /**
+   * The heads of the audit chains, kept outside the graphs (diagnostics/audit-anchors.ts):
+   * raised after every write, checked by `GET /api/audit/verify`.
+   */
+  auditAnchors: AuditAnchors;
 }
 
 declare module 'fastify' {
@@ -41,7 +56,8 @@ declare module 'fastify' {
 }
 
 /**
- * Owns the engine: initialises it, opens (or creates) the platform graph, and closes the
+ * Owns the engine: initialises it, opens (or creates) the platform graph, runs the data
+ * migrations of the site graphs (migrations/site-migrations.ts), and closes the
  * engine when the app closes. `trellis.engine` wraps the given engine so that every write to
  * a graph opened through it retires the caches of that graph (the access cache for the
  * platform graph, the item read cache for site graphs): the app must reach graphs only
@@ -55,12 +71,29 @@ export const contextPlugin = fp(
     const { config } = opts;
     const accessCache = new PlatformAccessCache({ ttlMs: config.ACCESS_CACHE_MS, clock: opts.clock });
     const itemReadCache = new ItemReadCache({ ttlMs: config.CONTENT_READ_CACHE_MS });
-    const engine = writeNotifyingEngine(opts.engine, (graphName) => {
+    let auditAnchors: AuditAnchors | null = null;
+    const engine = writeNotifyingEngine(opts.engine, (graphName, phase) => {
       if (graphName === PLATFORM_GRAPH) accessCache.invalidateAll();
       else itemReadCache.graphWritten(graphName);
+      if (phase === 'end') auditAnchors?.advance(graphName);
     });
     await engine.init();
     const platform = (await engine.openGraph(PLATFORM_GRAPH)) ?? (await engine.createGraph(PLATFORM_GRAPH));
+    // Data written by an earlier version is brought up to date before the first request.
+    for (const migrated of await migrateSiteGraphs({ engine, platform, clock: opts.clock })) {
+      app.log.info(migrated, 'migrated the data of a site graph');
+    }
+    // Anchors are written through the engine itself: no cache holds them.
+    const rawPlatform = (await opts.engine.openGraph(PLATFORM_GRAPH)) as Graph;
+    auditAnchors = new AuditAnchors({
+      key: loadAuditKey({ envKey: config.CMS_AUDIT_KEY, dataDir: config.CMS_DATA_DIR }),
+      engine: opts.engine,
+      platform: rawPlatform,
+      platformGraphName: PLATFORM_GRAPH,
+      dataDir: resolve(config.CMS_DATA_DIR),
+      log: app.log.child({ component: 'audit-anchors' }),
+    });
+    auditAnchors.advance(PLATFORM_GRAPH);
     app.decorate('trellis', {
       config,
       engine,
@@ -72,8 +105,15 @@ export const contextPlugin = fp(
       apiKeyCache: new ApiKeyCache<ApiKeyRecord>(),
       accessCache,
       itemReadCache,
+      outbound: createGuardedFetch({
+        policy: { allow: config.CMS_OUTBOUND_ALLOW },
+        timeoutMs: config.CMS_OUTBOUND_TIMEOUT_MS,
+        maxResponseBytes: config.CMS_OUTBOUND_MAX_BYTES,
+      }),
+      auditAnchors,
     } satisfies TrellisContext);
     app.addHook('onClose', async () => {
+      await auditAnchors?.settle();
       await engine.close();
     });
   },

@@ -51,6 +51,7 @@ describe('CORS', () => {
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe(ADMIN_UI);
     expect(String(ok.headers['access-control-expose-headers'])).toContain('ETag');
+    expect(String(ok.headers['access-control-expose-headers'])).toContain('X-Total-Count');
     const refused = await tp.app.inject({ method: 'GET', url: '/api/sites', headers: { origin: ADMIN_UI } });
     expect(refused.statusCode).toBe(401);
     expect(refused.headers['access-control-allow-origin']).toBe(ADMIN_UI);

@@ -6,7 +6,13 @@ import fp from 'fastify-plugin';
 export const CORS_MAX_AGE_S = 600;
 
 /** Response headers a browser page may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After'];
+export const CORS_EXPOSED_HEADERS = [
+  'ETag',
+  'Location',
+  'Retry-After',
+  'X-Total-Count',
+  'Idempotent-Replayed',
+];
 
 /**
  * CORS for the origins the operator configures (`CMS_CORS_ORIGINS`), so a browser admin UI

@@ -25,6 +25,39 @@ function withSiteHeader(headers: unknown): Record<string, unknown> {
   };
 }
 
+/** The conditional-request headers a route takes, by method (http/plugins/conditional-requests.ts, idempotency.ts). */
+function conditionalHeaders(methods: string[]): Record<string, unknown> {
+  const headers: Record<string, unknown> = {};
+  if (methods.includes('GET')) {
+    headers['if-none-match'] = {
+      type: 'string',
+      description: 'An ETag of an earlier read: 304 Not Modified, without a body, while it is current',
+    };
+  }
+  if (methods.includes('PUT') || methods.includes('PATCH')) {
+    headers['if-match'] = {
+      type: 'string',
+      description:
+        'The ETag of the read this write is based on (or `*`): 409 `version_conflict` when it is no longer current',
+    };
+  }
+  if (methods.some((method) => method === 'POST' || method === 'PUT' || method === 'PATCH')) {
+    headers['idempotency-key'] = {
+      type: 'string',
+      maxLength: 255,
+      description:
+        'Makes the write safe to retry for 24 h: the same request with the same key gets the first answer again (`Idempotent-Replayed: true`) and writes nothing; another request with it is 422 `idempotency_key_reused`',
+    };
+  }
+  return headers;
+}
+
+/** Adds optional headers to a route's (JSON Schema) headers. */
+function withHeaders(headers: unknown, extra: Record<string, unknown>): Record<string, unknown> {
+  const base = (headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+  return { ...base, type: 'object', properties: { ...extra, ...base.properties } };
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the core zod schemas attached to each route, at
  * `GET /api/openapi.json` (public). `version` is the API description's version
@@ -62,10 +95,11 @@ export const openapiPlugin = fp(
         if (config.credential === 'optional') {
           return { ...result, schema: { ...result.schema, security: [{}, { bearer: [] }] } };
         }
-        if (!config.siteParam && config.siteScope === 'site' && !result.schema.hide) {
-          return { ...result, schema: { ...result.schema, headers: withSiteHeader(result.schema.headers) } };
-        }
-        return result;
+        if (result.schema.hide) return result;
+        const methods = [input.route.method].flat().map(String);
+        let headers = withHeaders(result.schema.headers, conditionalHeaders(methods));
+        if (!config.siteParam && config.siteScope === 'site') headers = withSiteHeader(headers);
+        return { ...result, schema: { ...result.schema, headers } };
       },
       transformObject: jsonSchemaTransformObject,
     });

@@ -26,6 +26,8 @@ export const publishingPlugin = fp(
       dataDir,
       log: app.log.child({ component: 'build' }),
       clock: app.trellis.clock,
+      outbound: app.trellis.outbound,
+      auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
@@ -39,6 +41,8 @@ export const publishingPlugin = fp(
       for (const site of sites.map(toSiteView)) {
         const graph = await app.trellis.engine.openGraph(site.graphName);
         if (!graph) continue;
+        // Anchors the chains of graphs written before anchoring, in the background.
+        app.trellis.auditAnchors.advance(site.graphName);
         const count = await service.recoverInterrupted(graph);
         if (count > 0) app.log.warn({ siteId: site.id, count }, 'marked interrupted builds as error');
       }

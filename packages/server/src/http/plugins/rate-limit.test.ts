@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/helpers/test-platform';
+import { loadConfig } from '../../config';
 
 let tp: TestPlatform;
 afterEach(async () => {
@@ -74,5 +75,87 @@ describe('rate limiting', () => {
     expect(
       (await tp.app.inject({ method: 'GET', url: '/api/sites', headers: from('198.51.100.2') })).statusCode,
     ).toBe(200);
+  });
+
+  it('limits a flood of rotating bad credentials per client address (issue 16 item 5), with the default settings', async () => {
+    // The default limit (the test platform raises it for other tests): 30 failures per 60 s.
+    const { AUTH_FAILURE_MAX, RATE_LIMIT_WINDOW_MS } = loadConfig({});
+    expect([AUTH_FAILURE_MAX, RATE_LIMIT_WINDOW_MS]).toEqual([30, 60_000]);
+    tp = await startTestPlatform({
+      env: { TRUST_PROXY: '127.0.0.1', AUTH_FAILURE_MAX: String(AUTH_FAILURE_MAX) },
+    });
+    const from = (client: string, key: string) => ({
+      authorization: `Bearer ${key}`,
+      'x-forwarded-for': client,
+    });
+    const attacker = '198.51.100.7';
+    // The owner, behind the same address, authenticated before the flood.
+    expect(
+      (await tp.app.inject({ method: 'GET', url: '/api/sites', headers: from(attacker, tp.ownerKey) }))
+        .statusCode,
+    ).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 800; i += 1) {
+      const key = `trellis_bad_${i.toString(36).padStart(8, '0')}_${'x'.repeat(24)}`;
+      const res = await tp.app.inject({ method: 'GET', url: '/api/sites', headers: from(attacker, key) });
+      statuses.push(res.statusCode);
+      if (res.statusCode === 429) {
+        expect(res.json().code).toBe('rate_limited');
+        expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+    }
+    expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401));
+    expect(statuses.slice(30)).toEqual(Array(770).fill(429));
+    // No credential at all is limited too, and so is a new, valid key from that address.
+    expect(
+      (await tp.app.inject({ method: 'GET', url: '/api/sites', headers: { 'x-forwarded-for': attacker } }))
+        .statusCode,
+    ).toBe(429);
+    const newcomer = await tp.addUser({ name: 'newcomer', platformRole: 'admin' });
+    expect(
+      (await tp.app.inject({ method: 'GET', url: '/api/sites', headers: from(attacker, newcomer.key) }))
+        .statusCode,
+    ).toBe(429);
+    // A credential that authenticated recently still works; another client is not affected;
+    // the liveness probe stays reachable.
+    expect(
+      (await tp.app.inject({ method: 'GET', url: '/api/sites', headers: from(attacker, tp.ownerKey) }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (await tp.app.inject({ method: 'GET', url: '/api/sites', headers: from('198.51.100.8', 'bad') }))
+        .statusCode,
+    ).toBe(401);
+    expect(
+      (await tp.app.inject({ method: 'GET', url: '/api/sites', headers: from('198.51.100.8', newcomer.key) }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (await tp.app.inject({ method: 'GET', url: '/api/health', headers: { 'x-forwarded-for': attacker } }))
+        .statusCode,
+    ).toBe(200);
+  });
+
+  it('counts an IPv6 client by its /64, so rotating addresses inside it opens no new bucket', async () => {
+    tp = await startTestPlatform({ env: { TRUST_PROXY: '127.0.0.1', AUTH_FAILURE_MAX: '5' } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const res = await tp.app.inject({
+        method: 'GET',
+        url: '/api/sites',
+        headers: {
+          authorization: `Bearer bad-${i}`,
+          'x-forwarded-for': `2001:db8:1:2::${(i + 1).toString(16)}`,
+        },
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(5).fill(429)]);
+    const neighbour = await tp.app.inject({
+      method: 'GET',
+      url: '/api/sites',
+      headers: { authorization: 'Bearer bad', 'x-forwarded-for': '2001:db8:1:3::1' },
+    });
+    expect(neighbour.statusCode).toBe(401);
   });
 });

@@ -14,6 +14,9 @@ const READ_METHODS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'verifyAudit',
 ]);
 
+/** When {@link writeNotifyingGraph} calls: as a write starts, or once it ended (committed or failed). */
+export type WritePhase = 'start' | 'end';
+
 /**
  * The same graph, calling `onWrite` before and after every call that may write (each single
  * write, `transaction`, `ensureUnique`, and any method not known to be a read, so a method
@@ -21,7 +24,7 @@ const READ_METHODS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
  * Caches of what the graph holds use it to drop their entries at the moment a write starts
  * and again once it is visible.
  */
-export function writeNotifyingGraph(graph: Graph, onWrite: () => void): Graph {
+export function writeNotifyingGraph(graph: Graph, onWrite: (phase: WritePhase) => void): Graph {
   const methods = new Map<PropertyKey, unknown>();
   return new Proxy(graph, {
     get(target, key) {
@@ -33,16 +36,16 @@ export function writeNotifyingGraph(graph: Graph, onWrite: () => void): Graph {
         method = READ_METHODS.has(key)
           ? fn.bind(target)
           : (...args: unknown[]) => {
-              onWrite();
+              onWrite('start');
               let result: unknown;
               try {
                 result = fn.apply(target, args);
               } catch (error) {
-                onWrite();
+                onWrite('end');
                 throw error;
               }
-              if (result instanceof Promise) return result.finally(onWrite);
-              onWrite();
+              if (result instanceof Promise) return result.finally(() => onWrite('end'));
+              onWrite('end');
               return result;
             };
         methods.set(key, method);
@@ -58,13 +61,16 @@ export function writeNotifyingGraph(graph: Graph, onWrite: () => void): Graph {
  * a graph count as writes to it too. The wrapper of a graph is made once and reused, so code
  * that keys state by the graph object keeps working.
  */
-export function writeNotifyingEngine(engine: GraphEngine, onWrite: (graphName: string) => void): GraphEngine {
+export function writeNotifyingEngine(
+  engine: GraphEngine,
+  onWrite: (graphName: string, phase: WritePhase) => void,
+): GraphEngine {
   const wrappers = new WeakMap<Graph, Graph>();
   const wrap = (graph: Graph): Graph => {
     let wrapper = wrappers.get(graph);
     if (wrapper === undefined) {
       const name = graph.name;
-      wrapper = writeNotifyingGraph(graph, () => onWrite(name));
+      wrapper = writeNotifyingGraph(graph, (phase) => onWrite(name, phase));
       wrappers.set(graph, wrapper);
     }
     return wrapper;
@@ -77,11 +83,11 @@ export function writeNotifyingEngine(engine: GraphEngine, onWrite: (graphName: s
     close: () => engine.close(),
     endpoint: () => engine.endpoint(),
     async createGraph(name) {
-      onWrite(name);
+      onWrite(name, 'start');
       try {
         return wrap(await engine.createGraph(name));
       } finally {
-        onWrite(name);
+        onWrite(name, 'end');
       }
     },
     async openGraph(name) {
@@ -89,11 +95,11 @@ export function writeNotifyingEngine(engine: GraphEngine, onWrite: (graphName: s
       return graph === null ? null : wrap(graph);
     },
     async dropGraph(name) {
-      onWrite(name);
+      onWrite(name, 'start');
       try {
         return await engine.dropGraph(name);
       } finally {
-        onWrite(name);
+        onWrite(name, 'end');
       }
     },
     listGraphs: () => engine.listGraphs(),

@@ -6,6 +6,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import { MAX_MEDIA_BYTES } from '@trelliscms/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
+import { internalNodeIdOf } from '../../shared/internal-ids';
 
 let site: ContentTestSite;
 beforeEach(async () => {
@@ -155,6 +156,44 @@ describe('POST /api/media/upload', () => {
       (await upload(png(1, 1), 'a.png', 'image/png', { authorization: `Bearer ${viewer.key}` })).statusCode,
     ).toBe(403);
   });
+
+  it('answers 400 malformed_multipart, never 500, for a garbled body (issue 16 item 6), and stores nothing', async () => {
+    const whole = multipart([{ field: 'file', filename: 'a.png', type: 'image/png', content: png(4, 4) }]);
+    const boundary = /boundary=(.+)$/.exec(whole.headers['content-type'])![1]!;
+    const garbled: Array<[string, Buffer | string, string]> = [
+      // Cut off inside the file part: no closing boundary.
+      ['truncated', whole.payload.subarray(0, whole.payload.length - 40), whole.headers['content-type']],
+      ['no boundary parameter', whole.payload, 'multipart/form-data'],
+      ['another boundary', whole.payload, 'multipart/form-data; boundary=not-the-one'],
+      ['not multipart at all', 'garbage, garbage', whole.headers['content-type']],
+      ['headers cut short', `--${boundary}\r\nContent-Disposition: form-da`, whole.headers['content-type']],
+      ['empty body', '', whole.headers['content-type']],
+    ];
+    for (const [what, payload, contentType] of garbled) {
+      const res = await site.request({
+        method: 'POST',
+        url: '/api/media/upload',
+        payload,
+        headers: { 'content-type': contentType },
+      });
+      expect(res.statusCode, `${what}: ${res.body}`).toBe(400);
+      expect(Object.keys(res.json()).sort(), what).toEqual(['code', 'error']);
+      expect(['malformed_multipart', 'media_type_not_allowed'], what).toContain(res.json().code);
+    }
+    // The two the issue names are told apart from a missing file.
+    for (const [payload, contentType] of [garbled[0]!, garbled[1]!].map(([, p, c]) => [p, c] as const)) {
+      const res = await site.request({
+        method: 'POST',
+        url: '/api/media/upload',
+        payload,
+        headers: { 'content-type': contentType },
+      });
+      expect(res.json().code).toBe('malformed_multipart');
+    }
+    expect((await site.request({ method: 'GET', url: '/api/media?countOnly=1' })).json()).toEqual({
+      total: 0,
+    });
+  });
 });
 
 describe('GET /api/media', () => {
@@ -301,5 +340,121 @@ describe('GET /api/media/stock with STOCK_PROVIDER_URL', () => {
     answer = { status: 200, body: { photos: [] } };
     const odd = await configured.request({ method: 'GET', url: '/api/media/stock?provider=unsplash&q=x' });
     expect(odd.statusCode).toBe(502);
+  });
+});
+
+describe('DELETE /api/media/{id} with integrity', () => {
+  const createArticleType = (required = false) =>
+    site.createType({
+      name: 'article',
+      label: 'Article',
+      nodeLabel: 'Article',
+      keyField: 'title',
+      fields: [
+        { name: 'title', type: 'string', required: true },
+        { name: 'photo', type: 'image', required },
+        { name: 'thumb', type: 'image' },
+      ],
+    });
+  const article = async (title: string, fields: Record<string, unknown>) => {
+    const created = await site.request({
+      method: 'POST',
+      url: '/api/content/article',
+      payload: { title, ...fields },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    return created.json().id as string;
+  };
+  const auditLength = async () => (await site.graph.auditRecords()).length;
+
+  it('refuses an asset items show, naming them, and writes nothing; ?cascade=1 clears their fields and deletes it', async () => {
+    await createArticleType();
+    const asset = (await upload(png(5, 5, 1))).json();
+    const other = (await upload(png(5, 5, 2))).json();
+    const both = await article('Both', { photo: asset.id, thumb: asset.id });
+    const one = await article('One', { photo: asset.id, thumb: other.id });
+    await article('None', { thumb: other.id });
+    const before = await auditLength();
+    const refused = await site.request({ method: 'DELETE', url: `/api/media/${asset.id}` });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'in_use', holderCount: 2 });
+    expect(refused.json().holders).toEqual([
+      { kind: 'item', id: both, detail: 'shows it in `photo`, `thumb`', cascades: true },
+      { kind: 'item', id: one, detail: 'shows it in `photo`', cascades: true },
+    ]);
+    expect(refused.json().hint).toContain('?cascade=1');
+    expect(await auditLength()).toBe(before);
+    expect((await site.platform.app.inject({ method: 'GET', url: asset.url })).statusCode).toBe(200);
+
+    const cascaded = await site.request({ method: 'DELETE', url: `/api/media/${asset.id}?cascade=1` });
+    expect(cascaded.statusCode).toBe(204);
+    expect((await site.platform.app.inject({ method: 'GET', url: asset.url })).statusCode).toBe(404);
+    const bothNow = (await site.request({ method: 'GET', url: `/api/content/article/${both}` })).json();
+    expect(bothNow.fields).toEqual({ title: 'Both' });
+    expect(bothNow.version).toBe(2);
+    const oneNow = (await site.request({ method: 'GET', url: `/api/content/article/${one}` })).json();
+    expect(oneNow.fields).toEqual({ title: 'One', thumb: other.id });
+    const written = (await site.graph.auditRecords()).slice(before);
+    expect(written.map((record) => `${record.action} ${record.target}`)).toEqual([
+      `content.update ${both}`,
+      `content.update ${one}`,
+      `media.delete ${asset.id}`,
+    ]);
+    expect(written[0]?.data).toMatchObject({ cascadeOf: asset.id });
+    expect(written[2]?.data).toMatchObject({ cascade: true, cleared: [both, one] });
+  });
+
+  it('refuses even with ?cascade=1 where a field is required or a live version shows it', async () => {
+    await createArticleType(true);
+    const asset = (await upload(png(6, 6, 3))).json();
+    const other = (await upload(png(6, 6, 4))).json();
+    const required = await article('Required', { photo: asset.id });
+    const live = await article('Live', { photo: other.id, thumb: asset.id });
+    const published = await site.request({
+      method: 'POST',
+      url: `/api/content/article/${live}/publish?env=prod`,
+    });
+    expect(published.statusCode, published.body).toBe(200);
+    // The head no longer shows it; the version live in prod still does.
+    const edited = await site.request({
+      method: 'PATCH',
+      url: `/api/content/article/${live}`,
+      payload: { thumb: null },
+    });
+    expect(edited.statusCode, edited.body).toBe(200);
+    const before = await auditLength();
+    const refused = await site.request({ method: 'DELETE', url: `/api/media/${asset.id}?cascade=1` });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().holders).toEqual([
+      { kind: 'item', id: required, detail: 'shows it in `photo` (required)', cascades: false },
+      { kind: 'item', id: live, detail: 'its version 1, live in env:prod, shows it', cascades: false },
+    ]);
+    expect(await auditLength()).toBe(before);
+    expect(
+      (await site.request({ method: 'GET', url: `/api/content/article/${required}` })).json().fields.photo,
+    ).toBe(asset.id);
+  });
+
+  it('keeps an item editable when an asset it shows is gone (deleted before deletes checked)', async () => {
+    await createArticleType();
+    const asset = (await upload(png(7, 7, 5))).json();
+    const id = await article('Orphan', { photo: asset.id });
+    // As an older server left it: the asset removed while an item still shows it.
+    expect(await site.graph.deleteNode(internalNodeIdOf(asset.id))).toBe(true);
+    const edited = await site.request({
+      method: 'PATCH',
+      url: `/api/content/article/${id}`,
+      payload: { title: 'Orphan, edited' },
+    });
+    expect(edited.statusCode, edited.body).toBe(200);
+    expect(edited.json().fields).toEqual({ title: 'Orphan, edited', photo: asset.id });
+    // What a write introduces must still exist.
+    const introduced = await site.request({
+      method: 'PATCH',
+      url: `/api/content/article/${id}`,
+      payload: { thumb: asset.id },
+    });
+    expect(introduced.statusCode).toBe(400);
+    expect(introduced.json().error).toContain(`points at ${asset.id}, which does not exist`);
   });
 });

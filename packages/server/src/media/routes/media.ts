@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import {
+  DeleteQuery,
   MAX_MEDIA_BYTES,
   MediaAsset,
   MediaAssetList,
@@ -18,14 +19,19 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media-store';
 import { mimetypeOfExtension } from '../sniff-media-type';
 import { searchStock } from '../stock-search';
 
-const errors = errorResponses(400, 401, 403, 404, 413, 502);
+const errors = errorResponses(400, 401, 403, 404, 409, 413, 502);
 
-/** Multipart errors of @fastify/multipart mapped to the codes of docs/api-spec.md §7. */
+/**
+ * Errors met while reading an upload, mapped to the codes of docs/api-spec.md §7. Everything
+ * else thrown while the parts are read is the body's fault — no boundary, cut short, garbled
+ * (busboy's errors, @fastify/multipart's premature close) — and a 400 `malformed_multipart`.
+ */
 function fromMultipartError(error: unknown): unknown {
   const code = (error as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE')
@@ -33,13 +39,17 @@ function fromMultipartError(error: unknown): unknown {
   if (
     code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' ||
     code === 'FST_FILES_LIMIT' ||
+    code === 'FST_FIELDS_LIMIT' ||
     code === 'FST_PARTS_LIMIT'
   ) {
     return TrellisError.of('validation_failed', {
       detail: 'send multipart/form-data with exactly one file in the field `file`',
     });
   }
-  return error;
+  if (error instanceof TrellisError) return error;
+  // busboy's messages ("Unexpected end of form", "Multipart: Boundary not found") name the fault.
+  const message = error instanceof Error ? error.message.slice(0, 200) : 'unreadable body';
+  return TrellisError.of('malformed_multipart', { detail: message });
 }
 
 /**
@@ -104,19 +114,21 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['media'],
-        summary: 'Media assets, newest first (`q`: file-name substring; `countOnly=1`: `{total}`)',
+        summary:
+          'Media assets, newest first (`q`: file-name substring; `limit` default 100, `offset`; `countOnly=1`: `{total}`; `X-Total-Count` counts every match)',
         querystring: MediaListQuery,
         response: { 200: z.union([MediaAssetList, MediaCount]), ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const { q, countOnly, limit, offset } = request.query;
       const page = await listAssets(siteOf(request).graph, {
         q,
         limit: countOnly ? 1 : (limit ?? 100),
         offset: offset ?? 0,
       });
+      withTotal(reply, page.total);
       return countOnly ? { total: page.total } : page.assets;
     },
   );
@@ -127,7 +139,10 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['media'],
         summary: 'Delete an asset and its file',
+        description:
+          '204 when no item shows it. 409 `in_use` naming the items whose image fields show it, or whose version live in an environment does (`holders`). With `?cascade=1` those image fields are cleared (a new version of each item) and the asset deleted, in one transaction; an item whose field is required, or whose live version shows the asset, still refuses it (publish a version without it, or unpublish, first). The file stays while another site holds the same content.',
         params: MediaParams,
+        querystring: DeleteQuery,
         response: { 204: z.null().describe('Deleted'), ...errors },
       },
       config: { siteScope: 'site', permission: 'content:write' },
@@ -139,6 +154,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         platform: app.trellis.platform,
         dataDir,
         id: request.params.id,
+        cascade: request.query.cascade === true,
         actor: actorOf(request.principal!),
       });
       return reply.status(204).send(null);
@@ -159,7 +175,11 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) =>
-      searchStock({ providerUrl: app.trellis.config.STOCK_PROVIDER_URL, query: request.query }),
+      searchStock({
+        providerUrl: app.trellis.config.STOCK_PROVIDER_URL,
+        query: request.query,
+        outbound: app.trellis.outbound,
+      }),
   );
 
   app.get(

@@ -1,9 +1,17 @@
-import { AccessEntryList, GrantBody, GrantResponse, MemberList, TrellisError } from '@trelliscms/core';
+import {
+  AccessEntryList,
+  GrantBody,
+  GrantResponse,
+  MemberList,
+  PageQuery,
+  TrellisError,
+} from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { canAssignRole } from '../../auth/permissions';
 import { siteRoleFor } from '../../auth/site-role';
 import { errorResponses } from '../../http/error-responses';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { accessibleSites } from '../accessible-sites';
 import { getMembership, listMembers, setMembership } from '../members';
@@ -21,18 +29,21 @@ export const accessRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['access'],
         summary: 'The sites the caller can access, with their role',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: AccessEntryList, ...errors },
       },
       config: { siteScope: 'none' },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = request.principal!;
       const entries = [];
       for (const site of await accessibleSites(platform, principal)) {
         const role = await siteRoleFor({ platform, principal, siteId: site.id });
         if (role) entries.push({ siteId: site.id, siteName: site.name, graphName: site.graphName, role });
       }
-      return entries;
+      const page = pageOf(entries, request.query);
+      return withTotal(reply, page.total).send(page.items);
     },
   );
 
@@ -42,11 +53,16 @@ export const accessRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['access'],
         summary: 'Users with access to the current site (admin only)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: MemberList, ...errors },
       },
       config: { siteScope: 'site', permission: 'members:manage' },
     },
-    async (request) => listMembers(platform, siteOf(request).id),
+    async (request, reply) => {
+      const page = pageOf(await listMembers(platform, siteOf(request).id), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.post(

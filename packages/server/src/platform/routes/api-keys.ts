@@ -3,6 +3,7 @@ import {
   ApiKeyList,
   ApiKeyParams,
   CreateApiKeyBody,
+  PageQuery,
   RevokeApiKeyResponse,
   TrellisError,
 } from '@trelliscms/core';
@@ -11,6 +12,7 @@ import { actorOf } from '../../auth/actor';
 import { roleAtLeast, roleHasPermission } from '../../auth/permissions';
 import { siteRoleFor } from '../../auth/site-role';
 import { errorResponses } from '../../http/error-responses';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, toApiKeyView } from '../api-keys';
 import { getSite } from '../sites';
@@ -30,11 +32,17 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['api-keys'],
         summary: 'API keys of the current site (no secrets)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: ApiKeyList, ...errors },
       },
       config: { siteScope: 'site', permission: 'keys:manage' },
     },
-    async (request) => (await listApiKeys(platform, siteOf(request).id)).map(toApiKeyView),
+    async (request, reply) => {
+      const keys = (await listApiKeys(platform, siteOf(request).id)).map(toApiKeyView);
+      const page = pageOf(keys, request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.post(

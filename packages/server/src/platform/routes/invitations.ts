@@ -7,6 +7,7 @@ import {
   InvitationParams,
   MAX_INVITATION_DAYS,
   NoContent,
+  PageQuery,
   TrellisError,
   UserMatchList,
   UserSearchQuery,
@@ -15,6 +16,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { canAssignRole } from '../../auth/permissions';
 import { errorResponses } from '../../http/error-responses';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { acceptInvitation } from '../accept-invitation';
 import { findUsers } from '../find-users';
@@ -70,14 +72,17 @@ export const invitationsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['access'],
         summary: 'Open invitations to the current site (admin only; never their tokens)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: InvitationList, ...errors },
       },
       config: { siteScope: 'site', permission: 'members:manage' },
     },
-    async (request) =>
-      (await listOpenInvitations(platform, siteOf(request).id, app.trellis.clock.now())).map(
-        toInvitationView,
-      ),
+    async (request, reply) => {
+      const open = await listOpenInvitations(platform, siteOf(request).id, app.trellis.clock.now());
+      const page = pageOf(open.map(toInvitationView), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.post(

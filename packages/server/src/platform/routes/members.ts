@@ -2,6 +2,7 @@ import {
   Member,
   MemberList,
   MemberParams,
+  PageQuery,
   RevokeMemberResponse,
   TrellisError,
   UpdateMemberRoleBody,
@@ -10,6 +11,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { canAssignRole, roleAtLeast } from '../../auth/permissions';
 import { errorResponses } from '../../http/error-responses';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { getMembership, listMembers, removeMembership, setMembership } from '../members';
 
@@ -25,11 +27,16 @@ export const membersRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['members'],
         summary: 'Members of the current site',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: MemberList, ...errors },
       },
       config: { siteScope: 'site', permission: 'members:manage' },
     },
-    async (request) => listMembers(platform, siteOf(request).id),
+    async (request, reply) => {
+      const page = pageOf(await listMembers(platform, siteOf(request).id), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.put(

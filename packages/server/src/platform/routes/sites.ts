@@ -1,6 +1,7 @@
 import {
   CreateSiteBody,
   DeleteSiteResponse,
+  PageQuery,
   Site,
   SiteList,
   SiteParams,
@@ -11,7 +12,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { siteRoleFor } from '../../auth/site-role';
 import { errorResponses } from '../../http/error-responses';
+import { ifMatchOf, withEtag } from '../../http/etag';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
+import { checkPrecondition, valueTag } from '../../shared/entity-tag';
 import { accessibleSites } from '../accessible-sites';
 import { createSite } from '../create-site';
 import { purgeExpiredSites } from '../purge-deleted-sites';
@@ -46,20 +50,25 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['sites'],
         summary: 'Sites the caller can access (all for owner/admin)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: SiteList },
       },
       config: { siteScope: 'none' },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = request.principal!;
       const sites = await accessibleSites(platform, principal);
-      if (principal.platformRole && principal.allowedSites === null) return sites.map(toSiteView);
-      // An API key sees only the sites where it still has a role.
-      const visible: SiteRecord[] = [];
-      for (const site of sites) {
-        if (await siteRoleFor({ platform, principal, siteId: site.id })) visible.push(site);
+      let visible: SiteRecord[] = sites;
+      if (!principal.platformRole || principal.allowedSites !== null) {
+        // An API key sees only the sites where it still has a role.
+        visible = [];
+        for (const site of sites) {
+          if (await siteRoleFor({ platform, principal, siteId: site.id })) visible.push(site);
+        }
       }
-      return visible.map(toSiteView);
+      const page = pageOf(visible.map(toSiteView), request.query);
+      return withTotal(reply, page.total).send(page.items);
     },
   );
 
@@ -103,7 +112,9 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       });
       request.log.info({ siteId: site.id, graphName: site.graphName }, 'site created');
-      return reply.status(201).send(toSiteView(site));
+      return withEtag(reply, valueTag(toSiteView(site)))
+        .status(201)
+        .send(toSiteView(site));
     },
   );
 
@@ -118,10 +129,10 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'none', siteParam: 'id', permission: 'site:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const site = await getSite(platform, siteOf(request).id);
       if (!site) throw TrellisError.of('not_found', { resource: 'Site' });
-      return toSiteView(site);
+      return withEtag(reply, valueTag(toSiteView(site))).send(toSiteView(site));
     },
   );
 
@@ -131,19 +142,26 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['sites'],
         summary: 'Change a site (only the fields sent; graphName never changes)',
+        description:
+          'With `If-Match` (the ETag of `GET /api/sites/{id}`), 409 `version_conflict` when the site changed since it was read.',
         params: SiteParams,
         body: UpdateSiteBody,
         response: { 200: Site, ...errors },
       },
       config: { siteScope: 'none', siteParam: 'id', permission: 'site:update' },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = request.principal!;
       const body = request.body;
       const updated = await platform.transaction(async (tx) => {
         const node = await tx.getNode(siteOf(request).id);
         const current = node ? toSiteRecord(node) : null;
         if (!current || current.deletedAt) throw TrellisError.of('not_found', { resource: 'Site' });
+        checkPrecondition({
+          precondition: ifMatchOf(request),
+          current: valueTag(toSiteView(current)),
+          resource: `site ${current.id}`,
+        });
         if (body.slug !== undefined && body.slug !== current.slug) {
           throw TrellisError.of('business_rule', {
             detail: 'The slug of a site cannot change: the site id `site:<slug>` is derived from it.',
@@ -165,9 +183,9 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
           target: current.id,
           data: { fields: Object.keys(body).filter((k) => k !== 'slug') },
         });
-        return next;
+        return toSiteRecord({ id: current.id, labels: [], props: siteProps(next) });
       });
-      return toSiteView(updated);
+      return withEtag(reply, valueTag(toSiteView(updated))).send(toSiteView(updated));
     },
   );
 

@@ -5,6 +5,7 @@ import { createFolderTarget, build as runBuilder } from '@trelliscms/builder';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedBlog } from '../../../test/helpers/blog-site';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
+import { buildNodeId } from '../build-service';
 
 async function page(site: ContentTestSite, url: string) {
   return site.platform.app.inject({ method: 'GET', url });
@@ -112,6 +113,24 @@ describe('build routes', () => {
     expect((await site.request({ method: 'GET', url: '/api/build/last?env=staging' })).statusCode).toBe(200);
   });
 
+  it('pages the build history with limit and offset; X-Total-Count counts every build', async () => {
+    const built: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const response = await site.request({
+        method: 'POST',
+        url: '/api/build?env=dev',
+        payload: { mode: 'full' },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      built.push(response.json().buildId);
+    }
+    const history = await site.request({ method: 'GET', url: '/api/build/history?env=dev&limit=1&offset=1' });
+    expect(history.json().map((b: { buildId: string }) => b.buildId)).toEqual([built[1]]);
+    expect(history.headers['x-total-count']).toBe('3');
+    const rest = await site.request({ method: 'GET', url: '/api/build/history?offset=2' });
+    expect(rest.json().map((b: { buildId: string }) => b.buildId)).toEqual([built[0]]);
+  });
+
   it('runs async builds: 202 with a statusUrl, then ok with final counts', async () => {
     const accepted = await site.request({
       method: 'POST',
@@ -211,7 +230,7 @@ describe('build routes', () => {
     const { app } = site.platform;
     await site.graph.transaction(async (tx) => {
       await tx.createNode({
-        id: 'build:b-interrupted',
+        id: buildNodeId('b-interrupted'),
         labels: ['Build'],
         props: {
           ok: true,

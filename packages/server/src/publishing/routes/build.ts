@@ -18,6 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { withTotal } from '../../http/list-page';
 import { siteOf, siteViewOf } from '../../http/site-of';
 import { getSite, type SiteView } from '../../platform/sites';
 import { liveStateAt } from '../../releases/deployments';
@@ -32,14 +33,26 @@ export function livePath(siteId: string, env: string): string {
   return `/sites/${siteId.slice('site:'.length)}/${env}/`;
 }
 
-/** The URL a deploy is probed at: the site's public URL, else this server's own, when listening. */
-function serveCheckUrl(app: FastifyInstance, site: SiteView, env: string): string | null {
-  if (site.publicUrl && env === 'prod') return site.publicUrl;
+/**
+ * Where a deploy is probed: the site's public URL (a URL a site admin chose: the guarded
+ * fetcher refuses it when it is not public, unless CMS_OUTBOUND_ALLOW allows it), else the
+ * environment's live path on this server's own address, when listening (built here, so
+ * trusted: `isServeCheckOwnAddress`).
+ */
+function serveCheckOf(
+  app: FastifyInstance,
+  site: SiteView,
+  env: string,
+): Pick<StartBuildInput, 'serveCheckUrl' | 'isServeCheckOwnAddress'> {
+  if (site.publicUrl && env === 'prod') return { serveCheckUrl: site.publicUrl };
   const address = app.server.address();
-  if (!address || typeof address === 'string') return null;
+  if (!address || typeof address === 'string') return { serveCheckUrl: null };
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
-  return `http://${reachable}:${address.port}${livePath(site.id, env)}`;
+  return {
+    serveCheckUrl: `http://${reachable}:${address.port}${livePath(site.id, env)}`,
+    isServeCheckOwnAddress: true,
+  };
 }
 
 /**
@@ -107,7 +120,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         env,
         mode: asOf && mode !== 'validate' ? 'full' : mode,
         actor: actorOf(request.principal!),
-        serveCheckUrl: asOf ? null : serveCheckUrl(app, site, env),
+        ...(asOf ? { serveCheckUrl: null } : serveCheckOf(app, site, env)),
         ...(asOf && env !== 'dev'
           ? {
               live: (await liveStateAt(graph, { envId: `env:${env}`, at: asOf, now: app.releases.now() }))
@@ -173,7 +186,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['build'],
-        summary: 'Recent builds, newest first (default 50)',
+        summary: 'Recent builds, newest first (default 50; `offset` pages, `X-Total-Count` counts them all)',
         description:
           'Builds of every purpose: `build`, `deployment` (the build a deployment went live with), `prebuild` (built ahead for a scheduled deployment) and `preview` (`asOf`). `live: true` marks the build each environment serves now.',
         querystring: BuildHistoryQuery,
@@ -181,10 +194,12 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       if (request.query.env !== undefined) await getEnvironment(graph, envName(request.query.env));
-      return app.builds.history(graph, request.query.env, request.query.limit);
+      const page = await app.builds.history(graph, request.query);
+      withTotal(reply, page.total);
+      return page.items;
     },
   );
 

@@ -1,6 +1,7 @@
 import { BulkPublishBody, BulkPublishResponse, TrellisError } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import { statusFilter } from '../../content/item-list-query';
 import { getType } from '../../content/type-repository';
 import type { GraphReader } from '../../engines/port';
 import { errorResponses } from '../../http/error-responses';
@@ -20,7 +21,7 @@ async function selectedIds(graph: GraphReader, body: BulkPublishBody): Promise<s
   const ids: string[] = [];
   for await (const page of nodePages(graph, {
     label: type.nodeLabel,
-    where: body.status ? [{ prop: 'status', op: 'eq', value: body.status }] : [],
+    where: body.status ? [statusFilter('==', body.status)] : [],
     ...(body.q ? { q: body.q } : {}),
   })) {
     for (const node of page) ids.push(node.id);

@@ -170,6 +170,44 @@ describe('environments', () => {
   });
 });
 
+describe('lists', () => {
+  const ids = (response: { json(): unknown }) => (response.json() as Array<{ id: string }>).map((r) => r.id);
+
+  it('pages releases, deployments and the queue with limit and offset; X-Total-Count counts them all', async () => {
+    for (const [index, name] of ['a', 'b', 'c', 'd', 'e'].entries()) {
+      clock = new Date(Date.parse('2026-05-01T12:00:00.000Z') + index * 1000);
+      await approvedRelease(name, []);
+    }
+    const all = await get('/api/releases');
+    expect(ids(all)).toEqual(['release:e', 'release:d', 'release:c', 'release:b', 'release:a']);
+    expect(all.headers['x-total-count']).toBe('5');
+    const page = await get('/api/releases?limit=2&offset=2');
+    expect(ids(page)).toEqual(['release:c', 'release:b']);
+    expect(page.headers['x-total-count']).toBe('5');
+    expect(ids(await get('/api/releases?offset=4'))).toEqual(['release:a']);
+    expect(await get('/api/releases?offset=9').then((r) => [r.json(), r.headers['x-total-count']])).toEqual([
+      [],
+      '5',
+    ]);
+    expect((await get('/api/releases?offset=-1')).statusCode).toBe(400);
+
+    const scheduled: string[] = [];
+    for (const [index, name] of ['a', 'b', 'c', 'd'].entries()) {
+      clock = new Date(Date.parse('2026-05-01T13:00:00.000Z') + index * 1000);
+      const validFrom = new Date(Date.parse('2026-06-01T00:00:00.000Z') + index * 86_400_000).toISOString();
+      const deployed = await deploy(name, { environmentId: 'env:prod', validFrom });
+      expect(deployed.statusCode, deployed.body).toBe(201);
+      scheduled.push(deployed.json().id);
+    }
+    const queue = await get('/api/releases/queue?limit=2&offset=1');
+    expect(ids(queue)).toEqual(scheduled.slice(1, 3));
+    expect(queue.headers['x-total-count']).toBe('4');
+    const deployments = await get('/api/releases/deployments?limit=3&offset=1&envId=env:prod');
+    expect(ids(deployments)).toEqual([...scheduled].reverse().slice(1, 4));
+    expect(deployments.headers['x-total-count']).toBe('4');
+  });
+});
+
 describe('releases', () => {
   it('creates a draft with includes, reads it back and lists it by state', async () => {
     const include = await item('Hello');

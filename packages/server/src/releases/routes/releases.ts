@@ -18,6 +18,8 @@ import {
   ListReleasesQuery,
   LiveState,
   LiveStateQuery,
+  NoContent,
+  PageQuery,
   planDrip,
   QueryFlag,
   Release,
@@ -36,7 +38,11 @@ import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { roleAtLeast } from '../../auth/permissions';
 import { errorResponses } from '../../http/error-responses';
+import { ifMatchOf, withEtag } from '../../http/etag';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf, siteViewOf } from '../../http/site-of';
+import { deleteEnvironment } from '../delete-environment';
+import { deleteRelease } from '../delete-release';
 import {
   deploymentQueue,
   deployRelease,
@@ -47,7 +53,7 @@ import {
   retryDeployment,
   scheduleDrip,
 } from '../deployments';
-import { getEnvironment, listEnvironments, upsertEnvironment } from '../environments';
+import { environmentTag, getEnvironment, listEnvironments, upsertEnvironment } from '../environments';
 import { getLiveHead } from '../live-state';
 import { addInclude, createRelease, getRelease, listReleases, transitionRelease } from '../releases';
 
@@ -80,6 +86,10 @@ function plan(body: DripPreviewBody): {
  * the release publisher before the answer (unless `async`); the scheduler (releases-plugin)
  * takes future ones live at their validFrom, built ahead (docs/releases.md).
  */
+/** The paging note of the release lists. */
+const PAGING =
+  '`limit` and `offset` page the list; the `X-Total-Count` header counts every record that matches.';
+
 export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
   const now = () => app.releases.now();
 
@@ -89,11 +99,16 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'The site’s environments (dev and prod exist by default)',
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: EnvironmentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listEnvironments(siteOf(request).graph),
+    async (request, reply) => {
+      const page = pageOf(await listEnvironments(siteOf(request).graph), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   app.put(
@@ -103,20 +118,46 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['releases'],
         summary: 'Create or replace an environment (admins)',
         description:
-          'Environments are site settings: changing `requiresApproval`, `autoBuild`, `order` or the public URL needs an admin of the site (403 otherwise). Environments are never created on first use; this is the one way to add one.',
+          'Environments are site settings: changing `requiresApproval`, `autoBuild`, `order` or the public URL needs an admin of the site (403 otherwise). Environments are never created on first use; this is the one way to add one. The answer’s `ETag` is the environment’s: with `If-Match`, 409 `version_conflict` unless the environment exists and has not changed since.',
         params: EnvironmentParams,
         body: UpsertEnvironmentBody,
         response: { 200: Environment, ...errors },
       },
       config: { siteScope: 'site', permission: 'site:update' },
     },
-    async (request) =>
-      upsertEnvironment({
+    async (request, reply) => {
+      const environment = await upsertEnvironment({
         graph: siteOf(request).graph,
         id: request.params.id,
         body: request.body,
         actor: actorOf(request.principal!),
-      }),
+        precondition: ifMatchOf(request),
+      });
+      return withEtag(reply, environmentTag(environment)).send(environment);
+    },
+  );
+
+  app.delete(
+    '/api/releases/environments/:id',
+    {
+      schema: {
+        tags: ['releases'],
+        summary: 'Delete an environment (admins)',
+        description:
+          '`env:dev` and `env:prod` always exist: 409 `conflict`. 404 for an environment the site does not have. 409 `in_use` while a pending deployment targets it or an item is live there, naming them (`holders`); unpublish those items first (no cascade). Its deployments and live revisions stay as history; an environment created again under the name continues it. The files of its last build are not removed.',
+        params: EnvironmentParams,
+        response: { 204: NoContent, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'site:update' },
+    },
+    async (request, reply) => {
+      await deleteEnvironment({
+        graph: siteOf(request).graph,
+        nameOrId: request.params.id,
+        actor: actorOf(request.principal!),
+      });
+      return reply.status(204).send(null);
+    },
   );
 
   app.get(
@@ -125,12 +166,17 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'Releases, newest first, optionally by state',
+        description: PAGING,
         querystring: ListReleasesQuery,
         response: { 200: ReleaseList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => listReleases(siteOf(request).graph, request.query),
+    async (request, reply) => {
+      const page = await listReleases(siteOf(request).graph, request.query);
+      withTotal(reply, page.total);
+      return page.items;
+    },
   );
 
   app.post(
@@ -163,15 +209,18 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'Recent deployments, newest first',
+        description: PAGING,
         querystring: ListDeploymentsQuery,
         response: { 200: DeploymentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       if (request.query.envId) await getEnvironment(graph, request.query.envId);
-      return listDeployments(graph, request.query);
+      const page = await listDeployments(graph, request.query);
+      withTotal(reply, page.total);
+      return page.items;
     },
   );
 
@@ -181,15 +230,18 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['releases'],
         summary: 'Future-dated pending deployments, soonest first',
+        description: PAGING,
         querystring: DeploymentQueueQuery,
         response: { 200: DeploymentList, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
-    async (request) => {
+    async (request, reply) => {
       const graph = siteOf(request).graph;
       if (request.query.envId) await getEnvironment(graph, request.query.envId);
-      return deploymentQueue(graph, { ...request.query, now: now() });
+      const page = await deploymentQueue(graph, { ...request.query, now: now() });
+      withTotal(reply, page.total);
+      return page.items;
     },
   );
 
@@ -371,6 +423,29 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) => getRelease(siteOf(request).graph, request.params.id),
+  );
+
+  app.delete(
+    '/api/releases/:id',
+    {
+      schema: {
+        tags: ['releases'],
+        summary: 'Delete a draft release',
+        description:
+          'Only a draft can be deleted: 409 `conflict` for a pending or approved release (move it back to draft first) and for a deployed one (the record of what went live). 409 `in_use` when deployments name it (it was deployed once) or releases derive from it, naming them (`holders`; no cascade). Versions of deleted items that only this release kept are removed with it.',
+        params: ReleaseParams,
+        response: { 204: NoContent, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'release:manage' },
+    },
+    async (request, reply) => {
+      await deleteRelease({
+        graph: siteOf(request).graph,
+        id: request.params.id,
+        actor: actorOf(request.principal!),
+      });
+      return reply.status(204).send(null);
+    },
   );
 
   app.post(

@@ -1,11 +1,14 @@
-import { TrellisError } from '@trelliscms/core';
+import { PageQuery, TrellisError } from '@trelliscms/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import type { Graph } from '../../engines/port';
 import { errorResponses } from '../../http/error-responses';
+import { ifMatchOf, withEtag } from '../../http/etag';
+import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
-import { listSiteResources, resourceNodeId, type SiteResourceSpec } from '../site-resources';
+import { checkPrecondition, valueTag } from '../../shared/entity-tag';
+import { listSiteResources, resourceAuditId, resourceNodeId, type SiteResourceSpec } from '../site-resources';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
 
@@ -22,11 +25,16 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
       schema: {
         tags: [spec.base],
         summary: `List the site’s ${noun}s`,
+        description: WHOLE_LIST_PAGING,
+        querystring: PageQuery,
         response: { 200: spec.list, ...errors },
       },
       config: { siteScope: 'site', permission: readPermission },
     },
-    async (request) => listSiteResources(siteOf(request).graph, spec),
+    async (request, reply) => {
+      const page = pageOf(await listSiteResources(siteOf(request).graph, spec), request.query);
+      return withTotal(reply, page.total).send(page.items);
+    },
   );
 
   typed.get(
@@ -40,11 +48,11 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
       },
       config: { siteScope: 'site', permission: readPermission },
     },
-    async (request) => {
+    async (request, reply) => {
       const key = String((request.params as Record<string, unknown>)[spec.key]);
       const node = await siteOf(request).graph.getNode(resourceNodeId(spec, key));
       if (!node) throw notFound(key);
-      return node.props;
+      return withEtag(reply, valueTag(node.props)).send(node.props);
     },
   );
 
@@ -76,10 +84,10 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
         await tx.appendAudit({
           actor: actorOf(request.principal!),
           action: `${spec.base}.create`,
-          target: resourceNodeId(spec, key),
+          target: resourceAuditId(spec, key),
         });
       });
-      return reply.status(201).send(props);
+      return withEtag(reply, valueTag(props)).status(201).send(props);
     },
   );
 
@@ -90,17 +98,24 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
       schema: {
         tags: [spec.base],
         summary: `Change a ${noun} (the given keys replace the stored ones)`,
+        description:
+          'With `If-Match` (the ETag of the read), 409 `version_conflict` when it changed since it was read.',
         params: spec.params,
         body: spec.update,
         response: { 200: spec.item, ...errors },
       },
       config: { siteScope: 'site', permission: spec.writePermission },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const key = String((request.params as Record<string, unknown>)[spec.key]);
         const patch = request.body as Record<string, unknown>;
-        return siteOf(request).graph.transaction(async (tx) => {
+        const written = await siteOf(request).graph.transaction(async (tx) => {
           const node = await tx.getNode(resourceNodeId(spec, key));
           if (!node) throw notFound(key);
+          checkPrecondition({
+            precondition: ifMatchOf(request),
+            current: valueTag(node.props),
+            resource: `${noun} ${key}`,
+          });
           const { createdAt, updatedAt: _updatedAt, ...stored } = node.props;
           const merged: Record<string, unknown> = { ...stored, ...patch, [spec.key]: key };
           for (const [name, value] of Object.entries(patch)) if (value === null) delete merged[name];
@@ -118,10 +133,11 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
           await tx.appendAudit({
             actor: actorOf(request.principal!),
             action: `${spec.base}.update`,
-            target: resourceNodeId(spec, key),
+            target: resourceAuditId(spec, key),
           });
           return props;
         });
+        return withEtag(reply, valueTag(written)).send(written);
       },
     });
   }

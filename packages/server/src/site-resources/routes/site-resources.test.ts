@@ -103,6 +103,26 @@ describe('site resource namespaces (transforms, routes, views, scripts, block ty
       payload: { slug: 'x', path: 'no-slash' },
     });
     expect(bad.statusCode).toBe(400);
+    const listing = {
+      slug: 'news',
+      path: '/news/',
+      kind: 'listing',
+      template: 'news',
+      paginate: { type: 'post', where: 'title == two words', sort: '-date' },
+    };
+    const badWhere = await site.request({ method: 'POST', url: '/api/routes', payload: listing });
+    expect(badWhere.statusCode).toBe(400);
+    expect(badWhere.json().error).toContain('body.paginate.where');
+    expect(badWhere.json().error).toContain('is not one value');
+    const good = { ...listing, paginate: { ...listing.paginate, where: "title == 'two words'" } };
+    expect((await site.request({ method: 'POST', url: '/api/routes', payload: good })).statusCode).toBe(201);
+    const badSort = await site.request({
+      method: 'PATCH',
+      url: '/api/routes/news',
+      payload: { paginate: { type: 'post', sort: 'date desc' } },
+    });
+    expect(badSort.statusCode).toBe(400);
+    expect(badSort.json().error).toContain('paginate.sort');
     expect((await site.request({ method: 'GET', url: '/api/scripts' })).json()).toEqual([]);
     expect((await site.request({ method: 'GET', url: '/api/widgets' })).statusCode).toBe(200);
     expect((await site.request({ method: 'GET', url: '/api/block-types' })).statusCode).toBe(200);

@@ -32,6 +32,54 @@ describe('templates routes', () => {
     expect(list.json().map((t: { name: string }) => t.name)).toEqual(['post']);
   });
 
+  it('pages whole lists with limit and offset (templates, versions, types, environments, resources, sites)', async () => {
+    for (const name of ['a', 'b', 'c']) {
+      await site.request({ method: 'POST', url: '/api/templates', payload: { name, content: name } });
+    }
+    for (const content of ['a2', 'a3']) {
+      await site.request({ method: 'PUT', url: '/api/templates/a', payload: { content } });
+    }
+    const names = (response: { json(): unknown }) =>
+      (response.json() as Array<Record<string, unknown>>).map(
+        (entry) => entry.name ?? entry.version ?? entry.id,
+      );
+    const page = await site.request({ method: 'GET', url: '/api/templates?limit=1&offset=1' });
+    expect(names(page)).toEqual(['b']);
+    expect(page.headers['x-total-count']).toBe('3');
+    const versions = await site.request({ method: 'GET', url: '/api/templates/a/versions?offset=1' });
+    expect(versions.json().map((v: { version: number }) => v.version)).toEqual([2, 3]);
+    expect(versions.headers['x-total-count']).toBe('3');
+    const environments = await site.request({ method: 'GET', url: '/api/releases/environments?limit=1' });
+    expect(names(environments)).toEqual(['dev']);
+    expect(environments.headers['x-total-count']).toBe('2');
+    for (const slug of ['one', 'two']) {
+      const route = await site.request({
+        method: 'POST',
+        url: '/api/routes',
+        payload: { slug, path: `/${slug}/`, kind: 'redirect', redirectTo: '/' },
+      });
+      expect(route.statusCode, route.body).toBe(201);
+    }
+    const routes = await site.request({ method: 'GET', url: '/api/routes?offset=1' });
+    expect(routes.headers['x-total-count']).toBe('2');
+    expect(routes.json()).toHaveLength(1);
+    const types = await site.request({ method: 'GET', url: '/api/types?limit=5' });
+    expect(types.headers['x-total-count']).toBe('0');
+    const sites = await site.request({ method: 'GET', url: '/api/sites?limit=1&offset=0' });
+    expect(sites.headers['x-total-count']).toBe('1');
+    for (const url of [
+      '/api/auth/users',
+      '/api/auth/api-keys',
+      '/api/access/my-sites',
+      '/api/access/invitations',
+    ]) {
+      const list = await site.request({ method: 'GET', url: `${url}?limit=1` });
+      expect(list.statusCode, `${url}: ${list.body}`).toBe(200);
+      expect(Number(list.headers['x-total-count']), url).toBeGreaterThanOrEqual(list.json().length);
+    }
+    expect((await site.request({ method: 'GET', url: '/api/templates?limit=0' })).statusCode).toBe(400);
+  });
+
   it('writes a new version on every PUT and keeps the old ones', async () => {
     await site.request({ method: 'POST', url: '/api/templates', payload: { name: 'home', content: 'v1' } });
     const second = await site.request({
