@@ -8,7 +8,6 @@ import {
   latencyProbe,
   type ServerProcess,
   startServer,
-  waitsFor,
 } from './harness';
 
 /**
@@ -122,7 +121,7 @@ describe('hostile templates', () => {
     expect(pages.status.status).toBe('error');
   });
 
-  waitsFor(2, `ends the build of looping page templates within ${BUILD_MS / 1000} s`, async () => {
+  it(`ends the build of looping page templates within ${BUILD_MS / 1000} s`, async () => {
     expect(pages.ms).toBeLessThan(BUILD_MS);
   });
 
@@ -131,7 +130,7 @@ describe('hostile templates', () => {
     expect(transforms.status.transformErrors?.length ?? 0).toBeGreaterThan(0);
   });
 
-  waitsFor(2, 'keeps the API answering while Liquid transforms loop', async () => {
+  it('keeps the API answering while Liquid transforms loop', async () => {
     expect(transforms.health.failures).toEqual([]);
     expect(transforms.health.maxMs).toBeLessThan(HEALTH_MS);
   });

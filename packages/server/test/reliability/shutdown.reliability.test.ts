@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createEmbeddedEngine } from '../../src/engines/embedded';
-import { createBlogSite, eventually, type ServerProcess, startServer, waitsFor } from './harness';
+import { createBlogSite, eventually, type ServerProcess, startServer } from './harness';
 
 /**
  * Graceful shutdown: SIGTERM while import requests are in flight. Every request the server had
@@ -75,74 +75,70 @@ function send(
 }
 
 describe('graceful shutdown', () => {
-  waitsFor(
-    7,
-    'SIGTERM under load: in-flight requests finish, new requests on kept-alive sockets get 503 Connection: close, exit 0',
-    async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'trellis-shutdown-'));
-      // At info the server logs when it starts shutting down (and every request).
-      const server = await startServer({ LOG_LEVEL: 'info' }, { dataDir });
-      const site = await createBlogSite(server, { slug: 'shutdown' });
-      const busy = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
-      const idle = new Agent({ keepAlive: true, maxSockets: 4 });
-      // Open the idle sockets (kept alive after these answers).
-      const warm = await Promise.all(
-        Array.from({ length: 4 }, () => send(server, idle, { method: 'GET', path: '/api/health' }).outcome),
-      );
-      expect(warm.map((w) => w.status)).toEqual([200, 200, 200, 200]);
-      const batches = Array.from({ length: IN_FLIGHT }, (_, b) =>
-        send(server, busy, {
-          method: 'POST',
-          path: '/api/import/json',
-          site: site.id,
-          body: {
-            typeName: 'post',
-            batchSize: BATCH,
-            records: Array.from({ length: BATCH }, (_, i) => ({
-              title: `s-b${b}-i${i}`,
-              body: 'x'.repeat(200),
-            })),
-          },
-        }),
-      );
-      // Every request is on the wire, and the server is working through them (one answered).
-      await Promise.all(batches.map((batch) => batch.sent));
-      await Promise.race(batches.map((batch) => batch.outcome));
-      const exit = server.kill('SIGTERM');
-      await eventually('the server to start shutting down', async () =>
-        server.log().includes('shutting down') ? true : undefined,
-      );
-      const late = await Promise.all(
-        Array.from({ length: 4 }, () => send(server, idle, { method: 'GET', path: '/api/health' }).outcome),
-      );
-      const outcomes = await Promise.all(batches.map((batch) => batch.outcome));
-      const { code } = await exit;
-      busy.destroy();
-      idle.destroy();
+  it('SIGTERM under load: in-flight requests finish, new requests on kept-alive sockets get 503 Connection: close, exit 0', async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'trellis-shutdown-'));
+    // At info the server logs when it starts shutting down (and every request).
+    const server = await startServer({ LOG_LEVEL: 'info' }, { dataDir });
+    const site = await createBlogSite(server, { slug: 'shutdown' });
+    const busy = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+    const idle = new Agent({ keepAlive: true, maxSockets: 4 });
+    // Open the idle sockets (kept alive after these answers).
+    const warm = await Promise.all(
+      Array.from({ length: 4 }, () => send(server, idle, { method: 'GET', path: '/api/health' }).outcome),
+    );
+    expect(warm.map((w) => w.status)).toEqual([200, 200, 200, 200]);
+    const batches = Array.from({ length: IN_FLIGHT }, (_, b) =>
+      send(server, busy, {
+        method: 'POST',
+        path: '/api/import/json',
+        site: site.id,
+        body: {
+          typeName: 'post',
+          batchSize: BATCH,
+          records: Array.from({ length: BATCH }, (_, i) => ({
+            title: `s-b${b}-i${i}`,
+            body: 'x'.repeat(200),
+          })),
+        },
+      }),
+    );
+    // Every request is on the wire, and the server is working through them (one answered).
+    await Promise.all(batches.map((batch) => batch.sent));
+    await Promise.race(batches.map((batch) => batch.outcome));
+    const exit = server.kill('SIGTERM');
+    await eventually('the server to start shutting down', async () =>
+      server.log().includes('shutting down') ? true : undefined,
+    );
+    const late = await Promise.all(
+      Array.from({ length: 4 }, () => send(server, idle, { method: 'GET', path: '/api/health' }).outcome),
+    );
+    const outcomes = await Promise.all(batches.map((batch) => batch.outcome));
+    const { code } = await exit;
+    busy.destroy();
+    idle.destroy();
 
-      // Which batches landed, from the files.
-      const engine = createEmbeddedEngine({ dataDir });
-      await engine.init();
-      const graph = await engine.openGraph(site.graphName);
-      const stored = new Map<number, number>();
-      for (const node of (await graph!.findNodes({ label: 'Post', limit: IN_FLIGHT * BATCH + 1 })).nodes) {
-        const b = Number(/^s-b(\d+)-/.exec(String(node.props.title))?.[1]);
-        stored.set(b, (stored.get(b) ?? 0) + 1);
-      }
-      await engine.close();
+    // Which batches landed, from the files.
+    const engine = createEmbeddedEngine({ dataDir });
+    await engine.init();
+    const graph = await engine.openGraph(site.graphName);
+    const stored = new Map<number, number>();
+    for (const node of (await graph!.findNodes({ label: 'Post', limit: IN_FLIGHT * BATCH + 1 })).nodes) {
+      const b = Number(/^s-b(\d+)-/.exec(String(node.props.title))?.[1]);
+      stored.set(b, (stored.get(b) ?? 0) + 1);
+    }
+    await engine.close();
 
-      console.info(
-        `[graceful shutdown] in flight: ${JSON.stringify(outcomes.map((o) => o.status ?? o.error))}; on kept-alive sockets after SIGTERM: ${JSON.stringify(late.map((o) => `${o.status ?? o.error} ${o.connection ?? ''}`))}; exit ${code}`,
+    console.info(
+      `[graceful shutdown] in flight: ${JSON.stringify(outcomes.map((o) => o.status ?? o.error))}; on kept-alive sockets after SIGTERM: ${JSON.stringify(late.map((o) => `${o.status ?? o.error} ${o.connection ?? ''}`))}; exit ${code}`,
+    );
+    expect(outcomes.filter((o) => o.error !== null).map((o) => o.error)).toEqual([]);
+    outcomes.forEach((outcome, b) => {
+      expect(stored.get(b) ?? 0, `batch ${b} answered ${outcome.status}`).toBe(
+        outcome.status === 200 ? BATCH : 0,
       );
-      expect(outcomes.filter((o) => o.error !== null).map((o) => o.error)).toEqual([]);
-      outcomes.forEach((outcome, b) => {
-        expect(stored.get(b) ?? 0, `batch ${b} answered ${outcome.status}`).toBe(
-          outcome.status === 200 ? BATCH : 0,
-        );
-      });
-      for (const outcome of late)
-        expect(outcome).toMatchObject({ status: 503, connection: 'close', error: null });
-      expect(code).toBe(0);
-    },
-  );
+    });
+    for (const outcome of late)
+      expect(outcome).toMatchObject({ status: 503, connection: 'close', error: null });
+    expect(code).toBe(0);
+  });
 });
