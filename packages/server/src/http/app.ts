@@ -74,10 +74,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setSerializerCompiler(serializerCompiler);
 
   await app.register(errorsPlugin);
-  // Before every other hook: while the server drains, new requests cost only their 503.
-  await app.register(gracefulShutdownPlugin);
   // Before every route: it sets the body limit of bulk routes as they are registered.
   await app.register(bodyParsingPlugin, { importBodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
+  // Before every other hook: while the server drains, new requests cost only their 503.
+  await app.register(gracefulShutdownPlugin);
   // Before every route and hook: preflights are answered before rate limiting and auth.
   await app.register(corsPlugin, { origins: config.CMS_CORS_ORIGINS });
   await app.register(openapiPlugin, { version: API_VERSION });
