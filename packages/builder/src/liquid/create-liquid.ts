@@ -12,8 +12,12 @@ import {
 import { createMemoryFs } from './memory-fs';
 import { type ReaderSlot, registerContentTags } from './tags';
 
-/** ms one page may take to render, unless given (liquidjs `renderLimit`). */
-export const DEFAULT_RENDER_TIME_MS = 10_000;
+/**
+ * ms one page may take to render, unless given (liquidjs `renderLimit`). A page takes
+ * milliseconds; one at the limit loops, and stops the build (so a looping template ends a build
+ * within about this long). It was 10 s.
+ */
+export const DEFAULT_RENDER_TIME_MS = 5_000;
 
 /**
  * Whether an error (message) is liquidjs's render time limit. liquidjs 10.30 checks it before
@@ -28,7 +32,7 @@ export function isRenderTimeLimit(error: unknown): boolean {
 
 /** Limits of one render (liquidjs's own; a worker's memory and time limits back them up). */
 export interface LiquidLimits {
-  /** ms one page may take to render (liquidjs `renderLimit`); default 10 000 */
+  /** ms one page may take to render (liquidjs `renderLimit`); default {@link DEFAULT_RENDER_TIME_MS} (5 000) */
   renderTimeMs?: number;
   /** bytes of strings and arrays one render may allocate (liquidjs `memoryLimit`); default 64 MB */
   memoryBytes?: number;

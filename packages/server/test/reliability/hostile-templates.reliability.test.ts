@@ -23,8 +23,8 @@ const HEALTH_MS = 500;
 const HEALTH_MS_LOADED = 1_500;
 /**
  * The longest a build of hostile pages may run (issue 16 item 2: bound it for real, not by the
- * 30 s stall watchdog). The render limit ends such a build at about 10 s on an idle machine; a
- * busy 2-core one needs slack, still well under the watchdog.
+ * 30 s stall watchdog). The render limit (5 s by default) ends such a build at about 5 s on an
+ * idle machine (5.3 s measured); a busy 2-core one needs slack, still well under the watchdog.
  */
 const BUILD_MS = 20_000;
 const LOOP = '{% for a in (1..100000) %}{% for b in (1..100000) %}x{% endfor %}{% endfor %}';

@@ -22,8 +22,8 @@ declare module 'fastify' {
      * sockets (whose client gets an answer instead of a reset connection, so it knows its
      * request did nothing), and requests in flight finish, their answers also with
      * `Connection: close`. Resolves once no request is in flight and either no client socket
-     * is left or none sent anything for `idleGraceMs`; or at `deadline` (epoch ms) whatever
-     * runs. `close()` then ends the idle sockets left and the resources.
+     * is left or no request arrived or ended for `idleGraceMs`; or at `deadline` (epoch ms)
+     * whatever runs. `close()` then ends the idle sockets left and the resources.
      */
     drain(options: { deadline: number; idleGraceMs?: number }): Promise<DrainOutcome>;
   }
@@ -38,7 +38,8 @@ export const gracefulShutdownPlugin = fp(
   async (app: FastifyInstance) => {
     let isDraining = false;
     let inFlight = 0;
-    let lastArrival = 0;
+    /** when a request last arrived or ended (the drain waits for the sockets to go quiet) */
+    let lastActivity = 0;
     const sockets = new Set<Socket>();
     app.server.on('connection', (socket: Socket) => {
       sockets.add(socket);
@@ -47,7 +48,7 @@ export const gracefulShutdownPlugin = fp(
     // A callback hook, first of all: it runs on every request.
     app.addHook('onRequest', (_request, reply, done) => {
       if (isDraining) {
-        lastArrival = performance.now();
+        lastActivity = performance.now();
         done(TrellisError.of('shutting_down', {}, { headers: { connection: 'close', 'retry-after': '5' } }));
         return;
       }
@@ -57,6 +58,7 @@ export const gracefulShutdownPlugin = fp(
         if (!isCounted) return;
         isCounted = false;
         inFlight -= 1;
+        lastActivity = performance.now();
       };
       reply.raw.once('finish', release);
       reply.raw.once('close', release);
@@ -69,9 +71,11 @@ export const gracefulShutdownPlugin = fp(
     });
     app.decorate('drain', async ({ deadline, idleGraceMs = DEFAULT_IDLE_GRACE_MS }) => {
       isDraining = true;
-      lastArrival = performance.now();
+      lastActivity = performance.now();
+      // A socket whose answer just went out with `Connection: close` ends a moment later: the
+      // grace counts from the last request that arrived or ended.
       const isQuiet = () =>
-        inFlight === 0 && (sockets.size === 0 || performance.now() - lastArrival >= idleGraceMs);
+        inFlight === 0 && (sockets.size === 0 || performance.now() - lastActivity >= idleGraceMs);
       while (!isQuiet() && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
