@@ -177,6 +177,23 @@ export type BuildHistoryQuery = z.infer<typeof BuildHistoryQuery>;
 export const BuildHistory = z.array(BuildStatus).meta({ id: 'BuildHistory' });
 export type BuildHistory = z.infer<typeof BuildHistory>;
 
+/**
+ * POST /api/build/prune: deletes old build versions of one environment (default `dev`), keeping
+ * the `keep` newest (default: the server's `CMS_BUILD_RETENTION`, else 10), the live one and any a
+ * pending deployment or running build needs.
+ */
+export const BuildPruneBody = z.object({
+  env: EnvName.optional(),
+  keep: z.number().int().min(1).max(10_000).optional(),
+});
+export type BuildPruneBody = z.infer<typeof BuildPruneBody>;
+
+/** POST /api/build/prune: the build ids whose folders were deleted (oldest first) and how many are left. */
+export const BuildPruneResponse = z
+  .object({ envId: z.string(), removed: z.array(z.string()), kept: z.number().int() })
+  .meta({ id: 'BuildPruneResponse' });
+export type BuildPruneResponse = z.infer<typeof BuildPruneResponse>;
+
 /** POST /api/build/rollback/{buildId}: the environment serves that build's output again. */
 export const BuildRollbackResponse = z
   .object({

@@ -2,6 +2,8 @@ import {
   BuildAccepted,
   type BuildBody,
   BuildHistory,
+  type BuildPruneBody,
+  BuildPruneResponse,
   BuildResult,
   BuildRollbackResponse,
   BuildStatus,
@@ -102,6 +104,19 @@ export function createBuildApi(transport: Transport) {
         path: path('build', 'rollback', buildId),
         schema: BuildRollbackResponse,
         json: {},
+        ...options,
+      }),
+    /**
+     * POST /api/build/prune: deletes old build versions of an environment from the server's disk,
+     * keeping the `keep` newest (default: the server's retention), the live one and any a pending
+     * deployment needs.
+     */
+    prune: (body: BuildPruneBody = {}, options: CallOptions = {}): Promise<BuildPruneResponse> =>
+      transport.request({
+        method: 'post',
+        path: 'build/prune',
+        schema: BuildPruneResponse,
+        json: body,
         ...options,
       }),
     /** Polls GET /api/build/status/{buildId} until the build is no longer `running`. */

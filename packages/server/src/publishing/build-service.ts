@@ -6,6 +6,7 @@ import {
   build,
   createDirectoryTarget,
   type DeployTarget,
+  type PruneResult,
   RenderPool,
   serveCheck,
 } from '@trelliscms/builder';
@@ -23,6 +24,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
+import { DEPLOYMENT_LABEL } from '../releases/release-records';
 import type { Clock } from '../shared/clock';
 import { isQueryTimeout, unboundedGraph } from '../shared/deadline-graph';
 import { internalNodeId, publicResourceId } from '../shared/internal-ids';
@@ -147,6 +149,12 @@ export class BuildService {
       outbound: GuardedFetch;
       /** The head of a graph's audit chain, MACed, recorded in each build's manifest (see AuditAnchors). */
       auditHead?: (graphName: string, graph: Graph) => Promise<AuditHeadAnchor | null>;
+      /**
+       * How many versions of a site environment to keep after each build that went well
+       * (`CMS_BUILD_RETENTION`): older ones are deleted, never the live one nor one waiting for its
+       * scheduled switch; 0 keeps every version.
+       */
+      retention?: number;
     },
   ) {}
 
@@ -202,6 +210,56 @@ export class BuildService {
       return { previousBuildId: result.previousBuildId };
     };
     return inQueue ? run() : this.serialize(`${graphName}/${env}`, run);
+  }
+
+  /**
+   * Deletes old versions of a site environment, in its build queue: all but the live one, the
+   * `keep` newest and those a pending deployment or a running build still needs. Rolling back to
+   * a deleted version builds it again (release-publisher.ts).
+   */
+  async prune({
+    graph,
+    graphName,
+    env,
+    keep,
+  }: {
+    graph: GraphReader;
+    graphName: string;
+    env: string;
+    keep: number;
+  }): Promise<PruneResult> {
+    return this.serialize(`${graphName}/${env}`, () => this.pruneInQueue(graph, graphName, env, keep));
+  }
+
+  private async pruneInQueue(graph: GraphReader, graphName: string, env: string, keep: number) {
+    const protect = new Set<string>();
+    const waiting = await graph.findNodes({
+      label: DEPLOYMENT_LABEL,
+      where: [
+        { prop: 'status', op: 'eq', value: 'pending' },
+        { prop: 'environmentId', op: 'eq', value: `env:${env}` },
+      ],
+      limit: 10_000,
+    });
+    for (const node of waiting.nodes) {
+      if (typeof node.props.prebuiltBuildId === 'string') protect.add(node.props.prebuiltBuildId);
+    }
+    const running = await graph.findNodes({
+      label: BUILD_LABEL,
+      where: [{ prop: 'status', op: 'eq', value: 'running' }],
+      limit: 10_000,
+    });
+    for (const node of running.nodes) {
+      if (typeof node.props.buildId === 'string') protect.add(node.props.buildId);
+    }
+    const result = await this.target(graphName, env).prune!({ keep, protect });
+    if (result.removed.length > 0) {
+      this.options.log.info(
+        { graphName, envId: `env:${env}`, removed: result.removed.length, kept: result.kept },
+        'pruned old build versions',
+      );
+    }
+    return result;
   }
 
   /** Runs `fn` in a site environment's build queue: no build of the environment runs meanwhile. */
@@ -583,6 +641,17 @@ export class BuildService {
         });
         stored.deploy = deploy;
       }
+    }
+    const retention = this.options.retention ?? 0;
+    if (final.ok && final.deploy !== null && purpose !== 'preview' && retention > 0) {
+      // Only the environment's own queue prunes (a build ahead runs in its own queue beside it).
+      const pruning =
+        purpose === 'prebuild'
+          ? Promise.resolve()
+          : this.pruneInQueue(graph, input.site.graphName, input.env, retention).then(() => undefined);
+      await pruning.catch((error: unknown) =>
+        this.options.log.warn({ err: error, buildId }, 'could not prune old build versions'),
+      );
     }
     this.options.onFinished?.(stored as unknown as BuildStatus);
     if (timeout !== null) throw timeout;

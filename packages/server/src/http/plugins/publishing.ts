@@ -28,6 +28,7 @@ export const publishingPlugin = fp(
       clock: app.trellis.clock,
       outbound: app.trellis.outbound,
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
+      retention: app.trellis.config.CMS_BUILD_RETENTION,
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
