@@ -29,6 +29,7 @@ import type { Clock } from '../shared/clock';
 import { isQueryTimeout, unboundedGraph } from '../shared/deadline-graph';
 import { internalNodeId, publicResourceId } from '../shared/internal-ids';
 import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
+import { linkSiteFolder } from './site-folders';
 import { takeSnapshot } from './take-snapshot';
 
 /** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `~build:<buildId>`. */
@@ -164,6 +165,11 @@ export class BuildService {
 
   /** The deploy target a build writes to: the environment's, or a preview's own folder. */
   private targetFor(input: StartBuildInput, buildId: string): DeployTarget {
+    try {
+      linkSiteFolder(this.options.dataDir, input.site.slug, input.site.graphName);
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'could not link the site folder by slug (sites/by-slug/)');
+    }
     if (input.purpose === 'preview') {
       return createDirectoryTarget({
         root: previewRoot(this.options.dataDir, input.site.graphName, buildId),

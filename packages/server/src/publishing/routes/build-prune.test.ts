@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seedBlog } from '../../../test/helpers/blog-site';
@@ -36,6 +36,11 @@ describe('build versions on disk: retention and POST /api/build/prune', () => {
     const ids: string[] = [];
     for (const label of ['one', 'two', 'three', 'four']) ids.push(await buildTwice(label));
     expect(versionsOf('dev')).toEqual([ids[2], ids[3]].sort());
+    // The site's folder is found by its slug.
+    const bySlug = join(resolve(site.platform.app.trellis.config.CMS_DATA_DIR), 'sites', 'by-slug', 'keep');
+    expect(
+      readFileSync(join(bySlug, 'dev', 'current', 'posts', 'hello-world', 'index.html'), 'utf8'),
+    ).toContain('<h1>four</h1>');
     const page = await site.platform.app.inject({ method: 'GET', url: '/sites/keep/dev/posts/hello-world/' });
     expect(page.body).toContain('<h1>four</h1>');
     // The history keeps every build; rolling back to a pruned one is refused, not served half.
