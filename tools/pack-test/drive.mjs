@@ -8,7 +8,14 @@ import { createClient } from '@trelliscms/sdk';
 const bin = (name) => join(process.cwd(), 'node_modules', '.bin', name);
 const dataDir = mkdtempSync(join(tmpdir(), 'trellis-pack-data-'));
 const home = mkdtempSync(join(tmpdir(), 'trellis-pack-home-'));
-const env = { ...process.env, CMS_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', XDG_CONFIG_HOME: home, HOME: home };
+const env = {
+  ...process.env,
+  CMS_DATA_DIR: dataDir,
+  PORT: '0',
+  LOG_LEVEL: 'warn',
+  XDG_CONFIG_HOME: home,
+  HOME: home,
+};
 let server;
 
 function step(name) {
@@ -17,7 +24,8 @@ function step(name) {
 
 function cms(args, input) {
   const run = spawnSync(bin('cms'), args, { env, input, encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`cms ${args.join(' ')} exited ${run.status}: ${run.stderr}${run.stdout}`);
+  if (run.status !== 0)
+    throw new Error(`cms ${args.join(' ')} exited ${run.status}: ${run.stderr}${run.stdout}`);
   return run.stdout;
 }
 
@@ -30,11 +38,15 @@ try {
     err += chunk;
   });
   const { url, key } = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no first-start notice within 120 s:\n${out}\n${err}`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no first-start notice within 120 s:\n${out}\n${err}`)),
+      120_000,
+    );
     server.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}\n${err}`)));
     server.stdout.on('data', (chunk) => {
       out += chunk;
-      const address = /Trellis listening on (http:\/\/[^\s"]+)/.exec(out) ?? /API:\s+(http:\/\/\S+)\/api/.exec(out);
+      const address =
+        /Trellis listening on (http:\/\/[^\s"]+)/.exec(out) ?? /API:\s+(http:\/\/\S+)\/api/.exec(out);
       const token = /\n\s+(tk_[A-Za-z0-9_-]+)\n/.exec(out);
       if (address && token) {
         clearTimeout(timer);
@@ -54,7 +66,8 @@ try {
   cms(['sites', 'create', 'Pack test', '--slug', 'pack', '--starter-kit', 'author', '--use']);
   cms(['build', '--env', 'dev', '--mode', 'full']);
   const page = await fetch(`${url}/sites/pack/dev/`);
-  if (page.status !== 200 || !(await page.text()).includes('<html')) throw new Error(`home page: ${page.status}`);
+  if (page.status !== 200 || !(await page.text()).includes('<html'))
+    throw new Error(`home page: ${page.status}`);
 
   step('cms-build builds the exported snapshot into a folder');
   const snapshot = join(home, 'snapshot.json');
