@@ -119,6 +119,18 @@ export function createBuildApi(transport: Transport) {
         json: body,
         ...options,
       }),
+    /**
+     * POST /api/build/cancel/{buildId}: asks a queued or running build to stop; it then ends
+     * `error` with `cancelled: true` and deploys nothing. 409 when it is no longer running.
+     */
+    cancel: (buildId: string, options: CallOptions = {}): Promise<BuildStatus> =>
+      transport.request({
+        method: 'post',
+        path: path('build', 'cancel', buildId),
+        schema: BuildStatus,
+        json: {},
+        ...options,
+      }),
     /** Polls GET /api/build/status/{buildId} until the build is no longer `running`. */
     wait: async (buildId: string, options: WaitOptions = {}): Promise<BuildStatus> => {
       const { pollIntervalMs = 1000, maxWaitMs, onStatus, ...callOptions } = options;

@@ -121,6 +121,7 @@ export const EXPECTED_ACCESS: Record<string, string> = {
   'GET,HEAD /api/build/history': 'site viewer',
   'POST /api/build/rollback/:buildId': 'site publisher',
   'POST /api/build/prune': 'site publisher',
+  'POST /api/build/cancel/:buildId': 'site publisher',
   'GET,HEAD /api/export': 'site viewer',
   'GET,HEAD /sites/:slug/:env': 'public',
   'GET,HEAD /sites/:slug/:env/*': 'public',

@@ -226,6 +226,23 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.post(
+    '/api/build/cancel/:buildId',
+    {
+      schema: {
+        tags: ['build'],
+        summary: 'Stop a queued or running build',
+        description:
+          'The build stops between pages (on another server within about a second), deploys nothing and ends `error` with `cancelled: true`; the environment keeps serving what it served. Answers the build’s status with `cancelRequested: true`; 409 when it is no longer running. `cms build` sends this on Ctrl-C.',
+        params: BuildIdParams,
+        response: { 200: BuildStatus, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'build:run' },
+    },
+    async (request) =>
+      app.builds.cancel(siteOf(request).graph, request.params.buildId, actorOf(request.principal!)),
+  );
+
+  app.post(
     '/api/build/prune',
     {
       schema: {
