@@ -81,15 +81,18 @@ export async function unpublishItems({
   ids,
   actor,
   now,
+  tx: outer,
 }: {
   graph: Graph;
   environment: Environment;
   ids: readonly string[];
   actor: string;
   now: Date;
+  /** Join this transaction instead of opening one. */
+  tx?: GraphWriter;
 }): Promise<PublishOutcome> {
   const unique = [...new Set(ids)];
-  return graph.transaction((tx) =>
+  const run = (tx: GraphWriter) =>
     change(tx, {
       environment,
       targets: unique.map((id) => ({ itemId: id, version: null, hash: null })),
@@ -98,8 +101,8 @@ export async function unpublishItems({
       cause: 'unpublish',
       action: 'content.unpublish',
       ids: unique,
-    }),
-  );
+    });
+  return outer ? run(outer) : graph.transaction(run);
 }
 
 async function change(
