@@ -284,4 +284,17 @@ describe('workflows', () => {
     expect((await move(as.viewer, HELLO, { to: 'published' })).statusCode).toBe(403);
     expect((await move({}, HELLO, {})).statusCode).toBe(400);
   });
+
+  it('is described in the OpenAPI document', async () => {
+    const document = (await site.platform.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    for (const path of [
+      '/api/workflows',
+      '/api/workflows/{name}',
+      '/api/workflows/{vvId}/state',
+      '/api/workflows/{vvId}/transition',
+    ]) {
+      expect(document.paths[path], path).toBeDefined();
+    }
+    expect(document.components.schemas.WorkflowTransitionBody).toBeDefined();
+  });
 });
