@@ -147,6 +147,12 @@ describe('workflows', () => {
     });
     expect(updated.statusCode, updated.body).toBe(200);
 
+    const typeDelete = await site.request({ method: 'DELETE', url: '/api/types/post?cascade=1' });
+    expect(typeDelete.statusCode).toBe(409);
+    expect(typeDelete.json().holders).toContainEqual(
+      expect.objectContaining({ kind: 'workflow', id: 'editorial' }),
+    );
+
     expect((await move(as.editor, HELLO, { to: 'review' })).statusCode).toBe(200);
     const held = await site.request({ method: 'DELETE', url: '/api/workflows/editorial' });
     expect(held.statusCode).toBe(409);
