@@ -90,7 +90,24 @@ describe('workflows', () => {
     });
     expect(unpublished.statusCode, unpublished.body).toBe(200);
     expect(unpublished.json()).toMatchObject({ status: 'draft', publishedEnvs: [] });
-    expect((await stateOf(HELLO)).state).toBe('draft');
+    const afterUnpublish = await stateOf(HELLO);
+    expect(afterUnpublish.state).toBe('draft');
+    expect(afterUnpublish.history.map((entry: { transition: string }) => entry.transition)).toEqual([
+      'unpublish',
+      'publish',
+    ]);
+
+    // Deleting the item deletes its workflow history: re-created, it starts afresh.
+    expect((await site.request({ method: 'DELETE', url: `/api/content/post/${HELLO}` })).statusCode).toBe(
+      204,
+    );
+    const again = await site.request({
+      method: 'POST',
+      url: '/api/content/post',
+      payload: { title: 'Hello world' },
+    });
+    expect(again.statusCode).toBe(201);
+    expect(await stateOf(HELLO)).toMatchObject({ state: 'draft', history: [] });
   });
 
   it('manages workflow definitions: admin-only writes, one workflow per type, in_use while items sit in its states', async () => {
