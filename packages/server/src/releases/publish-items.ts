@@ -41,6 +41,7 @@ export async function publishItems({
   now,
   cause = 'publish',
   tx: outer,
+  auditData,
 }: {
   graph: Graph;
   environment: Environment;
@@ -50,6 +51,8 @@ export async function publishItems({
   cause?: LiveCause;
   /** Join this transaction instead of opening one. */
   tx?: GraphWriter;
+  /** Extra data of the audit entry (e.g. the workflow move the publish is). */
+  auditData?: Record<string, unknown>;
 }): Promise<PublishOutcome> {
   const run = async (tx: GraphWriter): Promise<PublishOutcome> => {
     const unique = [...new Set(ids)];
@@ -65,7 +68,16 @@ export async function publishItems({
       const { meta } = splitItemProps(found.get(id)!.props);
       return { itemId: id, type: typeOfId(id), version: meta.version, hash: meta.hash };
     });
-    return change(tx, { environment, targets, actor, now, cause, action: 'content.publish', ids: unique });
+    return change(tx, {
+      environment,
+      targets,
+      actor,
+      now,
+      cause,
+      action: 'content.publish',
+      ids: unique,
+      auditData,
+    });
   };
   return outer ? run(outer) : graph.transaction(run);
 }
@@ -82,6 +94,7 @@ export async function unpublishItems({
   actor,
   now,
   tx: outer,
+  auditData,
 }: {
   graph: Graph;
   environment: Environment;
@@ -90,6 +103,8 @@ export async function unpublishItems({
   now: Date;
   /** Join this transaction instead of opening one. */
   tx?: GraphWriter;
+  /** Extra data of the audit entry (e.g. the workflow move the unpublish is). */
+  auditData?: Record<string, unknown>;
 }): Promise<PublishOutcome> {
   const unique = [...new Set(ids)];
   const run = (tx: GraphWriter) =>
@@ -101,6 +116,7 @@ export async function unpublishItems({
       cause: 'unpublish',
       action: 'content.unpublish',
       ids: unique,
+      auditData,
     });
   return outer ? run(outer) : graph.transaction(run);
 }
@@ -115,6 +131,7 @@ async function change(
     cause,
     action,
     ids,
+    auditData,
   }: {
     environment: Environment;
     targets: LiveTarget[];
@@ -123,6 +140,7 @@ async function change(
     cause: LiveCause;
     action: string;
     ids: string[];
+    auditData?: Record<string, unknown> | undefined;
   },
 ): Promise<PublishOutcome> {
   const { revision, unchanged } = await applyLiveChanges(tx, {
@@ -143,6 +161,7 @@ async function change(
         revision: revision?.seq ?? null,
         changed: changed.length,
         ...(ids.length === 1 ? { version: revision?.changes[0]?.version ?? null } : {}),
+        ...auditData,
       },
     });
   }

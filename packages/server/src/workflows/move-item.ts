@@ -102,8 +102,10 @@ export async function moveItem({
  * /api/unpublish) as workflow moves: each item's move is checked first (a refusal refuses the
  * whole call, nothing changes), then the live state changes as before (`publishItems`,
  * `unpublishItems`, one transaction, one revision), and each item whose state changed gets
- * the move in its history. With the built-in workflow every role that could publish still can,
- * so these calls behave as they always did.
+ * the move in its history; the live change's one audit entry (`content.publish`,
+ * `content.unpublish`, or their `.bulk`) carries the move (`data.workflow`) or the number of
+ * moves (`data.workflowMoves`). With the built-in workflow every role that could publish still
+ * can, so these calls behave as they always did.
  */
 export async function publishThroughWorkflow({
   graph,
@@ -150,7 +152,21 @@ export async function publishThroughWorkflow({
         if (transition && current.publishedEnvs.length === 1) planned.push({ current, transition });
       }
     }
-    const args = { graph, environment, ids: unique, actor, now, tx };
+    // The live change's audit entry says which workflow move it is (one entry per call, as before).
+    const only = planned.length === 1 && unique.length === 1 ? planned[0] : undefined;
+    const auditData = only
+      ? {
+          workflow: {
+            name: only.current.workflow.name,
+            transition: transitionNameOf(only.transition),
+            from: only.current.state,
+            to: only.transition.to,
+          },
+        }
+      : planned.length > 0
+        ? { workflowMoves: planned.length }
+        : undefined;
+    const args = { graph, environment, ids: unique, actor, now, tx, auditData };
     const outcome = kind === 'publish' ? await publishItems(args) : await unpublishItems(args);
     const moves: MoveRecord[] = planned.map(({ current, transition }) => ({
       itemId: current.itemId,

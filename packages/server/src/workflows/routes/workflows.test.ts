@@ -82,6 +82,17 @@ describe('workflows', () => {
     expect(state.history).toMatchObject([
       { from: 'draft', to: 'published', transition: 'publish', version: 1 },
     ]);
+    // One audit entry per publish, as before; it names the workflow move.
+    const audit = await site.request({
+      method: 'GET',
+      url: `/api/audit?target=${HELLO}&action=content.publish`,
+    });
+    expect(audit.json().items).toMatchObject([
+      {
+        action: 'content.publish',
+        data: { workflow: { name: 'default', transition: 'publish', from: 'draft', to: 'published' } },
+      },
+    ]);
 
     const unpublished = await site.request({
       method: 'POST',
