@@ -23,6 +23,7 @@ import { type Clock, systemClock } from '../shared/clock';
 import { siteResourceRoutes } from '../site-resources/routes/site-resources';
 import { templatesRoutes } from '../site-resources/routes/templates';
 import { API_VERSION, VERSION } from '../version';
+import { workflowRoutes } from '../workflows/routes/workflows';
 import { loggerOptions, RequestLogController, requestChildLogger } from './logger';
 import { authPlugin } from './plugins/auth';
 import { bodyParsingPlugin } from './plugins/body-parsing';
@@ -117,6 +118,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(embeddingsRoutes);
   await app.register(templatesRoutes);
   await app.register(siteResourceRoutes);
+  await app.register(workflowRoutes);
   await app.register(publishingPlugin);
   await app.register(buildRoutes);
   await app.register(releasesPlugin);
