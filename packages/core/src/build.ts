@@ -5,6 +5,16 @@
  */
 
 export {
+  bindQueryParams,
+  type GraphQueryReader,
+  type QueryItem,
+  type QueryResult,
+  type QueryTypeInfo,
+  queryRow,
+  runGraphQuerySync,
+} from './content/graph-query';
+export {
+  bindParams,
   compareValues,
   conditionHolds,
   parseSort,
