@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldDefinition } from '../schemas/content-type';
-import type { GraphQuery } from '../schemas/queries';
+import type { GraphQueryInput as GraphQuery } from '../schemas/queries';
 import {
   bindQueryParams,
   checkGraphQuery,

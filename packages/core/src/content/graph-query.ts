@@ -1,7 +1,12 @@
 import { TrellisError } from '../errors/trellis-error';
 import { itemSlug } from '../publishing/route-pattern';
 import type { ContentType } from '../schemas/content-type';
-import type { GraphQuery, QueryFollowStep, QueryParams, QueryParamValue } from '../schemas/queries';
+import type {
+  GraphQueryInput as GraphQuery,
+  QueryFollowStepInput as QueryFollowStep,
+  QueryParams,
+  QueryParamValue,
+} from '../schemas/queries';
 import {
   bindParams,
   compareValues,
@@ -70,6 +75,9 @@ export interface QueryResult<I extends QueryItem = QueryItem> {
   limit: number;
   offset: number;
 }
+
+/** The most hops one follow step takes (as the schema's `MAX_FOLLOW_DEPTH`). */
+const MAX_FOLLOW_DEPTH = 3;
 
 /** The rows of a page when the query gives no `limit`. */
 export const DEFAULT_QUERY_LIMIT = 100;
@@ -301,7 +309,8 @@ function* reach<I extends QueryItem>(
   let frontier: Array<[string, string]> = starts.map((id) => [id, id]);
   const directions: Array<'out' | 'in'> =
     step.direction === 'both' ? ['out', 'in'] : [step.direction === 'in' ? 'in' : 'out'];
-  for (let level = 0; level < (step.depth ?? 1) && frontier.length > 0; level++) {
+  const depth = Math.min(Math.max(1, Math.trunc(step.depth ?? 1)), MAX_FOLLOW_DEPTH);
+  for (let level = 0; level < depth && frontier.length > 0; level++) {
     const nodes = [...new Set(frontier.map(([, node]) => node))];
     const lookups: Array<ReadonlyMap<string, readonly string[]>> = [];
     for (const direction of directions) {

@@ -62,6 +62,7 @@ export const QueryFollowStep = z
   })
   .meta({ id: 'QueryFollowStep' });
 export type QueryFollowStep = z.infer<typeof QueryFollowStep>;
+export type QueryFollowStepInput = z.input<typeof QueryFollowStep>;
 
 /** A graph query in the portable JSON query language (see the module comment). */
 export const GraphQuery = z
@@ -80,6 +81,8 @@ export const GraphQuery = z
       'A graph query (docs/queries.md): `type` picks the start items, `where`/`sort` filter and order them in the list language of `{% list %}` (`$name` is a parameter), `follow` steps walk edges out/in/both to a depth (keeping a `type`, with their own where/sort), `select` projects fields, `limit` (1..1000, default 100) and `offset` page the result.',
   });
 export type GraphQuery = z.infer<typeof GraphQuery>;
+/** A query as written (follow steps may leave out their defaults): what the evaluator takes. */
+export type GraphQueryInput = z.input<typeof GraphQuery>;
 
 /** A parameter value: text, a number or true/false. */
 export const QueryParamValue = z.union([z.string(), z.number(), z.boolean()]);
@@ -136,7 +139,10 @@ function clausesOf(
 function checkSavedQuery(
   saved: { query?: GraphQuery; params?: QueryParams | null },
   ctx: z.RefinementCtx,
+  options: { isPartial?: boolean } = {},
 ): void {
+  // a partial update's parameters are checked once merged with the stored ones (SavedQueryRules)
+  const checksDeclared = !options.isPartial || saved.params !== undefined;
   const params = saved.params ?? {};
   for (const [name, param] of Object.entries(params)) {
     if (param.default !== undefined && typeof param.default !== param.type) {
@@ -163,7 +169,7 @@ function checkSavedQuery(
     try {
       const used = paramNames(parseWhere(clause.where ?? '', { params: true }));
       for (const name of used) {
-        if (!Object.hasOwn(params, name)) {
+        if (checksDeclared && !Object.hasOwn(params, name)) {
           ctx.addIssue({
             code: 'custom',
             path: [...clause.path, 'where'],
@@ -210,12 +216,15 @@ export const UpdateSavedQueryBody = z
     query: GraphQuery.optional(),
     params: QueryParams.nullable().optional(),
   })
-  .superRefine(checkSavedQuery)
+  .superRefine((saved, ctx) => checkSavedQuery(saved, ctx, { isPartial: true }))
   .meta({ id: 'UpdateSavedQueryBody' });
 export type UpdateSavedQueryBody = z.infer<typeof UpdateSavedQueryBody>;
 
 /** A stored saved query after an update is merged in: checked as a whole again. */
-export const SavedQueryRules = z.object(savedQueryShape).loose().superRefine(checkSavedQuery);
+export const SavedQueryRules = z
+  .object(savedQueryShape)
+  .loose()
+  .superRefine((saved, ctx) => checkSavedQuery(saved, ctx));
 
 /** Path parameters of /api/queries/{name}. */
 export const SavedQueryParams = z.object({ name: ResourceName });

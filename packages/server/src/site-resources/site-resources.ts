@@ -25,6 +25,11 @@ export interface SiteResourceSpec {
   rules?: z.ZodType;
   /** Derives the key of a created resource when the body has none. */
   deriveKey?: (body: Record<string, unknown>) => string | undefined;
+  /**
+   * Checks a resource against the rest of the site before it is created or an update is
+   * stored (e.g. that a saved query names fields its types have); throws a TrellisError.
+   */
+  check?: (resource: Record<string, unknown>, graph: GraphReader) => Promise<void>;
   /** Sorts the list (default: by key). */
   sortBy?: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
   readPermission?: Permission;
