@@ -35,6 +35,7 @@ export type {
   CreatePageKitBody,
   CreateReleaseBody,
   CreateRouteBody,
+  CreateSavedQueryBody,
   CreateScriptBody,
   CreateSiteBody,
   CreateTemplateBody,
@@ -55,6 +56,7 @@ export type {
   Environment,
   GrantBody,
   GrantResponse,
+  GraphQuery,
   HealthDetailResponse,
   HealthResponse,
   ImportEdgesBody,
@@ -81,6 +83,9 @@ export type {
   RevokeApiKeyResponse,
   RevokeMemberResponse,
   Route,
+  RunQueryBody,
+  RunQueryResponse,
+  SavedQuery,
   Script,
   Seo,
   Site,
@@ -94,6 +99,7 @@ export type {
   UpdateMemberRoleBody,
   UpdatePageKitBody,
   UpdateRouteBody,
+  UpdateSavedQueryBody,
   UpdateScriptBody,
   UpdateSiteBody,
   UpdateTemplateBody,
@@ -130,6 +136,7 @@ export type {
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
 export type { MembersApi } from './namespaces/members';
+export type { QueriesApi } from './namespaces/queries';
 export {
   type DeploymentWaitOptions,
   DeploymentWaitTimeoutError,
