@@ -59,7 +59,7 @@ function addSavedQuery(snapshot: Fixture['snapshot']): void {
       name: 'posts-of-tag',
       query: {
         type: 'tag',
-        where: 'name == $tag',
+        where: 'slug == $tag',
         follow: [{ edge: 'TAGGED', direction: 'in', type: 'post', sort: '-date' }],
         select: ['title', 'date'],
       },
