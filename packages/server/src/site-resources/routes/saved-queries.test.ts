@@ -1,3 +1,7 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, createDirectoryTarget } from '@trelliscms/builder';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
 
@@ -10,6 +14,7 @@ async function seed(): Promise<void> {
     label: 'Post',
     nodeLabel: 'Post',
     keyField: 'slug',
+    routePattern: '/posts/{slug}/',
     fields: [
       { name: 'slug', type: 'string', required: true },
       { name: 'title', type: 'string' },
@@ -23,6 +28,7 @@ async function seed(): Promise<void> {
     label: 'Author',
     nodeLabel: 'Author',
     keyField: 'slug',
+    routePattern: '/authors/{slug}/',
     fields: [
       { name: 'slug', type: 'string', required: true },
       { name: 'name', type: 'string' },
@@ -235,5 +241,93 @@ describe('saved queries (/api/queries)', () => {
     expect((await run({ params: { since: 2023 } })).json().total).toBe(1);
     expect((await site.request({ method: 'DELETE', url: '/api/queries/recent-posts' })).statusCode).toBe(204);
     expect((await run({ params: { since: 2023 } })).statusCode).toBe(404);
+  });
+
+  it('shows the same rows in a page of a server build and of cms-build, and an incremental build follows them', async () => {
+    const created = await site.request({
+      method: 'POST',
+      url: '/api/queries',
+      payload: {
+        name: 'posts-of-author',
+        query: {
+          type: 'author',
+          where: 'slug == $author',
+          follow: [{ edge: 'WROTE', direction: 'out', type: 'post', sort: '-year' }],
+          select: ['title', 'year'],
+        },
+        params: { author: { type: 'string', required: true } },
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const templates = [
+      { name: 'post', boundType: 'post', content: '<h1>{{ item.title }}</h1>' },
+      {
+        name: 'author',
+        boundType: 'author',
+        content:
+          "<h1>{{ item.name }}</h1>{% query 'posts-of-author' author: item.slug as posts %}<ol>{% for p in posts %}<li>{{ p.id }} {{ p.title }} {{ p.year }} {{ p.url }}</li>{% endfor %}</ol><p>{{ posts_total }} posts</p>",
+      },
+    ];
+    for (const payload of templates) {
+      const res = await site.request({ method: 'POST', url: '/api/templates', payload });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const runRows = async () => {
+      const res = await site.request({
+        method: 'POST',
+        url: '/api/queries/posts-of-author/run',
+        payload: { params: { author: 'ann' } },
+      });
+      return res.json().items.map((row: Record<string, unknown>) => `${row.id} ${row.title} ${row.year}`);
+    };
+    const pageRows = async () => {
+      const page = await site.platform.app.inject({
+        method: 'GET',
+        url: '/sites/content-test/dev/authors/ann/',
+      });
+      expect(page.statusCode).toBe(200);
+      return [...page.body.matchAll(/<li>(\S+ \S+ \S+) (\S+)<\/li>/g)].map((match) => match[1]);
+    };
+    const buildDev = async (mode: string) => {
+      const res = await site.request({ method: 'POST', url: '/api/build', payload: { env: 'dev', mode } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().ok, res.body).toBe(true);
+      return res.json();
+    };
+
+    await buildDev('full');
+    expect(await runRows()).toEqual(['post:gamma Gamma 2024', 'post:alpha Alpha 2020']);
+    expect(await pageRows()).toEqual(await runRows());
+    const served = (
+      await site.platform.app.inject({ method: 'GET', url: '/sites/content-test/dev/authors/ann/' })
+    ).body;
+    expect(served).toContain('post:gamma Gamma 2024 /posts/gamma/');
+
+    // cms-build from the export (the snapshot carries the saved queries) renders the same page
+    const exported = await site.request({ method: 'GET', url: '/api/export' });
+    expect(exported.json().queries.map((query: { name: string }) => query.name)).toEqual(['posts-of-author']);
+    const dir = await mkdtemp(join(tmpdir(), 'trellis-query-build-'));
+    try {
+      const target = createDirectoryTarget({ root: dir });
+      const result = await build({ source: exported.json(), target, env: 'dev', mode: 'full', workers: 1 });
+      expect(result.ok, JSON.stringify(result.errors)).toBe(true);
+      const local = await readFile(join(dir, 'current', 'authors', 'ann', 'index.html'), 'utf8');
+      const section = (html: string) => /<ol>.*<\/ol><p>\d+ posts<\/p>/s.exec(html)?.[0];
+      expect(section(local)).toBeDefined();
+      expect(section(local)).toBe(section(served));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+
+    // an edit that changes the result: the next incremental build shows it
+    const edited = await site.request({
+      method: 'PATCH',
+      url: '/api/content/post/post:alpha',
+      payload: { fields: { year: 2025 } },
+    });
+    expect(edited.statusCode, edited.body).toBe(200);
+    expect((await buildDev('incremental')).mode).toBe('incremental');
+    expect(await pageRows()).toEqual(['post:alpha Alpha 2025', 'post:gamma Gamma 2024']);
+    expect(await pageRows()).toEqual(await runRows());
   });
 });
