@@ -19,7 +19,7 @@ export function registerSavedQueryRun(app: FastifyInstance): void {
         description:
           'Runs the saved query with the parameters of the body (`params`, checked against the declared types: 400 `invalid_query_params`), over every item of the site. `limit` and `offset` replace the query’s. `items` are rows (`id`, `type` and the selected values), `total` counts every match. Bounded by MAX_QUERY_TIMEOUT_MS: 504 `query_timeout` when it runs longer. docs/queries.md describes the language.',
         params: SavedQueryParams,
-        body: RunQueryBody,
+        body: RunQueryBody.optional().nullable(),
         response: { 200: RunQueryResponse, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
