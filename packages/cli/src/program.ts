@@ -15,6 +15,7 @@ import { defineLiveCommand } from './commands/live/definition';
 import { defineLoginCommand } from './commands/login/definition';
 import { defineMembersCommands } from './commands/members/definition';
 import { definePublishCommands } from './commands/publish/definition';
+import { defineQueriesCommands } from './commands/queries/definition';
 import { defineQueueCommand } from './commands/queue/definition';
 import { defineReleasesCommands } from './commands/releases/definition';
 import { defineReplayCommand } from './commands/replay/definition';
@@ -37,6 +38,7 @@ const GROUPS = [
   defineTypesCommands,
   defineRoutesCommands,
   defineResourceCommands,
+  defineQueriesCommands,
   defineContentCommands,
   definePublishCommands,
   defineWorkflowsCommands,

@@ -10,6 +10,7 @@ import { createImportApi, type ImportApi } from './namespaces/import';
 import { createMaintenanceApi, type MaintenanceApi } from './namespaces/maintenance';
 import { createMediaApi, type MediaApi } from './namespaces/media';
 import { createMembersApi, type MembersApi } from './namespaces/members';
+import { createQueriesApi, type QueriesApi } from './namespaces/queries';
 import { createReleasesApi, type ReleasesApi } from './namespaces/releases';
 import {
   type BlockTypesApi,
@@ -84,6 +85,8 @@ export interface SiteClient {
   readonly export: ExportApi;
   readonly routes: RoutesApi;
   readonly views: ViewsApi;
+  /** Saved queries (docs/queries.md): list, get, create, update, delete and run. */
+  readonly queries: QueriesApi;
   readonly transforms: TransformsApi;
   readonly scripts: ScriptsApi;
   readonly blockTypes: BlockTypesApi;
@@ -159,6 +162,7 @@ export function createClient(options: ClientOptions): TrellisClient {
         export: createExportApi(scoped),
         routes: createRoutesApi(scoped),
         views: createViewsApi(scoped),
+        queries: createQueriesApi(scoped),
         transforms: createTransformsApi(scoped),
         scripts: createScriptsApi(scoped),
         blockTypes: createBlockTypesApi(scoped),

@@ -35,6 +35,7 @@ export type {
   CreatePageKitBody,
   CreateReleaseBody,
   CreateRouteBody,
+  CreateSavedQueryBody,
   CreateScriptBody,
   CreateSiteBody,
   CreateTemplateBody,
@@ -56,6 +57,7 @@ export type {
   Environment,
   GrantBody,
   GrantResponse,
+  GraphQuery,
   HealthDetailResponse,
   HealthResponse,
   ImportEdgesBody,
@@ -82,6 +84,9 @@ export type {
   RevokeApiKeyResponse,
   RevokeMemberResponse,
   Route,
+  RunQueryBody,
+  RunQueryResponse,
+  SavedQuery,
   Script,
   Seo,
   Site,
@@ -95,6 +100,7 @@ export type {
   UpdateMemberRoleBody,
   UpdatePageKitBody,
   UpdateRouteBody,
+  UpdateSavedQueryBody,
   UpdateScriptBody,
   UpdateSiteBody,
   UpdateTemplateBody,
@@ -143,6 +149,7 @@ export type {
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
 export type { MembersApi } from './namespaces/members';
+export type { QueriesApi } from './namespaces/queries';
 export {
   type DeploymentWaitOptions,
   DeploymentWaitTimeoutError,

@@ -23,6 +23,8 @@ export function globalHashOf(snapshot: Snapshot, env: string, mediaBaseUrl: stri
     transforms: snapshot.transforms ?? [],
     routes: snapshot.routes ?? [],
     views: snapshot.views ?? [],
+    // a saved query's definition changes what every page running it shows
+    ...(snapshot.queries && snapshot.queries.length > 0 ? { queries: snapshot.queries } : {}),
   });
 }
 

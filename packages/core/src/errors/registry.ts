@@ -35,6 +35,14 @@ export const errorRegistry = {
     message:
       'The list query is not valid: {detail}. `where` is <field> <op> <value> conditions joined by `and` (op one of == != > >= < <= contains); `sort` is field names separated by commas, `-` before one for descending.',
   },
+  invalid_query: {
+    status: 400,
+    message: 'The saved query is not valid: {detail}. See docs/queries.md for the query language.',
+  },
+  invalid_query_params: {
+    status: 400,
+    message: 'The parameters of saved query `{name}` are not valid: {detail}.',
+  },
   invalid_deploy_options: {
     status: 400,
     message: 'The deploy target `{target}` cannot use these options: {detail}',

@@ -1,6 +1,7 @@
 import {
   type LiveEntry,
   type Route,
+  type SavedQuery,
   type SiteSnapshot,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
@@ -15,7 +16,7 @@ import type { GraphEdge, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import type { Clock } from '../shared/clock';
 import { nodePages } from '../shared/node-pages';
-import { ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
+import { QUERIES, ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
 import { listSiteResources } from '../site-resources/site-resources';
 import { listTemplates } from '../site-resources/template-repository';
 
@@ -26,7 +27,7 @@ const PAGE = 5000;
  * `trellis-snapshot` format of core `schemas/snapshot.ts`, also the body of GET /api/export):
  * the site settings, content types, every item with its version, hash, status and
  * published environments, the relationship edges between items, templates at their head
- * version, transforms, routes and views.
+ * version, transforms, routes, views and saved queries.
  *
  * With `live` (the live state of environment `env`, see releases/live-state.ts), every item
  * live there is taken at its live version, published to `env` only, and every other item at
@@ -106,6 +107,7 @@ export async function takeSnapshot({
     transforms: (await listSiteResources(graph, TRANSFORMS)) as Transform[],
     routes: (await listSiteResources(graph, ROUTES)) as Route[],
     views: (await listSiteResources(graph, VIEWS)) as View[],
+    queries: (await listSiteResources(graph, QUERIES)) as SavedQuery[],
     exportedAt: clock.now().toISOString(),
   };
 }

@@ -25,17 +25,18 @@ export interface SiteResourceSpec {
   rules?: z.ZodType;
   /** Derives the key of a created resource when the body has none. */
   deriveKey?: (body: Record<string, unknown>) => string | undefined;
+  /**
+   * Checks a resource about to be stored (created, or merged by an update) against the rest of
+   * the site, in the write's transaction (e.g. that a saved query names fields its types have,
+   * that a workflow claims no type another one claims); throws a TrellisError to refuse it.
+   */
+  check?: (resource: Record<string, unknown>, graph: GraphReader) => Promise<void>;
   /** Sorts the list (default: by key). */
   sortBy?: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
   readPermission?: Permission;
   writePermission: Permission;
   /** Update verbs to register (default PATCH and PUT, both partial). */
   updateMethods?: Array<'patch' | 'put'>;
-  /**
-   * Checks a resource about to be stored (created, or merged by an update) against the rest of
-   * the site, in the write's transaction; throws a TrellisError to refuse it.
-   */
-  check?: (reader: GraphReader, resource: Record<string, unknown>) => Promise<void>;
 }
 
 /** The node id of a resource: `~<label in lowercase>:<key>` (shared/internal-ids). */

@@ -44,7 +44,7 @@ export async function workflowOfType(reader: GraphReader, typeName: string): Pro
 }
 
 /** Refuses a workflow naming a type another workflow names, or a second catch-all, or an unknown type. */
-async function checkWorkflowClaims(reader: GraphReader, resource: Record<string, unknown>): Promise<void> {
+async function checkWorkflowClaims(resource: Record<string, unknown>, reader: GraphReader): Promise<void> {
   const name = String(resource.name);
   if (name === 'default') {
     throw TrellisError.of('conflict', {
