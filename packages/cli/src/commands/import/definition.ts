@@ -2,9 +2,10 @@ import { type Command, Option } from 'commander';
 import { RECORD_FORMATS, type RecordFormat } from '../../io/read-records';
 import { type CommandKit, subcommand, toPositiveInt } from '../command-kit';
 import { importEdges, importRecords } from './import';
+import { importAll } from './import-all';
 
 export interface ImportRecordsFlags {
-  type: string;
+  type?: string;
   format?: RecordFormat;
   batchSize?: number;
   callSize?: number;
@@ -31,18 +32,25 @@ export function defineImportCommands(program: Command, { io, action }: CommandKi
     [
       'cms import records countries.csv --type country --errors-file failed.ndjson',
       'cms import records books.json --type book --publish prod',
+      'cms import records ./export/          # a folder: author.csv, post.ndjson, edges.csv',
+      'cms import records site.json          # {"records": {"author": [...], "post": [...]}, "edges": [...]}',
     ],
     `Each record creates its item, updates it (a new version) or, when the item already holds
 it, leaves it unchanged (no version): re-running an import is safe. --skip-existing leaves
 existing items alone. CSV cells are converted by the type's fields (numbers, booleans, lists
 separated by |; text fields keep 0451524934 as text); a column named after a relationship
-gives its target id(s). --publish puts what each request wrote live in that environment.`,
+gives its target id(s). --publish puts what each request wrote live in that environment.
+Without --type, <file> is a folder of <type>.json|.ndjson|.csv files (and edges.*) or a JSON
+file {"records": {"<type>": [...]}, "edges": [...]}: the types are imported in dependency order
+(a type after those its references and relationships point at), then the edges. An unreadable
+CSV row goes to the errors file; the others are imported. Ctrl-C stops an import and says how
+to resume (run the same command again: what was imported comes back unchanged).`,
   )
     .argument(
       '<file>',
-      'a .json (array, {"records": [...]}, or {"records": {"<type>": [...]}}), .ndjson or .csv file',
+      'a .json (array, {"records": [...]}, or {"records": {"<type>": [...]}}), .ndjson or .csv file; or a folder',
     )
-    .requiredOption('--type <name>', 'content type of the records')
+    .option('--type <name>', 'content type of the records (without it: a folder or a multi-type file)')
     .addOption(
       new Option('--format <format>', 'input format (default: from the extension)').choices(RECORD_FORMATS),
     )
@@ -54,21 +62,35 @@ gives its target id(s). --publish puts what each request wrote live in that envi
     .option('--errors-file <path>', 'where failed records go (default <file>.errors.ndjson)')
     .action(
       action<ImportRecordsFlags>(async (context, [file], options) =>
-        importRecords({
-          site: await context.site(),
-          client: await context.client(),
-          out: context.out,
-          io,
-          file: file!,
-          type: options.type,
-          format: options.format,
-          batchSize: options.batchSize,
-          callSize: options.callSize,
-          skipExisting: options.skipExisting === true,
-          dryRun: options.dryRun === true,
-          publish: options.publish,
-          errorsFile: options.errorsFile,
-        }),
+        options.type === undefined
+          ? importAll({
+              site: await context.site(),
+              client: await context.client(),
+              out: context.out,
+              io,
+              path: file!,
+              batchSize: options.batchSize,
+              callSize: options.callSize,
+              skipExisting: options.skipExisting === true,
+              dryRun: options.dryRun === true,
+              publish: options.publish,
+              errorsFile: options.errorsFile,
+            })
+          : importRecords({
+              site: await context.site(),
+              client: await context.client(),
+              out: context.out,
+              io,
+              file: file!,
+              type: options.type,
+              format: options.format,
+              batchSize: options.batchSize,
+              callSize: options.callSize,
+              skipExisting: options.skipExisting === true,
+              dryRun: options.dryRun === true,
+              publish: options.publish,
+              errorsFile: options.errorsFile,
+            }),
       ),
     );
   subcommand(
