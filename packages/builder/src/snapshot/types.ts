@@ -18,6 +18,7 @@ export type SnapshotItem = ReadView<core.SnapshotItem, 'id' | 'type' | 'fields'>
 export type SnapshotEdge = ReadView<core.EdgeTriple, 'from' | 'edge' | 'to'>;
 export type SnapshotTemplate = ReadView<core.Template, 'name' | 'content'>;
 export type SnapshotTransform = ReadView<core.Transform, 'id' | 'kind'>;
+export type SnapshotScript = ReadView<core.Script, 'name' | 'source'>;
 /** A listing/index page: a route, or a view (rendered like a listing route). */
 export type SnapshotRoute = ReadView<core.Route, 'path'>;
 
@@ -32,6 +33,7 @@ export type Snapshot = Pick<core.SiteSnapshot, 'format' | 'version'> & {
   edges: SnapshotEdge[];
   templates: SnapshotTemplate[];
   transforms?: SnapshotTransform[];
+  scripts?: SnapshotScript[];
   routes?: SnapshotRoute[];
   views?: SnapshotRoute[];
   exportedAt?: string;

@@ -7,6 +7,7 @@ import { EdgeTriple } from './import';
 import { Locale, Translations } from './locales';
 import { PageKit } from './page-kits';
 import { Route } from './routes';
+import { Script } from './scripts';
 import { Site } from './site';
 import { Template } from './template';
 import { Transform } from './transforms';
@@ -49,6 +50,8 @@ export const SiteSnapshot = z
     edges: z.array(EdgeTriple),
     templates: z.array(Template),
     transforms: z.array(Transform),
+    /** The site's scripts (script transforms and scripts bound to a build event run them). */
+    scripts: z.array(Script).optional(),
     routes: z.array(Route),
     views: z.array(View),
     /** Optional: block types, widgets, page kits, locales and translations the templates use. */
