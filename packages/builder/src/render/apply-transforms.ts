@@ -33,6 +33,15 @@ export interface TransformOutcome {
    * fails with `transforms_stopped` then. null when every transform ran.
    */
   stopped: string | null;
+  /** the scripts that refused an item (threw, or returned `{error}`), with their own message; also in `errors` */
+  refusals: TransformRefusal[];
+}
+
+/** A script's refusal of an item, in the script's own words. */
+export interface TransformRefusal {
+  contentId: string;
+  transform: string;
+  message: string;
 }
 
 /** The transforms a build runs, in order: enabled, of a build event (`beforeBuild` first, then `beforeRender`), by `order` then id. */
@@ -90,7 +99,7 @@ export function applyTransforms(
 ): TransformOutcome {
   const { snapshot, env } = params;
   const transforms = buildTransforms(snapshot);
-  if (transforms.length === 0) return { snapshot, errors: [], stopped: null };
+  if (transforms.length === 0) return { snapshot, errors: [], stopped: null, refusals: [] };
   const itemTimeMs = params.transformTimeMs ?? DEFAULT_TRANSFORM_TIME_MS;
   const budgetMs = params.transformBudgetMs ?? DEFAULT_TRANSFORM_BUDGET_MS;
   const deadline = performance.now() + budgetMs;
@@ -107,6 +116,7 @@ export function applyTransforms(
   const scripts = new Map((snapshot.scripts ?? []).map((script) => [script.name, script]));
   const compiled = new Map<string, ReturnType<Liquid['parse']> | Error>();
   const errors: TransformError[] = [];
+  const refusals: TransformRefusal[] = [];
   let stopped: string | null = null;
   const items = snapshot.items.map((item) => {
     let current: SnapshotItem = item;
@@ -136,9 +146,13 @@ export function applyTransforms(
         });
         if (step.fields) current = { ...current, fields: step.fields };
         if (step.error !== null) errors.push({ contentId: item.id, transform: name, error: step.error });
+        if (step.refusal !== null)
+          refusals.push({ contentId: item.id, transform: name, message: step.refusal });
         if (step.stopped !== null) {
+          // the budget cut the script short only when what was left is below its own limit
+          const scriptMs = scripts.get(transform.script ?? '')?.timeoutMs ?? Number.POSITIVE_INFINITY;
           stopped =
-            step.stopped === 'timeout' && limitMs < itemTimeMs
+            step.stopped === 'timeout' && limitMs < itemTimeMs && limitMs < scriptMs
               ? `the transforms ran past their budget of ${budgetMs} ms for the build (at transform "${name}" on ${item.id}); the items from there on were not transformed`
               : `transform "${name}" was stopped on ${item.id}: ${step.error}; the transforms were stopped and the items from there on were not transformed`;
         }
@@ -160,7 +174,7 @@ export function applyTransforms(
     }
     return current;
   });
-  return { snapshot: { ...snapshot, items }, errors, stopped };
+  return { snapshot: { ...snapshot, items }, errors, stopped, refusals };
 }
 
 /** What one script transform did to an item: its new fields, its error, why it was stopped. */
@@ -168,6 +182,8 @@ interface ScriptStep {
   fields: Record<string, unknown> | null;
   error: string | null;
   stopped: 'timeout' | 'memory' | 'stack' | null;
+  /** the script's own message when it refused the item */
+  refusal: string | null;
 }
 
 /**
@@ -185,7 +201,7 @@ function runScriptTransform(params: {
   limitMs: number;
 }): ScriptStep {
   const { transform, item, script, runScript } = params;
-  const none = (error: string): ScriptStep => ({ fields: null, error, stopped: null });
+  const none = (error: string): ScriptStep => ({ fields: null, error, stopped: null, refusal: null });
   if (!script) return none(`the script "${transform.script}" does not exist`);
   if (script.enabled === false) return none(`the script "${script.name}" is disabled`);
   if (!runScript) return none('script transforms need the script sandbox (loadScriptRunner)');
@@ -201,13 +217,22 @@ function runScriptTransform(params: {
     timeoutMs: Math.max(1, Math.floor(Math.min(script.timeoutMs ?? params.limitMs, params.limitMs))),
     memoryMb: script.memoryMb,
   });
-  if (outcome.status === 'stopped') return { fields: null, error: outcome.message, stopped: outcome.reason };
-  if (outcome.status === 'rejected') return none(`script "${script.name}": ${outcome.message}`);
+  if (outcome.status === 'stopped') {
+    return { fields: null, error: outcome.message, stopped: outcome.reason, refusal: null };
+  }
+  if (outcome.status === 'rejected') {
+    return { ...none(`script "${script.name}": ${outcome.message}`), refusal: outcome.message };
+  }
   const fields = returnedFields(outcome.value);
   if (fields === undefined) {
     return none(`script "${script.name}" returned neither the item (with fields) nor nothing`);
   }
-  return { fields: fields === null ? null : { ...item.fields, ...fields }, error: null, stopped: null };
+  return {
+    fields: fields === null ? null : { ...item.fields, ...fields },
+    error: null,
+    stopped: null,
+    refusal: null,
+  };
 }
 
 /** The fields a script returned (`{fields}`), null for nothing, undefined for something else. */

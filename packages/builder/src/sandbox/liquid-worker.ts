@@ -15,7 +15,7 @@ async function transforms(
   request: Extract<SandboxRequest, { type: 'transforms' }>,
 ): Promise<TransformsResult> {
   const input = JSON.parse(request.snapshotJson) as Snapshot;
-  const { snapshot, errors, stopped } = applyTransforms({
+  const { snapshot, errors, stopped, refusals } = applyTransforms({
     snapshot: input,
     env: request.env,
     ...request.limits,
@@ -25,7 +25,7 @@ async function transforms(
   snapshot.items.forEach((item, index) => {
     if (item !== input.items[index]) changed.push([index, item.fields]);
   });
-  return { changed, errors, stopped };
+  return { changed, errors, stopped, refusals };
 }
 
 async function handle(request: SandboxRequest): Promise<SandboxResults[SandboxRequest['type']]> {

@@ -1,6 +1,6 @@
 import type { TransformError } from '@trelliscms/core';
 import type { TemplateProblem } from '../liquid/check-template';
-import type { TransformLimits } from '../render/apply-transforms';
+import type { TransformLimits, TransformRefusal } from '../render/apply-transforms';
 import type { ScriptJobInput, ScriptOutcome } from './script-runner';
 
 /** Parses a template with the site's Liquid environment (see `checkTemplate`). */
@@ -29,6 +29,7 @@ export interface TransformsResult {
   changed: Array<[index: number, fields: Record<string, unknown>]>;
   errors: TransformError[];
   stopped: string | null;
+  refusals: TransformRefusal[];
 }
 
 /** The result of each kind of job. */
