@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { listSites, toSiteView } from '../../platform/sites';
 import { BuildService } from '../../publishing/build-service';
+import { runAfterBuildHooks } from '../../scripts/after-build';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,7 +27,16 @@ export const publishingPlugin = fp(
       dataDir,
       log: app.log.child({ component: 'build' }),
       clock: app.trellis.clock,
+      transformBudgetMs: app.trellis.config.TRANSFORM_BUDGET_MS,
       outbound: app.trellis.outbound,
+      afterBuild: ({ graph, site, actor, build }) =>
+        runAfterBuildHooks({
+          graph,
+          host: app.scripts,
+          site: { id: site.id, name: site.name, publicUrl: site.publicUrl },
+          actor,
+          build,
+        }),
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
@@ -51,5 +61,5 @@ export const publishingPlugin = fp(
       await service.close();
     });
   },
-  { name: 'trellis-publishing', dependencies: ['trellis-context'] },
+  { name: 'trellis-publishing', dependencies: ['trellis-context', 'trellis-scripts'] },
 );
