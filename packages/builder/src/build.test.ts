@@ -365,6 +365,52 @@ describe('build', () => {
     expect(await fixture.readFile('/tags/web/')).toContain('<h1>Tag: WEB!</h1>');
   });
 
+  it('runs afterRender transforms on each rendered page of their type: Liquid and scripts', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.scripts = [
+      {
+        name: 'stamp',
+        source:
+          'return { html: page.html.replace("</h1>", " [" + item.id + " at " + page.path + "]</h1>") };',
+      },
+    ];
+    fixture.snapshot.transforms!.push(
+      {
+        id: 'tf-stamp',
+        name: 'stamp pages',
+        kind: 'script',
+        event: 'afterRender',
+        type: 'tag',
+        script: 'stamp',
+      },
+      {
+        id: 'tf-comment',
+        name: 'comment',
+        kind: 'set-field',
+        event: 'afterRender',
+        type: 'tag',
+        field: 'html',
+        value: '{{ html | raw }}<!-- {{ item.name }} -->',
+        order: 1,
+      },
+    );
+    for (const workers of [2, 0]) {
+      const result = await fixture.build({ mode: 'full', workers });
+      expect(result.errors).toEqual([]);
+      const tag = await fixture.readFile('/tags/web/');
+      expect(tag).toContain('<h1>Tag: Web [tag:web at /tags/web/]</h1>');
+      expect(tag.endsWith('<!-- Web -->')).toBe(true);
+      // other types' pages are left alone
+      expect(await fixture.readFile('/blog/hello-world/')).not.toContain('<!--');
+    }
+    // a failing one fails the page, naming the transform
+    fixture.snapshot.scripts[0]!.source = 'throw new Error("nope")';
+    const failed = await fixture.build({ mode: 'full' });
+    expect(failed.ok).toBe(false);
+    expect(failed.errors[0]).toMatchObject({ code: 'render_failed' });
+    expect(failed.errors[0]!.message).toMatch(/afterRender transform "stamp pages": nope/);
+  });
+
   it('fails the build naming the transform when its script loops past its limit', async () => {
     fixture = loadFixture('blog');
     fixture.snapshot.scripts = [{ name: 'spin', source: 'while (true) {}', timeoutMs: 300 }];

@@ -19,6 +19,7 @@ export const ScriptEvent = z
     'afterPublish',
     'beforeBuild',
     'beforeRender',
+    'afterRender',
     'afterBuild',
   ])
   .meta({ id: 'ScriptEvent' });
