@@ -258,4 +258,12 @@ describe('POST /api/scripts/{name}/test', () => {
     const stops = await auditActions('hook.stopped');
     expect(stops[0]).toMatchObject({ target: 'script:bomb', data: { event: 'manual' } });
   });
+
+  it('is in the OpenAPI document with its body and result schemas', async () => {
+    const document = (await site.request({ method: 'GET', url: '/api/openapi.json' })).json();
+    const operation = document.paths['/api/scripts/{name}/test'].post;
+    expect(JSON.stringify(operation.responses['200'])).toContain('ScriptRunResult');
+    expect(document.components.schemas.Script.properties.memoryMb).toBeDefined();
+    expect(document.components.schemas.ScriptEvent.enum).toContain('afterRender');
+  });
 });
