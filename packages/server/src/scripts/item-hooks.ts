@@ -21,7 +21,7 @@ export const HOOK_TIME_MS = 30_000;
 
 const SCRIPTS = OTHER_RESOURCES.find((spec) => spec.base === 'scripts')!;
 
-/** The item a hook sees: its id (null before its first save), type and fields. */
+/** The item a hook sees: its id (null before its first save: hooks see `<type>:new`), type and fields. */
 export interface HookItem {
   id: string | null;
   type: string;
@@ -137,7 +137,7 @@ export async function runItemHooks(params: {
 /**
  * The answer to a `before*` event's hooks: throws 422 `hook_stopped` when a hook was stopped,
  * 422 `hook_rejected` when a script refused the item (its message is the error) or a hook
- * failed; else gives the fields the hooks left.
+ * failed; returns when every hook ran.
  */
 export function assertHooksAllow(event: ItemHookEvent, outcome: HookOutcome): void {
   const extra = { event, hooks: outcome.hooks };
