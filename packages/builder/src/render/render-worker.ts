@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { isRenderTimeLimit } from '../liquid/create-liquid';
-import { loadScriptRunner, type ScriptRunner } from '../sandbox/script-runner';
+import type { ScriptRunner } from '../sandbox/script-runner';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import { Renderer, rendersScripts } from './renderer';
 import type {
@@ -102,9 +102,12 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
       };
       // afterRender scripts need QuickJS, loaded (once per worker) before the worker is ready
       if (rendersScripts(snapshot)) {
-        return loadScriptRunner().then(start, (error: unknown) => {
-          post({ type: 'failed', error: `QuickJS could not load: ${String(error)}` });
-        });
+        // imported here: QuickJS stays out of the heap of workers that never run a script
+        return import('../sandbox/script-runner')
+          .then(({ loadScriptRunner }) => loadScriptRunner())
+          .then(start, (error: unknown) => {
+            post({ type: 'failed', error: `QuickJS could not load: ${String(error)}` });
+          });
       }
       start();
       return;

@@ -3,13 +3,18 @@ import { checkTemplate } from '../liquid/check-template';
 import { applyTransforms, hasScriptTransforms } from '../render/apply-transforms';
 import type { Snapshot } from '../snapshot/types';
 import type { SandboxReply, SandboxRequest, SandboxResults, TransformsResult } from './protocol';
-import { loadScriptRunner } from './script-runner';
 
 // A sandbox worker: runs user-supplied Liquid (template checks, a build's transforms) and
 // scripts (QuickJS) away from the thread that serves requests; the sandbox terminates it past
 // a job's deadline.
 const port = parentPort;
 if (!port) throw new Error('liquid-worker runs as a worker thread');
+
+/** QuickJS, loaded the first time a job needs it (a worker of template checks never does). */
+async function scriptRunner() {
+  const { loadScriptRunner } = await import('./script-runner');
+  return loadScriptRunner();
+}
 
 async function transforms(
   request: Extract<SandboxRequest, { type: 'transforms' }>,
@@ -19,7 +24,7 @@ async function transforms(
     snapshot: input,
     env: request.env,
     ...request.limits,
-    ...(hasScriptTransforms(input) ? { runScript: await loadScriptRunner() } : {}),
+    ...(hasScriptTransforms(input) ? { runScript: await scriptRunner() } : {}),
   });
   const changed: TransformsResult['changed'] = [];
   snapshot.items.forEach((item, index) => {
@@ -32,7 +37,7 @@ async function handle(request: SandboxRequest): Promise<SandboxResults[SandboxRe
   if (request.type === 'check') return checkTemplate(request.content);
   if (request.type === 'transforms') return transforms(request);
   const { type: _type, id: _id, ...job } = request;
-  return (await loadScriptRunner())(job);
+  return (await scriptRunner())(job);
 }
 
 port.on('message', (request: SandboxRequest) => {
