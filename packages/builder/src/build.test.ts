@@ -334,6 +334,100 @@ describe('build', () => {
     expect(result.errors[0]!.message).toMatch(/^the transforms ran past their budget of 5 ms for the build/);
   });
 
+  it('runs script transforms in the QuickJS sandbox: the page shows what the script returned', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.scripts = [
+      {
+        name: 'shout',
+        source: 'return { fields: { name: item.fields.name.toUpperCase() + "!" } };',
+        timeoutMs: 1000,
+      },
+    ];
+    fixture.snapshot.transforms!.push({
+      id: 'tf-shout',
+      name: 'shout tags',
+      kind: 'script',
+      event: 'beforeRender',
+      type: 'tag',
+      script: 'shout',
+    });
+    for (const workers of [2, 0]) {
+      const result = await fixture.build({ mode: 'full', workers });
+      expect(result.transformErrors).toEqual([]);
+      expect(result.ok).toBe(true);
+      expect(await fixture.readFile('/tags/web/')).toContain('<h1>Tag: WEB!</h1>');
+    }
+    // a script bound to a build event runs without a transform
+    fixture.snapshot.transforms = [];
+    fixture.snapshot.scripts[0]!.event = 'beforeBuild';
+    fixture.snapshot.scripts[0]!.type = 'tag';
+    expect((await fixture.build({ mode: 'full' })).ok).toBe(true);
+    expect(await fixture.readFile('/tags/web/')).toContain('<h1>Tag: WEB!</h1>');
+  });
+
+  it('runs afterRender transforms on each rendered page of their type: Liquid and scripts', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.scripts = [
+      {
+        name: 'stamp',
+        source:
+          'return { html: page.html.replace("</h1>", " [" + item.id + " at " + page.path + "]</h1>") };',
+      },
+    ];
+    fixture.snapshot.transforms!.push(
+      {
+        id: 'tf-stamp',
+        name: 'stamp pages',
+        kind: 'script',
+        event: 'afterRender',
+        type: 'tag',
+        script: 'stamp',
+      },
+      {
+        id: 'tf-comment',
+        name: 'comment',
+        kind: 'set-field',
+        event: 'afterRender',
+        type: 'tag',
+        field: 'html',
+        value: '{{ html | raw }}<!-- {{ item.name }} -->',
+        order: 1,
+      },
+    );
+    for (const workers of [2, 0]) {
+      const result = await fixture.build({ mode: 'full', workers });
+      expect(result.errors).toEqual([]);
+      const tag = await fixture.readFile('/tags/web/');
+      expect(tag).toContain('<h1>Tag: Web [tag:web at /tags/web/]</h1>');
+      expect(tag.endsWith('<!-- Web -->')).toBe(true);
+      // other types' pages are left alone
+      expect(await fixture.readFile('/blog/hello-world/')).not.toContain('<!--');
+    }
+    // a failing one fails the page, naming the transform
+    fixture.snapshot.scripts[0]!.source = 'throw new Error("nope")';
+    const failed = await fixture.build({ mode: 'full' });
+    expect(failed.ok).toBe(false);
+    expect(failed.errors[0]).toMatchObject({ code: 'render_failed' });
+    expect(failed.errors[0]!.message).toMatch(/afterRender transform "stamp pages": nope/);
+  });
+
+  it('fails the build naming the transform when its script loops past its limit', async () => {
+    fixture = loadFixture('blog');
+    fixture.snapshot.scripts = [{ name: 'spin', source: 'while (true) {}', timeoutMs: 300 }];
+    fixture.snapshot.transforms!.push({ id: 'tf-spin', name: 'spinner', kind: 'script', script: 'spin' });
+    const result = await fixture.build({ mode: 'full' });
+    expect(result.ok).toBe(false);
+    expect(result.errors).toEqual([
+      {
+        code: 'transforms_stopped',
+        message: expect.stringMatching(
+          /^transform "spinner" was stopped on [a-z]+:[a-z-]+: script "spin" was stopped: it ran past its time limit of 300 ms/,
+        ),
+      },
+    ]);
+    expect(existsSync(join(fixture.root, 'site', 'current'))).toBe(false);
+  });
+
   it('stops a hostile template with the worker limit and ends only its own build', async () => {
     fixture = loadFixture('blog');
     fixture.snapshot.templates.find((t) => t.name === 'tag')!.content =

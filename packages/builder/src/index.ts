@@ -57,6 +57,15 @@ export { activateVersion, rollback } from './rollback';
 export { applyTransformsInWorker } from './sandbox/apply-transforms-in-worker';
 export { checkTemplateInWorker, DEFAULT_CHECK_TIMEOUT_MS } from './sandbox/check-template-in-worker';
 export { LiquidSandbox, SandboxStoppedError } from './sandbox/liquid-sandbox';
+export { runScriptInWorker } from './sandbox/run-script-in-worker';
+export {
+  DEFAULT_SCRIPT_MEMORY_MB,
+  DEFAULT_SCRIPT_TIMEOUT_MS,
+  loadScriptRunner,
+  type ScriptJobInput,
+  type ScriptOutcome,
+  type ScriptRunner,
+} from './sandbox/script-runner';
 export { assertSnapshot, isSnapshot, readSnapshotFile } from './snapshot/read-snapshot';
 export type {
   Snapshot,

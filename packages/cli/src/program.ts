@@ -22,6 +22,7 @@ import { defineReplayCommand } from './commands/replay/definition';
 import { defineResourceCommands } from './commands/resources/definition';
 import { defineRollbackCommand } from './commands/rollback/definition';
 import { defineRoutesCommands } from './commands/routes/definition';
+import { defineScriptsCommands } from './commands/scripts/definition';
 import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
 import { defineTypesCommands } from './commands/types/definition';
@@ -39,6 +40,7 @@ const GROUPS = [
   defineRoutesCommands,
   defineResourceCommands,
   defineQueriesCommands,
+  defineScriptsCommands,
   defineContentCommands,
   definePublishCommands,
   defineWorkflowsCommands,

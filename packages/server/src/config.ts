@@ -96,6 +96,8 @@ export const ConfigSchema = z
     /** Least time between JWKS refetches triggered by an unknown `kid` (a rotated key is seen after it). */
     OIDC_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
     MAX_QUERY_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(120_000),
+    /** ms all of one build's transforms (Liquid and scripts) may take together; past it the build fails naming the transform. */
+    TRANSFORM_BUDGET_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
     /** Body limit of JSON requests on every route but the imports, in bytes (413 past it). */
     BODY_LIMIT_BYTES: z.coerce
       .number()

@@ -25,6 +25,7 @@ export function structureKey(run: {
     snapshot.views ?? [],
     snapshot.transforms ?? [],
     snapshot.queries ?? [],
+    snapshot.scripts ?? [],
   ]);
 }
 

@@ -1,9 +1,10 @@
 import type { TransformError } from '@trelliscms/core';
 import { contentHash } from '@trelliscms/core';
-import { applyTransforms, type TransformLimits } from '../render/apply-transforms';
+import { applyTransforms, hasScriptTransforms, type TransformLimits } from '../render/apply-transforms';
 import type { RenderPool } from '../render/render-pool';
 import { hashText } from '../render/renderer';
 import { applyTransformsInWorker } from '../sandbox/apply-transforms-in-worker';
+import { loadScriptRunner } from '../sandbox/script-runner';
 import { assertSnapshot, isSnapshot } from '../snapshot/read-snapshot';
 import type { Snapshot } from '../snapshot/types';
 import type { ContentSource } from '../source/content-source';
@@ -21,6 +22,8 @@ export function globalHashOf(snapshot: Snapshot, env: string, mediaBaseUrl: stri
     site: snapshot.site,
     types: snapshot.types,
     transforms: snapshot.transforms ?? [],
+    // a script change changes what script transforms give (absent: hashes of older snapshots stay)
+    ...(snapshot.scripts?.length ? { scripts: snapshot.scripts } : {}),
     routes: snapshot.routes ?? [],
     views: snapshot.views ?? [],
     // a saved query's definition changes what every page running it shows
@@ -77,7 +80,10 @@ export async function load(params: {
         transformParams,
         params.pool ? (mb) => params.pool!.liquidSandbox(mb) : undefined,
       )
-    : applyTransforms(transformParams);
+    : applyTransforms({
+        ...transformParams,
+        ...(hasScriptTransforms(input) ? { runScript: await loadScriptRunner() } : {}),
+      });
   const templateHashes = new Map(
     snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
   );

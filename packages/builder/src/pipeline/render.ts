@@ -2,8 +2,9 @@ import type { WriteSession } from '../deploy/types';
 import { isRenderTimeLimit } from '../liquid/create-liquid';
 import type { BuildPlan } from '../plan/plan-artifacts';
 import { RenderAbortedError, renderInWorkers, timeLimitReason } from '../render/render-pool';
-import { Renderer } from '../render/renderer';
+import { Renderer, rendersScripts } from '../render/renderer';
 import type { RenderedPage, WorkerArtifact } from '../render/worker-protocol';
+import { loadScriptRunner } from '../sandbox/script-runner';
 import type { LoadedContent } from './load';
 import type { BuildSettings } from './options';
 import type { SelectedPage } from './select-work';
@@ -101,6 +102,7 @@ export async function render(params: {
         limits,
         maxPageBytes: limits.maxPageBytes,
         mediaBaseUrl,
+        ...(rendersScripts(content.snapshot) ? { runScript: await loadScriptRunner() } : {}),
       });
       results = [];
       for (const spec of specs) {

@@ -1,7 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import { isRenderTimeLimit } from '../liquid/create-liquid';
+import type { ScriptRunner } from '../sandbox/script-runner';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
-import { Renderer } from './renderer';
+import { Renderer, rendersScripts } from './renderer';
 import type {
   ChunkPages,
   WorkerArtifact,
@@ -13,8 +14,8 @@ import type {
 
 // A render worker: holds one parsed snapshot (patched between builds), renders the chunks it
 // is given and hands the pages back (the build writes them through its deploy target).
-const port = parentPort;
-if (!port) throw new Error('render-worker runs as a worker thread');
+const port = parentPort as NonNullable<typeof parentPort>;
+if (!parentPort) throw new Error('render-worker runs as a worker thread');
 
 /** What the worker holds once loaded. */
 interface Held {
@@ -71,24 +72,44 @@ function loaded(): Held {
   return held;
 }
 
+// Messages are handled in order; an init that loads QuickJS holds the ones after it until done.
+let queue: Promise<void> = Promise.resolve();
 port.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
+  queue = queue.then(() => handle(message));
+});
+
+function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> | undefined {
   try {
     if (message.type === 'init') {
       const { snapshotJson, type: _type, ...settings } = message;
       const snapshot = JSON.parse(snapshotJson) as Snapshot;
       positions = null;
-      held = {
-        snapshot,
-        renderer: new Renderer({
+      held = null;
+      const start = (runScript?: ScriptRunner) => {
+        held = {
           snapshot,
-          env: settings.env,
-          urls: settings.urls,
-          limits: settings.limits,
-          maxPageBytes: settings.maxPageBytes,
-          mediaBaseUrl: settings.mediaBaseUrl,
-        }),
+          renderer: new Renderer({
+            snapshot,
+            env: settings.env,
+            urls: settings.urls,
+            limits: settings.limits,
+            maxPageBytes: settings.maxPageBytes,
+            mediaBaseUrl: settings.mediaBaseUrl,
+            runScript,
+          }),
+        };
+        post({ type: 'ready' });
       };
-      post({ type: 'ready' });
+      // afterRender scripts need QuickJS, loaded (once per worker) before the worker is ready
+      if (rendersScripts(snapshot)) {
+        // imported here: QuickJS stays out of the heap of workers that never run a script
+        return import('../sandbox/script-runner')
+          .then(({ loadScriptRunner }) => loadScriptRunner())
+          .then(start, (error: unknown) => {
+            post({ type: 'failed', error: `QuickJS could not load: ${String(error)}` });
+          });
+      }
+      start();
       return;
     }
     if (message.type === 'patch') {
@@ -141,4 +162,4 @@ port.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
   } catch (error) {
     post({ type: 'failed', error: error instanceof Error ? error.message : String(error) });
   }
-});
+}

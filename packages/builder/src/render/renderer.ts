@@ -4,7 +4,8 @@ import type { Liquid, Template } from 'liquidjs';
 import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
 import { templateClosure } from '../liquid/memory-fs';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
-import type { Snapshot, SnapshotItem } from '../snapshot/types';
+import type { ScriptRunner } from '../sandbox/script-runner';
+import type { Snapshot, SnapshotItem, SnapshotScript, SnapshotTransform } from '../snapshot/types';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 import { parseSort, parseWhere } from '../source/where';
@@ -33,6 +34,8 @@ export interface RendererOptions {
   /** largest page in bytes; default 16 MB */
   maxPageBytes?: number;
   mediaBaseUrl?: string | null;
+  /** runs `afterRender` script transforms (see `loadScriptRunner`); needed when the snapshot has some */
+  runScript?: ScriptRunner;
 }
 
 /** The fixed page of an item that is not published in the environment being built. */
@@ -68,8 +71,14 @@ export class Renderer {
   private readonly site: Record<string, unknown>;
   private readonly env: string;
   private readonly maxPageBytes: number;
+  private readonly afterRender: SnapshotTransform[];
+  private readonly scripts: Map<string, SnapshotScript>;
+  private readonly runScript: ScriptRunner | undefined;
 
   constructor(options: RendererOptions) {
+    this.afterRender = afterRenderTransforms(options.snapshot);
+    this.scripts = new Map((options.snapshot.scripts ?? []).map((script) => [script.name, script]));
+    this.runScript = options.runScript;
     this.env = options.env;
     this.maxPageBytes = options.maxPageBytes ?? 16 * 1024 * 1024;
     this.source = new SnapshotSource({ snapshot: options.snapshot, env: options.env });
@@ -189,7 +198,8 @@ export class Renderer {
           };
         }
       }
-      const html = String(this.liquid.renderSync(templates, scope));
+      let html = String(this.liquid.renderSync(templates, scope));
+      if (spec.kind === 'item') html = this.applyAfterRender(spec.itemId, scope, html);
       if (html.length > this.maxPageBytes) {
         return this.fail(spec, new Error(`the page is larger than ${this.maxPageBytes} bytes`), reader.deps);
       }
@@ -199,6 +209,64 @@ export class Renderer {
     } finally {
       this.slot.reader = null;
     }
+  }
+
+  /**
+   * Runs the `afterRender` transforms of the item's type on its rendered page, in order: each
+   * gives the page's new HTML. `set-field` (field `html`) and `template` render with the page's
+   * scope and `html` (the page so far; `{{ html | raw }}` keeps it); `script` gets `{event, item,
+   * page: {path, html}, site}` and returns `{html}` (or nothing to leave the page). A transform
+   * that fails fails the page, naming the transform.
+   */
+  private applyAfterRender(itemId: string, scope: Record<string, unknown>, rendered: string): string {
+    if (this.afterRender.length === 0) return rendered;
+    const item = this.source.item(itemId);
+    if (!item) return rendered;
+    let html = rendered;
+    for (const transform of this.afterRender) {
+      if (transform.type && transform.type !== item.type) continue;
+      const name = transform.name ?? transform.id;
+      const fail = (message: string) => new Error(`afterRender transform "${name}": ${message}`);
+      if (transform.kind === 'script') {
+        const script = this.scripts.get(transform.script ?? '');
+        if (!script || script.enabled === false)
+          throw fail(`the script "${transform.script}" does not exist or is disabled`);
+        if (!this.runScript) throw fail('script transforms need the script sandbox');
+        const page = scope.page as { path: string };
+        const outcome = this.runScript({
+          name: script.name,
+          source: script.source,
+          input: {
+            event: 'afterRender',
+            item: { id: item.id, type: item.type, fields: item.fields },
+            page: { path: page.path, html },
+            site: this.site,
+          },
+          timeoutMs: script.timeoutMs,
+          memoryMb: script.memoryMb,
+        });
+        if (outcome.status !== 'ok') throw fail(outcome.message);
+        const value = outcome.value as { html?: unknown } | null;
+        if (value === null) continue;
+        if (typeof value !== 'object' || typeof value.html !== 'string') {
+          throw fail(`script "${script.name}" returned neither {html} nor nothing`);
+        }
+        html = value.html;
+        continue;
+      }
+      if (transform.kind === 'set-field' && transform.field !== 'html') {
+        throw fail('an afterRender transform changes the page: its field must be `html`');
+      }
+      const parsed =
+        transform.kind === 'set-field'
+          ? this.liquid.parse(String(transform.value ?? ''))
+          : transform.kind === 'template'
+            ? this.parse(String(transform.template ?? ''))
+            : fail(`unknown transform kind "${transform.kind}"`);
+      if (parsed instanceof Error) throw parsed;
+      html = String(this.liquid.renderSync(parsed, { ...scope, html }));
+    }
+    return html;
   }
 
   private finish(spec: ArtifactSpec, html: string, deps: ArtifactDeps): RenderedArtifact {
@@ -232,4 +300,28 @@ function titleOf(item: Record<string, unknown> | null): string | null {
     if (typeof item[key] === 'string' && item[key] !== '') return item[key] as string;
   }
   return null;
+}
+
+/** The enabled `afterRender` transforms of a snapshot (and scripts bound to it), by `order` then id. */
+export function afterRenderTransforms(snapshot: Snapshot): SnapshotTransform[] {
+  const bound: SnapshotTransform[] = (snapshot.scripts ?? [])
+    .filter((script) => script.event === 'afterRender')
+    .map((script) => ({
+      id: `script-${script.name}`,
+      name: `script ${script.name}`,
+      kind: 'script',
+      script: script.name,
+      event: 'afterRender',
+      type: script.type ?? null,
+      enabled: script.enabled,
+      order: 0,
+    }));
+  return [...(snapshot.transforms ?? []), ...bound]
+    .filter((t) => t.enabled !== false && t.event === 'afterRender')
+    .sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Whether rendering a snapshot's pages runs scripts (`afterRender` script transforms). */
+export function rendersScripts(snapshot: Snapshot): boolean {
+  return afterRenderTransforms(snapshot).some((transform) => transform.kind === 'script');
 }

@@ -28,7 +28,7 @@ export async function applyTransformsInWorker(
   sandboxFor?: (memoryMb: number) => LiquidSandbox,
 ): Promise<TransformOutcome> {
   const { snapshot, env, ...limits } = params;
-  if (buildTransforms(snapshot).length === 0) return { snapshot, errors: [], stopped: null };
+  if (buildTransforms(snapshot).length === 0) return { snapshot, errors: [], stopped: null, refusals: [] };
   const snapshotJson = JSON.stringify(snapshot);
   const memoryMb = Math.min(4096, Math.max(256, Math.ceil((snapshotJson.length / 1e6) * 8)));
   const sandbox = sandboxFor?.(memoryMb) ?? new LiquidSandbox({ memoryMb });
@@ -42,10 +42,15 @@ export async function applyTransformsInWorker(
       const fields = changed.get(index);
       return fields === undefined ? item : { ...item, fields };
     });
-    return { snapshot: { ...snapshot, items }, errors: result.errors, stopped: result.stopped };
+    return {
+      snapshot: { ...snapshot, items },
+      errors: result.errors,
+      stopped: result.stopped,
+      refusals: result.refusals,
+    };
   } catch (error) {
     if (!(error instanceof SandboxStoppedError)) throw error;
-    return { snapshot, errors: [], stopped: `the transforms were stopped: ${error.message}` };
+    return { snapshot, errors: [], stopped: `the transforms were stopped: ${error.message}`, refusals: [] };
   } finally {
     if (!sandboxFor) await sandbox.close();
   }

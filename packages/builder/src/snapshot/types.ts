@@ -22,6 +22,7 @@ export type SnapshotTransform = ReadView<core.Transform, 'id' | 'kind'>;
 export type SnapshotQuery = ReadView<Omit<core.SavedQuery, 'query'>, 'name'> & {
   query: core.GraphQueryInput;
 };
+export type SnapshotScript = ReadView<core.Script, 'name' | 'source'>;
 /** A listing/index page: a route, or a view (rendered like a listing route). */
 export type SnapshotRoute = ReadView<core.Route, 'path'>;
 
@@ -36,6 +37,7 @@ export type Snapshot = Pick<core.SiteSnapshot, 'format' | 'version'> & {
   edges: SnapshotEdge[];
   templates: SnapshotTemplate[];
   transforms?: SnapshotTransform[];
+  scripts?: SnapshotScript[];
   routes?: SnapshotRoute[];
   views?: SnapshotRoute[];
   queries?: SnapshotQuery[];

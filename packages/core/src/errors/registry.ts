@@ -114,6 +114,12 @@ export const errorRegistry = {
     message:
       'This Idempotency-Key was used with a different request (method, URL or body). Use a new key for a new request.',
   },
+  hook_rejected: { status: 422, message: '{detail}' },
+  hook_stopped: {
+    status: 422,
+    message:
+      'A {event} hook was stopped, so the change was refused: {detail}. Fix the script or transform (or disable it) and retry.',
+  },
   // 413
   payload_too_large: { status: 413, message: 'The request body is larger than {limit} bytes.' },
   too_many_records: {

@@ -8,6 +8,7 @@ import { Locale, Translations } from './locales';
 import { PageKit } from './page-kits';
 import { SavedQuery } from './queries';
 import { Route } from './routes';
+import { Script } from './scripts';
 import { Site } from './site';
 import { Template } from './template';
 import { Transform } from './transforms';
@@ -50,6 +51,8 @@ export const SiteSnapshot = z
     edges: z.array(EdgeTriple),
     templates: z.array(Template),
     transforms: z.array(Transform),
+    /** The site's scripts (script transforms and scripts bound to a build event run them). */
+    scripts: z.array(Script).optional(),
     routes: z.array(Route),
     views: z.array(View),
     /** The saved queries `{% query %}` runs (optional: a snapshot without them has none). */

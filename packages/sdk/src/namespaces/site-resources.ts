@@ -14,6 +14,7 @@ import {
   RouteList,
   Script,
   ScriptList,
+  ScriptRunResult,
   Seo,
   Transform,
   TransformList,
@@ -87,12 +88,16 @@ export function createViewsApi(transport: Transport): ViewsApi {
   };
 }
 
-/** Scripts (server-side hooks): `/api/scripts`, keyed by name. */
-export type ScriptsApi = ResourceApi<
-  Script,
-  z.input<typeof CreateScriptBody>,
-  z.input<typeof UpdateScriptBody>
->;
+/** Scripts (server-side hooks): `/api/scripts`, keyed by name, and their dry runs. */
+export interface ScriptsApi
+  extends ResourceApi<Script, z.input<typeof CreateScriptBody>, z.input<typeof UpdateScriptBody>> {
+  /**
+   * POST /api/scripts/{name}/test: runs the saved script in the server's sandbox on `input`
+   * (its `item`, `site`, `event`...), writing nothing; resolves with what it gave (`ok` and its
+   * `value`, `rejected` and its `message`, or `stopped` and the limit's `reason`).
+   */
+  test(name: string, input?: Record<string, unknown>, options?: CallOptions): Promise<ScriptRunResult>;
+}
 /** Block types: `/api/block-types`, keyed by name. */
 export type BlockTypesApi = ResourceApi<
   BlockType,
@@ -113,7 +118,22 @@ export type PageKitsApi = ResourceApi<
 >;
 
 export function createScriptsApi(transport: Transport): ScriptsApi {
-  return createResourceApi({ transport, base: 'scripts', item: Script, list: ScriptList });
+  return {
+    ...createResourceApi<
+      typeof Script,
+      typeof ScriptList,
+      z.input<typeof CreateScriptBody>,
+      z.input<typeof UpdateScriptBody>
+    >({ transport, base: 'scripts', item: Script, list: ScriptList }),
+    test: (name, input, options = {}) =>
+      transport.request({
+        method: 'post',
+        path: `${path('scripts', name)}/test`,
+        schema: ScriptRunResult,
+        json: input === undefined ? {} : { input },
+        ...options,
+      }),
+  };
 }
 
 export function createBlockTypesApi(transport: Transport): BlockTypesApi {

@@ -19,6 +19,7 @@ import { sitesRoutes } from '../platform/routes/sites';
 import { buildRoutes } from '../publishing/routes/build';
 import { publishingRoutes } from '../releases/routes/publishing';
 import { releasesRoutes } from '../releases/routes/releases';
+import { scriptRoutes } from '../scripts/routes/scripts';
 import { type Clock, systemClock } from '../shared/clock';
 import { siteResourceRoutes } from '../site-resources/routes/site-resources';
 import { templatesRoutes } from '../site-resources/routes/templates';
@@ -39,6 +40,7 @@ import { publishingPlugin } from './plugins/publishing';
 import { queryTimeoutPlugin } from './plugins/query-timeout';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { releasesPlugin } from './plugins/releases';
+import { scriptsPlugin } from './plugins/scripts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -103,6 +105,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(queryTimeoutPlugin, { timeoutMs: config.MAX_QUERY_TIMEOUT_MS });
   await app.register(conditionalRequestsPlugin);
   await app.register(idempotencyPlugin);
+  await app.register(scriptsPlugin);
 
   await app.register(healthRoutes);
   await app.register(diagnosticsRoutes);
@@ -119,6 +122,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(templatesRoutes);
   await app.register(siteResourceRoutes);
   await app.register(workflowRoutes);
+  await app.register(scriptRoutes);
   await app.register(publishingPlugin);
   await app.register(buildRoutes);
   await app.register(releasesPlugin);

@@ -159,6 +159,8 @@ export class BuildService {
     private readonly options: {
       dataDir: string;
       log: FastifyBaseLogger;
+      /** ms all of a build's transforms may take together (default: the builder's, 30 s). */
+      transformBudgetMs?: number;
       /** Stamps build ids, `startedAt` and `finishedAt`. */
       clock: Clock;
       onFinished?: (status: BuildStatus) => void;
@@ -166,6 +168,23 @@ export class BuildService {
       onSwitched?: (live: { buildId: string; at: string }) => void;
       /** How serve checks reach the deployed site: the server's guarded fetcher. */
       outbound: GuardedFetch;
+      /**
+       * Runs the site's `afterBuild` hooks once a build (not a preview) is recorded
+       * (scripts/after-build.ts); a failure is logged, never the build's.
+       */
+      afterBuild?: (params: {
+        graph: Graph;
+        site: SiteView;
+        actor: string;
+        build: {
+          buildId: string;
+          env: string;
+          ok: boolean;
+          mode: string;
+          artifacts: number;
+          durationMs: number;
+        };
+      }) => Promise<unknown>;
       /** The head of a graph's audit chain, MACed, recorded in each build's manifest (see AuditAnchors). */
       auditHead?: (graphName: string, graph: Graph) => Promise<AuditHeadAnchor | null>;
       /**
@@ -651,6 +670,9 @@ export class BuildService {
         auditHead,
         signal,
         onProgress: (progress) => this.advance(graph, buildId, progress),
+        ...(this.options.transformBudgetMs
+          ? { limits: { transformBudgetMs: this.options.transformBudgetMs } }
+          : {}),
       });
       if (signal?.aborted) throw new BuildCancelled();
       final = this.toResult(result, input);
@@ -740,6 +762,21 @@ export class BuildService {
     }
     this.inFlight.delete(buildId);
     this.options.onFinished?.(stored as unknown as BuildStatus);
+    if (purpose !== 'preview' && this.options.afterBuild) {
+      const build = {
+        buildId,
+        env: input.env,
+        ok: final.ok,
+        mode: final.mode,
+        artifacts: final.artifacts,
+        durationMs: final.durationMs,
+      };
+      await this.options
+        .afterBuild({ graph, site: input.site, actor: input.actor, build })
+        .catch((error: unknown) =>
+          this.options.log.error({ err: error, buildId }, 'afterBuild hooks failed'),
+        );
+    }
     if (timeout !== null) throw timeout;
     return {
       ...final,

@@ -2,6 +2,7 @@ import {
   type LiveEntry,
   type Route,
   type SavedQuery,
+  type Script,
   type SiteSnapshot,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
@@ -16,7 +17,7 @@ import type { GraphEdge, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import type { Clock } from '../shared/clock';
 import { nodePages } from '../shared/node-pages';
-import { QUERIES, ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
+import { OTHER_RESOURCES, QUERIES, ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
 import { listSiteResources } from '../site-resources/site-resources';
 import { listTemplates } from '../site-resources/template-repository';
 
@@ -105,6 +106,11 @@ export async function takeSnapshot({
     edges,
     templates: await listTemplates(graph),
     transforms: (await listSiteResources(graph, TRANSFORMS)) as Transform[],
+    // what script transforms and scripts bound to build events run
+    scripts: (await listSiteResources(
+      graph,
+      OTHER_RESOURCES.find((spec) => spec.base === 'scripts')!,
+    )) as Script[],
     routes: (await listSiteResources(graph, ROUTES)) as Route[],
     views: (await listSiteResources(graph, VIEWS)) as View[],
     queries: (await listSiteResources(graph, QUERIES)) as SavedQuery[],

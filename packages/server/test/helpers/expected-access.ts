@@ -103,6 +103,7 @@ export const EXPECTED_ACCESS: Record<string, string> = {
   'PATCH /api/scripts/:name': 'site editor',
   'PUT /api/scripts/:name': 'site editor',
   'DELETE /api/scripts/:name': 'site editor',
+  'POST /api/scripts/:name/test': 'site editor',
   'GET,HEAD /api/block-types': 'site viewer',
   'GET,HEAD /api/block-types/:name': 'site viewer',
   'POST /api/block-types': 'site editor',

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { type CommandKit, subcommand } from '../command-kit';
 import { RESOURCE_GROUPS, resourcesDelete, resourcesList } from './resources';
 
-/** `cms views|transforms|scripts|block-types|widgets|page-kits list|delete` */
+/** `cms views|transforms|block-types|widgets|page-kits list|delete` (scripts have their own group) */
 export function defineResourceCommands(program: Command, { action }: CommandKit): void {
   for (const group of RESOURCE_GROUPS) {
     const command = program.command(group.name).description(group.description);

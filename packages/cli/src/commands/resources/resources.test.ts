@@ -3,7 +3,7 @@ import { setUpCommandTests } from '../../test-support/command-test';
 
 const t = setUpCommandTests();
 
-describe('cms views|transforms|scripts|block-types|widgets|page-kits', () => {
+describe('cms views|transforms|block-types|widgets|page-kits', () => {
   it('lists each namespace', async () => {
     await t.serve({
       'GET /api/views': () => ({
@@ -22,7 +22,6 @@ describe('cms views|transforms|scripts|block-types|widgets|page-kits', () => {
     const server = await t.serve({
       'DELETE /api/views/news': () => ({ status: 204 }),
       'DELETE /api/transforms/upper': () => ({ status: 204 }),
-      'DELETE /api/scripts/stamp': () => ({ status: 204 }),
       'DELETE /api/block-types/hero': () => ({ status: 204 }),
       'DELETE /api/widgets/latest': () => ({ status: 204 }),
       'DELETE /api/page-kits/landing': () => ({ status: 204 }),
@@ -30,7 +29,6 @@ describe('cms views|transforms|scripts|block-types|widgets|page-kits', () => {
     const runs = [
       ['views', 'delete', 'news', '--cascade'],
       ['transforms', 'delete', 'upper'],
-      ['scripts', 'rm', 'stamp', '--cascade'],
       ['block-types', 'delete', 'hero'],
       ['widgets', 'delete', 'latest'],
       ['page-kits', 'delete', 'landing'],
@@ -44,7 +42,6 @@ describe('cms views|transforms|scripts|block-types|widgets|page-kits', () => {
     expect(outputs).toEqual([
       'Deleted view news.',
       'Deleted transform upper.',
-      'Deleted script stamp.',
       'Deleted block type hero.',
       'Deleted widget latest.',
       'Deleted page kit landing.',
@@ -52,7 +49,6 @@ describe('cms views|transforms|scripts|block-types|widgets|page-kits', () => {
     expect(server.requests.map((request) => request.url)).toEqual([
       '/api/views/news?cascade=1',
       '/api/transforms/upper',
-      '/api/scripts/stamp?cascade=1',
       '/api/block-types/hero',
       '/api/widgets/latest',
       '/api/page-kits/landing',

@@ -10,7 +10,7 @@ export interface ResourceGroup {
   /** The command group, e.g. `block-types`. */
   name: string;
   /** The SDK namespace of the site client. */
-  api: 'views' | 'transforms' | 'scripts' | 'blockTypes' | 'widgets' | 'pageKits';
+  api: 'views' | 'transforms' | 'blockTypes' | 'widgets' | 'pageKits';
   /** What one is called in output, e.g. `block type`. */
   noun: string;
   /** The key it is addressed by (`name`, `id`). */
@@ -44,17 +44,6 @@ export const RESOURCE_GROUPS: readonly ResourceGroup[] = [
     key: 'id',
     columns: ['id', 'event', 'kind', 'type', 'order', 'enabled'],
     description: 'Transforms: lifecycle hooks that change items',
-  },
-  {
-    name: 'scripts',
-    api: 'scripts',
-    noun: 'script',
-    key: 'name',
-    columns: ['name', 'event', 'type', 'enabled'],
-    description: 'Scripts: server-side hooks in JavaScript',
-    holders:
-      'A script that transforms run is refused (409 in_use); --cascade deletes those transforms with it.',
-    hasCascade: true,
   },
   {
     name: 'block-types',

@@ -29,6 +29,8 @@ import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
 import { defaultPublishEnvironment } from '../../releases/publish-items';
 import { autoBuild } from '../../releases/routes/auto-build';
+import { hookContext } from '../../scripts/routes/hook-context';
+import { afterWrite, beforePublish, withBeforeSave } from '../../scripts/save-hooks';
 import { versionTag } from '../../shared/entity-tag';
 import { withMoves } from '../../workflows/item-workflow';
 import { publishThroughWorkflow } from '../../workflows/move-item';
@@ -113,12 +115,20 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const graph = siteOf(request).graph;
       const type = await getTypeForWrite(graph, request.params.type);
-      const written = await createItem({
+      const hooks = hookContext(app, request);
+      const created = await createItem({
         graph,
         type,
-        input: toContentWrite(request.body as Record<string, unknown>),
+        input: await withBeforeSave({
+          ctx: hooks,
+          type,
+          input: toContentWrite(request.body as Record<string, unknown>),
+          current: null,
+        }),
         actor: actorOf(request.principal!),
       });
+      const written =
+        (await afterWrite({ ctx: hooks, event: 'afterSave', type, record: created.record })) ?? created;
       return withEtag(reply, written.version).status(201).send(written.record);
     },
   );
@@ -168,8 +178,15 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const graph = siteOf(request).graph;
       const type = await getTypeForWrite(graph, request.params.type);
-      const input = toContentWrite(request.body as Record<string, unknown>);
-      const written = await updateItem({
+      const given = toContentWrite(request.body as Record<string, unknown>);
+      const hooks = hookContext(app, request);
+      const input = await withBeforeSave({
+        ctx: hooks,
+        type,
+        input: given,
+        current: async () => (await getItem({ graph, type, id: request.params.id })).record,
+      });
+      const updated = await updateItem({
         graph,
         type,
         id: request.params.id,
@@ -177,6 +194,8 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         expectedVersion: expectedVersionFrom(request.headers['if-match']) ?? input.expectedVersion,
         actor: actorOf(request.principal!),
       });
+      const written =
+        (await afterWrite({ ctx: hooks, event: 'afterSave', type, record: updated.record })) ?? updated;
       return withEtag(reply, written.version).send(written.record);
     },
   );
@@ -353,6 +372,8 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         const current = await getItem({ graph, type, id });
         const expected = expectedVersionFrom(request.headers['if-match']) ?? request.body?.expectedVersion;
         if (kind === 'publish') assertItemVersion(id, expected, current.version);
+        const hooks = hookContext(app, request);
+        if (kind === 'publish') await beforePublish({ ctx: hooks, type, record: current.record });
         const outcome = await publishThroughWorkflow({
           graph,
           kind,
@@ -363,6 +384,10 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
           now: app.releases.now(),
         });
         if (outcome.changed.length > 0) await autoBuild(app, request, environment);
+        if (kind === 'publish' && outcome.changed.length > 0) {
+          const published = await getItem({ graph, type, id });
+          await afterWrite({ ctx: hooks, event: 'afterPublish', type, record: published.record });
+        }
         const written = await getItem({ graph, type, id });
         return withEtag(reply, written.version).send(written.record);
       },

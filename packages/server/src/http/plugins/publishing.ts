@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import { listSites, toSiteView } from '../../platform/sites';
 import { BuildService } from '../../publishing/build-service';
 import { relinkSiteFolders } from '../../publishing/site-folders';
+import { runAfterBuildHooks } from '../../scripts/after-build';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,7 +28,16 @@ export const publishingPlugin = fp(
       dataDir,
       log: app.log.child({ component: 'build' }),
       clock: app.trellis.clock,
+      transformBudgetMs: app.trellis.config.TRANSFORM_BUDGET_MS,
       outbound: app.trellis.outbound,
+      afterBuild: ({ graph, site, actor, build }) =>
+        runAfterBuildHooks({
+          graph,
+          host: app.scripts,
+          site: { id: site.id, name: site.name, publicUrl: site.publicUrl },
+          actor,
+          build,
+        }),
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
       retention: app.trellis.config.CMS_BUILD_RETENTION,
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
@@ -58,5 +68,5 @@ export const publishingPlugin = fp(
       await service.close();
     });
   },
-  { name: 'trellis-publishing', dependencies: ['trellis-context'] },
+  { name: 'trellis-publishing', dependencies: ['trellis-context', 'trellis-scripts'] },
 );
