@@ -1,5 +1,6 @@
 import type { TransformError } from '@trelliscms/core';
 import { contentHash } from '@trelliscms/core';
+import { siteLocalesOf, stringsDepName } from '../plan/site-locales';
 import { applyTransforms, type TransformLimits } from '../render/apply-transforms';
 import type { RenderPool } from '../render/render-pool';
 import { hashText } from '../render/renderer';
@@ -23,6 +24,8 @@ export function globalHashOf(snapshot: Snapshot, env: string, mediaBaseUrl: stri
     transforms: snapshot.transforms ?? [],
     routes: snapshot.routes ?? [],
     views: snapshot.views ?? [],
+    // the locales place pages and decide every fallback (UI strings are page dependencies)
+    ...(snapshot.locales && snapshot.locales.length > 0 ? { locales: snapshot.locales } : {}),
   });
 }
 
@@ -39,7 +42,7 @@ export interface LoadedContent {
   transformsStopped: string | null;
   /** see {@link globalHashOf} */
   globalHash: string;
-  /** enabled template name → content hash */
+  /** enabled template name → content hash; `~strings:<locale>` → hash of the locale's UI strings */
   templateHashes: Map<string, string>;
   /**
    * '' without transforms; else the template hashes (a transform may render any template, and
@@ -79,6 +82,9 @@ export async function load(params: {
   const templateHashes = new Map(
     snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
   );
+  // the UI strings of each locale are recorded like templates by the pages that read them (`t`)
+  const locales = siteLocalesOf(snapshot);
+  for (const code of locales.codes) templateHashes.set(stringsDepName(code), locales.stringsHash(code));
   return {
     input,
     snapshot,

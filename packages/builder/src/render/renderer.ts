@@ -2,6 +2,8 @@ import { hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import type { Liquid, Template } from 'liquidjs';
 import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
+import { absoluteUrl, type UrlSettings } from '../liquid/filters';
+import { hreflangLinks, type PageAlternate } from '../liquid/locale-tags';
 import { templateClosure } from '../liquid/memory-fs';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
@@ -68,6 +70,7 @@ export class Renderer {
   private readonly site: Record<string, unknown>;
   private readonly env: string;
   private readonly maxPageBytes: number;
+  private readonly urlSettings: UrlSettings;
 
   constructor(options: RendererOptions) {
     this.env = options.env;
@@ -80,12 +83,13 @@ export class Renderer {
       options.snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]),
     );
     for (const [name, content] of this.templates) this.templateHashes.set(name, hashText(content));
+    this.urlSettings = {
+      publicUrl: options.snapshot.site.publicUrl ?? null,
+      mediaBaseUrl: options.mediaBaseUrl ?? null,
+    };
     const { liquid, slot } = createLiquid({
       templates: this.templates,
-      urls: {
-        publicUrl: options.snapshot.site.publicUrl ?? null,
-        mediaBaseUrl: options.mediaBaseUrl ?? null,
-      },
+      urls: this.urlSettings,
       limits: options.limits,
     });
     this.liquid = liquid;
@@ -143,7 +147,7 @@ export class Renderer {
   /** Renders one artifact. */
   render(spec: ArtifactSpec): RenderedArtifact {
     const reader = this.reader;
-    reader.begin();
+    reader.begin(spec.locale ?? null);
     if (spec.kind === 'item' && spec.stub) {
       reader.deps.items[spec.itemId] = '';
       return this.finish(spec, STUB_PAGE, reader.deps);
@@ -157,14 +161,21 @@ export class Renderer {
     this.slot.reader = reader;
     try {
       const scope: Record<string, unknown> = { site: this.site, env: this.env };
+      const localized = this.localeScope(spec);
       if (spec.kind === 'item') {
         const item = reader.item(spec.itemId);
         scope.item = item;
-        scope.page = { url: spec.path, path: spec.path, kind: 'item', title: titleOf(item) };
+        scope.page = { url: spec.path, path: spec.path, kind: 'item', title: titleOf(item), ...localized };
       } else {
         const route = spec.route;
         scope.route = { ...route, data: route.data ?? {} };
-        scope.page = { url: spec.path, path: spec.path, kind: 'route', title: route.title ?? null };
+        scope.page = {
+          url: spec.path,
+          path: spec.path,
+          kind: 'route',
+          title: route.title ?? null,
+          ...localized,
+        };
         if (route.contentId) scope.item = reader.item(route.contentId);
         if (route.paginate) {
           const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
@@ -199,6 +210,26 @@ export class Renderer {
     } finally {
       this.slot.reader = null;
     }
+  }
+
+  /**
+   * What a page knows of its locale: `locale` (the page's, else the site's default; null on a
+   * site without locales), `alternates` (the page in each locale, for `hreflang`) and
+   * `hreflang` (those links as HTML, for `{{ page.hreflang | raw }}`, like `{% hreflang %}`).
+   */
+  private localeScope(spec: ArtifactSpec): Record<string, unknown> {
+    const locales = this.reader.locales;
+    const alternates: PageAlternate[] = (spec.alternates ?? []).map((alt) => ({
+      locale: alt.locale,
+      url: alt.path,
+      href: absoluteUrl(alt.path, this.urlSettings),
+      current: alt.locale === spec.locale,
+    }));
+    return {
+      locale: spec.locale ?? locales.defaultCode,
+      alternates,
+      hreflang: hreflangLinks(alternates, locales.defaultCode),
+    };
   }
 
   private finish(spec: ArtifactSpec, html: string, deps: ArtifactDeps): RenderedArtifact {

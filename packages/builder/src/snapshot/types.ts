@@ -20,6 +20,10 @@ export type SnapshotTemplate = ReadView<core.Template, 'name' | 'content'>;
 export type SnapshotTransform = ReadView<core.Transform, 'id' | 'kind'>;
 /** A listing/index page: a route, or a view (rendered like a listing route). */
 export type SnapshotRoute = ReadView<core.Route, 'path'>;
+/** A locale of the site (core `Locale`). */
+export type SnapshotLocale = ReadView<core.Locale, 'code'>;
+/** A locale's UI strings for the `t` filter (core `Translations`). */
+export type SnapshotStrings = ReadView<core.Translations, 'locale' | 'entries'>;
 
 /**
  * The site snapshot: the one input of a build (`GET /api/export` serves it; `cms-build
@@ -34,5 +38,9 @@ export type Snapshot = Pick<core.SiteSnapshot, 'format' | 'version'> & {
   transforms?: SnapshotTransform[];
   routes?: SnapshotRoute[];
   views?: SnapshotRoute[];
+  /** the site's locales: route patterns with `{locale}` emit one page per enabled locale */
+  locales?: SnapshotLocale[];
+  /** each locale's UI strings */
+  translations?: SnapshotStrings[];
   exportedAt?: string;
 };

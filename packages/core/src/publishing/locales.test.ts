@@ -64,7 +64,7 @@ describe('locale rules', () => {
   });
 
   it('translates UI strings with fallback', () => {
-    const entries = new Map([
+    const entries = new Map<string, Record<string, string>>([
       ['en', { 'nav.home': 'Home', 'nav.about': 'About' }],
       ['fr', { 'nav.home': 'Accueil' }],
     ]);

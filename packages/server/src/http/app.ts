@@ -20,6 +20,7 @@ import { buildRoutes } from '../publishing/routes/build';
 import { publishingRoutes } from '../releases/routes/publishing';
 import { releasesRoutes } from '../releases/routes/releases';
 import { type Clock, systemClock } from '../shared/clock';
+import { localeRoutes } from '../site-resources/routes/locales';
 import { siteResourceRoutes } from '../site-resources/routes/site-resources';
 import { templatesRoutes } from '../site-resources/routes/templates';
 import { API_VERSION, VERSION } from '../version';
@@ -117,6 +118,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(embeddingsRoutes);
   await app.register(templatesRoutes);
   await app.register(siteResourceRoutes);
+  await app.register(localeRoutes);
   await app.register(publishingPlugin);
   await app.register(buildRoutes);
   await app.register(releasesPlugin);
