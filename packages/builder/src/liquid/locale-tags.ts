@@ -53,7 +53,7 @@ export function registerLocaleHelpers(liquid: Liquid, slot: ReaderSlot): void {
       constructor(token: TagToken, remain: TopLevelToken[], engine: Liquid) {
         super(token, remain, engine);
       }
-      *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+      render(ctx: Context, emitter: Emitter): void {
         const page = ctx.getSync(['page']) as { alternates?: PageAlternate[] } | undefined;
         const alternates = Array.isArray(page?.alternates) ? page.alternates : [];
         emitter.write(hreflangLinks(alternates, slot.reader?.locales.defaultCode ?? null));
