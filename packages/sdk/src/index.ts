@@ -32,6 +32,7 @@ export type {
   CreateContentBody,
   CreateContentTypeBody,
   CreateInvitationBody,
+  CreateLocaleBody,
   CreatePageKitBody,
   CreateReleaseBody,
   CreateRouteBody,
@@ -65,10 +66,12 @@ export type {
   Invitation,
   InvitationAccepted,
   InvitationCreated,
+  ItemTranslation,
   ItemVersion,
   LiveEntry,
   LiveState,
   LiveStateQuery,
+  Locale,
   MediaAsset,
   Member,
   PageKit,
@@ -88,9 +91,11 @@ export type {
   StockResponse,
   Template,
   Transform,
+  Translations,
   UpdateBlockTypeBody,
   UpdateContentBody,
   UpdateContentTypeBody,
+  UpdateLocaleBody,
   UpdateMemberRoleBody,
   UpdatePageKitBody,
   UpdateRouteBody,
@@ -98,6 +103,7 @@ export type {
   UpdateSiteBody,
   UpdateTemplateBody,
   UpdateTransformBody,
+  UpdateTranslationsBody,
   UpdateViewBody,
   UpdateWidgetBody,
   UpsertEnvironmentBody,
@@ -127,6 +133,7 @@ export type {
   ImportRecordsOptions,
   ImportRecordsResult,
 } from './namespaces/import';
+export type { LocalesApi } from './namespaces/locales';
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
 export type { MembersApi } from './namespaces/members';
