@@ -13,6 +13,16 @@ describe('locales', () => {
   const post = (method: 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'GET', url: string, payload?: unknown) =>
     site.request({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
 
+  it('is described in the OpenAPI document', async () => {
+    const doc = (await site.platform.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/locales', '/api/locales/{code}', '/api/locales/{code}/translations']),
+    );
+    expect(Object.keys(doc.paths['/api/locales/{code}/translations'])).toEqual(
+      expect.arrayContaining(['get', 'put']),
+    );
+  });
+
   it('keeps exactly one default, checks fallbacks and refuses to delete the default', async () => {
     const en = await post('POST', '/api/locales', { code: 'en', name: 'English' });
     expect(en.statusCode, en.body).toBe(201);
