@@ -123,9 +123,13 @@ export function localizedItemKey(itemId: string, code: string): string {
 
 /** The item id of a page key `item:<id>` or `item:<id>@<locale>`. */
 export function itemIdOfKey(key: string): string {
-  const id = key.slice('item:'.length);
-  const at = id.lastIndexOf('@');
-  return at > 0 && /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(id.slice(at + 1)) ? id.slice(0, at) : id;
+  return itemIdOfUrlKey(key.slice('item:'.length));
+}
+
+/** The item id of a key of the plan's URL map: `<id>` or `<id>@<locale>` ({@link localizedUrlKey}). */
+export function itemIdOfUrlKey(key: string): string {
+  const at = key.lastIndexOf('@');
+  return at > 0 && /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(key.slice(at + 1)) ? key.slice(0, at) : key;
 }
 
 /**

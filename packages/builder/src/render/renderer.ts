@@ -6,6 +6,7 @@ import { absoluteUrl, type UrlSettings } from '../liquid/filters';
 import { hreflangLinks, type PageAlternate } from '../liquid/locale-tags';
 import { templateClosure } from '../liquid/memory-fs';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
+import { itemIdOfUrlKey } from '../plan/site-locales';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
@@ -111,7 +112,8 @@ export class Renderer {
   }): void {
     for (const id in params.urls) {
       const url = params.urls[id];
-      const item = this.source.item(id);
+      // a localized page's URL (`<id>@<locale>`) is part of its item's view and dependency hash
+      const item = this.source.item(itemIdOfUrlKey(id));
       if (item) this.reader.forget(item);
       if (url === null || url === undefined) this.urls.delete(id);
       else this.urls.set(id, url);
