@@ -170,9 +170,10 @@ export async function deleteLocale(params: { graph: Graph; code: string; actor: 
         detail: `${dependents.join(', ')} fall(s) back to ${code}; change their fallback first`,
       });
     }
-    const translations = (await allNodes(tx, { label: ITEM_TRANSLATION_LABEL })).filter(
-      (node) => node.props.locale === code,
-    );
+    const translations = await allNodes(tx, {
+      label: ITEM_TRANSLATION_LABEL,
+      where: [{ prop: 'locale', op: 'eq', value: code }],
+    });
     for (const node of translations) await tx.deleteNode(node.id);
     if (await tx.getNode(stringsId(code))) await tx.deleteNode(stringsId(code));
     await tx.deleteNode(localeId(code));
@@ -183,6 +184,15 @@ export async function deleteLocale(params: { graph: Graph; code: string; actor: 
       data: { itemTranslations: translations.length },
     });
   });
+}
+
+/** Deletes an item's field values in every locale (when the item is deleted). */
+export async function deleteItemTranslations(tx: GraphWriter, itemId: string): Promise<void> {
+  const nodes = await allNodes(tx, {
+    label: ITEM_TRANSLATION_LABEL,
+    where: [{ prop: 'itemId', op: 'eq', value: itemId }],
+  });
+  for (const node of nodes) await tx.deleteNode(node.id);
 }
 
 /** Every item's field values in every locale: item id → locale code → fields (for the snapshot). */
@@ -219,8 +229,9 @@ export async function readTranslations(params: {
   const { graph, code, itemId } = params;
   await getLocale(graph, code);
   const strings = await graph.getNode(stringsId(code));
-  const items: ItemTranslation[] = (await allNodes(graph, { label: ITEM_TRANSLATION_LABEL }))
-    .filter((node) => node.props.locale === code && (itemId === undefined || node.props.itemId === itemId))
+  const where = [{ prop: 'locale', op: 'eq' as const, value: code }];
+  if (itemId !== undefined) where.push({ prop: 'itemId', op: 'eq', value: itemId });
+  const items: ItemTranslation[] = (await allNodes(graph, { label: ITEM_TRANSLATION_LABEL, where }))
     .map((node) => ({
       itemId: String(node.props.itemId),
       fields: (node.props.fields as Record<string, unknown>) ?? {},

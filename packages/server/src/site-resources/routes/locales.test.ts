@@ -135,6 +135,13 @@ describe('locales', () => {
       items: [{ itemId: 'post:hello', fields: { title: null } }],
     });
     expect(cleared.json()).toMatchObject({ entries: {}, items: [] });
+
+    // an item's translations go when it is deleted: a new item of the same id starts untranslated
+    await post('PUT', '/api/locales/fr/translations', {
+      items: [{ itemId: 'post:hello', fields: { title: 'Bonjour' } }],
+    });
+    expect((await post('DELETE', '/api/content/post/post:hello')).statusCode).toBe(204);
+    expect((await post('GET', '/api/locales/fr/translations')).json().items).toEqual([]);
   });
 
   it('builds a French page with French values and hreflang links, falling back where a translation is missing', async () => {
