@@ -512,6 +512,12 @@ describe('a build cache', () => {
       },
     },
     {
+      name: 'a French slug of a parent page (its French sections move, the page does not)',
+      change: (s) => {
+        item(s, 'page:about').translations = { fr: { slug: 'a-propos' } };
+      },
+    },
+    {
       name: 'a translated post added',
       change: (s) => {
         s.items.push({

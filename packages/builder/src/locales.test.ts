@@ -42,6 +42,8 @@ describe('a localized site', () => {
     expect(en).toContain('<h1>Hello World</h1>');
     expect(en).toContain('<p class="nav">Home · Blog</p>');
     expect(en).toContain('hreflang="fr" href="https://blog.example.org/fr/blog/bonjour-le-monde/"');
+    // a section lives under its page in each locale
+    expect(site.pathExists('/fr/about/team/')).toBe(true);
     // the unlocalized page of the type is gone: every post lives under a locale
     expect(site.pathExists('/blog/hello-world/')).toBe(false);
   });

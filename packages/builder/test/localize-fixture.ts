@@ -4,8 +4,8 @@ import type { Snapshot } from '../src/snapshot/types';
  * Makes the blog fixture a site in English (default), French and Canadian French (falling back
  * to French): posts at `/{locale}/blog/{slug}/` with translatable title, body and slug, a home
  * page per locale at `/{locale}/`, UI strings for the `t` filter and `hreflang` links in the
- * layout. French has a title and slug for "Hello world" and a title for "Graph Gardening";
- * Canadian French has only a body for "Hello world".
+ * layout, sections at `/{locale}/{parent.slug}/{slug}/`. French has a title and slug for "Hello
+ * world" and a title for "Graph Gardening"; Canadian French has only a body for "Hello world".
  */
 export function localizeBlog(snapshot: Snapshot): void {
   snapshot.locales = [
@@ -25,6 +25,10 @@ export function localizeBlog(snapshot: Snapshot): void {
     ),
     { name: 'slug', type: 'string', translatable: true },
   ];
+  // sections live under their page in each locale: a page's French slug moves its French sections
+  const page = snapshot.types.find((type) => type.name === 'page')!;
+  page.fields = [...page.fields, { name: 'slug', type: 'string', translatable: true }];
+  snapshot.types.find((type) => type.name === 'section')!.routePattern = '/{locale}/{parent.slug}/{slug}/';
   const item = (id: string) => snapshot.items.find((candidate) => candidate.id === id)!;
   item('post:hello-world').translations = {
     fr: { title: 'Bonjour le monde', slug: 'bonjour-le-monde' },
