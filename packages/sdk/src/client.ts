@@ -31,6 +31,7 @@ import {
 import { createSitesApi, type SitesApi } from './namespaces/sites';
 import { createTemplatesApi, type TemplatesApi } from './namespaces/templates';
 import { createTypesApi, type TypesApi } from './namespaces/types';
+import { createWorkflowsApi, type WorkflowsApi } from './namespaces/workflows';
 
 /** Options of {@link createClient}; the README documents each with its default. */
 export interface ClientOptions {
@@ -75,6 +76,8 @@ export interface SiteClient {
   readonly widgets: WidgetsApi;
   readonly pageKits: PageKitsApi;
   readonly locales: LocalesApi;
+  /** Workflow definitions, item states and transitions (docs/workflows.md). */
+  readonly workflows: WorkflowsApi;
 }
 
 /** The platform-level client. `site(id)` gives the site-scoped namespaces. */
@@ -148,6 +151,7 @@ export function createClient(options: ClientOptions): TrellisClient {
         widgets: createWidgetsApi(scoped),
         pageKits: createPageKitsApi(scoped),
         locales: createLocalesApi(scoped),
+        workflows: createWorkflowsApi(scoped),
       };
     },
   };

@@ -42,6 +42,7 @@ export type {
   CreateTransformBody,
   CreateViewBody,
   CreateWidgetBody,
+  CreateWorkflowBody,
   DeleteSiteResponse,
   Deployment,
   DeploymentStatus,
@@ -106,12 +107,18 @@ export type {
   UpdateTranslationsBody,
   UpdateViewBody,
   UpdateWidgetBody,
+  UpdateWorkflowBody,
   UpsertEnvironmentBody,
   UserMatch,
   UserMatchList,
   View,
   ViewSeoBody,
   Widget,
+  Workflow,
+  WorkflowHistoryEntry,
+  WorkflowItemState,
+  WorkflowTransitionBody,
+  WorkflowTransitionResponse,
 } from '@trelliscms/core';
 export { type ClientOptions, createClient, type SiteClient, type TrellisClient } from './client';
 export * from './errors';
@@ -159,3 +166,4 @@ export type {
 export type { SitesApi } from './namespaces/sites';
 export type { TemplatesApi } from './namespaces/templates';
 export type { ApplyTypeResult, TypesApi } from './namespaces/types';
+export type { WorkflowsApi } from './namespaces/workflows';

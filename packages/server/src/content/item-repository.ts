@@ -12,6 +12,7 @@ import type { Graph, GraphNode, GraphReader, GraphWriter, NodeQuery, PropFilter 
 import { retractEverywhere } from '../releases/publish-items';
 import { checkVersion } from '../shared/entity-tag';
 import { deleteItemTranslations } from '../site-resources/locales';
+import { forgetItemWorkflow } from '../workflows/item-workflow';
 import {
   CONTENT_LABEL,
   type ItemMeta,
@@ -427,6 +428,7 @@ export async function deleteItemIn(
   await tx.deleteNode(id);
   // its values in other locales go with it (a new item of the same id starts untranslated)
   await deleteItemTranslations(tx, id);
+  await forgetItemWorkflow(tx, id);
   const versions = await tx.findNodes({
     label: VERSION_LABEL,
     where: [{ prop: 'itemId', op: 'eq', value: id }],
