@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Fixture, loadFixture } from '../test/load-fixture';
+import { localizeBlog } from '../test/localize-fixture';
 import { createDirectoryTarget } from './deploy/directory-target';
 import { BuildCache } from './incremental/build-cache';
 import { RenderPool } from './render/render-pool';
@@ -575,6 +576,82 @@ describe('a build cache', () => {
     reference.snapshot = structuredClone(fixture.snapshot);
     await reference.build({ mode: 'full' });
     expect(liveFiles(fixture)).toEqual(liveFiles(reference));
+  });
+
+  const localized: Step[] = [
+    { name: 'no change (localized)', change: () => {} },
+    {
+      name: 'a French title',
+      change: (s) => {
+        item(s, 'post:graph-gardening').translations = { fr: { title: 'Jardins de graphes' } };
+      },
+    },
+    {
+      name: 'a French slug (the French and Canadian pages move)',
+      change: (s) => {
+        item(s, 'post:hello-world').translations = {
+          ...item(s, 'post:hello-world').translations,
+          fr: { title: 'Bonjour le monde', slug: 'salut-le-monde' },
+        };
+      },
+    },
+    {
+      name: 'a UI string of the default locale (French falls back to it)',
+      // UI strings are read by transforms too (the fixture has some): the cache is cleared
+      templates: true,
+      change: (s) => {
+        s.translations = [
+          { locale: 'en', entries: { 'nav.home': 'Home', 'nav.blog': 'Weblog' } },
+          ...(s.translations ?? []).filter((strings) => strings.locale !== 'en'),
+        ];
+      },
+    },
+    {
+      name: 'a translation removed (French falls back to English)',
+      change: (s) => {
+        item(s, 'post:graph-gardening').translations = undefined;
+      },
+    },
+    {
+      name: 'an English title that French does not translate',
+      change: (s) => {
+        item(s, 'post:static-speed').fields = {
+          ...item(s, 'post:static-speed').fields,
+          title: 'Fast Static',
+        };
+      },
+    },
+    {
+      name: 'a French slug of a parent page (its French sections move, the page does not)',
+      change: (s) => {
+        item(s, 'page:about').translations = { fr: { slug: 'a-propos' } };
+      },
+    },
+    {
+      name: 'a translated post added',
+      change: (s) => {
+        s.items.push({
+          id: 'post:newest',
+          type: 'post',
+          fields: { title: 'Newest', date: '2026-07-01' },
+          translations: { fr: { title: 'Le plus récent', slug: 'le-plus-recent' } },
+        });
+      },
+    },
+  ];
+
+  it('does so on a localized site: item translations, translated slugs and UI strings', async () => {
+    await lockstep(localized, { grow: localizeBlog });
+    await lockstep(localized, { grow: localizeBlog, fresh: true });
+  });
+
+  it('keeps a warm pool up to date on a localized site', async () => {
+    const pool = new RenderPool({ size: 2 });
+    try {
+      await lockstep(localized, { pool, grow: localizeBlog });
+    } finally {
+      await pool.close();
+    }
   });
 
   it('rebuilds only the search shards holding a changed item, on a site with several shards', async () => {

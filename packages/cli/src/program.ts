@@ -12,6 +12,7 @@ import { defineHealthCommand } from './commands/health/definition';
 import { defineImportCommands } from './commands/import/definition';
 import { defineKeysCommands } from './commands/keys/definition';
 import { defineLiveCommand } from './commands/live/definition';
+import { defineLocalesCommands } from './commands/locales/definition';
 import { defineLoginCommand } from './commands/login/definition';
 import { defineMembersCommands } from './commands/members/definition';
 import { definePublishCommands } from './commands/publish/definition';
@@ -57,6 +58,7 @@ const GROUPS = [
   defineReplayCommand,
   defineLiveCommand,
   defineEnvsCommands,
+  defineLocalesCommands,
   defineMembersCommands,
   defineKeysCommands,
   defineAuditCommands,

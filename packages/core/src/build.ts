@@ -27,4 +27,14 @@ export {
 export { isTrellisError, TrellisError } from './errors/trellis-error';
 export { canonicalJson } from './hash/canonical-json';
 export type { ArtifactDeps } from './publishing/artifact-deps';
+export {
+  defaultLocaleOf,
+  fillLocale,
+  hasLocalePlaceholder,
+  type LocaleLike,
+  localeChain,
+  localizedFields,
+  publishedLocales,
+  translateKey,
+} from './publishing/locales';
 export { itemSlug, type RoutableItem } from './publishing/route-pattern';

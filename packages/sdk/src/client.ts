@@ -7,6 +7,7 @@ import { type ContentApi, createContentApi } from './namespaces/content';
 import { createExportApi, type ExportApi } from './namespaces/export';
 import { createHealthApi, type HealthApi } from './namespaces/health';
 import { createImportApi, type ImportApi } from './namespaces/import';
+import { createLocalesApi, type LocalesApi } from './namespaces/locales';
 import { createMaintenanceApi, type MaintenanceApi } from './namespaces/maintenance';
 import { createMediaApi, type MediaApi } from './namespaces/media';
 import { createMembersApi, type MembersApi } from './namespaces/members';
@@ -92,6 +93,7 @@ export interface SiteClient {
   readonly blockTypes: BlockTypesApi;
   readonly widgets: WidgetsApi;
   readonly pageKits: PageKitsApi;
+  readonly locales: LocalesApi;
   /** Workflow definitions, item states and transitions (docs/workflows.md). */
   readonly workflows: WorkflowsApi;
 }
@@ -168,6 +170,7 @@ export function createClient(options: ClientOptions): TrellisClient {
         blockTypes: createBlockTypesApi(scoped),
         widgets: createWidgetsApi(scoped),
         pageKits: createPageKitsApi(scoped),
+        locales: createLocalesApi(scoped),
         workflows: createWorkflowsApi(scoped),
       };
     },

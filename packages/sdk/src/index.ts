@@ -32,6 +32,7 @@ export type {
   CreateContentBody,
   CreateContentTypeBody,
   CreateInvitationBody,
+  CreateLocaleBody,
   CreatePageKitBody,
   CreateReleaseBody,
   CreateRouteBody,
@@ -68,10 +69,12 @@ export type {
   Invitation,
   InvitationAccepted,
   InvitationCreated,
+  ItemTranslation,
   ItemVersion,
   LiveEntry,
   LiveState,
   LiveStateQuery,
+  Locale,
   MediaAsset,
   Member,
   PageKit,
@@ -94,9 +97,11 @@ export type {
   StockResponse,
   Template,
   Transform,
+  Translations,
   UpdateBlockTypeBody,
   UpdateContentBody,
   UpdateContentTypeBody,
+  UpdateLocaleBody,
   UpdateMemberRoleBody,
   UpdatePageKitBody,
   UpdateRouteBody,
@@ -105,6 +110,7 @@ export type {
   UpdateSiteBody,
   UpdateTemplateBody,
   UpdateTransformBody,
+  UpdateTranslationsBody,
   UpdateViewBody,
   UpdateWidgetBody,
   UpdateWorkflowBody,
@@ -146,6 +152,7 @@ export type {
   ImportRecordsOptions,
   ImportRecordsResult,
 } from './namespaces/import';
+export type { LocalesApi } from './namespaces/locales';
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
 export type { MembersApi } from './namespaces/members';

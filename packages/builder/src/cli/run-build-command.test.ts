@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFixtureSnapshot } from '../../test/load-fixture';
+import { localizeBlog } from '../../test/localize-fixture';
 import { build } from '../build';
 import { createFolderTarget } from '../deploy/folder-target';
 import { runBuildCommand } from './run-build-command';
@@ -91,6 +92,22 @@ describe('cms-build', () => {
     const none = io();
     expect(await runBuildCommand({ out: dir }, none.io)).toBe(2);
     expect(none.out.stderr).toContain('give either --snapshot <file> or --api <url>');
+  });
+
+  it('builds the locales of a snapshot file: French pages, hreflang links, per-locale sitemaps', async () => {
+    const dir = tempDir();
+    const snapshot = readFixtureSnapshot('blog');
+    localizeBlog(snapshot);
+    const file = join(dir, 'site.json');
+    writeFileSync(file, JSON.stringify(snapshot));
+    const run = io();
+    expect(await runBuildCommand({ snapshot: file, out: join(dir, 'out'), mode: 'full' }, run.io)).toBe(0);
+    const built = pages(join(dir, 'out'));
+    const fr = built.get('fr/blog/bonjour-le-monde/index.html') ?? '';
+    expect(fr).toContain('<h1>Bonjour le monde</h1>');
+    expect(fr).toContain('hreflang="en" href="https://blog.example.org/en/blog/hello-world/"');
+    expect(built.get('sitemaps/fr.xml')).toContain('https://blog.example.org/fr/blog/bonjour-le-monde/');
+    expect(built.has('sitemap-index.xml')).toBe(true);
   });
 
   it('validate writes nothing', async () => {

@@ -1,5 +1,6 @@
 import type { DependencyReader } from '@trelliscms/core';
 import type { ListIndex } from '../plan/list-index';
+import { siteLocalesOf, urlKeyOf } from '../plan/site-locales';
 import { itemHash } from '../source/item-hash';
 import type { SnapshotSource } from '../source/snapshot-source';
 import { currentQueryHash, type QuerySpec, resultHash } from '../source/tracking-reader';
@@ -8,7 +9,12 @@ const TRAVERSE_PREFIX = '{"kind":"traverse"';
 const LIST_PREFIX = '{"kind":"list"';
 
 /** The current hash of a recorded list query, from the list index (null: not a list key). */
-function listQueryHash(key: string, lists: ListIndex, urls: ReadonlyMap<string, string>): string | null {
+function listQueryHash(
+  key: string,
+  lists: ListIndex,
+  urls: ReadonlyMap<string, string>,
+  codes: readonly string[],
+): string | null {
   let spec: QuerySpec;
   try {
     spec = JSON.parse(key) as QuerySpec;
@@ -17,7 +23,7 @@ function listQueryHash(key: string, lists: ListIndex, urls: ReadonlyMap<string, 
   }
   if (spec.kind !== 'list') return null;
   const result = lists.list(spec.query);
-  return resultHash(result.items, result.total, urls);
+  return resultHash(result.items, result.total, urls, codes);
 }
 
 /**
@@ -35,12 +41,13 @@ export function dependencyReader(params: {
   const { source, urls, templateHashes, lists, graphUnchanged } = params;
   const queryCache = new Map<string, string>();
   const itemDeps = new Map<string, string>();
+  const { codes } = siteLocalesOf(source.data);
   return {
     itemHash: (id) => {
       let hash = itemDeps.get(id);
       if (hash === undefined) {
         const item = source.item(id);
-        hash = item ? `${itemHash(item)}|${urls.get(id) ?? ''}` : '';
+        hash = item ? `${itemHash(item)}|${urlKeyOf(urls, id, codes)}` : '';
         itemDeps.set(id, hash);
       }
       return hash;
@@ -51,7 +58,7 @@ export function dependencyReader(params: {
       let hash = queryCache.get(key);
       if (hash === undefined) {
         hash =
-          (lists && key.startsWith(LIST_PREFIX) ? listQueryHash(key, lists, urls) : null) ??
+          (lists && key.startsWith(LIST_PREFIX) ? listQueryHash(key, lists, urls, codes) : null) ??
           currentQueryHash(key, source, urls);
         queryCache.set(key, hash);
       }

@@ -26,6 +26,8 @@ export function structureKey(run: {
     snapshot.transforms ?? [],
     snapshot.queries ?? [],
     snapshot.scripts ?? [],
+    snapshot.locales ?? [],
+    snapshot.translations ?? [],
   ]);
 }
 

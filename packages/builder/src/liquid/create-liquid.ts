@@ -9,6 +9,7 @@ import {
   slugify,
   type UrlSettings,
 } from './filters';
+import { registerLocaleHelpers } from './locale-tags';
 import { createMemoryFs } from './memory-fs';
 import { type ReaderSlot, registerContentTags } from './tags';
 
@@ -55,8 +56,8 @@ export interface CreateLiquidParams {
  * `sanitize` return sanitized HTML unescaped), own properties only, unknown filters are parse
  * errors, partials and layouts only from the site's templates, render time / memory / parse
  * limits, dates in UTC. Filters: `markdown`, `sanitize`, `relative_url`, `absolute_url`,
- * `media_url`, `slugify`, plus liquidjs's standard ones (`date`, `escape`, ...). Tags:
- * `{% list %}`, `{% traverse %}`, `{% similar %}` (see README).
+ * `media_url`, `slugify`, `t` (UI strings), plus liquidjs's standard ones (`date`, `escape`,
+ * ...). Tags: `{% list %}`, `{% traverse %}`, `{% similar %}`, `{% hreflang %}` (see README).
  */
 export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot: ReaderSlot } {
   const slot = params.slot ?? { reader: null };
@@ -87,6 +88,7 @@ export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot
   liquid.registerFilter('slugify', slugify);
   registerDateFilters(liquid);
   registerContentTags(liquid, slot);
+  registerLocaleHelpers(liquid, slot);
   rememberTemplateFiles(liquid);
   return { liquid, slot };
 }

@@ -1,4 +1,5 @@
 import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
+import { localeExtras } from '../emit/locale-files';
 import { miniSearchBrowserBuild, SEARCH_SCRIPT } from '../emit/search-client';
 import {
   buildShardIndex,
@@ -20,6 +21,7 @@ import {
 } from '../incremental/build-cache';
 import { relativeUrl } from '../liquid/filters';
 import type { ArtifactSpec, BuildPlan } from '../plan/plan-artifacts';
+import { itemIdOfKey, siteLocalesOf } from '../plan/site-locales';
 import { hashText } from '../render/renderer';
 import type { Snapshot } from '../snapshot/types';
 import type { SnapshotSource } from '../source/snapshot-source';
@@ -139,7 +141,18 @@ function emitExtras(params: {
     offer({ key: 'file:sitemap.xml', file: 'sitemap.xml', content }, hashText(content));
   }
 
+  // a localized site: a sitemap and a search index per locale, made whole each build
+  const locales = siteLocalesOf(snapshot);
   const emission = snapshot.site.searchEmission ?? 'bm25';
+  if (locales.isLocalized) {
+    for (const extra of localeExtras({ snapshot, source, plan, locales, search: emission !== 'none' })) {
+      offer(extra, hashText(extra.content));
+    }
+  }
+  // the site-wide search index holds each item once: a localized item at its default locale's page
+  const isIndexed = (a: ArtifactSpec): a is ArtifactSpec & { kind: 'item' } =>
+    a.kind === 'item' && !a.stub && (a.locale === undefined || a.locale === locales.defaultCode);
+
   if (emission === 'none') return { extras, extraCarried, search: null };
   const types = new Map(snapshot.types.map((type) => [type.name, type]));
   const makeDoc = (a: ArtifactSpec & { kind: 'item' }): DocEntry => {
@@ -153,7 +166,7 @@ function emitExtras(params: {
     return { dep, doc, hash };
   };
   let docCount = 0;
-  for (const a of plan.artifacts) if (a.kind === 'item' && !a.stub) docCount++;
+  for (const a of plan.artifacts) if (isIndexed(a)) docCount++;
   const count = searchShardCount(docCount);
   // Shards that may have changed (null: all), and what they hold now.
   let dirty: Set<number> | null = null;
@@ -164,10 +177,10 @@ function emitExtras(params: {
     // Building on the prior build: only items whose dependency hash or page changed can have
     // another document or shard; the rest of each shard is what the prior build recorded.
     const touched = new Set(depChanged);
-    for (const key of structural) if (key.startsWith('item:')) touched.add(key.slice(5));
+    for (const key of structural) if (key.startsWith('item:')) touched.add(itemIdOfKey(key));
     const updates = new Map<string, DocEntry | null>();
     for (const a of plan.artifacts) {
-      if (a.kind === 'item' && !a.stub && touched.has(a.itemId)) updates.set(a.itemId, makeDoc(a));
+      if (isIndexed(a) && touched.has(a.itemId)) updates.set(a.itemId, makeDoc(a));
     }
     let size = delta.docs.size;
     for (const id of touched) {
@@ -203,7 +216,7 @@ function emitExtras(params: {
     const docs = new Map<string, DocEntry>();
     const members: Array<Set<string>> = Array.from({ length: count }, () => new Set());
     for (const a of plan.artifacts) {
-      if (a.kind !== 'item' || a.stub) continue;
+      if (!isIndexed(a)) continue;
       const made = makeDoc(a);
       docs.set(a.itemId, made);
       const s = shardOf(a.itemId, count);

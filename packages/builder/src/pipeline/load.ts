@@ -1,5 +1,6 @@
 import type { TransformError } from '@trelliscms/core';
 import { contentHash } from '@trelliscms/core';
+import { siteLocalesOf, stringsDepName } from '../plan/site-locales';
 import { applyTransforms, hasScriptTransforms, type TransformLimits } from '../render/apply-transforms';
 import type { RenderPool } from '../render/render-pool';
 import { hashText } from '../render/renderer';
@@ -28,6 +29,8 @@ export function globalHashOf(snapshot: Snapshot, env: string, mediaBaseUrl: stri
     views: snapshot.views ?? [],
     // a saved query's definition changes what every page running it shows
     ...(snapshot.queries && snapshot.queries.length > 0 ? { queries: snapshot.queries } : {}),
+    // the locales place pages and decide every fallback (UI strings are page dependencies)
+    ...(snapshot.locales && snapshot.locales.length > 0 ? { locales: snapshot.locales } : {}),
   });
 }
 
@@ -44,7 +47,7 @@ export interface LoadedContent {
   transformsStopped: string | null;
   /** see {@link globalHashOf} */
   globalHash: string;
-  /** enabled template name → content hash */
+  /** enabled template name → content hash; `~strings:<locale>` → hash of the locale's UI strings */
   templateHashes: Map<string, string>;
   /**
    * '' without transforms; else the template hashes (a transform may render any template, and
@@ -87,6 +90,9 @@ export async function load(params: {
   const templateHashes = new Map(
     snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, hashText(t.content)]),
   );
+  // the UI strings of each locale are recorded like templates by the pages that read them (`t`)
+  const locales = siteLocalesOf(snapshot);
+  for (const code of locales.codes) templateHashes.set(stringsDepName(code), locales.stringsHash(code));
   return {
     input,
     snapshot,

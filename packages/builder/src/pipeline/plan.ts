@@ -1,4 +1,5 @@
 import { type BuildPlan, planArtifacts, replan, templatesKey } from '../plan/plan-artifacts';
+import { siteLocalesOf, urlKeyOf } from '../plan/site-locales';
 import { graphHashOf } from '../source/tracking-reader';
 import type { Changes } from './detect-changes';
 import type { LoadedContent } from './load';
@@ -52,8 +53,10 @@ export function plan(params: { env: string; content: LoadedContent; changes: Cha
   const depTypes = new Set(changes.changedTypes);
   const urlTypes = new Set<string>();
   if (!replanned) {
+    // an item's entry holds its URL in every locale: a page may link to any of them
+    const { codes } = siteLocalesOf(snapshot);
     for (const [id, entry] of items) {
-      const url = planned.urls.get(id) ?? '';
+      const url = codes.length === 0 ? (planned.urls.get(id) ?? '') : urlKeyOf(planned.urls, id, codes);
       if (entry.url !== url) {
         if (prior?.items.get(id) === entry) items.set(id, { ...entry, url });
         else entry.url = url;

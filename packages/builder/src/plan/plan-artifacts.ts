@@ -1,4 +1,10 @@
-import { normalizeRoute, parentRelationship, resolveRoute } from '@trelliscms/core';
+import {
+  fillLocale,
+  hasLocalePlaceholder,
+  normalizeRoute,
+  parentRelationship,
+  resolveRoute,
+} from '@trelliscms/core';
 import type {
   Snapshot,
   SnapshotItem,
@@ -11,6 +17,13 @@ import type { SnapshotSource } from '../source/snapshot-source';
 import { isVisibleIn } from '../source/snapshot-source';
 import { parseSort, parseWhere } from '../source/where';
 import type { ListIndex } from './list-index';
+import {
+  type Alternate,
+  localizedItemKey,
+  localizedUrlKey,
+  type SiteLocales,
+  siteLocalesOf,
+} from './site-locales';
 
 /**
  * Resolved item paths kept between builds, by item id: reused while the routePattern, the
@@ -40,6 +53,10 @@ export type ArtifactSpec =
       template: string;
       /** true in an environment the item is not published to: a fixed "not published" page */
       stub: boolean;
+      /** the page's locale, for a type whose routePattern has `{locale}` */
+      locale?: string;
+      /** the same page in every locale (this one included), for `hreflang` links */
+      alternates?: Alternate[];
     }
   | {
       kind: 'route';
@@ -51,6 +68,10 @@ export type ArtifactSpec =
       /** 1-based page number and page count (1 and 1 without pagination) */
       page: number;
       pages: number;
+      /** the page's locale, for a route whose path has `{locale}` */
+      locale?: string;
+      /** the same page in every locale (this one included), for `hreflang` links */
+      alternates?: Alternate[];
     };
 
 /** An error or warning found while planning or rendering. */
@@ -66,7 +87,10 @@ export interface BuildIssue {
 
 export interface BuildPlan {
   artifacts: ArtifactSpec[];
-  /** item id → page path, for items with a (non-stub) page */
+  /**
+   * item id → page path, for items with a (non-stub) page (for a localized type, the default
+   * locale's page); `<id>@<locale>` → the path of its page in that locale
+   */
   urls: Map<string, string>;
   errors: BuildIssue[];
   warnings: BuildIssue[];
@@ -164,7 +188,30 @@ export function planArtifacts(params: {
     return true;
   };
 
+  const locales = siteLocalesOf(snapshot);
+  // a route or view whose path has `{locale}` is one route per locale
+  const expanded: Array<{ route: SnapshotRoute; locale?: string; alternates?: Alternate[] }> = [];
   for (const route of [...(snapshot.routes ?? []), ...(snapshot.views ?? [])]) {
+    if (!locales.isLocalized || !hasLocalePlaceholder(route.path)) {
+      expanded.push({ route });
+      continue;
+    }
+    const alternates = locales.codes.map((code) => ({
+      locale: code,
+      path: normalizeRoute(fillLocale(route.path as string, code)),
+    }));
+    for (const code of locales.codes) {
+      const redirectTo =
+        typeof route.redirectTo === 'string' ? fillLocale(route.redirectTo, code) : route.redirectTo;
+      expanded.push({
+        route: { ...route, path: fillLocale(route.path as string, code), redirectTo },
+        locale: code,
+        alternates,
+      });
+    }
+  }
+  for (const { route, locale, alternates } of expanded) {
+    const localized = locale === undefined ? {} : { locale, alternates };
     if (route.enabled === false || typeof route.path !== 'string') continue;
     if (route.kind === 'redirect') {
       const path = normalizeRoute(route.path);
@@ -185,6 +232,7 @@ export function planArtifacts(params: {
           template: '',
           page: 1,
           pages: 1,
+          ...localized,
         });
       }
       continue;
@@ -224,6 +272,15 @@ export function planArtifacts(params: {
         template: route.template!,
         page,
         pages,
+        ...(locale === undefined
+          ? {}
+          : {
+              locale,
+              alternates: alternates?.map((alt) => ({
+                locale: alt.locale,
+                path: page === 1 ? alt.path : `${alt.path}page/${page}/`,
+              })),
+            }),
       });
     }
   }
@@ -253,6 +310,10 @@ export function planArtifacts(params: {
     const parentId = parentIdOf(item, type, outEdges);
     if (parentId) parents.add(parentId);
     const parent = parentId ? (all.get(parentId) ?? null) : null;
+    if (locales.isLocalized && hasLocalePlaceholder(type.routePattern)) {
+      planLocalizedItem({ locales, item, type, parent, template, env, claim, artifacts, urls, warnings });
+      continue;
+    }
     const resolved = resolveItemRoute(item, type, parentId, parent, memo);
     let path = resolved.path;
     if (resolved.missing.length > 0) {
@@ -271,6 +332,68 @@ export function planArtifacts(params: {
     artifacts.push({ kind: 'item', key, file: fileOf(path), path, itemId: item.id, template, stub });
   }
   return { artifacts, urls, errors, warnings, parents };
+}
+
+/**
+ * The pages of an item of a type whose routePattern has `{locale}`: one per published locale,
+ * each at the pattern filled with the locale's code and the item's fields in that locale (a
+ * translated slug gives a translated path), keyed `item:<id>@<code>`.
+ */
+function planLocalizedItem(params: {
+  locales: SiteLocales;
+  item: SnapshotItem;
+  type: SnapshotType;
+  parent: SnapshotItem | null;
+  template: string;
+  env: string;
+  claim: (path: string, key: string) => boolean;
+  artifacts: ArtifactSpec[];
+  urls: Map<string, string>;
+  warnings: BuildIssue[];
+}): void {
+  const { locales, item, type, parent, template, env, claim, artifacts, urls, warnings } = params;
+  const pattern = type.routePattern as string;
+  const stub = !isVisibleIn(item, env);
+  const pages: Array<{ code: string; key: string; path: string }> = [];
+  for (const code of locales.codes) {
+    const localized = locales.localize(item, code);
+    const localParent = parent ? locales.localize(parent, code) : null;
+    const resolved = resolveRoute({
+      pattern: fillLocale(pattern, code),
+      item: localized,
+      parent: localParent,
+    });
+    let path = resolved.path;
+    const key = localizedItemKey(item.id, code);
+    if (resolved.missing.length > 0) {
+      path = normalizeRoute(`/${code}${resolveRoute({ pattern: null, item }).path}`);
+      warnings.push({
+        code: 'route_placeholder_missing',
+        message: `${item.id} (${code}): routePattern "${pattern}" has no value for {${resolved.missing.join('}, {')}}; using ${path}`,
+        key,
+        path,
+      });
+    }
+    if (claim(path, key)) pages.push({ code, key, path });
+  }
+  const alternates = stub ? undefined : pages.map((page) => ({ locale: page.code, path: page.path }));
+  for (const page of pages) {
+    if (!stub) {
+      urls.set(localizedUrlKey(item.id, page.code), page.path);
+      if (page.code === locales.defaultCode) urls.set(item.id, page.path);
+    }
+    artifacts.push({
+      kind: 'item',
+      key: page.key,
+      file: fileOf(page.path),
+      path: page.path,
+      itemId: item.id,
+      template,
+      stub,
+      locale: page.code,
+      ...(alternates ? { alternates } : {}),
+    });
+  }
 }
 
 /** An item's route (`resolveRoute`), through the memo of earlier builds when there is one. */

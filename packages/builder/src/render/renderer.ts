@@ -2,8 +2,11 @@ import { hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import type { Liquid, Template } from 'liquidjs';
 import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
+import { absoluteUrl, type UrlSettings } from '../liquid/filters';
+import { hreflangLinks, type PageAlternate } from '../liquid/locale-tags';
 import { templateClosure } from '../liquid/memory-fs';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
+import { itemIdOfUrlKey } from '../plan/site-locales';
 import type { ScriptRunner } from '../sandbox/script-runner';
 import type { Snapshot, SnapshotItem, SnapshotScript, SnapshotTransform } from '../snapshot/types';
 import { SnapshotSource } from '../source/snapshot-source';
@@ -74,6 +77,7 @@ export class Renderer {
   private readonly afterRender: SnapshotTransform[];
   private readonly scripts: Map<string, SnapshotScript>;
   private readonly runScript: ScriptRunner | undefined;
+  private readonly urlSettings: UrlSettings;
 
   constructor(options: RendererOptions) {
     this.afterRender = afterRenderTransforms(options.snapshot);
@@ -89,12 +93,13 @@ export class Renderer {
       options.snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]),
     );
     for (const [name, content] of this.templates) this.templateHashes.set(name, hashText(content));
+    this.urlSettings = {
+      publicUrl: options.snapshot.site.publicUrl ?? null,
+      mediaBaseUrl: options.mediaBaseUrl ?? null,
+    };
     const { liquid, slot } = createLiquid({
       templates: this.templates,
-      urls: {
-        publicUrl: options.snapshot.site.publicUrl ?? null,
-        mediaBaseUrl: options.mediaBaseUrl ?? null,
-      },
+      urls: this.urlSettings,
       limits: options.limits,
     });
     this.liquid = liquid;
@@ -116,7 +121,8 @@ export class Renderer {
   }): void {
     for (const id in params.urls) {
       const url = params.urls[id];
-      const item = this.source.item(id);
+      // a localized page's URL (`<id>@<locale>`) is part of its item's view and dependency hash
+      const item = this.source.item(itemIdOfUrlKey(id));
       if (item) this.reader.forget(item);
       if (url === null || url === undefined) this.urls.delete(id);
       else this.urls.set(id, url);
@@ -152,7 +158,7 @@ export class Renderer {
   /** Renders one artifact. */
   render(spec: ArtifactSpec): RenderedArtifact {
     const reader = this.reader;
-    reader.begin();
+    reader.begin(spec.locale ?? null);
     if (spec.kind === 'item' && spec.stub) {
       reader.deps.items[spec.itemId] = '';
       return this.finish(spec, STUB_PAGE, reader.deps);
@@ -166,14 +172,21 @@ export class Renderer {
     this.slot.reader = reader;
     try {
       const scope: Record<string, unknown> = { site: this.site, env: this.env };
+      const localized = this.localeScope(spec);
       if (spec.kind === 'item') {
         const item = reader.item(spec.itemId);
         scope.item = item;
-        scope.page = { url: spec.path, path: spec.path, kind: 'item', title: titleOf(item) };
+        scope.page = { url: spec.path, path: spec.path, kind: 'item', title: titleOf(item), ...localized };
       } else {
         const route = spec.route;
         scope.route = { ...route, data: route.data ?? {} };
-        scope.page = { url: spec.path, path: spec.path, kind: 'route', title: route.title ?? null };
+        scope.page = {
+          url: spec.path,
+          path: spec.path,
+          kind: 'route',
+          title: route.title ?? null,
+          ...localized,
+        };
         if (route.contentId) scope.item = reader.item(route.contentId);
         if (route.paginate) {
           const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
@@ -267,6 +280,26 @@ export class Renderer {
       html = String(this.liquid.renderSync(parsed, { ...scope, html }));
     }
     return html;
+  }
+
+  /**
+   * What a page knows of its locale: `locale` (the page's, else the site's default; null on a
+   * site without locales), `alternates` (the page in each locale, for `hreflang`) and
+   * `hreflang` (those links as HTML, for `{{ page.hreflang | raw }}`, like `{% hreflang %}`).
+   */
+  private localeScope(spec: ArtifactSpec): Record<string, unknown> {
+    const locales = this.reader.locales;
+    const alternates: PageAlternate[] = (spec.alternates ?? []).map((alt) => ({
+      locale: alt.locale,
+      url: alt.path,
+      href: absoluteUrl(alt.path, this.urlSettings),
+      current: alt.locale === spec.locale,
+    }));
+    return {
+      locale: spec.locale ?? locales.defaultCode,
+      alternates,
+      hreflang: hreflangLinks(alternates, locales.defaultCode),
+    };
   }
 
   private finish(spec: ArtifactSpec, html: string, deps: ArtifactDeps): RenderedArtifact {

@@ -46,6 +46,15 @@ export function assertSnapshot(value: unknown): Snapshot {
       }
     });
   }
+  if (value.locales !== undefined) {
+    if (!Array.isArray(value.locales)) throw fail('`locales` must be an array');
+    value.locales.forEach((locale, index) => {
+      if (typeof locale?.code !== 'string') throw fail(`locales[${index}] needs a string \`code\``);
+    });
+  }
+  if (value.translations !== undefined && !Array.isArray(value.translations)) {
+    throw fail('`translations` must be an array');
+  }
   return { ...value, edges: Array.isArray(value.edges) ? value.edges : [] };
 }
 

@@ -25,6 +25,10 @@ export type SnapshotQuery = ReadView<Omit<core.SavedQuery, 'query'>, 'name'> & {
 export type SnapshotScript = ReadView<core.Script, 'name' | 'source'>;
 /** A listing/index page: a route, or a view (rendered like a listing route). */
 export type SnapshotRoute = ReadView<core.Route, 'path'>;
+/** A locale of the site (core `Locale`). */
+export type SnapshotLocale = ReadView<core.Locale, 'code'>;
+/** A locale's UI strings for the `t` filter (core `Translations`). */
+export type SnapshotStrings = ReadView<core.Translations, 'locale' | 'entries'>;
 
 /**
  * The site snapshot: the one input of a build (`GET /api/export` serves it; `cms-build
@@ -41,5 +45,9 @@ export type Snapshot = Pick<core.SiteSnapshot, 'format' | 'version'> & {
   routes?: SnapshotRoute[];
   views?: SnapshotRoute[];
   queries?: SnapshotQuery[];
+  /** the site's locales: route patterns with `{locale}` emit one page per enabled locale */
+  locales?: SnapshotLocale[];
+  /** each locale's UI strings */
+  translations?: SnapshotStrings[];
   exportedAt?: string;
 };

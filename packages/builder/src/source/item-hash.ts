@@ -10,6 +10,7 @@ interface Cached {
   given: unknown;
   version: unknown;
   updatedAt: unknown;
+  translations: unknown;
   hash: string;
 }
 
@@ -20,6 +21,7 @@ const cache = new WeakMap<SnapshotItem, Cached>();
  * carries one, else the hash of what a template can see of it. Publishing state is part of
  * it, so publishing to an environment invalidates that environment's pages. Memoized per item
  * object; replacing a member (`item.fields = {...}`) is noticed, mutating one in place is not.
+ * The item's values in other locales (`translations`) are part of it.
  */
 export function itemHash(item: SnapshotItem): string {
   const cached = cache.get(item);
@@ -31,7 +33,8 @@ export function itemHash(item: SnapshotItem): string {
     cached.status === item.status &&
     cached.given === item.hash &&
     cached.version === item.version &&
-    cached.updatedAt === item.updatedAt
+    cached.updatedAt === item.updatedAt &&
+    cached.translations === item.translations
   ) {
     return cached.hash;
   }
@@ -44,7 +47,9 @@ export function itemHash(item: SnapshotItem): string {
       updatedAt: item.updatedAt ?? null,
       version: item.version ?? null,
     });
-  const hash = `${base}|${(item.publishedEnvs ?? []).join(',')}|${item.status ?? ''}`;
+  // an item's values in other locales are not part of its stored hash
+  const translated = item.translations ? `|${sha256(item.translations)}` : '';
+  const hash = `${base}|${(item.publishedEnvs ?? []).join(',')}|${item.status ?? ''}${translated}`;
   cache.set(item, {
     fields: item.fields,
     relationships: item.relationships,
@@ -53,6 +58,7 @@ export function itemHash(item: SnapshotItem): string {
     given: item.hash,
     version: item.version,
     updatedAt: item.updatedAt,
+    translations: item.translations,
     hash,
   });
   return hash;

@@ -1,6 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import { itemSlug } from '@trelliscms/core/build';
+import { type SiteLocales, siteLocalesOf, stringsDepName, urlKeyOf } from '../plan/site-locales';
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, SavedQueryRun, SimilarQuery, TraverseQuery } from './content-source';
 import { itemHash } from './item-hash';
@@ -35,12 +36,19 @@ export class TrackingReader {
   readonly source: SnapshotSource;
   readonly urls: ReadonlyMap<string, string>;
   deps: ArtifactDeps = { items: {}, templates: {}, queries: {} };
-  private readonly views = new WeakMap<SnapshotItem, ItemView>();
+  /** the locale of the page being rendered (null: the site is not localized) */
+  locale: string | null = null;
+  private readonly views = new WeakMap<SnapshotItem, Map<string, ItemView>>();
   private readonly depHashes = new WeakMap<SnapshotItem, string>();
 
   constructor(params: { source: SnapshotSource; urls: ReadonlyMap<string, string> }) {
     this.source = params.source;
     this.urls = params.urls;
+  }
+
+  /** The site's locales (of the source's current snapshot). */
+  get locales(): SiteLocales {
+    return siteLocalesOf(this.source.data);
   }
 
   /** Forgets what was remembered of an item object (its view and dependency hash hold its URL). */
@@ -49,41 +57,62 @@ export class TrackingReader {
     this.depHashes.delete(item);
   }
 
-  /** Starts recording for a new artifact. */
-  begin(): void {
+  /** Starts recording for a new artifact, rendered in `locale` (default: the site's default locale). */
+  begin(locale: string | null = null): void {
     this.deps = { items: {}, templates: {}, queries: {} };
+    this.locale = locale ?? this.locales.defaultCode;
   }
 
-  /** The template view of an item (memoized). */
+  /** A UI string in the page's locale (or `locale`), recorded as a dependency; null when missing. */
+  translate(key: string, locale?: string | null): string | null {
+    const code = locale ?? this.locale;
+    if (code === null) return null;
+    this.deps.templates[stringsDepName(code)] = this.locales.stringsHash(code);
+    return this.locales.translate(key, code);
+  }
+
+  /** The template view of an item in the page's locale (memoized). */
   view(item: SnapshotItem): ItemView {
-    let view = this.views.get(item);
+    const code = this.locale ?? '';
+    let byLocale = this.views.get(item);
+    if (!byLocale) {
+      byLocale = new Map();
+      this.views.set(item, byLocale);
+    }
+    let view = byLocale.get(code);
     if (!view) {
+      const localized = this.locale === null ? item : this.locales.localize(item, this.locale);
+      const url =
+        (this.locale === null ? undefined : this.urls.get(`${item.id}@${this.locale}`)) ??
+        this.urls.get(item.id) ??
+        null;
       view = {
-        ...item.fields,
+        ...localized.fields,
         id: item.id,
         type: item.type,
         slug: itemSlug(item),
-        url: this.urls.get(item.id) ?? null,
+        url,
         status: item.status ?? null,
         updatedAt: item.updatedAt ?? null,
         version: item.version ?? null,
-        fields: item.fields,
+        fields: localized.fields,
         relationships: item.relationships ?? {},
+        ...(this.locale === null ? {} : { locale: this.locale }),
       };
-      this.views.set(item, view);
+      byLocale.set(code, view);
     }
     return view;
   }
 
   /**
-   * An item's dependency hash: its content hash and its URL (which its parent can change).
-   * Memoized per item object like {@link itemHash}: a reader serves one snapshot, whose items
-   * are replaced, not changed in place.
+   * An item's dependency hash: its content hash (with its values in every locale) and its URLs
+   * (which its parent can change). Memoized per item object like {@link itemHash}: a reader
+   * serves one snapshot, whose items are replaced, not changed in place.
    */
   depHash(item: SnapshotItem): string {
     let hash = this.depHashes.get(item);
     if (hash === undefined) {
-      hash = `${itemHash(item)}|${this.urls.get(item.id) ?? ''}`;
+      hash = `${itemHash(item)}|${urlKeyOf(this.urls, item.id, this.locales.codes)}`;
       this.depHashes.set(item, hash);
     }
     return hash;
@@ -99,13 +128,18 @@ export class TrackingReader {
   list(query: ListQuery): { items: ItemView[]; total: number } {
     const spec: QuerySpec = { kind: 'list', query };
     const result = this.source.list(query);
-    this.deps.queries[queryKey(spec)] = resultHash(result.items, result.total, this.urls);
+    this.deps.queries[queryKey(spec)] = resultHash(result.items, result.total, this.urls, this.locales.codes);
     return { items: result.items.map((item) => this.view(item)), total: result.total };
   }
 
   traverse(query: TraverseQuery): ItemView[] {
     const items = this.source.traverse(query);
-    this.deps.queries[queryKey({ kind: 'traverse', query })] = resultHash(items, items.length, this.urls);
+    this.deps.queries[queryKey({ kind: 'traverse', query })] = resultHash(
+      items,
+      items.length,
+      this.urls,
+      this.locales.codes,
+    );
     // The items reached are dependencies too: while the graph is unchanged, they are all that
     // can change the result (see graphHashOf).
     for (const item of items) this.deps.items[item.id] = this.depHash(item);
@@ -130,20 +164,26 @@ export class TrackingReader {
 
   similar(query: SimilarQuery): ItemView[] {
     const items = this.source.similar(query);
-    this.deps.queries[queryKey({ kind: 'similar', query })] = resultHash(items, items.length, this.urls);
+    this.deps.queries[queryKey({ kind: 'similar', query })] = resultHash(
+      items,
+      items.length,
+      this.urls,
+      this.locales.codes,
+    );
     return items.map((item) => this.view(item));
   }
 }
 
-/** Hash of a query result: ids, item hashes and URLs, and the total. */
+/** Hash of a query result: ids, item hashes and URLs (in each locale of `codes`), and the total. */
 export function resultHash(
   items: readonly SnapshotItem[],
   total: number,
   urls: ReadonlyMap<string, string>,
+  codes: readonly string[] = [],
 ): string {
   // One string hashed at once: the same digest as hashing the parts in turn, with fewer calls.
   let text = String(total);
-  for (const item of items) text += `\n${item.id}\t${itemHash(item)}\t${urls.get(item.id) ?? ''}`;
+  for (const item of items) text += `\n${item.id}\t${itemHash(item)}\t${urlKeyOf(urls, item.id, codes)}`;
   return hash('sha1', text, 'base64url');
 }
 
@@ -159,9 +199,10 @@ export function currentQueryHash(
   } catch {
     return '';
   }
+  const { codes } = siteLocalesOf(source.data);
   if (spec.kind === 'list') {
     const result = source.list(spec.query);
-    return resultHash(result.items, result.total, urls);
+    return resultHash(result.items, result.total, urls, codes);
   }
   if (spec.kind === 'query') {
     // a query that fails now (gone, or its parameters no longer fit) is a change: the page renders and reports it
@@ -173,7 +214,7 @@ export function currentQueryHash(
     }
   }
   const items = spec.kind === 'traverse' ? source.traverse(spec.query) : source.similar(spec.query);
-  return resultHash(items, items.length, urls);
+  return resultHash(items, items.length, urls, codes);
 }
 
 /**

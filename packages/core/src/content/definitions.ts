@@ -71,6 +71,9 @@ export const RESERVED_NODE_LABELS: readonly string[] = [
   'LiveHead',
   'SiteDataVersion',
   'IdempotencyKey',
+  'Locale',
+  'LocaleStrings',
+  'ItemTranslation',
 ];
 
 /**

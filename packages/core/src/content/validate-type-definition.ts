@@ -85,7 +85,9 @@ function checkRelationship(
 function checkRoutePattern(pattern: string, fieldNames: Set<string>, issues: FieldIssue[]): void {
   for (const match of pattern.matchAll(PLACEHOLDER)) {
     const token = match[1] ?? '';
-    if (token === 'slug' || token.startsWith('parent.') || fieldNames.has(token)) continue;
+    // `{locale}`: one page per locale of the site (docs/locales.md)
+    if (token === 'slug' || token === 'locale' || token.startsWith('parent.') || fieldNames.has(token))
+      continue;
     issues.push({ field: 'routePattern', message: `placeholder {${token}} names no field of the type` });
   }
 }

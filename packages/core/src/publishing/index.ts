@@ -14,6 +14,18 @@ export {
   type PlannedArtifact,
 } from './impacted-artifacts';
 export {
+  defaultLocaleOf,
+  fillLocale,
+  hasLocalePlaceholder,
+  LOCALE_PLACEHOLDER,
+  type LocaleLike,
+  localeChain,
+  localeSetProblems,
+  localizedFields,
+  publishedLocales,
+  translateKey,
+} from './locales';
+export {
   itemSlug,
   normalizeRoute,
   type ParentRelationship,

@@ -41,6 +41,11 @@ const fieldDefinitionShape = {
   regex: z.string().min(1).max(500).optional(),
   /** For `reference` fields: the name of the content type referred to. */
   target: TypeName.optional(),
+  /**
+   * The field has one value per locale (`PUT /api/locales/{code}/translations`); the item's own
+   * value is the default locale's. A locale without a value falls back along its chain.
+   */
+  translatable: z.boolean().optional(),
 };
 
 function compiles(pattern: string): boolean {

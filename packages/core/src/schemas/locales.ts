@@ -62,23 +62,57 @@ export const TranslationKey = z
   .max(200)
   .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated names such as nav.home');
 
-/** GET /api/locales/{code}/translations */
+/** A field name of a content type (as in field definitions). */
+const TranslatedFieldName = z.string().min(1).max(100);
+
+/** One item's field values in one locale: only fields its type marks `translatable`. */
+export const ItemTranslation = z
+  .object({
+    itemId: z.string().min(1).max(300),
+    fields: z.record(TranslatedFieldName, z.unknown()),
+    updatedAt: DateTime.optional(),
+  })
+  .meta({ id: 'ItemTranslation' });
+export type ItemTranslation = z.infer<typeof ItemTranslation>;
+
+/**
+ * GET /api/locales/{code}/translations: the locale's UI strings (`entries`, for the `t`
+ * filter) and its per-item field values (`items`, sorted by item id). Stored values only:
+ * what a missing value falls back to is decided by the build (docs/locales.md).
+ */
 export const Translations = z
   .object({
     locale: LocaleCode,
     entries: z.record(TranslationKey, z.string().max(10_000)),
+    items: z.array(ItemTranslation).optional(),
     updatedAt: DateTime.optional(),
   })
   .meta({ id: 'Translations' });
 export type Translations = z.infer<typeof Translations>;
 
+/** Query of GET /api/locales/{code}/translations: `itemId` keeps only that item's values. */
+export const TranslationsQuery = z.object({
+  itemId: z.string().min(1).max(300).optional(),
+});
+export type TranslationsQuery = z.infer<typeof TranslationsQuery>;
+
 /**
- * PUT /api/locales/{code}/translations: merges `entries` into the stored ones (a null value
- * deletes its key); with `replace: true` the stored entries are replaced as a whole.
+ * PUT /api/locales/{code}/translations: merges `entries` (UI strings) and each item's `fields`
+ * into the stored ones (a null value deletes its key or field); with `replace: true` the
+ * stored UI strings are replaced as a whole, and so are the fields of each item named.
  */
 export const UpdateTranslationsBody = z
   .object({
-    entries: z.record(TranslationKey, z.string().max(10_000).nullable()),
+    entries: z.record(TranslationKey, z.string().max(10_000).nullable()).default({}),
+    items: z
+      .array(
+        z.object({
+          itemId: z.string().min(1).max(300),
+          fields: z.record(TranslatedFieldName, z.unknown()),
+        }),
+      )
+      .max(1000)
+      .default([]),
     replace: z.boolean().default(false),
   })
   .meta({ id: 'UpdateTranslationsBody' });

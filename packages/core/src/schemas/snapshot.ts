@@ -32,6 +32,8 @@ export const SnapshotItem = ContentRecord.extend({
   publishedEnvs: z.array(z.string()),
   /** The item's embedding vector for `{% similar %}`, when the site has one. */
   embedding: z.array(z.number()).nullable().optional(),
+  /** Per-locale values of the item's `translatable` fields: locale code → field → value. */
+  translations: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
 }).meta({ id: 'SnapshotItem' });
 export type SnapshotItem = z.infer<typeof SnapshotItem>;
 

@@ -11,6 +11,7 @@ import {
 import type { Graph, GraphNode, GraphReader, GraphWriter, NodeQuery, PropFilter } from '../engines/port';
 import { retractEverywhere } from '../releases/publish-items';
 import { checkVersion } from '../shared/entity-tag';
+import { deleteItemTranslations } from '../site-resources/locales';
 import { forgetItemWorkflow } from '../workflows/item-workflow';
 import {
   CONTENT_LABEL,
@@ -425,6 +426,8 @@ export async function deleteItemIn(
   // Deleting takes the item out of every environment it is live in (their next build drops it).
   const retractedFrom = await retractEverywhere({ tx, id, actor, now });
   await tx.deleteNode(id);
+  // its values in other locales go with it (a new item of the same id starts untranslated)
+  await deleteItemTranslations(tx, id);
   await forgetItemWorkflow(tx, id);
   const versions = await tx.findNodes({
     label: VERSION_LABEL,

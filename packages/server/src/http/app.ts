@@ -21,6 +21,7 @@ import { publishingRoutes } from '../releases/routes/publishing';
 import { releasesRoutes } from '../releases/routes/releases';
 import { scriptRoutes } from '../scripts/routes/scripts';
 import { type Clock, systemClock } from '../shared/clock';
+import { localeRoutes } from '../site-resources/routes/locales';
 import { siteResourceRoutes } from '../site-resources/routes/site-resources';
 import { templatesRoutes } from '../site-resources/routes/templates';
 import { API_VERSION, VERSION } from '../version';
@@ -121,6 +122,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(embeddingsRoutes);
   await app.register(templatesRoutes);
   await app.register(siteResourceRoutes);
+  await app.register(localeRoutes);
   await app.register(workflowRoutes);
   await app.register(scriptRoutes);
   await app.register(publishingPlugin);

@@ -17,6 +17,7 @@ import type { GraphEdge, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import type { Clock } from '../shared/clock';
 import { nodePages } from '../shared/node-pages';
+import { itemTranslationsByItem, listLocaleStrings, listLocales } from '../site-resources/locales';
 import { OTHER_RESOURCES, QUERIES, ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
 import { listSiteResources } from '../site-resources/site-resources';
 import { listTemplates } from '../site-resources/template-repository';
@@ -50,6 +51,8 @@ export async function takeSnapshot({
   live?: ReadonlyMap<string, LiveEntry> | null;
 }): Promise<SiteSnapshot> {
   const types = await listTypes(graph);
+  const locales = await listLocales(graph);
+  const itemTranslations = locales.length > 0 ? await itemTranslationsByItem(graph) : new Map();
   const items: SnapshotItem[] = [];
   const itemIds = new Set<string>();
   const edgesFrom = new Map<string, GraphEdge[]>();
@@ -66,8 +69,10 @@ export async function takeSnapshot({
           type.relationships.length > 0 ? relationshipsOf(type, edgesFrom.get(node.id) ?? []) : undefined;
         const record = toContentRecord(node, relationships) as SnapshotItem;
         itemIds.add(node.id);
+        const translations = itemTranslations.get(node.id);
         items.push({
           ...record,
+          ...(translations ? { translations } : {}),
           version: record.version ?? 1,
           hash: record.hash ?? '',
           status: record.status ?? 'draft',
@@ -114,6 +119,7 @@ export async function takeSnapshot({
     routes: (await listSiteResources(graph, ROUTES)) as Route[],
     views: (await listSiteResources(graph, VIEWS)) as View[],
     queries: (await listSiteResources(graph, QUERIES)) as SavedQuery[],
+    ...(locales.length > 0 ? { locales, translations: await listLocaleStrings(graph) } : {}),
     exportedAt: clock.now().toISOString(),
   };
 }
