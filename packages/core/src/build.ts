@@ -7,12 +7,14 @@
 export {
   compareValues,
   conditionHolds,
+  instantOf,
   parseSort,
   parseWhere,
   type SortKey,
   sortKeys,
   type WhereCondition,
   type WhereOp,
+  type WhereParams,
 } from './content/list-language';
 export { canonicalJson } from './hash/canonical-json';
 export type { ArtifactDeps } from './publishing/artifact-deps';

@@ -35,6 +35,7 @@ export {
 export {
   compareValues,
   conditionHolds,
+  instantOf,
   LIST_BUILT_INS,
   MAX_LIST_QUERY_LENGTH,
   parseSort,
@@ -43,6 +44,7 @@ export {
   sortKeys,
   type WhereCondition,
   type WhereOp,
+  type WhereParams,
 } from './list-language';
 export { searchText } from './search-text';
 export { findTypeChangeConflicts, type TypeChangeConflict } from './type-change-conflicts';

@@ -619,6 +619,10 @@ export class BuildService {
       status: result.ok ? 'ok' : 'error',
       envId: `env:${input.env}`,
       error: problems.length > 0 ? problems.slice(0, 20).join('; ') : null,
+      rendered: result.rendered,
+      carried: result.carried,
+      reasons: result.reasons,
+      warnings: result.warnings.slice(0, 200),
     };
   }
 }
