@@ -71,4 +71,30 @@ describe('cms build', () => {
     expect(result.stdout).toContain('Build b8 FAILED');
     expect(result.stdout).toContain('error: template post does not parse');
   });
+
+  it('says how many pages it re-rendered and why, and lists warnings', async () => {
+    await t.serve({
+      'POST /api/build': () => ({
+        body: {
+          ok: true,
+          buildId: 'b9',
+          mode: 'incremental',
+          artifacts: 40,
+          durationMs: 50,
+          transformErrors: [],
+          deploy: null,
+          rendered: 6,
+          carried: 34,
+          reasons: { 'item-changed': 1, 'collection:tags': 4, 'template-changed': 1 },
+          warnings: [{ code: 'undefined_variable', message: 'home:2: site.tagline has no value (page route:/#1)' }],
+        },
+      }),
+    });
+    const result = await t.cli(['build']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'rendered 6 page(s) (4 collection:tags, 1 item-changed, 1 template-changed), carried 34 unchanged',
+    );
+    expect(result.stdout).toContain('warning undefined_variable: home:2: site.tagline has no value (page route:/#1)');
+  });
 });
