@@ -148,6 +148,10 @@ export const BuildStatus = z
     deploymentId: z.string().nullable().optional(),
     asOf: DateTime.nullable().optional(),
     previewUrl: z.string().nullable().optional(),
+    /** At the end: pages rendered, pages carried over, and why they were rendered (as in BuildResult). */
+    rendered: z.number().int().min(0).optional(),
+    carried: z.number().int().min(0).optional(),
+    reasons: RenderReasons.optional(),
   })
   .meta({ id: 'BuildStatus' });
 export type BuildStatus = z.infer<typeof BuildStatus>;

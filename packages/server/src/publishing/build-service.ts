@@ -547,6 +547,9 @@ export class BuildService {
         error: final.error ?? null,
         finishedAt,
         ...(fingerprint ? { fingerprint } : {}),
+        ...(final.rendered === undefined
+          ? {}
+          : { rendered: final.rendered, carried: final.carried ?? 0, reasons: final.reasons ?? {} }),
       };
       await tx.putNode({ id: buildNodeId(buildId), labels: [BUILD_LABEL], props });
       if (goesLive) await setLiveBuild(tx, `env:${input.env}`, buildId, this.options.clock.now());

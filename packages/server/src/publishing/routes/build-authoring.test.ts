@@ -116,6 +116,12 @@ describe('template authoring in server builds', () => {
     expect(incremental.reasons['collection:tags']).toBe(1);
     // the page of a tag the edit did not touch is carried over
     expect(incremental.carried).toBe(1);
+    const status = await site.request({ method: 'GET', url: `/api/build/status/${incremental.buildId}` });
+    expect(status.json()).toMatchObject({
+      rendered: incremental.rendered,
+      carried: 1,
+      reasons: incremental.reasons,
+    });
     expect(await page('/tags/')).toContain('<a href="/tags/blues/">blues (1)</a>');
     expect(await page('/tags/blues/')).toContain('<li>A</li>');
     expect(await page('/tags/rock-n-roll/')).toContain('<li>B</li><li>C</li><p>2</p>');
