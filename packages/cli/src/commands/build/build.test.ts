@@ -86,7 +86,9 @@ describe('cms build', () => {
           rendered: 6,
           carried: 34,
           reasons: { 'item-changed': 1, 'collection:tags': 4, 'template-changed': 1 },
-          warnings: [{ code: 'undefined_variable', message: 'home:2: site.tagline has no value (page route:/#1)' }],
+          warnings: [
+            { code: 'undefined_variable', message: 'home:2: site.tagline has no value (page route:/#1)' },
+          ],
         },
       }),
     });
@@ -95,6 +97,8 @@ describe('cms build', () => {
     expect(result.stdout).toContain(
       'rendered 6 page(s) (4 collection:tags, 1 item-changed, 1 template-changed), carried 34 unchanged',
     );
-    expect(result.stdout).toContain('warning undefined_variable: home:2: site.tagline has no value (page route:/#1)');
+    expect(result.stdout).toContain(
+      'warning undefined_variable: home:2: site.tagline has no value (page route:/#1)',
+    );
   });
 });
