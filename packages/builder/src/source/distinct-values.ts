@@ -45,6 +45,7 @@ export function valueGroups(
   }
   const groups = [...byValue]
     .map(([value, members]) => ({ value, slug: valueSlug(value), items: members }))
-    .sort((a, b) => compareValues(a.value, b.value) || (String(a.value) < String(b.value) ? -1 : 1));
+    // values equal to the list language (2020 and '2020') are ordered by kind, so the order is total
+    .sort((a, b) => compareValues(a.value, b.value) || (typeof a.value < typeof b.value ? -1 : 1));
   return { groups, op: isList ? 'contains' : '==' };
 }
