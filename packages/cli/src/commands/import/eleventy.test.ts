@@ -91,9 +91,9 @@ describe('cms import eleventy', () => {
       .filter(([path]) => !path.startsWith('_') && !path.startsWith('node_modules'))
       .map(([path, content]) => ({ path, content }));
     const plan = planEleventyImport({ files, type: 'post' });
-    expect(plan.records.map((r) => r.slug)).toEqual(['first-post', 'second', 'third']);
+    expect(plan.records.map((r) => r.id)).toEqual(['post:first-post', 'post:second', 'post:third']);
     expect(plan.records[0]).toEqual({
-      slug: 'first-post',
+      id: 'post:first-post',
       title: 'First: a post',
       date: '2024-01-05',
       tags: ['post', 'news'],
@@ -187,9 +187,9 @@ describe('cms import eleventy', () => {
       '_eleventy-tag',
       '_eleventy-list',
     ]);
-    const records = (server.hits('POST /api/import/json')[0]!.body as { records: Array<{ slug: string }> })
+    const records = (server.hits('POST /api/import/json')[0]!.body as { records: Array<{ id: string }> })
       .records;
-    expect(records.map((r) => r.slug)).toEqual(['first-post', 'second', 'third']);
+    expect(records.map((r) => r.id)).toEqual(['post:first-post', 'post:second', 'post:third']);
     // files are read in name order: blog.liquid, then tags.liquid
     expect(server.hits('POST /api/routes').map((hit) => (hit.body as { path: string }).path)).toEqual([
       '/blog/',
@@ -210,5 +210,38 @@ describe('cms import eleventy', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('would import 3 item(s) of type post');
     expect(server.requests).toEqual([]);
+  });
+
+  it('adds the missing fields, optional, to a type that exists', async () => {
+    await writeBlog(t.dir);
+    const type = {
+      name: 'post',
+      label: 'Post',
+      nodeLabel: 'Post',
+      keyField: 'title',
+      fields: [
+        { name: 'title', type: 'string', required: true },
+        { name: 'body', type: 'markdown' },
+      ],
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    const server = await t.serve({
+      'GET /api/types/post': () => ({ body: type }),
+      'PATCH /api/types/post': ({ body }) => ({ body: { ...type, ...(body as object) } }),
+    });
+    // stops at the next call (templates): what matters is the type's change
+    await t.cli(['import', 'eleventy', 'blog']);
+    const patch = server.hits('PATCH /api/types/post')[0]!.body as {
+      fields: Array<{ name: string; required?: boolean }>;
+    };
+    expect(patch.fields.map((field) => field.name)).toEqual([
+      'title',
+      'body',
+      'date',
+      'tags',
+      'author',
+      'draft',
+    ]);
+    expect(patch.fields.slice(2).every((field) => field.required === false)).toBe(true);
   });
 });

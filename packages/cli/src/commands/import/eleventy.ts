@@ -78,8 +78,8 @@ function staticPrefix(permalink: string): string {
 /**
  * Plans the import of an Eleventy site from its files: every Markdown file with front matter
  * (outside `_includes`, `_data`, `_site`, `node_modules`) becomes an item of `type` (`title`,
- * `date`, `tags`, the other plain front matter keys, `body` = the Markdown; the slug is
- * Eleventy's `fileSlug`); tags become a `tags` list field and site collections (`all`, and one
+ * `date`, `tags`, the other plain front matter keys, `body` = the Markdown; the id is
+ * `<type>:<slug>`, the slug Eleventy's `fileSlug` or the front matter's `slug`); tags become a `tags` list field and site collections (`all`, and one
  * per tag named like Eleventy's `collections.<tag>`); a template paginating over
  * `collections` (pages per tag) becomes a listing route paginated by the `tags` field, and one
  * paginating over `collections.<tag>` a listing of that tag, `size` per page.
@@ -122,9 +122,10 @@ export function planEleventyImport(params: { files: readonly EleventyFile[]; typ
       continue;
     }
     slugs.add(slug);
-    const record: Record<string, unknown> = { slug, body: body.trim() };
+    // the item's id is `<type>:<slug>`; its pages are at its slug, as Eleventy's at its fileSlug
+    const record: Record<string, unknown> = { id: `${type}:${slug}`, body: body.trim() };
     for (const [key, value] of Object.entries(data)) {
-      if (ELEVENTY_KEYS.has(key) || key === 'slug' || key === 'body') continue;
+      if (ELEVENTY_KEYS.has(key) || key === 'slug' || key === 'body' || key === 'id') continue;
       if (key === 'tags') {
         const list = tagsOf(value);
         record.tags = list;
@@ -319,7 +320,20 @@ export async function importEleventy(params: {
     out.result(summary, () => describe(summary, 'would import'));
     return ExitCode.ok;
   }
-  if (!(await exists(() => site.types.get(plan.type)))) {
+  const existing = await site.types.get(plan.type).catch((error: unknown) => {
+    if (isApiError(error) && error.status === 404) return null;
+    throw error;
+  });
+  if (existing) {
+    // the type exists (a starter kit's `post`, say): add the fields the content has and it lacks, optional
+    const known = new Set(existing.fields.map((field) => field.name));
+    const missing = plan.fields.filter((field) => !known.has(field.name));
+    if (missing.length > 0) {
+      await site.types.update(plan.type, {
+        fields: [...existing.fields, ...missing.map((field) => ({ ...field, required: false }))],
+      } as Parameters<SiteClient['types']['update']>[1]);
+    }
+  } else {
     await site.types.create({
       name: plan.type,
       label: plan.type[0]!.toUpperCase() + plan.type.slice(1),
