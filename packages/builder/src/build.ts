@@ -5,7 +5,7 @@ import { load } from './pipeline/load';
 import { type BuildOptions, type BuildResult, settingsOf } from './pipeline/options';
 import { plan } from './pipeline/plan';
 import { render } from './pipeline/render';
-import { selectWork } from './pipeline/select-work';
+import { reasonCounts, selectWork } from './pipeline/select-work';
 import { updateCache } from './pipeline/update-cache';
 import type { BuildIssue } from './plan/plan-artifacts';
 
@@ -51,6 +51,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     rendered: 0,
     renderedKeys: [],
     carried: selection.mode === 'incremental' ? selection.carried.length : 0,
+    reasons: {},
     transformErrors: content.transformErrors,
     errors,
     warnings,
@@ -94,8 +95,21 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const { key, file: path, template } = page;
     errors.push({ code: 'render_failed', message: `${key}: ${page.error}`, key, path, template });
   }
+  for (const page of results) {
+    for (const found of page.undefinedVariables ?? []) {
+      warnings.push({
+        code: 'undefined_variable',
+        message: `${found.template}${found.line === null ? '' : `:${found.line}`}: ${found.variable} has no value (page ${page.key}); it renders as nothing`,
+        key: page.key,
+        path: page.file,
+        template: found.template,
+        ...(found.line === null ? {} : { line: found.line }),
+        variable: found.variable,
+      });
+    }
+  }
   const renderedKeys = results.filter((r) => r.error === undefined).map((r) => r.key);
-  const rendered = { renderedKeys, rendered: renderedKeys.length };
+  const rendered = { renderedKeys, rendered: renderedKeys.length, reasons: reasonCounts(selection.work) };
 
   progress({ phase: 'emit', done: 0, total: 1 });
   const extras = emitted ?? emitNow();

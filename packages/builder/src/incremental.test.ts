@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addAuthoring } from '../test/authoring-site';
 import { type Fixture, loadFixture } from '../test/load-fixture';
 import { localizeBlog } from '../test/localize-fixture';
 import { createDirectoryTarget } from './deploy/directory-target';
@@ -539,6 +540,65 @@ describe('a build cache', () => {
       },
     ];
     await lockstep(queried, { grow: addSavedQuery, fresh: true });
+  });
+
+  /** Changes to what site collections and pages per distinct value read (see test/authoring-site.ts). */
+  const authoring: Step[] = [
+    {
+      name: 'an author renamed (a site collection)',
+      change: (s) => {
+        item(s, 'author:ada').fields = { name: 'Ada Lovelace' };
+      },
+    },
+    {
+      name: 'a label added (a new distinct value, a new page set)',
+      change: (s) => {
+        const post = item(s, 'post:liquid-layouts');
+        post.fields = { ...post.fields, labels: ['news', 'fresh'] };
+      },
+    },
+    {
+      name: 'a label removed (its page set goes)',
+      change: (s) => {
+        const post = item(s, 'post:graph-gardening');
+        post.fields = { ...post.fields, labels: ['graphs'] };
+      },
+    },
+    {
+      name: 'a value page grows a second page',
+      change: (s) => {
+        const post = item(s, 'post:graph-gardening');
+        post.fields = { ...post.fields, labels: ['graphs', 'intro', 'fresh'] };
+        const hello = item(s, 'post:hello-world');
+        hello.fields = { ...hello.fields, labels: ['intro', 'news', 'fresh'] };
+      },
+    },
+    {
+      name: 'a date in another time zone (sorted by instant)',
+      change: (s) => {
+        const post = item(s, 'post:hello-world');
+        post.fields = { ...post.fields, date: '2026-05-02T01:00:00+09:00' };
+      },
+    },
+    {
+      name: 'an item no collection reads',
+      change: (s) => {
+        item(s, 'page:about').fields = { ...item(s, 'page:about').fields, body: 'Changed.' };
+      },
+    },
+  ];
+
+  it('follows site collections and pages per distinct value', async () => {
+    await lockstep(authoring, { grow: addAuthoring, fresh: true });
+  });
+
+  it('keeps a warm pool right across collection and distinct-value changes', async () => {
+    const pool = new RenderPool({ size: 2 });
+    try {
+      await lockstep(authoring, { pool, grow: addAuthoring });
+    } finally {
+      await pool.close();
+    }
   });
 
   it('follows publishing: stub pages appear and go', async () => {

@@ -17,12 +17,14 @@ export {
   bindParams,
   compareValues,
   conditionHolds,
+  instantOf,
   parseSort,
   parseWhere,
   type SortKey,
   sortKeys,
   type WhereCondition,
   type WhereOp,
+  type WhereParams,
 } from './content/list-language';
 export { isTrellisError, TrellisError } from './errors/trellis-error';
 export { canonicalJson } from './hash/canonical-json';

@@ -85,6 +85,10 @@ export async function runBuildCommand(options: BuildCommandOptions, io: CommandI
     io.stdout(`${JSON.stringify(result, (key, value) => (key === 'manifest' ? undefined : value), 2)}\n`);
   const summary = `${result.ok ? 'ok' : 'failed'}: ${result.effectiveMode} build ${result.buildId} (env ${result.env}): ${result.artifacts} files, ${result.rendered} rendered, ${result.carried} carried over, ${result.durationMs} ms`;
   io.stderr(`${summary}\n`);
+  const reasons = Object.entries(result.reasons)
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .map(([reason, count]) => `${count} ${reason}`);
+  if (reasons.length > 0) io.stderr(`rendered because: ${reasons.join(', ')}\n`);
   if (result.deploy) {
     io.stderr(
       `deployed: ${result.deploy.filesUploaded} uploaded, ${result.deploy.filesDeleted} deleted, ${result.deploy.bytes} bytes\n`,

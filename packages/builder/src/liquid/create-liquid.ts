@@ -39,6 +39,11 @@ export interface LiquidLimits {
   memoryBytes?: number;
   /** characters of template source one parse may read (liquidjs `parseLimit`); default 1 MB */
   parseChars?: number;
+  /**
+   * report the variables a page reads that have no value (`undefined_variable` warnings naming
+   * template, line and variable), by a second, strict render of each page; validate builds set it
+   */
+  reportUndefined?: boolean;
 }
 
 export interface CreateLiquidParams {

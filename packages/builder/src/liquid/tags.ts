@@ -7,6 +7,18 @@ import { parseSort, parseWhere } from '../source/where';
 /** Holds the reader of the render in progress; the custom tags read content through it. */
 export interface ReaderSlot {
   reader: TrackingReader | null;
+  /** the page template of the render in progress (named in errors) */
+  template?: string | null;
+}
+
+/** The most items one `{% list %}` or `{% traverse %}` returns; asking for more and matching more fails the render. */
+export const MAX_TAG_ITEMS = 1000;
+
+/** The arguments of `{% list %}` that are not `$name` parameters of its `where`. */
+const LIST_ARGS = new Set(['where', 'sort', 'limit', 'offset']);
+
+function inTemplate(slot: ReaderSlot): string {
+  return slot.template ? ` in template "${slot.template}"` : '';
 }
 
 const tail = /^(.*?)\s+as\s+([A-Za-z_][\w-]*)\s*$/s;
@@ -43,6 +55,7 @@ function idOf(value: unknown): string {
  * variable, like `assign`:
  *
  * - `{% list 'post' where: "featured == true", sort: "-date", limit: 10, offset: 0 as posts %}`
+ * - `{% list 'post' where: "tags contains $tag", tag: t as tagged %}` (`$tag` bound to `t`)
  * - `{% traverse item 'RELATED' direction: 'out', depth: 2, limit: 20 as related %}`
  * - `{% similar item limit: 5 as alike %}`
  * - `{% query 'recent-posts' since: 2021, tag: t as posts %}`: runs a saved query with these
@@ -69,13 +82,23 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
       *render(ctx: Context, _emitter: Emitter): Generator<unknown, void, unknown> {
         const type = String(yield evalToken(this.type, ctx));
         const args = (yield this.args.render(ctx)) as Record<string, unknown>;
+        // every other argument binds a `$name` of the `where`: values, never spliced text
+        const params: Record<string, unknown> = {};
+        for (const key of Object.keys(args)) if (!LIST_ARGS.has(key)) params[key] = args[key];
+        const requested = toInt(args.limit, 100, Number.MAX_SAFE_INTEGER) ?? 100;
+        const offset = toInt(args.offset, 0, Number.MAX_SAFE_INTEGER) ?? 0;
         const result = reader(slot).list({
           type,
-          where: typeof args.where === 'string' ? parseWhere(args.where) : [],
+          where: typeof args.where === 'string' ? parseWhere(args.where, { values: params }) : [],
           sort: parseSort(typeof args.sort === 'string' ? args.sort : undefined),
-          limit: toInt(args.limit, 100, 1000),
-          offset: toInt(args.offset, 0, Number.MAX_SAFE_INTEGER),
+          limit: Math.min(requested, MAX_TAG_ITEMS),
+          offset,
         });
+        if (requested > MAX_TAG_ITEMS && result.total - offset > MAX_TAG_ITEMS) {
+          throw new Error(
+            `{% list '${type}' %}${inTemplate(slot)} matched ${result.total} items, more than the ${MAX_TAG_ITEMS} one list returns (limit: ${requested} was asked): nothing is cut silently; paginate instead (a listing route with paginate: {type, size, field}, or limit and offset)`,
+          );
+        }
         ctx.bottom()[this.variable] = result.items;
         ctx.bottom()[`${this.variable}_total`] = result.total;
       }
@@ -152,15 +175,23 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
         const args = (yield this.args.render(ctx)) as Record<string, unknown>;
         const direction: TraverseQuery['direction'] =
           args.direction === 'in' || args.direction === 'both' ? args.direction : 'out';
-        ctx.bottom()[this.variable] = from
+        const requested = toInt(args.limit, 100, Number.MAX_SAFE_INTEGER) ?? 100;
+        const items = from
           ? reader(slot).traverse({
               from,
               edge,
               direction,
               depth: toInt(args.depth, 1, 3) ?? 1,
-              limit: toInt(args.limit, 100, 1000),
+              // one more than returned, to tell a cut result from a complete one
+              limit: requested > MAX_TAG_ITEMS ? MAX_TAG_ITEMS + 1 : requested,
             })
           : [];
+        if (items.length > MAX_TAG_ITEMS) {
+          throw new Error(
+            `{% traverse '${edge}' %}${inTemplate(slot)} reached more than ${MAX_TAG_ITEMS} items (limit: ${requested} was asked): nothing is cut silently; lower depth or limit`,
+          );
+        }
+        ctx.bottom()[this.variable] = items;
       }
     },
   );

@@ -104,10 +104,16 @@ export interface BuildResult {
   renderedKeys: string[];
   /** pages carried over unchanged from the previous build */
   carried: number;
+  /**
+   * why the pages were rendered, counted: `full`, `new`, `moved`, `template-changed`,
+   * `item-changed`, `query-changed`, `collection:<name>`
+   */
+  reasons: Record<string, number>;
   durationMs: number;
   transformErrors: TransformError[];
   /** `route_collision`, `template_missing`, `render_failed`, `build_stopped`, `transforms_stopped`, ... */
   errors: BuildIssue[];
+  /** `template_missing`, `route_placeholder_missing`, `undefined_variable` (validate builds: template, line, variable), ... */
   warnings: BuildIssue[];
   files: BuildFile[];
   deploy: DeployResult | null;
@@ -186,7 +192,11 @@ export function settingsOf(options: BuildOptions): BuildSettings {
     started,
   };
   const mode = options.mode ?? 'incremental';
-  if (mode === 'validate') return { ...common, mode, target: null, cache: null };
+  if (mode === 'validate') {
+    // a validate build reports the variables templates read without a value
+    const limits = { ...common.limits, reportUndefined: common.limits.reportUndefined ?? true };
+    return { ...common, limits, mode, target: null, cache: null };
+  }
   if (!options.target) {
     throw TrellisError.of('validation_failed', {
       detail: 'a deploy target is required unless mode is validate',

@@ -23,6 +23,38 @@ export type SelectReason = 'full' | 'new' | 'moved' | 'template-changed' | 'deps
 export interface SelectedPage {
   artifact: ArtifactSpec;
   reason: SelectReason;
+  /**
+   * for `deps-changed`, what changed first: `item-changed` (an item it read), `query-changed`
+   * (the result of a `{% list %}`, `{% traverse %}` or `{% similar %}`), `collection:<name>`
+   * (a site collection it read)
+   */
+  detail?: string;
+}
+
+/** What changed of a page's recorded items and queries (the first found): see {@link SelectedPage.detail}. */
+export function changedDependency(before: ManifestArtifact, reader: DependencyReader): string {
+  for (const id in before.deps.items) {
+    if (reader.itemHash(id) !== before.deps.items[id]) return 'item-changed';
+  }
+  let query: string | null = null;
+  for (const key in before.deps.queries) {
+    const recorded = before.deps.queries[key]!;
+    if (reader.queryHash(key, recorded) === recorded) continue;
+    const collection = /"collection":"([^"]+)"/.exec(key)?.[1];
+    if (collection) return `collection:${collection}`;
+    query ??= 'query-changed';
+  }
+  return query ?? 'item-changed';
+}
+
+/** The reasons of the pages a build renders, counted (`deps-changed` by its detail). */
+export function reasonCounts(work: readonly SelectedPage[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const page of work) {
+    const reason = page.detail ?? page.reason;
+    counts[reason] = (counts[reason] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /** Why a build renders every page. */
@@ -148,8 +180,14 @@ export function selectWork(params: {
   const wanted = new Set(impact.render);
   const work: SelectedPage[] = [];
   for (const artifact of plan.artifacts) {
-    if (wanted.has(artifact.key))
-      work.push({ artifact, reason: reasonOf(artifact, before.get(artifact.key), reader) });
+    if (!wanted.has(artifact.key)) continue;
+    const was = before.get(artifact.key);
+    const reason = reasonOf(artifact, was, reader);
+    work.push(
+      reason === 'deps-changed' && was
+        ? { artifact, reason, detail: changedDependency(was, reader) }
+        : { artifact, reason },
+    );
   }
   return {
     mode: 'incremental',

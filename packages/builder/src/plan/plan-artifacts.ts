@@ -12,6 +12,8 @@ import type {
   SnapshotTemplate,
   SnapshotType,
 } from '../snapshot/types';
+import type { ListQuery, WhereCondition } from '../source/content-source';
+import { valueGroups } from '../source/distinct-values';
 import { itemHash } from '../source/item-hash';
 import type { SnapshotSource } from '../source/snapshot-source';
 import { isVisibleIn } from '../source/snapshot-source';
@@ -72,6 +74,8 @@ export type ArtifactSpec =
       locale?: string;
       /** the same page in every locale (this one included), for `hreflang` links */
       alternates?: Alternate[];
+      /** a listing paginated by a field (`paginate.field`): the value this page set lists, and its condition */
+      term?: { field: string; op: WhereCondition['op']; value: string | number | boolean; slug: string };
     };
 
 /** An error or warning found while planning or rendering. */
@@ -83,6 +87,10 @@ export interface BuildIssue {
   key?: string;
   path?: string;
   template?: string;
+  /** the line of the template, when known */
+  line?: number;
+  /** the variable concerned (`undefined_variable`) */
+  variable?: string;
 }
 
 export interface BuildPlan {
@@ -247,6 +255,20 @@ export function planArtifacts(params: {
       continue;
     }
     const base = normalizeRoute(route.path);
+    if (route.paginate?.field) {
+      if (!base.includes('{value}')) {
+        errors.push({
+          code: 'route_invalid',
+          message: `route ${route.path} paginates by the field "${route.paginate.field}" but its path has no {value}`,
+          path: base,
+        });
+        continue;
+      }
+      for (const spec of termArtifacts({ route, base, source, lists })) {
+        if (claim(spec.path, spec.key)) artifacts.push(spec);
+      }
+      continue;
+    }
     let pages = 1;
     if (route.paginate) {
       const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
@@ -396,6 +418,61 @@ function planLocalizedItem(params: {
   }
 }
 
+/** The list query of a paginated route (with a field's value, for one value's page set). */
+export function paginateQuery(
+  paginate: NonNullable<SnapshotRoute['paginate']>,
+  term?: { field: string; op: WhereCondition['op']; value: unknown },
+): ListQuery {
+  const where = paginate.where ? parseWhere(paginate.where) : [];
+  if (term) where.push({ field: term.field, op: term.op, value: term.value });
+  return { type: paginate.type, where, sort: parseSort(paginate.sort) };
+}
+
+/**
+ * The pages of a listing paginated by a field: for each distinct value of `paginate.field`
+ * among the items `paginate` selects, `size` items per page at the route's path with `{value}`
+ * replaced by the value's slug (page n > 1 at `<path>page/<n>/`).
+ */
+function termArtifacts(params: {
+  route: SnapshotRoute;
+  base: string;
+  source: SnapshotSource;
+  lists: ListIndex | null;
+}): Array<Extract<ArtifactSpec, { kind: 'route' }>> {
+  const { route, base, source, lists } = params;
+  const paginate = route.paginate!;
+  const field = paginate.field!;
+  const size = Math.max(1, Math.trunc(paginate.size ?? 10));
+  const all = paginateQuery(paginate);
+  const items = lists
+    ? lists.sortedIds(all).map((id) => source.item(id)!)
+    : source.list({ ...all, limit: undefined }).items;
+  const { groups, op } = valueGroups(items, field);
+  const specs: Array<Extract<ArtifactSpec, { kind: 'route' }>> = [];
+  for (const group of groups) {
+    const term = { field, op, value: group.value, slug: group.slug };
+    const query = paginateQuery(paginate, term);
+    const total = lists ? lists.sortedIds(query).length : source.list(query).total;
+    const pages = Math.max(1, Math.ceil(total / size));
+    const first = base.replaceAll('{value}', group.slug);
+    for (let page = 1; page <= pages; page++) {
+      const path = page === 1 ? first : `${first}page/${page}/`;
+      specs.push({
+        kind: 'route',
+        key: `route:${first}#${page}`,
+        file: fileOf(path),
+        path,
+        route,
+        template: route.template!,
+        page,
+        pages,
+        term,
+      });
+    }
+  }
+  return specs;
+}
+
 /** An item's route (`resolveRoute`), through the memo of earlier builds when there is one. */
 function resolveItemRoute(
   item: SnapshotItem,
@@ -488,6 +565,8 @@ export function replan(params: {
   for (const route of [...(snapshot.routes ?? []), ...(snapshot.views ?? [])]) {
     if (route.enabled === false || typeof route.path !== 'string' || route.kind === 'redirect') continue;
     if (!route.paginate || !changedTypes.has(route.paginate.type)) continue;
+    // the values of a field, and their page counts, may have changed: plan again
+    if (route.paginate.field) return null;
     const spec = specOf(`route:${normalizeRoute(route.path)}#1`);
     if (spec?.kind !== 'route') return null;
     const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));

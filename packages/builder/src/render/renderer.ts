@@ -5,13 +5,15 @@ import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
 import { absoluteUrl, type UrlSettings } from '../liquid/filters';
 import { hreflangLinks, type PageAlternate } from '../liquid/locale-tags';
 import { templateClosure } from '../liquid/memory-fs';
-import type { ArtifactSpec } from '../plan/plan-artifacts';
+import type { ReaderSlot } from '../liquid/tags';
+import { findUndefinedVariables, type UndefinedVariable } from '../liquid/undefined-variables';
+import { type ArtifactSpec, paginateQuery } from '../plan/plan-artifacts';
 import { itemIdOfUrlKey } from '../plan/site-locales';
 import type { ScriptRunner } from '../sandbox/script-runner';
 import type { Snapshot, SnapshotItem, SnapshotScript, SnapshotTransform } from '../snapshot/types';
+import { SiteCollections } from '../source/site-collections';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
-import { parseSort, parseWhere } from '../source/where';
 
 /** The outcome of rendering one artifact. */
 export interface RenderedArtifact {
@@ -25,6 +27,8 @@ export interface RenderedArtifact {
   deps: ArtifactDeps;
   error?: string;
   template?: string;
+  /** variables the page's templates read that had no value (only with `limits.reportUndefined`) */
+  undefinedVariables?: UndefinedVariable[];
 }
 
 export interface RendererOptions {
@@ -66,7 +70,7 @@ export class Renderer {
   private readonly urls: Map<string, string>;
   private readonly reader: TrackingReader;
   private readonly liquid: Liquid;
-  private readonly slot: { reader: TrackingReader | null };
+  private readonly slot: ReaderSlot;
   private readonly templates: Map<string, string>;
   private readonly templateHashes = new Map<string, string>();
   private readonly parsed = new Map<string, Template[] | Error>();
@@ -78,6 +82,8 @@ export class Renderer {
   private readonly scripts: Map<string, SnapshotScript>;
   private readonly runScript: ScriptRunner | undefined;
   private readonly urlSettings: UrlSettings;
+  private readonly collections: SiteCollections;
+  private readonly reportUndefined: boolean;
 
   constructor(options: RendererOptions) {
     this.afterRender = afterRenderTransforms(options.snapshot);
@@ -104,7 +110,13 @@ export class Renderer {
     });
     this.liquid = liquid;
     this.slot = slot;
-    this.site = { ...options.snapshot.site, url: options.snapshot.site.publicUrl ?? null };
+    this.reportUndefined = options.limits?.reportUndefined === true;
+    this.collections = new SiteCollections({ definitions: options.snapshot.site.collections ?? {} });
+    this.site = {
+      ...options.snapshot.site,
+      url: options.snapshot.site.publicUrl ?? null,
+      collections: this.collections.scope(this.reader),
+    };
   }
 
   /**
@@ -128,6 +140,7 @@ export class Renderer {
       else this.urls.set(id, url);
     }
     this.source.update(params.snapshot, params.items, params.removed);
+    this.collections.clear();
   }
 
   /** Hashes of a template and everything it includes, renders or extends (`''` for a missing one). */
@@ -170,6 +183,7 @@ export class Renderer {
     const templates = this.parse(spec.template);
     if (templates instanceof Error) return this.fail(spec, templates, reader.deps);
     this.slot.reader = reader;
+    this.slot.template = spec.template;
     try {
       const scope: Record<string, unknown> = { site: this.site, env: this.env };
       const localized = this.localeScope(spec);
@@ -191,9 +205,7 @@ export class Renderer {
         if (route.paginate) {
           const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
           const result = reader.list({
-            type: route.paginate.type,
-            where: route.paginate.where ? parseWhere(route.paginate.where) : [],
-            sort: parseSort(route.paginate.sort),
+            ...paginateQuery(route.paginate, spec.term),
             limit: size,
             offset: (spec.page - 1) * size,
           });
@@ -208,6 +220,8 @@ export class Renderer {
             previous: spec.page > 1 ? href(spec.page - 1) : null,
             next: spec.page < spec.pages ? href(spec.page + 1) : null,
             hrefs: Array.from({ length: spec.pages }, (_, i) => href(i + 1)),
+            // a listing paginated by a field: the value these pages list, and its URL segment
+            ...(spec.term ? { value: spec.term.value, slug: spec.term.slug } : {}),
           };
         }
       }
@@ -216,11 +230,23 @@ export class Renderer {
       if (html.length > this.maxPageBytes) {
         return this.fail(spec, new Error(`the page is larger than ${this.maxPageBytes} bytes`), reader.deps);
       }
-      return this.finish(spec, html, reader.deps);
+      const rendered = this.finish(spec, html, reader.deps);
+      if (this.reportUndefined) {
+        // a second, strict pass that only looks for variables without a value (validate builds)
+        const found = findUndefinedVariables({
+          liquid: this.liquid,
+          templates,
+          scope,
+          template: spec.template,
+        });
+        if (found.length > 0) rendered.undefinedVariables = found;
+      }
+      return rendered;
     } catch (error) {
       return this.fail(spec, error, reader.deps);
     } finally {
       this.slot.reader = null;
+      this.slot.template = null;
     }
   }
 

@@ -17,7 +17,8 @@ export type ItemView = Record<string, unknown> & {
 
 /** A query as recorded in an artifact's dependencies. */
 export type QuerySpec =
-  | { kind: 'list'; query: ListQuery }
+  /** `collection`: the list of a site collection (`site.collections.<name>`) */
+  | { kind: 'list'; query: ListQuery; collection?: string }
   | { kind: 'traverse'; query: TraverseQuery }
   | { kind: 'similar'; query: SimilarQuery }
   | { kind: 'query'; query: SavedQueryRun };

@@ -55,6 +55,7 @@ export {
   bindParams,
   compareValues,
   conditionHolds,
+  instantOf,
   isParamRef,
   LIST_BUILT_INS,
   MAX_LIST_QUERY_LENGTH,
@@ -67,6 +68,7 @@ export {
   sortKeys,
   type WhereCondition,
   type WhereOp,
+  type WhereParams,
 } from './list-language';
 export { searchText } from './search-text';
 export { findTypeChangeConflicts, type TypeChangeConflict } from './type-change-conflicts';

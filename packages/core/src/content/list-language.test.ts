@@ -4,6 +4,7 @@ import {
   bindParams,
   compareValues,
   conditionHolds,
+  instantOf,
   isParamRef,
   paramNames,
   parseSort,
@@ -151,5 +152,60 @@ describe('parameters in a where', () => {
       { field: 'c', op: '==', value: 1 },
     ]);
     expect(isParamRef(conditions[1]!.value)).toBe(true);
+  });
+});
+
+describe('parameters ($name)', () => {
+  it('binds a value holding quotes and " and " as one value, never as condition text', () => {
+    const value = `rock'n'roll and "blues" == x`;
+    expect(parseWhere('tags contains $tag and year > $year', { values: { tag: value, year: 2020 } })).toEqual(
+      [
+        { field: 'tags', op: 'contains', value },
+        { field: 'year', op: '>', value: 2020 },
+      ],
+    );
+  });
+
+  it('refuses an unbound parameter and a value that is not a scalar, and reads an item as its id', () => {
+    expect(failure(() => parseWhere('tags contains $tag', { values: {} }))).toMatchObject({
+      code: 'invalid_list_query',
+      message: expect.stringContaining('$tag, which is not bound'),
+    });
+    expect(failure(() => parseWhere('tags contains $tag', { values: { tag: ['a'] } })).code).toBe(
+      'invalid_list_query',
+    );
+    expect(
+      parseWhere('author == $who', { values: { who: { id: 'author:ann', name: 'Ann' } } })[0]!.value,
+    ).toBe('author:ann');
+  });
+
+  it('keeps $word as text without parameters (the API language is unchanged)', () => {
+    expect(parseWhere('price == $5')[0]!.value).toBe('$5');
+  });
+});
+
+describe('date-time sorting', () => {
+  it('orders date-times by instant across time zones', () => {
+    const values = [
+      '2024-05-01T10:00:00+02:00',
+      '2024-05-01T09:30:00Z',
+      '2024-05-01T08:15:00Z',
+      '2024-04-30',
+    ];
+    // instants: 08:00Z, 09:30Z, 08:15Z, 2024-04-30T00:00Z
+    expect([...values].sort(compareValues)).toEqual([
+      '2024-04-30',
+      '2024-05-01T10:00:00+02:00',
+      '2024-05-01T08:15:00Z',
+      '2024-05-01T09:30:00Z',
+    ]);
+    // as stored text they would sort 08:15Z, 09:30Z, 10:00+02:00
+  });
+
+  it('reads zones with and without a colon, and a time without a zone as UTC', () => {
+    expect(instantOf('2024-05-01T10:00:00+0200')).toBe(Date.UTC(2024, 4, 1, 8));
+    expect(instantOf('2024-05-01 10:00')).toBe(Date.UTC(2024, 4, 1, 10));
+    expect(instantOf('not a date')).toBeNull();
+    expect(compareValues('2024-05-01', 'zebra')).toBeLessThan(0);
   });
 });

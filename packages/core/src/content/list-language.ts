@@ -25,7 +25,15 @@ import { TrellisError } from '../errors/trellis-error';
  *   number not in its plain form (`0451524934`, `1.50`) is read as text.
  * - `>`, `>=`, `<`, `<=`: numbers numerically, text by code point; a missing value never matches.
  * - `contains`: a case-insensitive substring of a text value, or an entry of a list value.
- * - Sorting puts missing values last ascending and first descending.
+ * - Sorting puts missing values last ascending and first descending. Two date-time texts
+ *   (before other texts; ISO 8601: `2024-05-01`, `2024-05-01T10:00:00+02:00`, `...Z`) sort by the instant they
+ *   name, so values stored with different time zones sort correctly (a text without a zone is
+ *   read as UTC); equal instants tie on the id. Conditions still compare texts as written.
+ *
+ * Parameters: `parseWhere(text, {values})` reads a value written `$name` as the bound value
+ * `values[name]` (text, number, boolean or null), never as text spliced into the condition, so a
+ * value holding quotes or ` and ` needs no escaping: `tags contains $tag` with `{tag: "rock'n'roll"}`.
+ * Without `values` (or `params`), `$name` is one word of text (as before).
  */
 
 /** The operators of a condition. */
@@ -67,8 +75,16 @@ export function isParamRef(value: unknown): value is ParamRef {
 
 /** Options of {@link parseWhere}. */
 export interface ParseWhereOptions {
-  /** Read an unquoted `$name` as the parameter `name` (default: as the text `$name`). */
+  /**
+   * Read an unquoted `$name` as the parameter reference `name` ({@link ParamRef}, bound later
+   * with {@link bindParams}: saved queries); default: as the text `$name`.
+   */
   params?: boolean;
+  /**
+   * Values for `$name` parameters, bound as the conditions are read (`{% list %}`'s `where: "tags
+   * contains $tag", tag: t`): an unbound name is `invalid_list_query`. Wins over `params`.
+   */
+  values?: WhereParams;
 }
 
 const PARAM = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
@@ -109,7 +125,31 @@ function splitConditions(text: string): string[] {
   return parts;
 }
 
+/** Values bound to the `$name` parameters of a `where`. */
+export type WhereParams = Readonly<Record<string, unknown>>;
+
+const PARAMETER = /^\$([A-Za-z_]\w*)$/;
+
+/** The value bound to a `$name` parameter: text, a number, a boolean or null (an item counts as its id). */
+function boundValue(name: string, params: WhereParams, condition: string): unknown {
+  if (!Object.hasOwn(params, name)) {
+    throw invalid(`\`${condition}\` uses the parameter $${name}, which is not bound: pass ${name}: <value>`);
+  }
+  const value = params[name];
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (value === undefined) return null;
+  if (typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string') {
+    return (value as { id: string }).id;
+  }
+  throw invalid(`the parameter $${name} of \`${condition}\` is not text, a number, a boolean or null`);
+}
+
 function parseValue(text: string, condition: string, options: ParseWhereOptions): unknown {
+  if (options.values) {
+    const parameter = PARAMETER.exec(text);
+    if (parameter) return boundValue(parameter[1]!, options.values, condition);
+  }
   if (options.params) {
     const param = PARAM.exec(text);
     if (param) return { $param: param[1]! } satisfies ParamRef;
@@ -128,7 +168,8 @@ function parseValue(text: string, condition: string, options: ParseWhereOptions)
 
 /**
  * Parses a `where` text into conditions. Throws 400 `invalid_list_query` naming the part
- * that does not parse; an empty text has no conditions.
+ * that does not parse; an empty text has no conditions. See {@link ParseWhereOptions} for `$name`
+ * parameters (bound now with `values`, or kept as references with `params`).
  */
 export function parseWhere(text: string, options: ParseWhereOptions = {}): WhereCondition[] {
   if (text.length > MAX_LIST_QUERY_LENGTH) {
@@ -223,9 +264,27 @@ function isMissing(value: unknown): boolean {
   return value === null || value === undefined;
 }
 
+const DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * The instant (ms since the epoch) an ISO 8601 date or date-time text names, or null for any
+ * other text. A date alone is midnight UTC; a time without a zone is UTC.
+ */
+export function instantOf(text: string): number | null {
+  const match = DATE_TIME.exec(text);
+  if (!match) return null;
+  const [, day, time, zone] = match;
+  let iso = `${day}T${time ?? '00:00'}`;
+  if (!zone || zone.toUpperCase() === 'Z') iso += 'Z';
+  else iso += zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : ms;
+}
+
 /**
  * The order of two values in a sort: missing values last, numbers numerically, booleans
- * false first, anything else as text.
+ * false first, two date-time texts by their instant, anything else as text.
  */
 export function compareValues(a: unknown, b: unknown): number {
   const aMissing = isMissing(a);
@@ -233,6 +292,13 @@ export function compareValues(a: unknown, b: unknown): number {
   if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? 1 : -1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  if (typeof a === 'string' && typeof b === 'string' && a !== b) {
+    // date-times by instant, and before other texts (so the order stays a total order)
+    const x = instantOf(a);
+    const y = instantOf(b);
+    if (x !== null && y !== null) return x - y;
+    if (x !== null || y !== null) return x !== null ? -1 : 1;
+  }
   const x = String(a);
   const y = String(b);
   return x < y ? -1 : x > y ? 1 : 0;

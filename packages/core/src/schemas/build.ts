@@ -61,6 +61,33 @@ export const TransformError = z
 export type TransformError = z.infer<typeof TransformError>;
 
 /**
+ * A problem a build reports without failing (or, in `errors`, one it failed on): `code`
+ * (`undefined_variable`, `route_placeholder_missing`, `template_missing`, ...), its message,
+ * and where: the page key, the template, its line and the variable.
+ */
+export const BuildIssue = z
+  .object({
+    code: z.string(),
+    message: z.string(),
+    key: z.string().optional(),
+    path: z.string().optional(),
+    template: z.string().optional(),
+    line: z.number().int().optional(),
+    variable: z.string().optional(),
+  })
+  .meta({ id: 'BuildIssue' });
+export type BuildIssue = z.infer<typeof BuildIssue>;
+
+/**
+ * Why pages were rendered, counted: `full` (a full build), `new`, `moved`, `template-changed`,
+ * `item-changed` (an item the page read changed), `query-changed` (the result of a
+ * `{% list %}`, `{% traverse %}` or `{% similar %}` it ran changed) and `collection:<name>`
+ * (a site collection it read changed).
+ */
+export const RenderReasons = z.record(z.string(), z.number().int().min(0)).meta({ id: 'RenderReasons' });
+export type RenderReasons = z.infer<typeof RenderReasons>;
+
+/**
  * Spec §2 BuildResult. `deploy` is null for a `validate` build (which lists its artifact
  * paths in `artifactPaths` instead). `status`, `envId` and the times are set by the server.
  */
@@ -83,6 +110,14 @@ export const BuildResult = z
     /** An `asOf` preview build: the time it shows and where it is served. */
     asOf: DateTime.optional(),
     previewUrl: z.string().optional(),
+    /** Pages this build rendered (the others were carried over unchanged). */
+    rendered: z.number().int().min(0).optional(),
+    /** Pages carried over unchanged from the previous build. */
+    carried: z.number().int().min(0).optional(),
+    /** Why the rendered pages were rendered, counted by reason. */
+    reasons: RenderReasons.optional(),
+    /** Problems that did not fail the build (at most 200), e.g. `undefined_variable` in a validate build. */
+    warnings: z.array(BuildIssue).optional(),
   })
   .meta({ id: 'BuildResult' });
 export type BuildResult = z.infer<typeof BuildResult>;
@@ -124,6 +159,10 @@ export const BuildStatus = z
     deploymentId: z.string().nullable().optional(),
     asOf: DateTime.nullable().optional(),
     previewUrl: z.string().nullable().optional(),
+    /** At the end: pages rendered, pages carried over, and why they were rendered (as in BuildResult). */
+    rendered: z.number().int().min(0).optional(),
+    carried: z.number().int().min(0).optional(),
+    reasons: RenderReasons.optional(),
     /**
      * While `running`, on the server running it: the phase (`queued` until it starts, then
      * `snapshot`, `plan`, `render`, `emit`, `deploy`) with its counts (pages rendered of those to

@@ -24,7 +24,10 @@ export const SitePath = z
 /**
  * What a listing page lists: the items of content type `type`, `size` per page, sorted by
  * `sort` and filtered by `where`, both in the syntax of the `{% list %}` tag (`-date,title`;
- * `featured == true and category == 'news'`).
+ * `featured == true and category == 'news'`). With `field`, the listing is one set of pages per
+ * distinct value of that field among those items (each entry of a list field counts): the
+ * route's path holds `{value}` (`/tags/{value}/`), replaced by the value's slug, and each set
+ * lists the items having that value.
  */
 export const Paginate = z
   .object({
@@ -32,6 +35,11 @@ export const Paginate = z
     size: z.number().int().min(1).max(1000).optional(),
     sort: z.string().max(500).optional(),
     where: z.string().max(2000).optional(),
+    field: z
+      .string()
+      .max(100)
+      .regex(/^[A-Za-z_][\w.-]*$/, 'must be a field name')
+      .optional(),
   })
   .meta({ id: 'Paginate' });
 export type Paginate = z.infer<typeof Paginate>;
@@ -50,7 +58,13 @@ const routeShape = {
   enabled: z.boolean().default(true),
 };
 
-type RouteLike = { kind?: RouteKind; template?: string; paginate?: Paginate; redirectTo?: string };
+type RouteLike = {
+  path?: string;
+  kind?: RouteKind;
+  template?: string;
+  paginate?: Paginate;
+  redirectTo?: string;
+};
 
 /** A listing's `where` and `sort` must parse in the list language (so a build never meets one that does not). */
 export function checkPaginate(paginate: Paginate | undefined, ctx: z.RefinementCtx): void {
@@ -71,6 +85,13 @@ export function checkPaginate(paginate: Paginate | undefined, ctx: z.RefinementC
 
 function checkRouteKind(route: RouteLike, ctx: z.RefinementCtx): void {
   checkPaginate(route.paginate, ctx);
+  if (route.paginate?.field !== undefined && !route.path?.includes('{value}')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['path'],
+      message: 'a listing paginated by a field needs {value} in its path (e.g. /tags/{value}/)',
+    });
+  }
   if ((route.kind === 'page' || route.kind === 'listing') && route.template === undefined) {
     ctx.addIssue({ code: 'custom', path: ['template'], message: `a ${route.kind} route needs a template` });
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DateTime, SiteId, Slug } from './common';
+import { parseSort, parseWhere } from '../content/list-language';
+import { DateTime, SiteId, Slug, TypeName } from './common';
 
 /** The build-time search index a site emits: `none` turns the built-in index off. */
 export const SearchEmission = z.enum(['none', 'bm25', 'bm25+vector']).meta({ id: 'SearchEmission' });
@@ -14,6 +15,57 @@ export const SiteTheme = z
   })
   .meta({ id: 'SiteTheme' });
 export type SiteTheme = z.infer<typeof SiteTheme>;
+
+/**
+ * A site-wide collection for templates (`site.collections.<name>`), computed once per build:
+ * the items of `type` that `where` selects, sorted by `sort` (the `{% list %}` language), at
+ * most `limit` (default and max 10000). With `groupBy: <field>`, the collection is instead one
+ * group per distinct value of that field (each entry of a list field counts), ordered by value:
+ * `{value, slug, count, items}`. A page that reads a collection depends on it: an incremental
+ * build re-renders it when the collection's items change.
+ */
+export const SiteCollection = z
+  .object({
+    type: TypeName,
+    where: z.string().max(2000).optional(),
+    sort: z.string().max(500).optional(),
+    limit: z.number().int().min(1).max(10_000).optional(),
+    groupBy: z
+      .string()
+      .max(100)
+      .regex(/^[A-Za-z_][\w.-]*$/, 'must be a field name')
+      .optional(),
+  })
+  .superRefine((collection, ctx) => {
+    const checks = [
+      ['where', () => parseWhere(collection.where ?? '')],
+      ['sort', () => parseSort(collection.sort)],
+    ] as const;
+    for (const [key, parse] of checks) {
+      try {
+        parse();
+      } catch (error) {
+        const message =
+          error instanceof Error ? error.message.replace(/\. `where` is .*$/s, '') : String(error);
+        ctx.addIssue({ code: 'custom', path: [key], message });
+      }
+    }
+  })
+  .meta({ id: 'SiteCollection' });
+export type SiteCollection = z.infer<typeof SiteCollection>;
+
+/** A site's collections by name (a name is a Liquid identifier); at most 32. */
+export const SiteCollections = z
+  .record(
+    z
+      .string()
+      .max(64)
+      .regex(/^[A-Za-z_]\w*$/, 'must be a name of letters, digits and _'),
+    SiteCollection,
+  )
+  .refine((record) => Object.keys(record).length <= 32, 'at most 32 collections')
+  .meta({ id: 'SiteCollections' });
+export type SiteCollections = z.infer<typeof SiteCollections>;
 
 /** A public URL (`http`/`https`). */
 const PublicUrl = z.url({ protocol: /^https?$/ }).max(2048);
@@ -30,6 +82,7 @@ export const Site = z
     mantra: z.string().max(500).optional(),
     theme: SiteTheme.optional(),
     searchEmission: SearchEmission.optional(),
+    collections: SiteCollections.optional(),
     createdAt: DateTime,
   })
   .meta({ id: 'Site' });
@@ -56,6 +109,7 @@ export const CreateSiteBody = z
     mantra: z.string().max(500).optional(),
     theme: SiteTheme.optional(),
     searchEmission: SearchEmission.optional(),
+    collections: SiteCollections.optional(),
     starterKit: StarterKit.optional(),
   })
   .meta({ id: 'CreateSiteBody' });
@@ -74,6 +128,8 @@ export const UpdateSiteBody = z
     mantra: z.string().max(500).optional(),
     theme: SiteTheme.optional(),
     searchEmission: SearchEmission.optional(),
+    /** replaces the site's collections as a whole (`{}` removes them) */
+    collections: SiteCollections.optional(),
   })
   .meta({ id: 'UpdateSiteBody' });
 export type UpdateSiteBody = z.infer<typeof UpdateSiteBody>;

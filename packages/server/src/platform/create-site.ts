@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   isTrellisError,
   type SearchEmission,
+  type SiteCollections,
   type SiteTheme,
   type StarterKit,
   TrellisError,
@@ -13,7 +14,7 @@ import { SITE_DATA_VERSION } from '../migrations/site-migrations';
 import type { Clock } from '../shared/clock';
 import { setMembership } from './members';
 import { seedStarterKit } from './seed-starter-kit';
-import { SITE_LABEL, type SiteRecord, siteProps, slugify } from './sites';
+import { collectionsOf, SITE_LABEL, type SiteRecord, siteProps, slugify } from './sites';
 
 export interface CreateSiteInput {
   name: string;
@@ -23,6 +24,7 @@ export interface CreateSiteInput {
   mantra?: string;
   theme?: SiteTheme;
   searchEmission?: SearchEmission;
+  collections?: SiteCollections;
   starterKit: StarterKit;
   /** The user who becomes the site's admin. */
   creatorId: string;
@@ -79,6 +81,7 @@ async function createSiteOnce({
     mantra: input.mantra ?? '',
     theme: { primary: '#1f6feb', accent: '#d97706', font: null, ...input.theme },
     searchEmission: input.searchEmission ?? 'bm25',
+    ...collectionsOf(input.collections),
     createdAt: clock.now().toISOString(),
     createdBy: input.creatorId,
     deletedAt: null,

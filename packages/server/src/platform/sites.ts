@@ -1,4 +1,4 @@
-import { SearchEmission, type Site, type SiteTheme } from '@trelliscms/core';
+import { SearchEmission, type Site, SiteCollections, type SiteTheme } from '@trelliscms/core';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import { nodePages } from '../shared/node-pages';
 
@@ -8,8 +8,11 @@ export const SITE_LABEL = 'Site';
 /** How long a deleted site's graph is kept before it may be purged. */
 export const SITE_RETENTION_DAYS = 30;
 
-/** A site as the API shows it (docs/api-spec.md §2 Site), every optional field filled. */
-export type SiteView = Required<Site>;
+/**
+ * A site as the API shows it (docs/api-spec.md §2 Site), every optional field filled but
+ * `collections`, present only when the site has some.
+ */
+export type SiteView = Required<Omit<Site, 'collections'>> & Pick<Site, 'collections'>;
 
 /** A site as stored in the platform graph: the view plus who made it and its deletion state. */
 export interface SiteRecord extends SiteView {
@@ -22,6 +25,12 @@ export interface SiteRecord extends SiteView {
 
 function str(value: unknown, fallback = ''): string {
   return typeof value === 'string' ? value : fallback;
+}
+
+/** A site's stored collections, as a partial record: absent when there are none. */
+export function collectionsOf(value: unknown): Pick<Site, 'collections'> {
+  const parsed = SiteCollections.safeParse(value);
+  return parsed.success && Object.keys(parsed.data).length > 0 ? { collections: parsed.data } : {};
 }
 
 /** Reads a site node. */
@@ -38,6 +47,7 @@ export function toSiteRecord(node: GraphNode): SiteRecord {
     mantra: str(p.mantra),
     theme: typeof p.theme === 'object' && p.theme !== null ? (p.theme as SiteTheme) : {},
     searchEmission: SearchEmission.safeParse(emission).data ?? 'bm25',
+    ...collectionsOf(p.collections),
     createdAt: str(p.createdAt),
     createdBy: str(p.createdBy),
     deletedAt: typeof p.deletedAt === 'string' ? p.deletedAt : null,

@@ -711,6 +711,9 @@ export class BuildService {
         error: final.error ?? null,
         finishedAt,
         ...(fingerprint ? { fingerprint } : {}),
+        ...(final.rendered === undefined
+          ? {}
+          : { rendered: final.rendered, carried: final.carried ?? 0, reasons: final.reasons ?? {} }),
         ...(signal?.aborted && !final.ok ? { cancelled: true } : {}),
       };
       await tx.putNode({ id: buildNodeId(buildId), labels: [BUILD_LABEL], props });
@@ -811,6 +814,10 @@ export class BuildService {
       status: result.ok ? 'ok' : 'error',
       envId: `env:${input.env}`,
       error: problems.length > 0 ? problems.slice(0, 20).join('; ') : null,
+      rendered: result.rendered,
+      carried: result.carried,
+      reasons: result.reasons,
+      warnings: result.warnings.slice(0, 200),
     };
   }
 }

@@ -104,6 +104,7 @@ export async function takeSnapshot({
       mantra: site.mantra,
       theme: site.theme,
       searchEmission: site.searchEmission,
+      ...(site.collections ? { collections: site.collections } : {}),
       createdAt: site.createdAt,
     },
     types: types as SiteSnapshot['types'],

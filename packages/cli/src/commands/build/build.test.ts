@@ -86,6 +86,60 @@ describe('cms build', () => {
     expect(result.stdout).toContain('error: template post does not parse');
   });
 
+  it('says how many pages it re-rendered and why', async () => {
+    const running = { ok: true, buildId: 'b10', envId: 'env:dev', status: 'running' };
+    await t.serve({
+      'POST /api/build': () => ({ status: 202, body: { ...running, statusUrl: '/api/build/status/b10' } }),
+      'GET /api/build/status/b10': () => ({
+        body: {
+          ...running,
+          status: 'ok',
+          mode: 'incremental',
+          artifacts: 40,
+          durationMs: 50,
+          transformErrors: [],
+          deploy: null,
+          rendered: 6,
+          carried: 34,
+          reasons: { 'item-changed': 1, 'collection:tags': 4, 'template-changed': 1 },
+        },
+      }),
+    });
+    const result = await t.cli(['build', '--poll-interval', '5']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'rendered 6 page(s) (4 collection:tags, 1 item-changed, 1 template-changed), carried 34 unchanged',
+    );
+  });
+
+  it('lists the warnings of a dry run (undefined variables)', async () => {
+    await t.serve({
+      'POST /api/build': () => ({
+        body: {
+          ok: true,
+          buildId: 'b11',
+          mode: 'validate',
+          artifacts: 40,
+          durationMs: 50,
+          transformErrors: [],
+          deploy: null,
+          rendered: 40,
+          carried: 0,
+          reasons: { full: 40 },
+          warnings: [
+            { code: 'undefined_variable', message: 'home:2: site.tagline has no value (page route:/#1)' },
+          ],
+        },
+      }),
+    });
+    const result = await t.cli(['build', '--dry-run']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('rendered 40 page(s) (40 full), carried 0 unchanged');
+    expect(result.stdout).toContain(
+      'warning undefined_variable: home:2: site.tagline has no value (page route:/#1)',
+    );
+  });
+
   it('shows the phases and counts, and Ctrl-C asks the server to cancel the build', async () => {
     let interrupt: (() => void) | undefined;
     let cancelled = false;

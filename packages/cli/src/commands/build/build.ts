@@ -95,6 +95,14 @@ export async function build({
     const lines = [
       `Build ${result.buildId} ${failed ? 'FAILED' : 'ok'}: ${result.artifacts ?? 0} artifact(s) in ${result.durationMs ?? 0} ms (mode ${result.mode ?? 'unknown'}).`,
     ];
+    if ('rendered' in result && result.rendered !== undefined) {
+      const reasons = Object.entries(result.reasons ?? {})
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+        .map(([reason, count]) => `${count} ${reason}`);
+      lines.push(
+        `  rendered ${result.rendered} page(s)${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}, carried ${result.carried ?? 0} unchanged`,
+      );
+    }
     if (result.error) lines.push(`  error: ${result.error}`);
     if (result.deploy) {
       const deploy = result.deploy;
@@ -109,6 +117,10 @@ export async function build({
         );
       }
     }
+    const warnings = 'warnings' in result ? (result.warnings ?? []) : [];
+    for (const warning of warnings.slice(0, 20)) lines.push(`  warning ${warning.code}: ${warning.message}`);
+    if (warnings.length > 20)
+      lines.push(`  … and ${warnings.length - 20} more warning(s) (--json lists them)`);
     for (const error of transformErrors.slice(0, 10)) {
       lines.push(`  transform error in ${error.contentId} (${error.transform}): ${error.error}`);
     }

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { RECORD_FORMATS, type RecordFormat } from '../../io/read-records';
 import { type CommandKit, subcommand, toPositiveInt } from '../command-kit';
+import { importEleventy } from './eleventy';
 import { importEdges, importRecords } from './import';
 import { importAll } from './import-all';
 
@@ -22,9 +23,17 @@ export interface ImportEdgesFlags {
   errorsFile?: string;
 }
 
-/** `cms import records|edges` */
+export interface ImportEleventyFlags {
+  type?: string;
+  dryRun?: boolean;
+  publish?: string;
+}
+
+/** `cms import records|edges|eleventy` */
 export function defineImportCommands(program: Command, { io, action }: CommandKit): void {
-  const importCommand = program.command('import').description('Bulk import records and edges');
+  const importCommand = program
+    .command('import')
+    .description('Bulk import records and edges, or an Eleventy site');
   subcommand(
     importCommand,
     'records',
@@ -121,6 +130,39 @@ many-to-one or one-to-one relationship takes one target, so an edge to a second 
           batchSize: options.batchSize,
           callSize: options.callSize,
           errorsFile: options.errorsFile,
+        }),
+      ),
+    );
+  subcommand(
+    importCommand,
+    'eleventy',
+    "Import an Eleventy site's content, collections and pagination",
+    ['cms import eleventy ./my-blog --dry-run', 'cms import eleventy ./my-blog --type post --publish prod'],
+    `Reads every Markdown file with front matter under <dir> (not _includes, _data, _site or
+node_modules) as an item of --type (default post): title, date, tags (a list field), the other
+plain front matter keys, body = the Markdown, slug = Eleventy's fileSlug; the type is created
+when missing, at /<folder>/{slug}/ when the content sits in one folder. Tags become site
+collections (site.collections.all, .tags grouped by tag, and one per tag like Eleventy's
+collections.<tag>). A template paginating over collections (pages per tag) becomes a listing
+route paginated by the tags field (/tags/{value}/), one over collections.<tag> a listing of
+that tag. Layouts and the site's Liquid templates are not converted; simple templates are
+created for the item pages and the routes. Re-running is safe (existing items are updated).`,
+  )
+    .argument('<dir>', "the Eleventy site's input folder")
+    .option('--type <name>', 'content type of the items (default post)')
+    .option('--dry-run', 'print what would be imported; write nothing')
+    .option('--publish <env>', 'publish the imported items to this environment, e.g. prod')
+    .action(
+      action<ImportEleventyFlags>(async (context, [dir], options) =>
+        importEleventy({
+          site: await context.site(),
+          client: await context.client(),
+          out: context.out,
+          io,
+          dir: dir!,
+          type: options.type ?? 'post',
+          dryRun: options.dryRun === true,
+          publish: options.publish,
         }),
       ),
     );

@@ -1,5 +1,6 @@
-import { SearchEmission, StarterKit } from '@trelliscms/core';
+import { SearchEmission, SiteCollections, StarterKit } from '@trelliscms/core';
 import { type Command, Option } from 'commander';
+import { UsageError } from '../../errors';
 import { type CommandKit, subcommand } from '../command-kit';
 import { sitesCreate, sitesDelete, sitesGet, sitesList, sitesUpdate, sitesUse } from './sites';
 
@@ -17,6 +18,27 @@ export interface SitesUpdateFlags {
   description?: string;
   mantra?: string;
   searchEmission?: SearchEmission;
+  collections?: SiteCollections;
+}
+
+/** `--collections '{"tags": {"type": "post", "groupBy": "tags"}}'`: the site's collections as JSON. */
+function toCollections(text: string): SiteCollections {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(
+      '--collections must be JSON: {"<name>": {"type": "post", "where": "...", "sort": "...", "groupBy": "..."}}',
+    );
+  }
+  const parsed = SiteCollections.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(
+      `--collections: ${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  return parsed.data;
 }
 
 export interface SitesDeleteFlags {
@@ -64,12 +86,10 @@ export function defineSitesCommands(program: Command, { io, action }: CommandKit
         sitesGet({ client: await context.client(), out: context.out, id: id! }),
       ),
     );
-  subcommand(
-    sites,
-    'update',
-    'Change a site (only the options given)',
+  subcommand(sites, 'update', 'Change a site (only the options given)', [
     'cms sites update site:blog --public-url https://blog.example.com',
-  )
+    `cms sites update site:blog --collections '{"tags": {"type": "post", "groupBy": "tags"}}'`,
+  ])
     .argument('<id>', 'site id')
     .option('--name <name>', 'new name')
     .option('--public-url <url>', 'public URL')
@@ -77,6 +97,11 @@ export function defineSitesCommands(program: Command, { io, action }: CommandKit
     .option('--mantra <text>', 'mantra')
     .addOption(
       new Option('--search-emission <mode>', 'build-time search index').choices(SearchEmission.options),
+    )
+    .option(
+      '--collections <json>',
+      'site collections for templates (site.collections.<name>), replacing the current ones; {} removes them',
+      toCollections,
     )
     .action(
       action<SitesUpdateFlags>(async (context, [id], options) =>
@@ -90,6 +115,7 @@ export function defineSitesCommands(program: Command, { io, action }: CommandKit
             ...(options.description !== undefined ? { description: options.description } : {}),
             ...(options.mantra !== undefined ? { mantra: options.mantra } : {}),
             ...(options.searchEmission ? { searchEmission: options.searchEmission } : {}),
+            ...(options.collections ? { collections: options.collections } : {}),
           },
         }),
       ),

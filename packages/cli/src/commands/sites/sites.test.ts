@@ -61,3 +61,25 @@ describe('cms sites create --use', () => {
     expect(result.stderr).toContain("argument 'fancy' is invalid");
   });
 });
+
+describe('cms sites update --collections', () => {
+  it('sends the site collections, and refuses ones whose where does not parse before calling the server', async () => {
+    const server = await t.serve({
+      'PUT /api/sites/site%3Ablog': ({ body }) => ({ body: { ...site, ...(body as object) } }),
+    });
+    const collections = { tags: { type: 'post', groupBy: 'tags' } };
+    const ok = await t.cli(['sites', 'update', 'site:blog', '--collections', JSON.stringify(collections)]);
+    expect(ok.code).toBe(0);
+    expect(server.hits('PUT /api/sites/site%3Ablog')[0]!.body).toEqual({ collections });
+    const bad = await t.cli([
+      'sites',
+      'update',
+      'site:blog',
+      '--collections',
+      JSON.stringify({ tags: { type: 'post', where: 'title ==' } }),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--collections: tags.where');
+    expect(server.hits('PUT /api/sites/site%3Ablog')).toHaveLength(1);
+  });
+});

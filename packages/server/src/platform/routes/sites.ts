@@ -19,7 +19,15 @@ import { checkPrecondition, valueTag } from '../../shared/entity-tag';
 import { accessibleSites } from '../accessible-sites';
 import { createSite } from '../create-site';
 import { purgeExpiredSites } from '../purge-deleted-sites';
-import { getSite, SITE_RETENTION_DAYS, type SiteRecord, siteProps, toSiteRecord, toSiteView } from '../sites';
+import {
+  collectionsOf,
+  getSite,
+  SITE_RETENTION_DAYS,
+  type SiteRecord,
+  siteProps,
+  toSiteRecord,
+  toSiteView,
+} from '../sites';
 import { getUser } from '../users';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
@@ -106,6 +114,7 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
           mantra: body.mantra,
           theme: body.theme,
           searchEmission: body.searchEmission,
+          collections: body.collections,
           starterKit: body.starterKit ?? user?.persona ?? 'none',
           creatorId: principal.userId,
           actor: actorOf(principal),
@@ -176,6 +185,11 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
           theme: body.theme ? { ...current.theme, ...body.theme } : current.theme,
           searchEmission: body.searchEmission ?? current.searchEmission,
         };
+        if (body.collections !== undefined) {
+          // replaced as a whole; `{}` removes them
+          delete next.collections;
+          Object.assign(next, collectionsOf(body.collections));
+        }
         await tx.updateNode(current.id, { props: siteProps(next) });
         await tx.appendAudit({
           actor: actorOf(principal),
