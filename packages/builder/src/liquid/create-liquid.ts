@@ -1,4 +1,4 @@
-import { Liquid, type Template } from 'liquidjs';
+import { Drop, Liquid, type Template } from 'liquidjs';
 import { registerDateFilters } from './date-filters';
 import {
   absoluteUrl,
@@ -56,7 +56,7 @@ export interface CreateLiquidParams {
  * errors, partials and layouts only from the site's templates, render time / memory / parse
  * limits, dates in UTC. Filters: `markdown`, `sanitize`, `relative_url`, `absolute_url`,
  * `media_url`, `slugify`, plus liquidjs's standard ones (`date`, `escape`, ...). Tags:
- * `{% list %}`, `{% traverse %}`, `{% similar %}` (see README).
+ * `{% list %}`, `{% traverse %}`, `{% similar %}`, `{% pagekit %}` (see README).
  */
 export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot: ReaderSlot } {
   const slot = params.slot ?? { reader: null };
@@ -87,8 +87,35 @@ export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot
   liquid.registerFilter('slugify', slugify);
   registerDateFilters(liquid);
   registerContentTags(liquid, slot);
+  if (liquid.options.outputEscape) {
+    // HTML the build made itself (a widget area) is output as it is; everything else is escaped
+    const escape = liquid.options.outputEscape;
+    const escapeWith = escape as (this: unknown, ...args: unknown[]) => unknown;
+    liquid.options.outputEscape = function (this: unknown, value: unknown, ...rest: unknown[]) {
+      return value instanceof SafeHtml ? value.html : escapeWith.apply(this, [value, ...rest]);
+    } as typeof escape;
+  }
   rememberTemplateFiles(liquid);
   return { liquid, slot };
+}
+
+/**
+ * HTML rendered by the build itself (a widget area): output unescaped, and compared and
+ * measured as its string (`{% if widgets.sidebar != blank %}`, `| size`).
+ */
+export class SafeHtml extends Drop {
+  constructor(readonly html: string) {
+    super();
+  }
+  override valueOf(): string {
+    return this.html;
+  }
+  override liquidMethodMissing(key: string): unknown {
+    return key === 'size' ? this.html.length : undefined;
+  }
+  toString(): string {
+    return this.html;
+  }
 }
 
 type FileParser = Liquid['_parsePartialFile'];

@@ -1,13 +1,23 @@
 import { hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import type { Liquid, Template } from 'liquidjs';
-import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
+import { createLiquid, type LiquidLimits, SafeHtml } from '../liquid/create-liquid';
 import { templateClosure } from '../liquid/memory-fs';
+import type { ReaderSlot } from '../liquid/tags';
+import {
+  fragmentTemplates,
+  widgetAreaHashes,
+  widgetAreaKey,
+  widgetAreas,
+  widgetTemplateName,
+} from '../liquid/site-fragments';
+import { widgetAreasObject } from '../liquid/widget-areas';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
-import type { Snapshot, SnapshotItem } from '../snapshot/types';
+import type { Snapshot, SnapshotItem, SnapshotView, SnapshotWidget } from '../snapshot/types';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 import { parseSort, parseWhere } from '../source/where';
+import { seoHead, viewSeo } from './seo-head';
 
 /** The outcome of rendering one artifact. */
 export interface RenderedArtifact {
@@ -60,7 +70,7 @@ export class Renderer {
   private readonly urls: Map<string, string>;
   private readonly reader: TrackingReader;
   private readonly liquid: Liquid;
-  private readonly slot: { reader: TrackingReader | null };
+  private readonly slot: ReaderSlot;
   private readonly templates: Map<string, string>;
   private readonly templateHashes = new Map<string, string>();
   private readonly parsed = new Map<string, Template[] | Error>();
@@ -68,6 +78,10 @@ export class Renderer {
   private readonly site: Record<string, unknown>;
   private readonly env: string;
   private readonly maxPageBytes: number;
+  private readonly areas: Map<string, SnapshotWidget[]>;
+  private readonly publicUrl: string | null;
+  /** widget areas being rendered (a widget that shows its own area would never end) */
+  private readonly rendering = new Set<string>();
 
   constructor(options: RendererOptions) {
     this.env = options.env;
@@ -79,7 +93,11 @@ export class Renderer {
     this.templates = new Map(
       options.snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]),
     );
+    for (const [name, content] of fragmentTemplates(options.snapshot)) this.templates.set(name, content);
     for (const [name, content] of this.templates) this.templateHashes.set(name, hashText(content));
+    for (const [key, hash] of widgetAreaHashes(options.snapshot)) this.templateHashes.set(key, hash);
+    this.areas = widgetAreas(options.snapshot);
+    this.publicUrl = options.snapshot.site.publicUrl ?? null;
     const { liquid, slot } = createLiquid({
       templates: this.templates,
       urls: {
@@ -155,8 +173,11 @@ export class Renderer {
     const templates = this.parse(spec.template);
     if (templates instanceof Error) return this.fail(spec, templates, reader.deps);
     this.slot.reader = reader;
+    this.slot.fragment = (name) => Object.assign(reader.deps.templates, this.templateDeps(name));
+    let seo: ReturnType<typeof viewSeo> = null;
     try {
       const scope: Record<string, unknown> = { site: this.site, env: this.env };
+      scope.widgets = widgetAreasObject((area) => this.renderArea(area, scope, reader));
       if (spec.kind === 'item') {
         const item = reader.item(spec.itemId);
         scope.item = item;
@@ -164,7 +185,14 @@ export class Renderer {
       } else {
         const route = spec.route;
         scope.route = { ...route, data: route.data ?? {} };
-        scope.page = { url: spec.path, path: spec.path, kind: 'route', title: route.title ?? null };
+        seo = viewSeo(route as SnapshotView, spec, this.publicUrl);
+        scope.page = {
+          url: spec.path,
+          path: spec.path,
+          kind: 'route',
+          title: seo?.title ?? route.title ?? null,
+          ...(seo ? { seo } : {}),
+        };
         if (route.contentId) scope.item = reader.item(route.contentId);
         if (route.paginate) {
           const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
@@ -189,7 +217,8 @@ export class Renderer {
           };
         }
       }
-      const html = String(this.liquid.renderSync(templates, scope));
+      let html = String(this.liquid.renderSync(templates, scope));
+      if (seo) html = seoHead(html, seo);
       if (html.length > this.maxPageBytes) {
         return this.fail(spec, new Error(`the page is larger than ${this.maxPageBytes} bytes`), reader.deps);
       }
@@ -198,7 +227,52 @@ export class Renderer {
       return this.fail(spec, error, reader.deps);
     } finally {
       this.slot.reader = null;
+      this.slot.fragment = null;
     }
+  }
+
+  /**
+   * The HTML of a widget area for the page being rendered: each enabled widget of the area in
+   * order, its template rendered with the page's variables and `widget` (its name, label, area
+   * and settings). Records the area and each widget's template as dependencies of the page.
+   */
+  private renderArea(area: string, scope: Record<string, unknown>, reader: TrackingReader): SafeHtml {
+    const key = widgetAreaKey(area);
+    reader.deps.templates[key] = this.templateHashes.get(key) ?? '';
+    if (this.rendering.has(area)) throw new Error(`widget area ${area} is shown inside itself`);
+    this.rendering.add(area);
+    try {
+      return this.renderWidgets(area, scope, reader);
+    } finally {
+      this.rendering.delete(area);
+    }
+  }
+
+  private renderWidgets(area: string, scope: Record<string, unknown>, reader: TrackingReader): SafeHtml {
+    const parts: string[] = [];
+    for (const widget of this.areas.get(area) ?? []) {
+      const name = widgetTemplateName(widget.name);
+      Object.assign(reader.deps.templates, this.templateDeps(name));
+      const templates = this.parse(name);
+      const fail = (error: unknown) =>
+        new Error(
+          `widget "${widget.name}" (area ${area}): ${error instanceof Error ? error.message : String(error)}`,
+        );
+      if (templates instanceof Error) throw fail(templates);
+      const view = {
+        name: widget.name,
+        label: widget.label ?? widget.name,
+        area,
+        order: widget.order ?? 0,
+        settings: widget.settings ?? {},
+      };
+      try {
+        parts.push(String(this.liquid.renderSync(templates, { ...scope, widget: view })));
+      } catch (error) {
+        throw fail(error);
+      }
+    }
+    return new SafeHtml(parts.join('\n'));
   }
 
   private finish(spec: ArtifactSpec, html: string, deps: ArtifactDeps): RenderedArtifact {

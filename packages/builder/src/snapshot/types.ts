@@ -20,6 +20,10 @@ export type SnapshotTemplate = ReadView<core.Template, 'name' | 'content'>;
 export type SnapshotTransform = ReadView<core.Transform, 'id' | 'kind'>;
 /** A listing/index page: a route, or a view (rendered like a listing route). */
 export type SnapshotRoute = ReadView<core.Route, 'path'>;
+/** A view: a listing page with SEO settings (rendered like a listing route). */
+export type SnapshotView = SnapshotRoute & { seo?: core.Seo };
+export type SnapshotWidget = ReadView<core.Widget, 'name' | 'area' | 'template'>;
+export type SnapshotPageKit = ReadView<core.PageKit, 'id'>;
 
 /**
  * The site snapshot: the one input of a build (`GET /api/export` serves it; `cms-build
@@ -33,6 +37,10 @@ export type Snapshot = Pick<core.SiteSnapshot, 'format' | 'version'> & {
   templates: SnapshotTemplate[];
   transforms?: SnapshotTransform[];
   routes?: SnapshotRoute[];
-  views?: SnapshotRoute[];
+  views?: SnapshotView[];
+  widgets?: SnapshotWidget[];
+  pageKits?: SnapshotPageKit[];
+  /** how the items' embeddings were made (the browser embeds queries the same way when it can) */
+  embeddings?: core.SiteSnapshot['embeddings'];
   exportedAt?: string;
 };

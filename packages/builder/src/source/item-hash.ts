@@ -10,6 +10,7 @@ interface Cached {
   given: unknown;
   version: unknown;
   updatedAt: unknown;
+  embedding: unknown;
   hash: string;
 }
 
@@ -18,7 +19,8 @@ const cache = new WeakMap<SnapshotItem, Cached>();
 /**
  * The content hash of an item as a build dependency: the snapshot's `hash` when the item
  * carries one, else the hash of what a template can see of it. Publishing state is part of
- * it, so publishing to an environment invalidates that environment's pages. Memoized per item
+ * it, so publishing to an environment invalidates that environment's pages, and so is the
+ * item's embedding (a `{% similar %}` result can change with it alone). Memoized per item
  * object; replacing a member (`item.fields = {...}`) is noticed, mutating one in place is not.
  */
 export function itemHash(item: SnapshotItem): string {
@@ -31,7 +33,8 @@ export function itemHash(item: SnapshotItem): string {
     cached.status === item.status &&
     cached.given === item.hash &&
     cached.version === item.version &&
-    cached.updatedAt === item.updatedAt
+    cached.updatedAt === item.updatedAt &&
+    cached.embedding === item.embedding
   ) {
     return cached.hash;
   }
@@ -44,7 +47,8 @@ export function itemHash(item: SnapshotItem): string {
       updatedAt: item.updatedAt ?? null,
       version: item.version ?? null,
     });
-  const hash = `${base}|${(item.publishedEnvs ?? []).join(',')}|${item.status ?? ''}`;
+  const vector = item.embedding && item.embedding.length > 0 ? `|e:${vectorHash(item.embedding)}` : '';
+  const hash = `${base}|${(item.publishedEnvs ?? []).join(',')}|${item.status ?? ''}${vector}`;
   cache.set(item, {
     fields: item.fields,
     relationships: item.relationships,
@@ -53,6 +57,7 @@ export function itemHash(item: SnapshotItem): string {
     given: item.hash,
     version: item.version,
     updatedAt: item.updatedAt,
+    embedding: item.embedding,
     hash,
   });
   return hash;
@@ -60,4 +65,9 @@ export function itemHash(item: SnapshotItem): string {
 
 function sha256(value: unknown): string {
   return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
+}
+
+/** A short hash of a vector's numbers (as float64). */
+function vectorHash(vector: readonly number[]): string {
+  return createHash('sha1').update(new Float64Array(vector)).digest('base64url').slice(0, 16);
 }
