@@ -20,6 +20,7 @@ import {
   toContentRecord,
   typeOfId,
 } from './item-record';
+import { checkBlock } from './block-check';
 import { getTombstone, pinnedVersions, tombstoneId, tombstoneNode } from './item-tombstone';
 import {
   checkItemWrite,
@@ -464,7 +465,10 @@ function newBlockId(): string {
   return `blk_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
 }
 
-/** Appends a block (at `order`, else at the end) to the item's body; references must exist. */
+/**
+ * Appends a block (at `order`, else at the end) to the item's body; the block must match its
+ * block type (block-check.ts) and its references must exist.
+ */
 export async function appendBlock({
   graph,
   type,
@@ -480,10 +484,11 @@ export async function appendBlock({
   expectedVersion: number | null | undefined;
   actor: string;
 }): Promise<WrittenItem & { block: Block }> {
+  const fields = await checkBlock({ reader: graph, type, block: input });
   const block: Block = {
     id: newBlockId(),
     type: input.blockType,
-    data: { ...input.fields, ...(input.references ? { references: input.references } : {}) },
+    data: { ...fields, ...(input.references ? { references: input.references } : {}) },
   };
   const written = await mutateItem({
     graph,

@@ -1,5 +1,7 @@
 import {
+  type BlockType,
   type LiveEntry,
+  type PageKit,
   type Route,
   type SiteSnapshot,
   SNAPSHOT_FORMAT,
@@ -7,7 +9,9 @@ import {
   type SnapshotItem,
   type Transform,
   type View,
+  type Widget,
 } from '@trelliscms/core';
+import { embeddingSets } from '../content/embeddings/keep-embeddings';
 import { relationshipsOf, toContentRecord, typeOfId } from '../content/item-record';
 import { listTypes } from '../content/type-repository';
 import { VERSION_LABEL, versionNodeId } from '../content/versions';
@@ -15,18 +19,26 @@ import type { GraphEdge, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import type { Clock } from '../shared/clock';
 import { nodePages } from '../shared/node-pages';
-import { ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
+import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
 import { listSiteResources } from '../site-resources/site-resources';
 import { listTemplates } from '../site-resources/template-repository';
 
 const PAGE = 5000;
+
+/** One of the other site resource namespaces, by its path segment. */
+function resourceSpec(base: string) {
+  const spec = OTHER_RESOURCES.find((candidate) => candidate.base === base);
+  if (!spec) throw new Error(`no site resource ${base}`);
+  return spec;
+}
 
 /**
  * Reads everything a build needs from a site graph into one snapshot (the documented
  * `trellis-snapshot` format of core `schemas/snapshot.ts`, also the body of GET /api/export):
  * the site settings, content types, every item with its version, hash, status and
  * published environments, the relationship edges between items, templates at their head
- * version, transforms, routes and views.
+ * version, transforms, routes and views, block types, widgets and page kits, and each item's
+ * embedding (with how the embeddings were made, `embeddings`, when a type was materialized).
  *
  * With `live` (the live state of environment `env`, see releases/live-state.ts), every item
  * live there is taken at its live version, published to `env` only, and every other item at
@@ -76,6 +88,12 @@ export async function takeSnapshot({
   }
   if (live && env)
     await applyLive({ graph, items, itemIds, env, live, knownTypes: new Set(types.map((t) => t.name)) });
+  const vectors = await graph.getEmbeddings([...itemIds]);
+  for (const item of items) {
+    const vector = vectors.get(item.id);
+    if (vector) item.embedding = vector;
+  }
+  const sets = [...(await embeddingSets(graph)).values()].sort((a, b) => (a.type < b.type ? -1 : 1));
   const edges = allEdges
     .filter((edge) => itemIds.has(edge.from) && itemIds.has(edge.to))
     .map((edge) => ({
@@ -106,6 +124,10 @@ export async function takeSnapshot({
     transforms: (await listSiteResources(graph, TRANSFORMS)) as Transform[],
     routes: (await listSiteResources(graph, ROUTES)) as Route[],
     views: (await listSiteResources(graph, VIEWS)) as View[],
+    blockTypes: (await listSiteResources(graph, resourceSpec('block-types'))) as BlockType[],
+    widgets: (await listSiteResources(graph, resourceSpec('widgets'))) as Widget[],
+    pageKits: (await listSiteResources(graph, resourceSpec('page-kits'))) as PageKit[],
+    ...(sets[0] ? { embeddings: { provider: sets[0].provider, dimensions: sets[0].dimensions } } : {}),
     exportedAt: clock.now().toISOString(),
   };
 }

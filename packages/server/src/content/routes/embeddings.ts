@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
-import { createEmbeddingProvider } from '../embeddings/create-provider';
 import { materializeEmbeddings } from '../embeddings/materialize';
 import type { EmbeddingProvider } from '../embeddings/provider';
 import { getType } from '../type-repository';
@@ -26,7 +25,7 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<{ provider?: EmbeddingProvi
   app,
   opts,
 ) => {
-  const provider = opts.provider ?? createEmbeddingProvider(app.trellis.config, app.trellis.outbound);
+  const provider = opts.provider ?? app.trellis.embeddings;
 
   app.post(
     '/api/maintenance/embeddings/materialize',

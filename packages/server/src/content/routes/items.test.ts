@@ -228,6 +228,8 @@ describe('content items', () => {
   });
 
   it('appends and removes blocks in the body document', async () => {
+    for (const name of ['paragraph', 'quote'])
+      await post('/api/block-types', { name, label: name, fields: [{ name: 'text', type: 'text' }] });
     await post('/api/content/article', { title: 'Blocks' });
     await post('/api/content/article', { title: 'Other' });
     const first = await post('/api/content/article/article:blocks/blocks', {

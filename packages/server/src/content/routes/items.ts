@@ -44,6 +44,7 @@ import {
 } from '../item-repository';
 import { getType, getTypeForRead, getTypeForWrite } from '../type-repository';
 import { getVersion, listVersions } from '../versions';
+import { keepEmbedded } from './keep-embedded';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
 
@@ -117,6 +118,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         input: toContentWrite(request.body as Record<string, unknown>),
         actor: actorOf(request.principal!),
       });
+      await keepEmbedded(app, request, type, written.record);
       return withEtag(reply, written.version).status(201).send(written.record);
     },
   );
@@ -175,6 +177,8 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         expectedVersion: expectedVersionFrom(request.headers['if-match']) ?? input.expectedVersion,
         actor: actorOf(request.principal!),
       });
+      if (input.fields && Object.keys(input.fields).length > 0)
+        await keepEmbedded(app, request, type, written.record);
       return withEtag(reply, written.version).send(written.record);
     },
   );
