@@ -606,9 +606,9 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         expect(await graph.deleteEmbedding('missing')).toBe(false);
         expect(await graph.hasEmbedding('a')).toBe(false);
         expect([...(await graph.getEmbeddings(['a', 'b'])).keys()]).toEqual(['b']);
-        expect((await graph.similar({ label: 'Post', vector: [1, 0, 0], k: 5 })).map((h) => h.node.id)).toEqual([
-          'b',
-        ]);
+        expect(
+          (await graph.similar({ label: 'Post', vector: [1, 0, 0], k: 5 })).map((h) => h.node.id),
+        ).toEqual(['b']);
       });
     });
 

@@ -134,7 +134,8 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
         super(token, remain, engine);
         const tokenizer = new Tokenizer(token.args, engine.options.operators);
         const kit = tokenizer.readValue();
-        if (!kit) throw new Error(`{% pagekit %} needs a page kit id: {% pagekit 'hero' title: page.title %}`);
+        if (!kit)
+          throw new Error(`{% pagekit %} needs a page kit id: {% pagekit 'hero' title: page.title %}`);
         this.kit = kit;
         tokenizer.skipBlank();
         if (tokenizer.peek() === ',') tokenizer.advance();

@@ -3,7 +3,6 @@ import type { ArtifactDeps } from '@trelliscms/core/build';
 import type { Liquid, Template } from 'liquidjs';
 import { createLiquid, type LiquidLimits, SafeHtml } from '../liquid/create-liquid';
 import { templateClosure } from '../liquid/memory-fs';
-import type { ReaderSlot } from '../liquid/tags';
 import {
   fragmentTemplates,
   widgetAreaHashes,
@@ -11,6 +10,7 @@ import {
   widgetAreas,
   widgetTemplateName,
 } from '../liquid/site-fragments';
+import type { ReaderSlot } from '../liquid/tags';
 import { widgetAreasObject } from '../liquid/widget-areas';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import type { Snapshot, SnapshotItem, SnapshotView, SnapshotWidget } from '../snapshot/types';

@@ -80,7 +80,10 @@ export async function checkBlock({
       block.blockType,
       references
         .filter((reference) => missing.has(reference.id))
-        .map((reference) => ({ field: reference.field, message: `points at ${reference.id}, which does not exist` })),
+        .map((reference) => ({
+          field: reference.field,
+          message: `points at ${reference.id}, which does not exist`,
+        })),
     );
   }
   return checked.fields;

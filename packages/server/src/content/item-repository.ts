@@ -11,6 +11,7 @@ import {
 import type { Graph, GraphNode, GraphReader, GraphWriter, NodeQuery, PropFilter } from '../engines/port';
 import { retractEverywhere } from '../releases/publish-items';
 import { checkVersion } from '../shared/entity-tag';
+import { checkBlock } from './block-check';
 import {
   CONTENT_LABEL,
   type ItemMeta,
@@ -20,7 +21,6 @@ import {
   toContentRecord,
   typeOfId,
 } from './item-record';
-import { checkBlock } from './block-check';
 import { getTombstone, pinnedVersions, tombstoneId, tombstoneNode } from './item-tombstone';
 import {
   checkItemWrite,

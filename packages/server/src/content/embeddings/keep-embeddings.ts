@@ -1,7 +1,7 @@
 import { embeddingText, type StoredContentType } from '@trelliscms/core';
 import type { Graph, GraphReader, GraphWriter } from '../../engines/port';
-import { allNodes } from '../../shared/node-pages';
 import { internalNodeId } from '../../shared/internal-ids';
+import { allNodes } from '../../shared/node-pages';
 import type { EmbeddingProvider } from './provider';
 
 /** The label of the node recording that a type's items are embedded (and kept embedded). */

@@ -4,6 +4,8 @@ import fp from 'fastify-plugin';
 import { ApiKeyCache } from '../../auth/api-key-cache';
 import { PlatformAccessCache } from '../../auth/platform-access-cache';
 import type { Config } from '../../config';
+import { createEmbeddingProvider } from '../../content/embeddings/create-provider';
+import type { EmbeddingProvider } from '../../content/embeddings/provider';
 import { ItemReadCache } from '../../content/item-read-cache';
 import { AuditAnchors } from '../../diagnostics/audit-anchors';
 import type { Graph, GraphEngine } from '../../engines/port';
@@ -12,8 +14,6 @@ import { migrateSiteGraphs } from '../../migrations/site-migrations';
 import type { ApiKeyRecord } from '../../platform/api-keys';
 import { PLATFORM_GRAPH } from '../../platform/platform-graph';
 import type { Clock } from '../../shared/clock';
-import { createEmbeddingProvider } from '../../content/embeddings/create-provider';
-import type { EmbeddingProvider } from '../../content/embeddings/provider';
 import { createGuardedFetch, type GuardedFetch } from '../../shared/outbound/guarded-fetch';
 import { writeNotifyingEngine } from './write-notifying-graph';
 
