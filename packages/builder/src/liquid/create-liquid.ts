@@ -89,11 +89,11 @@ export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot
   registerContentTags(liquid, slot);
   if (liquid.options.outputEscape) {
     // HTML the build made itself (a widget area) is output as it is; everything else is escaped
-    const escape = liquid.options.outputEscape;
-    const escapeWith = escape as (this: unknown, ...args: unknown[]) => unknown;
+    const escapeOutput = liquid.options.outputEscape;
+    const escapeWith = escapeOutput as (this: unknown, ...args: unknown[]) => unknown;
     liquid.options.outputEscape = function (this: unknown, value: unknown, ...rest: unknown[]) {
       return value instanceof SafeHtml ? value.html : escapeWith.apply(this, [value, ...rest]);
-    } as typeof escape;
+    } as typeof escapeOutput;
   }
   rememberTemplateFiles(liquid);
   return { liquid, slot };

@@ -21,7 +21,7 @@ export type SnapshotTransform = ReadView<core.Transform, 'id' | 'kind'>;
 /** A listing/index page: a route, or a view (rendered like a listing route). */
 export type SnapshotRoute = ReadView<core.Route, 'path'>;
 /** A view: a listing page with SEO settings (rendered like a listing route). */
-export type SnapshotView = SnapshotRoute & { seo?: core.Seo };
+export type SnapshotView = SnapshotRoute & Partial<Pick<core.View, 'name' | 'seo'>>;
 export type SnapshotWidget = ReadView<core.Widget, 'name' | 'area' | 'template'>;
 export type SnapshotPageKit = ReadView<core.PageKit, 'id'>;
 
