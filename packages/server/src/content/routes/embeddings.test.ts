@@ -171,7 +171,7 @@ describe('POST /api/maintenance/embeddings/materialize', () => {
     const fresh = hashedBagOfWords('Mongolia\nvolcanic islands', { dimensions: 16 });
     // stored as float32
     expect(stored).toHaveLength(fresh.length);
-    stored.forEach((value, i) => expect(value).toBeCloseTo(fresh[i]!, 5));
+    for (const [i, value] of stored.entries()) expect(value).toBeCloseTo(fresh[i]!, 5);
 
     failing = true;
     const written = await patch('steppe again');

@@ -133,7 +133,7 @@ describe('server builds', () => {
     );
     // stored as float32
     expect(stored).toHaveLength(expected.length);
-    stored.forEach((value, i) => expect(value).toBeCloseTo(expected[i]!, 5));
+    for (const [i, value] of stored.entries()) expect(value).toBeCloseTo(expected[i]!, 5);
     // a new item of the embedded type is embedded when written
     await send('POST', '/api/content/place', { name: 'Samoa', about: 'pacific islands' });
     expect(await site.graph.hasEmbedding('place:samoa')).toBe(true);
