@@ -51,6 +51,31 @@ describe('cms build', () => {
     expect(server.hits('POST /api/build')[0]?.body).toEqual({ env: 'dev', mode: 'full', async: true });
   });
 
+  it('sends --channels as outputChannels, refusing an unknown channel', async () => {
+    const server = await t.serve({
+      'POST /api/build': () => ({
+        body: {
+          ok: true,
+          buildId: 'b8',
+          mode: 'full',
+          artifacts: 3,
+          durationMs: 5,
+          transformErrors: [],
+          deploy: null,
+        },
+      }),
+    });
+    const result = await t.cli(['build', '--mode', 'full', '--channels', 'pages, search']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.hits('POST /api/build')[0]?.body).toEqual({
+      mode: 'full',
+      outputChannels: ['pages', 'search'],
+    });
+    const refused = await t.cli(['build', '--channels', 'pages,rss']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('"rss" is not a channel');
+  });
+
   it('exits 1 when a sync build fails', async () => {
     await t.serve({
       'POST /api/build': () => ({

@@ -1,4 +1,4 @@
-import type { BuildMode, BuildResult, BuildStatus } from '@trelliscms/core';
+import type { BuildMode, BuildResult, BuildStatus, OutputChannel } from '@trelliscms/core';
 import { ExitCode } from '../../errors';
 import type { SiteCommandDeps } from '../context';
 
@@ -9,6 +9,8 @@ export interface BuildCommandOptions {
   async: boolean;
   /** Same as `--mode validate`: render in memory, deploy nothing. */
   dryRun: boolean;
+  /** What the build emits (`--channels`); default all. */
+  channels?: OutputChannel[];
   pollIntervalMs: number;
 }
 
@@ -21,7 +23,11 @@ export async function build({
   out,
   ...options
 }: Pick<SiteCommandDeps, 'site' | 'out'> & BuildCommandOptions): Promise<number> {
-  const body = { env: options.env, mode: options.dryRun ? ('validate' as const) : options.mode };
+  const body = {
+    env: options.env,
+    mode: options.dryRun ? ('validate' as const) : options.mode,
+    ...(options.channels && options.channels.length > 0 ? { outputChannels: options.channels } : {}),
+  };
   let result: BuildResult | BuildStatus;
   if (options.async) {
     const started = await site.build.start(body);
