@@ -68,6 +68,7 @@ describe('cms build', () => {
     const result = await t.cli(['build', '--mode', 'full', '--channels', 'pages, search']);
     expect(result.code, result.stderr).toBe(0);
     expect(server.hits('POST /api/build')[0]?.body).toEqual({
+      async: false,
       mode: 'full',
       outputChannels: ['pages', 'search'],
     });
