@@ -79,6 +79,26 @@ describe('POST /api/maintenance/embeddings/materialize', () => {
     // once materialized, a type's new items are embedded as they are written
     expect(await site.graph.hasEmbedding('place:samoa')).toBe(true);
     expect((await materialize(site, '?type=place')).json().embedded).toBe(0);
+    // and an import that replaces an item embeds it again
+    const before = (await site.graph.getEmbeddings(['place:tonga'])).get('place:tonga')!;
+    const imported = await site.request({
+      method: 'POST',
+      url: '/api/import/json',
+      payload: { typeName: 'place', records: [{ name: 'Tonga', about: 'landlocked steppe' }] },
+    });
+    expect(imported.json()).toMatchObject({ updated: 1, failed: 0 });
+    const after = (await site.graph.getEmbeddings(['place:tonga'])).get('place:tonga')!;
+    expect(after).not.toEqual(before);
+    const fresh = hashedBagOfWords('Tonga\nlandlocked steppe');
+    for (const [i, value] of after.entries()) expect(value).toBeCloseTo(fresh[i]!, 5);
+    await site.request({
+      method: 'POST',
+      url: '/api/import/json',
+      payload: {
+        typeName: 'place',
+        records: [{ name: 'Tonga', about: 'a chain of volcanic islands in the pacific' }],
+      },
+    });
 
     const hits = await site.graph.similar({
       label: 'Place',
