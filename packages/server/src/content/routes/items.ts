@@ -263,7 +263,8 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'Append a block to the item’s body',
-        description: 'At `order` (an index) or at the end. `references` are item ids that must exist.',
+        description:
+          'At `order` (an index) or at the end. `references` are item ids that must exist. The block is checked against its block type (`/api/block-types`): an unknown `blockType`, a type whose `allowedIn` leaves this content type out, or `fields` that do not match its field definitions (required, type, rules; unknown fields) are 400 `validation_failed` naming the block and the field.',
         params: ContentItemParams,
         body: AppendBlockBody,
         response: { 201: BlockChangeResponse, ...errors },
