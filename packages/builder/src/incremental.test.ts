@@ -49,6 +49,30 @@ function addGeneratedPosts(snapshot: Fixture['snapshot']): void {
   }
 }
 
+/**
+ * Adds a saved query (the posts of a tag, found from the tag along TAGGED edges) and runs it on
+ * the home page with `{% query %}` (lockstep's `grow`).
+ */
+function addSavedQuery(snapshot: Fixture['snapshot']): void {
+  snapshot.queries = [
+    {
+      name: 'posts-of-tag',
+      query: {
+        type: 'tag',
+        where: 'slug == $tag',
+        follow: [{ edge: 'TAGGED', direction: 'in', type: 'post', sort: '-date' }],
+        select: ['title', 'date'],
+      },
+      params: { tag: { type: 'string', required: true } },
+    },
+  ];
+  const home = snapshot.templates.find((t) => t.name === 'home')!;
+  home.content = home.content.replace(
+    '{% endblock %}',
+    '{% query \'posts-of-tag\' tag: \'web\' as web %}<ol class="web">{% for p in web %}<li><a href="{{ p.url }}">{{ p.title }}</a> {{ p.date }}</li>{% endfor %}</ol><p class="web-total">{{ web_total }}</p>{% endblock %}',
+  );
+}
+
 function liveFiles(fixture: Fixture): Map<string, string> {
   const root = join(fixture.root, 'site', 'current');
   const out = new Map<string, string>();
@@ -159,6 +183,64 @@ describe.each([
     expect(result.effectiveMode).toBe('incremental');
     expect(result.renderedKeys).toContain('item:post:draft-ideas');
     expect(await fixture.readFile('/blog/draft-ideas/')).toContain('<h1>Draft Ideas</h1>');
+  });
+});
+
+describe.each([
+  { variant: 'comparing every page', cache: false },
+  { variant: 'with a build cache', cache: true },
+])('a saved query in a page ($variant)', ({ cache }) => {
+  const webList = async (fixture: Fixture) =>
+    /<ol class="web">(.*?)<\/ol>/s.exec(await fixture.readFile('/'))?.[1] ?? 'no list';
+
+  it('renders its result, and re-renders the page when the result changes, and only then', async () => {
+    const fixture = siteOf('blog', { cache });
+    addSavedQuery(fixture.snapshot);
+    expect((await fixture.build({ mode: 'full' })).ok).toBe(true);
+    // the web posts, newest first, each linked to its page
+    expect(await webList(fixture)).toBe(
+      [
+        '<li><a href="/blog/static-speed/">Static Speed</a> 2026-04-20</li>',
+        '<li><a href="/blog/liquid-layouts/">Liquid Layouts</a> 2026-03-02</li>',
+        '<li><a href="/blog/hello-world/">Hello World</a> 2026-01-05</li>',
+      ].join(''),
+    );
+
+    // a post of another tag (not in the home page's latest posts either): the home page is carried
+    edit(fixture);
+    const unrelated = await fixture.build({ mode: 'incremental' });
+    expect(unrelated.effectiveMode).toBe('incremental');
+    expect(unrelated.renderedKeys).not.toContain('route:/#1');
+
+    // the oldest web post, which only the query shows on the home page: it renders again
+    const hello = fixture.snapshot.items.find((i) => i.id === 'post:hello-world')!;
+    hello.fields = { ...hello.fields, title: 'Hello, Graphs' };
+    const edited = await fixture.build({ mode: 'incremental' });
+    expect(edited.renderedKeys).toContain('route:/#1');
+    expect(await webList(fixture)).toContain('Hello, Graphs</a>');
+
+    // an edge moved away from the tag: the result changes with no item edited
+    const edge = fixture.snapshot.edges.find((e) => e.from === 'post:hello-world' && e.edge === 'TAGGED')!;
+    edge.to = 'tag:graphs';
+    const moved = await fixture.build({ mode: 'incremental' });
+    expect(moved.renderedKeys).toContain('route:/#1');
+    expect(await webList(fixture)).not.toContain('Hello');
+    expect(/<p class="web-total">(\d+)<\/p>/.exec(await fixture.readFile('/'))?.[1]).toBe('2');
+
+    const full = siteOf('blog');
+    full.snapshot = structuredClone(fixture.snapshot);
+    expect((await full.build({ mode: 'full' })).ok).toBe(true);
+    expect(liveFiles(fixture)).toEqual(liveFiles(full));
+  });
+
+  it('fails the page with the reason when its parameters do not fit the query', async () => {
+    const fixture = siteOf('blog', { cache });
+    addSavedQuery(fixture.snapshot);
+    const home = fixture.snapshot.templates.find((t) => t.name === 'home')!;
+    home.content = home.content.replace("tag: 'web'", 'colour: 1');
+    const result = await fixture.build({ mode: 'full' });
+    expect(result.ok).toBe(false);
+    expect(JSON.stringify(result.errors)).toContain('`tag` is required');
   });
 });
 
@@ -429,6 +511,34 @@ describe('a build cache', () => {
       },
     },
   ];
+
+  it('does so with a saved query on a page: its result as a dependency (incremental equals full)', async () => {
+    const kept = new Set([
+      'no change',
+      'a title shown in listings',
+      'an edge added in place',
+      'an edge moved in place',
+      'an item deleted and one added',
+      'a content edit after a full build',
+    ]);
+    const queried: Step[] = [
+      ...steps.filter((step) => kept.has(step.name)),
+      {
+        name: 'the saved query changed',
+        change: (s) => {
+          s.queries![0]!.query = { ...s.queries![0]!.query, select: ['title'] };
+        },
+      },
+      {
+        name: 'a post tagged web',
+        change: (s) => {
+          s.items.push({ id: 'post:webby', type: 'post', fields: { title: 'Webby', date: '2026-07-01' } });
+          s.edges.push({ from: 'post:webby', edge: 'TAGGED', to: 'tag:web' });
+        },
+      },
+    ];
+    await lockstep(queried, { grow: addSavedQuery, fresh: true });
+  });
 
   it('follows publishing: stub pages appear and go', async () => {
     await lockstep(publishing, { env: 'prod' });

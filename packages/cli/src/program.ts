@@ -15,6 +15,7 @@ import { defineLiveCommand } from './commands/live/definition';
 import { defineLoginCommand } from './commands/login/definition';
 import { defineMembersCommands } from './commands/members/definition';
 import { definePublishCommands } from './commands/publish/definition';
+import { defineQueriesCommands } from './commands/queries/definition';
 import { defineQueueCommand } from './commands/queue/definition';
 import { defineReleasesCommands } from './commands/releases/definition';
 import { defineReplayCommand } from './commands/replay/definition';
@@ -24,6 +25,7 @@ import { defineRoutesCommands } from './commands/routes/definition';
 import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
 import { defineTypesCommands } from './commands/types/definition';
+import { defineWorkflowsCommands } from './commands/workflows/definition';
 import { ExitCode, errorJson, exitCodeOf, formatError } from './errors';
 import type { CliIo } from './io/cli-io';
 import { VERSION } from './version';
@@ -36,8 +38,10 @@ const GROUPS = [
   defineTypesCommands,
   defineRoutesCommands,
   defineResourceCommands,
+  defineQueriesCommands,
   defineContentCommands,
   definePublishCommands,
+  defineWorkflowsCommands,
   defineImportCommands,
   defineEdgesCommands,
   defineTemplatesCommands,

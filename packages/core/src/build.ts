@@ -5,6 +5,16 @@
  */
 
 export {
+  bindQueryParams,
+  type GraphQueryReader,
+  type QueryItem,
+  type QueryResult,
+  type QueryTypeInfo,
+  queryRow,
+  runGraphQuerySync,
+} from './content/graph-query';
+export {
+  bindParams,
   compareValues,
   conditionHolds,
   parseSort,
@@ -14,6 +24,7 @@ export {
   type WhereCondition,
   type WhereOp,
 } from './content/list-language';
+export { isTrellisError, TrellisError } from './errors/trellis-error';
 export { canonicalJson } from './hash/canonical-json';
 export type { ArtifactDeps } from './publishing/artifact-deps';
 export { itemSlug, type RoutableItem } from './publishing/route-pattern';

@@ -10,6 +10,7 @@ import { createImportApi, type ImportApi } from './namespaces/import';
 import { createMaintenanceApi, type MaintenanceApi } from './namespaces/maintenance';
 import { createMediaApi, type MediaApi } from './namespaces/media';
 import { createMembersApi, type MembersApi } from './namespaces/members';
+import { createQueriesApi, type QueriesApi } from './namespaces/queries';
 import { createReleasesApi, type ReleasesApi } from './namespaces/releases';
 import {
   type BlockTypesApi,
@@ -30,6 +31,7 @@ import {
 import { createSitesApi, type SitesApi } from './namespaces/sites';
 import { createTemplatesApi, type TemplatesApi } from './namespaces/templates';
 import { createTypesApi, type TypesApi } from './namespaces/types';
+import { createWorkflowsApi, type WorkflowsApi } from './namespaces/workflows';
 
 /** Options of {@link createClient}; the README documents each with its default. */
 export interface ClientOptions {
@@ -47,6 +49,21 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * Called when the server answers 429 (or 503) with `Retry-After` and the request will be
+   * retried after that wait (within the retry limit): so a person waiting can be told why and
+   * for how long.
+   */
+  onRetryWait?: (wait: RetryWait) => void;
+}
+
+/** See {@link ClientOptions.onRetryWait}. */
+export interface RetryWait {
+  status: number;
+  method: string;
+  url: string;
+  /** How long the client waits before the next attempt (Retry-After, at most `maxRetryAfterMs`). */
+  waitMs: number;
 }
 
 /** The namespaces that work on one site: every request sends `X-Site-Id`. */
@@ -68,11 +85,15 @@ export interface SiteClient {
   readonly export: ExportApi;
   readonly routes: RoutesApi;
   readonly views: ViewsApi;
+  /** Saved queries (docs/queries.md): list, get, create, update, delete and run. */
+  readonly queries: QueriesApi;
   readonly transforms: TransformsApi;
   readonly scripts: ScriptsApi;
   readonly blockTypes: BlockTypesApi;
   readonly widgets: WidgetsApi;
   readonly pageKits: PageKitsApi;
+  /** Workflow definitions, item states and transitions (docs/workflows.md). */
+  readonly workflows: WorkflowsApi;
 }
 
 /** The platform-level client. `site(id)` gives the site-scoped namespaces. */
@@ -108,6 +129,7 @@ export function createClient(options: ClientOptions): TrellisClient {
     retry: options.retry ?? 2,
     fetch: options.fetch,
     headers: options.headers,
+    onRetryWait: options.onRetryWait,
   });
   const sites = createSitesApi(transport);
   const access = createAccessApi(transport);
@@ -140,11 +162,13 @@ export function createClient(options: ClientOptions): TrellisClient {
         export: createExportApi(scoped),
         routes: createRoutesApi(scoped),
         views: createViewsApi(scoped),
+        queries: createQueriesApi(scoped),
         transforms: createTransformsApi(scoped),
         scripts: createScriptsApi(scoped),
         blockTypes: createBlockTypesApi(scoped),
         widgets: createWidgetsApi(scoped),
         pageKits: createPageKitsApi(scoped),
+        workflows: createWorkflowsApi(scoped),
       };
     },
   };

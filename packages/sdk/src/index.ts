@@ -35,12 +35,14 @@ export type {
   CreatePageKitBody,
   CreateReleaseBody,
   CreateRouteBody,
+  CreateSavedQueryBody,
   CreateScriptBody,
   CreateSiteBody,
   CreateTemplateBody,
   CreateTransformBody,
   CreateViewBody,
   CreateWidgetBody,
+  CreateWorkflowBody,
   DeleteSiteResponse,
   Deployment,
   DeploymentStatus,
@@ -55,6 +57,7 @@ export type {
   Environment,
   GrantBody,
   GrantResponse,
+  GraphQuery,
   HealthDetailResponse,
   HealthResponse,
   ImportEdgesBody,
@@ -81,6 +84,9 @@ export type {
   RevokeApiKeyResponse,
   RevokeMemberResponse,
   Route,
+  RunQueryBody,
+  RunQueryResponse,
+  SavedQuery,
   Script,
   Seo,
   Site,
@@ -94,20 +100,33 @@ export type {
   UpdateMemberRoleBody,
   UpdatePageKitBody,
   UpdateRouteBody,
+  UpdateSavedQueryBody,
   UpdateScriptBody,
   UpdateSiteBody,
   UpdateTemplateBody,
   UpdateTransformBody,
   UpdateViewBody,
   UpdateWidgetBody,
+  UpdateWorkflowBody,
   UpsertEnvironmentBody,
   UserMatch,
   UserMatchList,
   View,
   ViewSeoBody,
   Widget,
+  Workflow,
+  WorkflowHistoryEntry,
+  WorkflowItemState,
+  WorkflowTransitionBody,
+  WorkflowTransitionResponse,
 } from '@trelliscms/core';
-export { type ClientOptions, createClient, type SiteClient, type TrellisClient } from './client';
+export {
+  type ClientOptions,
+  createClient,
+  type RetryWait,
+  type SiteClient,
+  type TrellisClient,
+} from './client';
 export * from './errors';
 export type { NoRollbackReason, RollbackTarget } from './helpers/rollback-target';
 export { isRetryable } from './http/retry-policy';
@@ -130,6 +149,7 @@ export type {
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
 export type { MembersApi } from './namespaces/members';
+export type { QueriesApi } from './namespaces/queries';
 export {
   type DeploymentWaitOptions,
   DeploymentWaitTimeoutError,
@@ -152,3 +172,4 @@ export type {
 export type { SitesApi } from './namespaces/sites';
 export type { TemplatesApi } from './namespaces/templates';
 export type { ApplyTypeResult, TypesApi } from './namespaces/types';
+export type { WorkflowsApi } from './namespaces/workflows';

@@ -26,10 +26,21 @@
  * shared server (Neo4j Community: one database for all graphs) never collide.
  */
 import { randomBytes } from 'node:crypto';
+import {
+  type GraphQueryInput,
+  type GraphQueryReader,
+  type QueryItem,
+  type QueryTypeInfo,
+  runGraphQuery,
+  runGraphQuerySync,
+} from '@trelliscms/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTENT_LABEL } from '../src/content/item-record';
+import { TYPE_LABEL, typeNodeId } from '../src/content/type-repository';
 import type { AuditRecord, Graph, GraphEngine, GraphNode, NodeQuery } from '../src/engines/port';
 import { isEngineError } from '../src/engines/port';
 import { auditHash, auditMac, GENESIS_HASH } from '../src/engines/shared/audit-chain';
+import { engineQueryReader } from '../src/site-resources/saved-queries';
 
 /** What an engine's contract test hands the suite. */
 export interface EngineUnderTest {
@@ -1318,6 +1329,138 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         // A legacy record tampered with is named.
         await subject.tamperAudit(graph.name, 2);
         expect(await graph.verifyAudit({ legacyThrough: 3 })).toMatchObject({ status: 'broken', bad_seq: 2 });
+      });
+    });
+
+    describe('saved queries', () => {
+      // A saved query reads the graph through the engine (site-resources/saved-queries.ts) and
+      // is evaluated by core: its answer must be the one core gives over the same data in memory
+      // (as a build does from its snapshot), whatever the engine.
+      const types = [
+        {
+          name: 'post',
+          nodeLabel: 'Post',
+          fields: [
+            { name: 'title', type: 'string' },
+            { name: 'year', type: 'number' },
+            { name: 'tags', type: 'stringlist' },
+            { name: 'draft', type: 'boolean' },
+          ],
+          relationships: [],
+        },
+        {
+          name: 'person',
+          nodeLabel: 'Person',
+          fields: [{ name: 'name', type: 'string' }],
+          relationships: [],
+        },
+      ];
+      const items: QueryItem[] = [
+        {
+          id: 'post:a',
+          type: 'post',
+          fields: { title: 'Graphs in Practice', year: 2020, tags: ['graphs'], draft: false },
+        },
+        { id: 'post:b', type: 'post', fields: { title: 'the web', year: 2022, tags: ['web', 'graphs'] } },
+        { id: 'post:c', type: 'post', fields: { title: 'Zebra', year: 2024, tags: [], draft: true } },
+        { id: 'post:d', type: 'post', fields: { title: 'Ünïcode', tags: ['web'] } },
+        { id: 'person:ann', type: 'person', fields: { name: 'Ann' } },
+        { id: 'person:bob', type: 'person', fields: { name: 'Bob' } },
+        { id: 'person:cy', type: 'person', fields: {} },
+      ].map((item) => ({
+        ...item,
+        status: 'draft',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      }));
+      const edges = [
+        { from: 'person:ann', type: 'WROTE', to: 'post:a' },
+        { from: 'person:ann', type: 'WROTE', to: 'post:b' },
+        { from: 'person:bob', type: 'WROTE', to: 'post:c' },
+        { from: 'person:cy', type: 'EDITED', to: 'post:d' },
+        { from: 'post:a', type: 'CITES', to: 'post:b' },
+        { from: 'post:b', type: 'CITES', to: 'post:c' },
+        { from: 'post:c', type: 'CITES', to: 'post:a' },
+      ];
+      const queries: GraphQueryInput[] = [
+        { type: 'post', sort: '-year' },
+        { type: 'post', where: 'year >= 2022', sort: 'title' },
+        { type: 'post', where: "tags contains 'graphs' and draft != true", sort: '-title' },
+        { type: 'post', where: "title contains 'WEB'" },
+        { type: 'post', where: 'year == null' },
+        { type: 'post', where: "title > 'M'", sort: 'year', limit: 2, offset: 1 },
+        { type: 'post', where: 'year < $max', select: ['title', 'slug'] },
+        {
+          type: 'person',
+          follow: [{ edge: 'WROTE', direction: 'out', type: 'post', sort: '-year' }],
+          select: ['year'],
+        },
+        { type: 'post', where: "title == 'Zebra'", follow: [{ edge: 'WROTE', direction: 'in' }] },
+        { type: 'post', where: "title == 'Zebra'", follow: [{ edge: 'CITES', direction: 'both', depth: 1 }] },
+        { type: 'post', where: "title == 'Graphs in Practice'", follow: [{ edge: 'CITES', depth: 3 }] },
+        { type: 'person', where: "name == 'Cy'", follow: [{ edge: '*', direction: 'out' }] },
+        {
+          type: 'person',
+          follow: [{ edge: '*' }, { edge: 'CITES', direction: 'in', type: 'post', where: 'year > 2020' }],
+        },
+        { type: 'person', where: 'name != null', sort: '-name' },
+      ];
+
+      it('gives the answers core gives over the same data in memory', async () => {
+        const graph = await newGraph();
+        await graph.createNodes([
+          ...types.map((type) => ({ id: typeNodeId(type.name), labels: [TYPE_LABEL], props: type })),
+          ...items.map((item) => ({
+            id: item.id,
+            labels: [types.find((type) => type.name === item.type)!.nodeLabel, CONTENT_LABEL],
+            props: {
+              ...item.fields,
+              status: item.status,
+              createdAt: item.createdAt,
+              updatedAt: item.updatedAt,
+            },
+          })),
+          // a node that is no item: never a result, never walked through
+          { id: '~other:x', labels: ['Other'], props: { name: 'X' } },
+        ]);
+        await graph.mergeEdges(
+          [...edges, { from: 'post:a', type: 'CITES', to: '~other:x' }].map((edge) => ({
+            ...edge,
+            props: {},
+          })),
+        );
+        const memory: GraphQueryReader = {
+          type: (name) => (types.find((type) => type.name === name) as QueryTypeInfo | undefined) ?? null,
+          itemsOfType: (type) => items.filter((item) => item.type === type),
+          neighbours: (ids, label, direction) => {
+            const out = new Map<string, string[]>();
+            for (const edge of edges) {
+              if (label !== '*' && edge.type !== label) continue;
+              const [here, there] = direction === 'out' ? [edge.from, edge.to] : [edge.to, edge.from];
+              if (ids.includes(here)) out.set(here, [...(out.get(here) ?? []), there]);
+            }
+            return out;
+          },
+          items: (ids) =>
+            new Map(items.filter((item) => ids.includes(item.id)).map((item) => [item.id, item])),
+        };
+        for (const query of queries) {
+          const values = { max: 2023 };
+          const expected = runGraphQuerySync({ query, values, reader: memory });
+          const actual = await runGraphQuery({ query, values, reader: engineQueryReader(graph) });
+          expect(actual.rows, JSON.stringify(query)).toEqual(expected.rows);
+          expect(actual.total, JSON.stringify(query)).toBe(expected.total);
+        }
+        // and a few answers spelled out
+        const ids = async (query: GraphQueryInput) =>
+          (await runGraphQuery({ query, values: { max: 2023 }, reader: engineQueryReader(graph) })).items.map(
+            (item) => item.id,
+          );
+        expect(await ids(queries[0]!)).toEqual(['post:d', 'post:c', 'post:b', 'post:a']);
+        expect(await ids(queries[3]!)).toEqual(['post:b']);
+        expect(await ids(queries[9]!)).toEqual(['post:a', 'post:b']);
+        expect(await ids(queries[10]!)).toEqual(['post:b', 'post:c']);
+        expect(await ids(queries[12]!)).toEqual(['post:b', 'post:c']);
       });
     });
 

@@ -17,6 +17,8 @@ export interface Impact {
   structural: string[];
 }
 
+const SAVED_QUERY_PREFIX = '{"kind":"query"';
+
 /** The query of a recorded list query key (null when the key cannot be read), parsed once per cache. */
 function listQueryOf(key: string, memo: Map<string, ListQuery | null>): ListQuery | null {
   let query = memo.get(key);
@@ -78,6 +80,10 @@ export function impactedFromState(params: {
   }
   if (!graphUnchanged) for (const keys of prior.queries.traverse.values()) addAll(keys);
   if (depChanged.size > 0) for (const keys of prior.queries.other.values()) addAll(keys);
+  // a saved query that follows edges may change with the edges alone
+  else if (!graphUnchanged) {
+    for (const [key, keys] of prior.queries.other) if (key.startsWith(SAVED_QUERY_PREFIX)) addAll(keys);
+  }
   const render: string[] = [];
   const carry: ManifestArtifact[] = [];
   const structural: string[] = [];

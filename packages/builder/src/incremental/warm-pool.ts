@@ -26,6 +26,7 @@ export function structureKey(run: {
     snapshot.transforms ?? [],
     snapshot.widgets ?? [],
     snapshot.pageKits ?? [],
+    snapshot.queries ?? [],
   ]);
 }
 

@@ -42,12 +42,16 @@ function idOf(value: unknown): string {
 }
 
 /**
- * Registers `{% list %}`, `{% traverse %}` and `{% similar %}`. Each assigns its result to a
+ * Registers `{% list %}`, `{% traverse %}`, `{% similar %}` and `{% query %}`. Each assigns its result to a
  * variable, like `assign`:
  *
  * - `{% list 'post' where: "featured == true", sort: "-date", limit: 10, offset: 0 as posts %}`
  * - `{% traverse item 'RELATED' direction: 'out', depth: 2, limit: 20 as related %}`
  * - `{% similar item limit: 5 as alike %}`
+ * - `{% query 'recent-posts' since: 2021, tag: t as posts %}`: runs a saved query with these
+ *   parameters (`limit:`/`offset:` page it unless the query declares parameters of those
+ *   names); without `as`, the variable is the query's name with `_` for other characters
+ *   (`recent_posts`). Its rows, each with `url`, and `<var>_total`.
  *
  * and `{% pagekit 'hero' title: page.title, cta: "Join" %}`, which renders page kit `hero`'s
  * fragment in place, with the named arguments as `slots` (`{{ slots.title }}`) beside the
@@ -81,6 +85,49 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
         });
         ctx.bottom()[this.variable] = result.items;
         ctx.bottom()[`${this.variable}_total`] = result.total;
+      }
+    },
+  );
+
+  liquid.registerTag(
+    'query',
+    class QueryTag extends Tag {
+      private readonly queryName: ValueToken;
+      private readonly args: Hash;
+      private readonly variable: string | null;
+      constructor(token: TagToken, remain: TopLevelToken[], engine: Liquid) {
+        super(token, remain, engine);
+        const match = tail.exec(token.args);
+        const tokenizer = new Tokenizer(match ? match[1]! : token.args, engine.options.operators);
+        const name = tokenizer.readValue();
+        if (!name)
+          throw new Error("{% query %} needs a saved query's name: {% query 'recent-posts' as posts %}");
+        this.queryName = name;
+        this.args = new Hash(tokenizer);
+        this.variable = match ? match[2]! : null;
+      }
+      *render(ctx: Context, _emitter: Emitter): Generator<unknown, void, unknown> {
+        const name = String(yield evalToken(this.queryName, ctx));
+        const args = (yield this.args.render(ctx)) as Record<string, unknown>;
+        const params: Record<string, unknown> = {};
+        const declared = reader(slot).source.data.queries?.find((query) => query.name === name)?.params ?? {};
+        let limit: number | undefined;
+        let offset: number | undefined;
+        for (const [key, value] of Object.entries(args)) {
+          if (key === 'limit' && !Object.hasOwn(declared, key)) limit = toInt(value, undefined, 1000);
+          else if (key === 'offset' && !Object.hasOwn(declared, key))
+            offset = toInt(value, undefined, Number.MAX_SAFE_INTEGER);
+          else if (value !== undefined && value !== null) params[key] = value;
+        }
+        const result = reader(slot).query({
+          name,
+          params,
+          ...(limit !== undefined && limit > 0 ? { limit } : {}),
+          ...(offset !== undefined ? { offset } : {}),
+        });
+        const variable = this.variable ?? name.replace(/[^A-Za-z0-9_]/g, '_');
+        ctx.bottom()[variable] = result.items;
+        ctx.bottom()[`${variable}_total`] = result.total;
       }
     },
   );

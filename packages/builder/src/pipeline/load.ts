@@ -33,6 +33,8 @@ export function globalHashOf(
     transforms: snapshot.transforms ?? [],
     routes: snapshot.routes ?? [],
     views: snapshot.views ?? [],
+    // a saved query's definition changes what every page running it shows
+    ...(snapshot.queries && snapshot.queries.length > 0 ? { queries: snapshot.queries } : {}),
   });
 }
 

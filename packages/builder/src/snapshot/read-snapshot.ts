@@ -38,6 +38,14 @@ export function assertSnapshot(value: unknown): Snapshot {
       throw fail(`templates[${index}] needs string \`name\` and \`content\``);
     }
   });
+  if (value.queries !== undefined) {
+    if (!Array.isArray(value.queries)) throw fail('`queries` must be an array');
+    value.queries.forEach((saved, index) => {
+      if (typeof saved?.name !== 'string' || typeof saved.query !== 'object' || saved.query === null) {
+        throw fail(`queries[${index}] needs a string \`name\` and an object \`query\``);
+      }
+    });
+  }
   return { ...value, edges: Array.isArray(value.edges) ? value.edges : [] };
 }
 

@@ -18,6 +18,10 @@ export type SnapshotItem = ReadView<core.SnapshotItem, 'id' | 'type' | 'fields'>
 export type SnapshotEdge = ReadView<core.EdgeTriple, 'from' | 'edge' | 'to'>;
 export type SnapshotTemplate = ReadView<core.Template, 'name' | 'content'>;
 export type SnapshotTransform = ReadView<core.Transform, 'id' | 'kind'>;
+/** A saved query `{% query %}` runs (docs/queries.md). */
+export type SnapshotQuery = ReadView<Omit<core.SavedQuery, 'query'>, 'name'> & {
+  query: core.GraphQueryInput;
+};
 /** A listing/index page: a route, or a view (rendered like a listing route). */
 export type SnapshotRoute = ReadView<core.Route, 'path'>;
 /** A view: a listing page with SEO settings (rendered like a listing route). */
@@ -42,5 +46,6 @@ export type Snapshot = Pick<core.SiteSnapshot, 'format' | 'version'> & {
   pageKits?: SnapshotPageKit[];
   /** how the items' embeddings were made (the browser embeds queries the same way when it can) */
   embeddings?: core.SiteSnapshot['embeddings'];
+  queries?: SnapshotQuery[];
   exportedAt?: string;
 };

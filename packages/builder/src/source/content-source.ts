@@ -35,6 +35,14 @@ export interface TraverseQuery {
   limit?: number;
 }
 
+/** A run of a saved query (`{% query %}`): its name, parameter values and paging. */
+export interface SavedQueryRun {
+  name: string;
+  params?: Record<string, unknown>;
+  limit?: number;
+  offset?: number;
+}
+
 export interface SimilarQuery {
   from: string;
   limit: number;

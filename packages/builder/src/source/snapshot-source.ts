@@ -1,3 +1,11 @@
+import {
+  bindQueryParams,
+  type GraphQueryReader,
+  type QueryResult,
+  type QueryTypeInfo,
+  runGraphQuerySync,
+  TrellisError,
+} from '@trelliscms/core/build';
 import type {
   Snapshot,
   SnapshotEdge,
@@ -10,6 +18,7 @@ import type {
   ContentSource,
   ListQuery,
   ListResult,
+  SavedQueryRun,
   SimilarQuery,
   TraverseQuery,
   WhereCondition,
@@ -37,6 +46,8 @@ export class SnapshotSource implements ContentSource {
   private edgesIndexed = false;
   /** full results of list queries (offset and limit apart), by type, conditions and sort */
   private readonly sortedCache = new Map<string, SortedEntry>();
+  /** results of saved query runs, by run (cleared when items change) */
+  private readonly queryCache = new Map<string, QueryResult<SnapshotItem>>();
 
   constructor(params: { snapshot: Snapshot; env?: string }) {
     this.current = params.snapshot;
@@ -86,6 +97,7 @@ export class SnapshotSource implements ContentSource {
       ids.add(item.id);
     }
     if (ids.size === 0) return;
+    this.queryCache.clear();
     // Each touched type in its order: changed items in place, gone ones out, new ones last.
     for (const type of types) {
       const next: SnapshotItem[] = [];
@@ -217,6 +229,57 @@ export class SnapshotSource implements ContentSource {
     }
     scored.sort((a, b) => b.score - a.score || (a.item.id < b.item.id ? -1 : 1));
     return scored.slice(0, Math.max(0, query.limit)).map((entry) => entry.item);
+  }
+
+  /** The graph as a saved query reads it: the visible items and the edges between them. */
+  private queryReader(): GraphQueryReader<SnapshotItem> {
+    return {
+      type: (name) =>
+        (this.data.types.find((type) => type.name === name) as QueryTypeInfo | undefined) ?? null,
+      itemsOfType: (type) => this.itemsOfType(type),
+      neighbours: (ids, edge, direction) => {
+        const out = new Map<string, string[]>();
+        for (const id of ids) {
+          const next: string[] = [];
+          for (const found of this.edgesOf(id, direction)) {
+            if (edge === '*' || found.edge === edge) next.push(direction === 'out' ? found.to : found.from);
+          }
+          if (next.length > 0) out.set(id, next);
+        }
+        return out;
+      },
+      items: (ids) => {
+        const out = new Map<string, SnapshotItem>();
+        for (const id of ids) {
+          const item = this.byId.get(id);
+          if (item) out.set(id, item);
+        }
+        return out;
+      },
+    };
+  }
+
+  /**
+   * Runs a saved query of the snapshot (core's evaluator, as the server's
+   * `POST /api/queries/{name}/run` does) over the items visible here. Throws 404 `not_found`
+   * for a name the snapshot has no query of, 400 `invalid_query_params` or `invalid_query`.
+   */
+  runQuery(run: SavedQueryRun): QueryResult<SnapshotItem> {
+    const key = JSON.stringify([run.name, run.params ?? {}, run.limit ?? null, run.offset ?? null]);
+    let result = this.queryCache.get(key);
+    if (!result) {
+      const saved = (this.data.queries ?? []).find((query) => query.name === run.name);
+      if (!saved) throw TrellisError.of('not_found', { resource: `Saved query \`${run.name}\`` });
+      const values = bindQueryParams({ name: run.name, params: saved.params, given: run.params });
+      result = runGraphQuerySync({
+        query: saved.query,
+        values,
+        reader: this.queryReader(),
+        page: { limit: run.limit, offset: run.offset },
+      });
+      this.queryCache.set(key, result);
+    }
+    return result;
   }
 
   snapshot(): Snapshot {

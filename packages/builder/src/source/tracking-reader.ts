@@ -2,7 +2,7 @@ import { createHash, hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import { itemSlug } from '@trelliscms/core/build';
 import type { SnapshotItem } from '../snapshot/types';
-import type { ListQuery, SimilarQuery, TraverseQuery } from './content-source';
+import type { ListQuery, SavedQueryRun, SimilarQuery, TraverseQuery } from './content-source';
 import { itemHash } from './item-hash';
 import type { SnapshotSource } from './snapshot-source';
 
@@ -18,7 +18,8 @@ export type ItemView = Record<string, unknown> & {
 export type QuerySpec =
   | { kind: 'list'; query: ListQuery }
   | { kind: 'traverse'; query: TraverseQuery }
-  | { kind: 'similar'; query: SimilarQuery };
+  | { kind: 'similar'; query: SimilarQuery }
+  | { kind: 'query'; query: SavedQueryRun };
 
 /** The canonical key of a query (stable JSON). */
 export function queryKey(spec: QuerySpec): string {
@@ -111,6 +112,22 @@ export class TrackingReader {
     return items.map((item) => this.view(item));
   }
 
+  /**
+   * Runs a saved query (`{% query %}`) and records its result: the rows of
+   * `POST /api/queries/{name}/run`, each with the `url` of its item's page.
+   */
+  query(query: SavedQueryRun): { items: Array<Record<string, unknown>>; total: number } {
+    const result = this.source.runQuery(query);
+    this.deps.queries[queryKey({ kind: 'query', query })] = resultHash(result.items, result.total, this.urls);
+    return {
+      items: result.rows.map((row, index) => ({
+        ...row,
+        url: this.urls.get(result.items[index]!.id) ?? null,
+      })),
+      total: result.total,
+    };
+  }
+
   similar(query: SimilarQuery): ItemView[] {
     const items = this.source.similar(query);
     this.deps.queries[queryKey({ kind: 'similar', query })] = resultHash(items, items.length, this.urls);
@@ -145,6 +162,15 @@ export function currentQueryHash(
   if (spec.kind === 'list') {
     const result = source.list(spec.query);
     return resultHash(result.items, result.total, urls);
+  }
+  if (spec.kind === 'query') {
+    // a query that fails now (gone, or its parameters no longer fit) is a change: the page renders and reports it
+    try {
+      const result = source.runQuery(spec.query);
+      return resultHash(result.items, result.total, urls);
+    } catch {
+      return '';
+    }
   }
   const items = spec.kind === 'traverse' ? source.traverse(spec.query) : source.similar(spec.query);
   return resultHash(items, items.length, urls);

@@ -60,6 +60,7 @@ export const RESERVED_NODE_LABELS: readonly string[] = [
   'BlockType',
   'Widget',
   'PageKit',
+  'SavedQuery',
   'Build',
   'MediaAsset',
   'Environment',

@@ -18,6 +18,25 @@ export {
   MAX_REGEX_LENGTH,
   type ValueReference,
 } from './field-value';
+export {
+  bindQueryParams,
+  checkGraphQuery,
+  DEFAULT_QUERY_LIMIT,
+  driveAsync,
+  driveSync,
+  evaluateGraphQuery,
+  type GraphQueryReader,
+  listQueryDetail,
+  MAX_QUERY_LIMIT,
+  type MaybePromise,
+  type QueryItem,
+  type QueryResult,
+  type QueryTypeInfo,
+  queryRow,
+  queryValue,
+  runGraphQuery,
+  runGraphQuerySync,
+} from './graph-query';
 export { embeddingText, HASHED_BOW_DIMENSIONS, hashedBagOfWords, wordTokens } from './hashed-bag-of-words';
 export {
   batchCount,
@@ -33,10 +52,15 @@ export {
   tooManyAdvice,
 } from './import-plan';
 export {
+  bindParams,
   compareValues,
   conditionHolds,
+  isParamRef,
   LIST_BUILT_INS,
   MAX_LIST_QUERY_LENGTH,
+  type ParamRef,
+  type ParseWhereOptions,
+  paramNames,
   parseSort,
   parseWhere,
   type SortKey,
@@ -64,3 +88,19 @@ export {
   validateRelationships,
 } from './validate-fields';
 export { type TypeDefinitionResult, validateTypeDefinition } from './validate-type-definition';
+export {
+  allowedTransitions,
+  DEFAULT_WORKFLOW,
+  DEFAULT_WORKFLOW_NAME,
+  effectiveState,
+  isPublishedState,
+  type MoveRequest,
+  mayTake,
+  PUBLISHED_STATE,
+  planMove,
+  planPublish,
+  planUnpublish,
+  publishesOf,
+  rolesOf,
+  workflowForType,
+} from './workflow-rules';

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { isTrellisError } from '../errors';
-import { compareValues, conditionHolds, parseSort, parseWhere, sortKeys } from './list-language';
+import {
+  bindParams,
+  compareValues,
+  conditionHolds,
+  isParamRef,
+  paramNames,
+  parseSort,
+  parseWhere,
+  sortKeys,
+} from './list-language';
 
 function failure(run: () => unknown): { code: string; message: string } {
   try {
@@ -122,5 +131,25 @@ describe('compareValues', () => {
     expect([...values].sort(compareValues)).toEqual([2, 3, 10, null, undefined]);
     expect([true, false].sort(compareValues)).toEqual([false, true]);
     expect(['b', '', 'a'].sort(compareValues)).toEqual(['', 'a', 'b']);
+  });
+});
+
+describe('parameters in a where', () => {
+  it('reads an unquoted $name as a parameter only where the caller allows them', () => {
+    expect(parseWhere('tag == $tag')).toEqual([{ field: 'tag', op: '==', value: '$tag' }]);
+    expect(parseWhere("tag == $tag and title == '$x'", { params: true })).toEqual([
+      { field: 'tag', op: '==', value: { $param: 'tag' } },
+      { field: 'title', op: '==', value: '$x' },
+    ]);
+    expect(paramNames(parseWhere('a == $x and b > $y and c < $x', { params: true }))).toEqual(['x', 'y']);
+  });
+
+  it('binds values in place of parameters, leaving out conditions whose parameter has none', () => {
+    const conditions = parseWhere('a == $x and b > $y and c == 1', { params: true });
+    expect(bindParams(conditions, { x: "it's and b == 2" })).toEqual([
+      { field: 'a', op: '==', value: "it's and b == 2" },
+      { field: 'c', op: '==', value: 1 },
+    ]);
+    expect(isParamRef(conditions[1]!.value)).toBe(true);
   });
 });

@@ -10,6 +10,9 @@ import { TrellisError } from '../errors/trellis-error';
  *   `== != > >= < <= contains`, value `'text'`, `"text"`, a number, `true`, `false`, `null`
  *   (or `nil`), or one word without spaces (read as text). A bare `<field>` means "is set"
  *   (`<field> != null`). Example: `featured == true and category == 'news'`.
+ * - Parameters (only where the caller allows them, as saved queries do): an unquoted value
+ *   `$name` is the parameter `name`, a {@link ParamRef} bound to a typed value by
+ *   {@link bindParams} after parsing, so a value never becomes query text.
  * - `sort`: keys separated by commas, `-` before a key for descending: `-date,title`. Ties
  *   break on the id.
  *
@@ -47,6 +50,29 @@ export const LIST_BUILT_INS: readonly string[] = ['id', 'slug', 'type', 'status'
 /** The longest `where` or `sort` text the language takes. */
 export const MAX_LIST_QUERY_LENGTH = 2000;
 
+/** A parameter standing for a value in a parsed `where` (`$name` in the text). */
+export interface ParamRef {
+  $param: string;
+}
+
+/** Whether a condition's value is a {@link ParamRef}. */
+export function isParamRef(value: unknown): value is ParamRef {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { $param?: unknown }).$param === 'string'
+  );
+}
+
+/** Options of {@link parseWhere}. */
+export interface ParseWhereOptions {
+  /** Read an unquoted `$name` as the parameter `name` (default: as the text `$name`). */
+  params?: boolean;
+}
+
+const PARAM = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
+
 const FIELD = /^[A-Za-z_][\w.-]*$/;
 const CONDITION = /^([A-Za-z_][\w.-]*)(?:\s*(==|!=|>=|<=|>|<)|\s+(contains)(?=[\s'"]))\s*(.*)$/s;
 
@@ -83,7 +109,11 @@ function splitConditions(text: string): string[] {
   return parts;
 }
 
-function parseValue(text: string, condition: string): unknown {
+function parseValue(text: string, condition: string, options: ParseWhereOptions): unknown {
+  if (options.params) {
+    const param = PARAM.exec(text);
+    if (param) return { $param: param[1]! } satisfies ParamRef;
+  }
   if (text === '') throw invalid(`\`${condition}\` has no value after its operator`);
   if (/^'[^']*'$/s.test(text) || /^"[^"]*"$/s.test(text)) return text.slice(1, -1);
   if (text === 'true') return true;
@@ -100,7 +130,7 @@ function parseValue(text: string, condition: string): unknown {
  * Parses a `where` text into conditions. Throws 400 `invalid_list_query` naming the part
  * that does not parse; an empty text has no conditions.
  */
-export function parseWhere(text: string): WhereCondition[] {
+export function parseWhere(text: string, options: ParseWhereOptions = {}): WhereCondition[] {
   if (text.length > MAX_LIST_QUERY_LENGTH) {
     throw invalid(`\`where\` is longer than ${MAX_LIST_QUERY_LENGTH} characters`);
   }
@@ -114,7 +144,7 @@ export function parseWhere(text: string): WhereCondition[] {
       conditions.push({
         field: match[1]!,
         op: (match[2] ?? match[3]) as WhereOp,
-        value: parseValue(match[4]!.trim(), trimmed),
+        value: parseValue(match[4]!.trim(), trimmed, options),
       });
     } else if (FIELD.test(trimmed)) {
       conditions.push({ field: trimmed, op: '!=', value: null });
@@ -125,6 +155,39 @@ export function parseWhere(text: string): WhereCondition[] {
     }
   }
   return conditions;
+}
+
+/** The names of the parameters a parsed `where` uses, in order of first use. */
+export function paramNames(conditions: readonly WhereCondition[]): string[] {
+  const names: string[] = [];
+  for (const condition of conditions) {
+    if (isParamRef(condition.value) && !names.includes(condition.value.$param)) {
+      names.push(condition.value.$param);
+    }
+  }
+  return names;
+}
+
+/**
+ * Puts parameter values in the place of the {@link ParamRef}s of parsed conditions. A condition
+ * whose parameter has no value (`undefined` in `values`: an optional parameter left out) is left
+ * out, so an optional parameter makes an optional filter.
+ */
+export function bindParams(
+  conditions: readonly WhereCondition[],
+  values: Readonly<Record<string, unknown>>,
+): WhereCondition[] {
+  const bound: WhereCondition[] = [];
+  for (const condition of conditions) {
+    if (!isParamRef(condition.value)) bound.push(condition);
+    else {
+      const value = Object.hasOwn(values, condition.value.$param)
+        ? values[condition.value.$param]
+        : undefined;
+      if (value !== undefined) bound.push({ ...condition, value });
+    }
+  }
+  return bound;
 }
 
 /**

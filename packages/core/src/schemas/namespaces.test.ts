@@ -8,7 +8,7 @@ import {
 import { CreateLocaleBody, UpdateTranslationsBody } from './locales';
 import { MediaAsset, MediaFileParams, MediaListQuery, StockQuery, StockResponse } from './media';
 import { CreatePageKitBody } from './page-kits';
-import { CreateSavedQueryBody, GraphQuery, paramRefs, QueryFilter, RunQueryBody } from './queries';
+import { CreateSavedQueryBody, GraphQuery, RunQueryBody } from './queries';
 import { CreateRouteBody } from './routes';
 import { CreateScriptBody } from './scripts';
 import { CreateTransformBody, TransformRules } from './transforms';
@@ -18,59 +18,52 @@ import { CreateWorkflowBody, WorkflowTransitionBody } from './workflows';
 
 describe('saved queries', () => {
   const query = {
-    match: { label: 'Movie' },
-    where: [
-      { field: 'released', op: 'gte', value: { $param: 'since' } },
-      { field: 'genre', op: 'in', value: ['horror', 'sci-fi'] },
-      { field: 'poster', op: 'exists' },
-    ],
-    traverse: [{ edge: 'ACTED_IN', direction: 'in', label: 'Person' }],
-    orderBy: [{ field: 'name', direction: 'desc' }],
+    type: 'movie',
+    where: 'released >= $since and genre == horror',
+    sort: '-released,title',
+    follow: [{ edge: 'ACTED_IN', direction: 'in', type: 'person', where: 'name != null', sort: 'name' }],
+    select: ['name'],
     limit: 20,
   };
+  const params = { since: { type: 'number', required: true } };
 
   it('accepts a query with every part of the language', () => {
     expect(GraphQuery.safeParse(query).success).toBe(true);
-    expect(paramRefs(GraphQuery.parse(query))).toEqual(['since']);
+    expect(CreateSavedQueryBody.safeParse({ name: 'cast', query, params }).success).toBe(true);
   });
 
-  it('takes the nine ops and checks their values', () => {
-    for (const op of ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'contains']) {
-      expect(QueryFilter.safeParse({ field: 'a', op, value: 1 }).success, op).toBe(true);
-      expect(QueryFilter.safeParse({ field: 'a', op }).success, `${op} without value`).toBe(false);
-    }
-    expect(QueryFilter.safeParse({ field: 'a', op: 'in', value: 'x' }).success).toBe(false);
-    expect(QueryFilter.safeParse({ field: 'a', op: 'exists', value: 'x' }).success).toBe(false);
-    expect(QueryFilter.safeParse({ field: 'a', op: 'like', value: 'x' }).success).toBe(false);
-    expect(QueryFilter.safeParse({ field: 'a; DROP TABLE', op: 'eq', value: 1 }).success).toBe(false);
+  it('needs uppercase edge labels, a known direction and a depth of 1 to 3 in follow steps', () => {
+    expect(GraphQuery.safeParse({ ...query, follow: [{ edge: 'acted_in' }] }).success).toBe(false);
+    expect(GraphQuery.safeParse({ ...query, follow: [{ edge: 'ACTED_IN', direction: 'up' }] }).success).toBe(
+      false,
+    );
+    expect(GraphQuery.safeParse({ ...query, follow: [{ edge: 'ACTED_IN', depth: 4 }] }).success).toBe(false);
+    const step = GraphQuery.parse({ type: 'movie', follow: [{ edge: '*' }] }).follow?.[0];
+    expect(step).toMatchObject({ direction: 'out', depth: 1 });
   });
 
-  it('needs uppercase edge labels and a known direction in traversals', () => {
-    expect(GraphQuery.safeParse({ ...query, traverse: [{ edge: 'acted_in' }] }).success).toBe(false);
-    expect(
-      GraphQuery.safeParse({ ...query, traverse: [{ edge: 'ACTED_IN', direction: 'up' }] }).success,
-    ).toBe(false);
-    expect(
-      GraphQuery.parse({ match: { label: 'Movie' }, traverse: [{ edge: 'ACTED_IN' }] }).traverse?.[0]
-        ?.direction,
-    ).toBe('out');
-  });
-
-  it('bounds limit', () => {
+  it('bounds limit and refuses unknown keys', () => {
     expect(GraphQuery.safeParse({ ...query, limit: 0 }).success).toBe(false);
     expect(GraphQuery.safeParse({ ...query, limit: 1001 }).success).toBe(false);
+    expect(GraphQuery.safeParse({ ...query, match: { label: 'Movie' } }).success).toBe(false);
     expect(RunQueryBody.safeParse({ params: { since: 1979 }, limit: 10 }).success).toBe(true);
+    expect(RunQueryBody.safeParse({ params: { since: { $gt: 1 } } }).success).toBe(false);
   });
 
-  it('needs every $param to be declared', () => {
-    expect(CreateSavedQueryBody.safeParse({ name: 'recent', query }).success).toBe(false);
+  it('parses where and sort with the list language, and needs every $param declared', () => {
+    const issues = (body: unknown) =>
+      (CreateSavedQueryBody.safeParse(body).error?.issues ?? []).map((issue) => issue.message).join('; ');
+    expect(issues({ name: 'cast', query })).toContain('$since is not a declared parameter');
+    expect(issues({ name: 'cast', query: { ...query, where: 'released = 1' }, params })).toContain(
+      'is not a condition',
+    );
+    expect(issues({ name: 'cast', query: { ...query, sort: 'a b' }, params })).toContain('is not a sort key');
     expect(
-      CreateSavedQueryBody.safeParse({
-        name: 'recent',
-        query,
-        params: [{ name: 'since', type: 'number', required: true }],
-      }).success,
-    ).toBe(true);
+      issues({ name: 'cast', query: { type: 'movie', follow: [{ edge: 'X', where: 'a == 1' }] } }),
+    ).toContain('needs the `type`');
+    expect(issues({ name: 'cast', query, params: { since: { type: 'number', default: 'soon' } } })).toContain(
+      'default of since must be a number',
+    );
   });
 });
 

@@ -6,6 +6,7 @@ import { ContentType } from './content-type';
 import { EdgeTriple } from './import';
 import { Locale, Translations } from './locales';
 import { PageKit } from './page-kits';
+import { SavedQuery } from './queries';
 import { Route } from './routes';
 import { Site } from './site';
 import { Template } from './template';
@@ -51,6 +52,8 @@ export const SiteSnapshot = z
     transforms: z.array(Transform),
     routes: z.array(Route),
     views: z.array(View),
+    /** The saved queries `{% query %}` runs (optional: a snapshot without them has none). */
+    queries: z.array(SavedQuery).optional(),
     /** Optional: block types, widgets, page kits, locales and translations the templates use. */
     blockTypes: z.array(BlockType).optional(),
     widgets: z.array(Widget).optional(),

@@ -3,6 +3,7 @@ import {
   type LiveEntry,
   type PageKit,
   type Route,
+  type SavedQuery,
   type SiteSnapshot,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
@@ -19,7 +20,7 @@ import type { GraphEdge, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import type { Clock } from '../shared/clock';
 import { nodePages } from '../shared/node-pages';
-import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
+import { OTHER_RESOURCES, QUERIES, ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
 import { listSiteResources } from '../site-resources/site-resources';
 import { listTemplates } from '../site-resources/template-repository';
 
@@ -37,8 +38,8 @@ function resourceSpec(base: string) {
  * `trellis-snapshot` format of core `schemas/snapshot.ts`, also the body of GET /api/export):
  * the site settings, content types, every item with its version, hash, status and
  * published environments, the relationship edges between items, templates at their head
- * version, transforms, routes and views, block types, widgets and page kits, and each item's
- * embedding (with how the embeddings were made, `embeddings`, when a type was materialized).
+ * version, transforms, routes, views and saved queries, block types, widgets and page kits, and each
+ * item's embedding (with how the embeddings were made, `embeddings`, when a type was materialized).
  *
  * With `live` (the live state of environment `env`, see releases/live-state.ts), every item
  * live there is taken at its live version, published to `env` only, and every other item at
@@ -124,6 +125,7 @@ export async function takeSnapshot({
     transforms: (await listSiteResources(graph, TRANSFORMS)) as Transform[],
     routes: (await listSiteResources(graph, ROUTES)) as Route[],
     views: (await listSiteResources(graph, VIEWS)) as View[],
+    queries: (await listSiteResources(graph, QUERIES)) as SavedQuery[],
     blockTypes: (await listSiteResources(graph, resourceSpec('block-types'))) as BlockType[],
     widgets: (await listSiteResources(graph, resourceSpec('widgets'))) as Widget[],
     pageKits: (await listSiteResources(graph, resourceSpec('page-kits'))) as PageKit[],

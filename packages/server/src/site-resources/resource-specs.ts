@@ -5,6 +5,7 @@ import {
   CreateBlockTypeBody,
   CreatePageKitBody,
   CreateRouteBody,
+  CreateSavedQueryBody,
   CreateScriptBody,
   CreateTransformBody,
   CreateViewBody,
@@ -16,6 +17,10 @@ import {
   RouteList,
   RouteParams,
   RouteRules,
+  SavedQuery,
+  SavedQueryList,
+  SavedQueryParams,
+  SavedQueryRules,
   Script,
   ScriptList,
   ScriptParams,
@@ -26,6 +31,7 @@ import {
   UpdateBlockTypeBody,
   UpdatePageKitBody,
   UpdateRouteBody,
+  UpdateSavedQueryBody,
   UpdateScriptBody,
   UpdateTransformBody,
   UpdateViewBody,
@@ -37,6 +43,7 @@ import {
   WidgetList,
   WidgetParams,
 } from '@trelliscms/core';
+import { checkSavedQuery } from './saved-queries';
 import { type SiteResourceSpec, slugOf } from './site-resources';
 
 const EVENT_ORDER = [
@@ -93,6 +100,25 @@ export const VIEWS: SiteResourceSpec = {
   create: CreateViewBody,
   update: UpdateViewBody,
   params: ViewParams,
+  writePermission: 'templates:manage',
+};
+
+/**
+ * Saved queries (docs/queries.md): the JSON query language over the site graph, run by
+ * `POST /api/queries/{name}/run` and `{% query %}`. Checked against the site's types when
+ * written.
+ */
+export const QUERIES: SiteResourceSpec = {
+  base: 'queries',
+  label: 'SavedQuery',
+  key: 'name',
+  item: SavedQuery,
+  list: SavedQueryList,
+  create: CreateSavedQueryBody,
+  update: UpdateSavedQueryBody,
+  params: SavedQueryParams,
+  rules: SavedQueryRules,
+  check: checkSavedQuery,
   writePermission: 'templates:manage',
 };
 

@@ -25,6 +25,12 @@ export interface SiteResourceSpec {
   rules?: z.ZodType;
   /** Derives the key of a created resource when the body has none. */
   deriveKey?: (body: Record<string, unknown>) => string | undefined;
+  /**
+   * Checks a resource about to be stored (created, or merged by an update) against the rest of
+   * the site, in the write's transaction (e.g. that a saved query names fields its types have,
+   * that a workflow claims no type another one claims); throws a TrellisError to refuse it.
+   */
+  check?: (resource: Record<string, unknown>, graph: GraphReader) => Promise<void>;
   /** Sorts the list (default: by key). */
   sortBy?: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
   readPermission?: Permission;

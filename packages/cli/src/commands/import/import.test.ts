@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setUpCommandTests } from '../../test-support/command-test';
+import { runCli } from '../../test-support/run-cli';
 
 const t = setUpCommandTests();
 
@@ -38,6 +39,45 @@ function created(records: unknown[], extra: Record<string, unknown> = {}) {
 }
 
 describe('cms import records', () => {
+  it('Ctrl-C stops the import, says what was done and how to resume, exits 130', async () => {
+    let interrupt: (() => void) | undefined;
+    let calls = 0;
+    const server = await t.serve({
+      'POST /api/import/json': async ({ body }) => {
+        const { records } = body as { records: unknown[] };
+        calls++;
+        // Ctrl-C while the second request is on its way: its answer never arrives.
+        if (calls === 2) {
+          interrupt?.();
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        return { body: created(records) };
+      },
+    });
+    const records = Array.from({ length: 6 }, (_, n) => ({ slug: `c${n}`, name: `City ${n}` }));
+    await writeFile(join(t.dir, 'cities.json'), JSON.stringify(records));
+    const result = await runCli(
+      ['import', 'records', 'cities.json', '--type', 'city', '--call-size', '2', ...t.connection()],
+      {
+        env: { XDG_CONFIG_HOME: join(t.dir, 'config') },
+        cwd: t.dir,
+        onInterrupt: (handler) => {
+          interrupt = handler;
+          return () => {
+            interrupt = undefined;
+          };
+        },
+      },
+    );
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain(
+      'Interrupted: 2 of 6 city record(s) were imported before Ctrl-C (2 created, 0 failed)',
+    );
+    expect(result.stderr).toContain('cms import records cities.json --type city');
+    expect(server.hits('POST /api/import/json').length).toBeLessThanOrEqual(2);
+    expect(interrupt).toBeUndefined();
+  });
+
   it('imports a CSV in calls, prints progress lines and a summary, writes failures to the errors file, exits 4', async () => {
     const server = await t.serve({
       'GET /api/types/city': () => ({ body: cityType }),
@@ -205,6 +245,64 @@ describe('cms import records', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ totalRecords: 1, created: 1, errorsFile: null });
     expect(server.requests[0]?.body).toMatchObject({ typeName: 'region', records: [{ slug: 'europe' }] });
+  });
+
+  it('names the line and column of bad JSON', async () => {
+    await t.serve({});
+    await writeFile(join(t.dir, 'bad.json'), '[\n  {"slug": "a"},\n  {"slug" "b"}\n]\n');
+    const result = await t.cli(['import', 'records', 'bad.json', '--type', 'post']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('bad.json: not valid JSON at line 3, column 11');
+  });
+
+  it('imports the readable rows of a CSV file and writes the unreadable ones to the errors file', async () => {
+    const server = await t.serve({
+      'GET /api/types/region': () => ({
+        body: {
+          name: 'region',
+          label: 'Region',
+          nodeLabel: 'Region',
+          keyField: 'slug',
+          fields: [
+            { name: 'slug', type: 'string' },
+            { name: 'name', type: 'string' },
+          ],
+        },
+      }),
+      'POST /api/import/json': (request) => {
+        const records = (request.body as { records: unknown[] }).records;
+        return {
+          body: {
+            ok: true,
+            totalRecords: records.length,
+            created: records.length,
+            failed: 0,
+            batches: 1,
+            tookMs: 5,
+            recordsPerSec: 100,
+            errors: [],
+            gatewayTimeoutWarning: null,
+          },
+        };
+      },
+    });
+    await writeFile(
+      join(t.dir, 'regions.csv'),
+      'slug,name\neurope,Europe\nasia,Asia,extra cell\noceania,Oceania\n',
+    );
+    const result = await t.cli(['import', 'records', 'regions.csv', '--type', 'region']);
+    expect(result.code).toBe(4);
+    expect(server.hits('POST /api/import/json')[0]?.body).toMatchObject({
+      records: [{ slug: 'europe' }, { slug: 'oceania' }],
+    });
+    expect(result.stdout).toContain('1 unreadable CSV row(s)');
+    const errors = (await readFile(join(t.dir, 'regions.errors.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(errors).toEqual([
+      expect.objectContaining({ line: 3, raw: expect.stringContaining('asia,Asia,extra cell') }),
+    ]);
   });
 
   it('names the file and line of bad NDJSON and exits 2 without calling the server', async () => {

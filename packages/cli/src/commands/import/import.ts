@@ -1,9 +1,10 @@
 import { basename, resolve } from 'node:path';
 import { type EdgeTriple, recordFromCsvRow } from '@trelliscms/core';
+import type { ImportProgress } from '@trelliscms/sdk';
 import { ExitCode, UsageError } from '../../errors';
 import type { Fs } from '../../io/cli-io';
 import { createProgress } from '../../io/progress';
-import { formatOf, propValueFromCell, readRecords } from '../../io/read-records';
+import { formatOf, propValueFromCell, type RejectedRow, readRecords } from '../../io/read-records';
 import type { SiteCommandDeps } from '../context';
 
 export interface ImportRecordsCommandOptions {
@@ -32,6 +33,8 @@ export async function importRecords({
   io,
   ...options
 }: SiteCommandDeps & ImportRecordsCommandOptions): Promise<number> {
+  // Rows of a CSV file that cannot be read go to the errors file; the others are imported.
+  const rejected: RejectedRow[] = [];
   const rows = await readRecords({
     fs: io.fs,
     cwd: io.cwd,
@@ -39,6 +42,7 @@ export async function importRecords({
     format: options.format,
     key: 'records',
     pick: options.type,
+    rejected,
   });
   const records =
     formatOf(options.file, options.format) === 'csv'
@@ -46,6 +50,9 @@ export async function importRecords({
       : rows;
   const progress = createProgress({ stderr: io.stderr, label: `${options.type}`, total: records.length });
   let result: Awaited<ReturnType<typeof site.import.records>>;
+  let last: ImportProgress | null = null;
+  const interrupted = new AbortController();
+  const stopListening = io.onInterrupt?.(() => interrupted.abort());
   try {
     result = await site.import.records({
       typeName: options.type,
@@ -55,14 +62,28 @@ export async function importRecords({
       skipExisting: options.skipExisting,
       dryRun: options.dryRun,
       publish: options.publish,
-      onProgress: (p) => progress.update(p),
+      signal: interrupted.signal,
+      onProgress: (p) => {
+        last = p;
+        progress.update(p);
+      },
     });
+  } catch (error) {
+    if (!interrupted.signal.aborted) throw error;
+    // The bar hid the cursor: give the terminal back before saying anything.
+    progress.stop();
+    return reportInterrupted(out, options, records.length, last);
   } finally {
+    stopListening?.();
     progress.stop();
   }
+  const failures: object[] = [
+    ...rejected.map((row) => ({ ...row, error: `unreadable CSV row: ${row.error}` })),
+    ...result.errors,
+  ];
   const errorsFile =
-    result.errors.length > 0
-      ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), result.errors)
+    failures.length > 0
+      ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), failures)
       : null;
   const counts = [
     `${result.created} created`,
@@ -70,16 +91,44 @@ export async function importRecords({
     ...(result.unchanged ? [`${result.unchanged} unchanged`] : []),
     ...(result.skipped ? [`${result.skipped} skipped`] : []),
     `${result.failed} failed`,
+    ...(rejected.length > 0 ? [`${rejected.length} unreadable CSV row(s)`] : []),
   ];
-  out.result({ ...result, errorsFile }, () => [
+  out.result({ ...result, unreadableRows: rejected.length, errorsFile }, () => [
     `${options.dryRun ? 'Checked' : 'Imported'} ${result.totalRecords} ${options.type} record(s) in ${seconds(result.tookMs)}: ` +
       `${counts.join(', ')} (${result.recordsPerSec} records/s, ${result.calls} request(s)).`,
     ...(result.published
       ? [`Published ${result.published.count} item(s) to ${result.published.envId}.`]
       : []),
-    ...(errorsFile ? [`Errors written to ${errorsFile}.`, ...firstErrors(result.errors)] : []),
+    ...(errorsFile
+      ? [
+          `Errors written to ${errorsFile}.`,
+          ...rejected.slice(0, 5).map((row) => `  line ${row.line}: ${row.error}`),
+          ...firstErrors(result.errors),
+        ]
+      : []),
   ]);
-  return result.failed > 0 ? ExitCode.partial : ExitCode.ok;
+  return result.failed > 0 || rejected.length > 0 ? ExitCode.partial : ExitCode.ok;
+}
+
+/**
+ * Ctrl-C during an import: what was done, and how to go on. Records sent before are stored
+ * (each request is its own transaction); the one in flight either fully happened or not at all.
+ */
+function reportInterrupted(
+  out: SiteCommandDeps['out'],
+  options: ImportRecordsCommandOptions,
+  total: number,
+  last: ImportProgress | null,
+): number {
+  const done = last?.done ?? 0;
+  out.note(
+    [
+      `Interrupted: ${done} of ${total} ${options.type} record(s) were imported before Ctrl-C (${last?.created ?? 0} created, ${last?.failed ?? 0} failed); the request in flight was either stored whole or not at all.`,
+      `To resume, run the same command again: records already imported come back unchanged (no new version), so nothing is done twice.`,
+      `  cms import records ${options.file} --type ${options.type}${options.publish ? ` --publish ${options.publish}` : ''}`,
+    ].join('\n'),
+  );
+  return 130;
 }
 
 /** CSV rows as records of `typeName`, each cell converted by its field's declared type. */

@@ -180,6 +180,33 @@ describe('MAX_QUERY_TIMEOUT_MS on site routes', () => {
     expect((await app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
   });
 
+  it('answers 504 query_timeout for a saved query run that outlasts the budget, and runs it within one', async () => {
+    const created = await site.request({
+      method: 'POST',
+      url: '/api/queries',
+      payload: { name: 'notes', query: { type: 'note', sort: 'slug', select: ['body'] } },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const run = {
+      method: 'POST',
+      url: '/api/queries/notes/run',
+      payload: {},
+      headers: site.headers,
+    } as const;
+    // every engine call takes 5 ms more: the run's reads spend a 1 ms budget
+    const slow = await appWithBudget(1, 5);
+    const late = await slow.inject(run);
+    expect(late.statusCode, late.body).toBe(504);
+    expect(late.json()).toMatchObject({ code: 'query_timeout' });
+    expect(late.json().error).toContain('1 ms');
+    await slow.close();
+    bounded = null;
+    const roomy = await appWithBudget(60_000, 5);
+    const inTime = await roomy.inject(run);
+    expect(inTime.statusCode, inTime.body).toBe(200);
+    expect(inTime.json()).toMatchObject({ total: 1, items: [{ id: 'note:one', body: 'One' }] });
+  });
+
   it('stops an import at the budget: the batches written stay whole, the 504 says how many', async () => {
     const app = await appWithBudget(300);
     const records = Array.from({ length: 20_000 }, (_, i) => ({

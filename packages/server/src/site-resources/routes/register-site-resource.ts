@@ -80,6 +80,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
             detail: `A ${noun} \`${key}\` already exists; PATCH /api/${spec.base}/${key} changes it.`,
           });
         }
+        await spec.check?.(props, tx);
         await tx.createNode({ id: resourceNodeId(spec, key), labels: [spec.label], props });
         await tx.appendAudit({
           actor: actorOf(request.principal!),
@@ -128,6 +129,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
               throw TrellisError.of('validation_failed', { detail });
             }
           }
+          await spec.check?.(merged, tx);
           const props = { ...merged, createdAt, updatedAt: app.trellis.clock.now().toISOString() };
           await tx.updateNode(resourceNodeId(spec, key), { props });
           await tx.appendAudit({

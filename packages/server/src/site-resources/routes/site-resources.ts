@@ -6,23 +6,25 @@ import { ifMatchOf, withEtag } from '../../http/etag';
 import { siteOf } from '../../http/site-of';
 import { checkPrecondition, valueTag } from '../../shared/entity-tag';
 import { publicResourceId } from '../../shared/internal-ids';
-import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../resource-specs';
+import { OTHER_RESOURCES, QUERIES, ROUTES, TRANSFORMS, VIEWS } from '../resource-specs';
 import { resourceNodeId } from '../site-resources';
 import { registerSiteResource } from './register-site-resource';
 import { registerSiteResourceDelete } from './register-site-resource-delete';
+import { registerSavedQueryRun } from './saved-query-run';
 
 const errors = errorResponses(400, 401, 403, 404);
 
 /**
  * Spec §4 "Other site-scoped resource namespaces": transforms, routes, views (with
- * /views/{name}/seo), scripts, block types, widgets and page kits — list, get, create, update,
- * delete.
+ * /views/{name}/seo), saved queries (with POST /queries/{name}/run), scripts, block types,
+ * widgets and page kits — list, get, create, update, delete.
  */
 export const siteResourceRoutes: FastifyPluginAsyncZod = async (app) => {
-  for (const spec of [TRANSFORMS, ROUTES, VIEWS, ...OTHER_RESOURCES]) {
+  for (const spec of [TRANSFORMS, ROUTES, VIEWS, QUERIES, ...OTHER_RESOURCES]) {
     registerSiteResource(app, spec);
     registerSiteResourceDelete(app, spec);
   }
+  registerSavedQueryRun(app);
 
   app.get(
     '/api/views/:name/seo',
