@@ -2,7 +2,7 @@ import { checkServed, commit, uncommittedFiles } from './pipeline/commit';
 import { detectChanges } from './pipeline/detect-changes';
 import { type Emitted, emit } from './pipeline/emit';
 import { load } from './pipeline/load';
-import { type BuildOptions, type BuildResult, settingsOf } from './pipeline/options';
+import { ALL_CHANNELS, type BuildOptions, type BuildResult, settingsOf } from './pipeline/options';
 import { plan } from './pipeline/plan';
 import { render } from './pipeline/render';
 import { reasonCounts, selectWork } from './pipeline/select-work';
@@ -28,13 +28,14 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     source: options.source,
     env,
     mediaBaseUrl: settings.mediaBaseUrl,
+    channels: settings.channels.size === ALL_CHANNELS.length ? null : [...settings.channels],
     limits: settings.limits,
     // with render workers, transforms run off this thread too
     inWorker: settings.workers > 0,
     pool: settings.pool,
   });
   const changes = await detectChanges(settings, content);
-  const planned = plan({ env, content, changes });
+  const planned = plan({ env, content, changes, channels: settings.channels });
   const errors: BuildIssue[] = [...planned.plan.errors];
   const warnings: BuildIssue[] = [...planned.plan.warnings];
   const total = planned.plan.artifacts.length;
@@ -73,7 +74,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     ? await settings.target.open({ buildId: settings.buildId, activate: settings.activate })
     : null;
   const emitNow = () =>
-    emit({ content, plan: planned.plan, changes, planned, selection, cache: settings.cache });
+    emit({
+      content,
+      plan: planned.plan,
+      changes,
+      planned,
+      selection,
+      cache: settings.cache,
+      channels: settings.channels,
+    });
   let emitted: Emitted | null = null;
   const rendering = await render({
     settings,

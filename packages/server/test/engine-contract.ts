@@ -596,6 +596,31 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         expect(await graph.hasEmbedding('a')).toBe(false);
         expect((await graph.similar({ label: 'Post', vector: [1, 0, 0], k: 1 }))[0]?.node.id).toBe('e');
       });
+
+      it('reads stored embeddings back by id and deletes one', async () => {
+        const graph = await newGraph();
+        await graph.transaction(async (tx) => {
+          for (const id of ['a', 'b', 'bare']) await tx.createNode({ id, labels: ['Post'], props: {} });
+          await tx.setEmbedding('a', [1, 0, 0.5]);
+          await tx.setEmbedding('b', [0, 0.25, 0]);
+        });
+        const read = await graph.getEmbeddings(['a', 'b', 'bare', 'missing']);
+        expect([...read.keys()].sort()).toEqual(['a', 'b']);
+        expect(read.get('a')).toEqual([1, 0, 0.5]);
+        expect(read.get('b')).toEqual([0, 0.25, 0]);
+        expect((await graph.getEmbeddings([])).size).toBe(0);
+        const inTx = await graph.transaction(async (tx) => tx.getEmbeddings(['b']));
+        expect(inTx.get('b')).toEqual([0, 0.25, 0]);
+
+        expect(await graph.deleteEmbedding('a')).toBe(true);
+        expect(await graph.deleteEmbedding('a')).toBe(false);
+        expect(await graph.deleteEmbedding('missing')).toBe(false);
+        expect(await graph.hasEmbedding('a')).toBe(false);
+        expect([...(await graph.getEmbeddings(['a', 'b'])).keys()]).toEqual(['b']);
+        expect(
+          (await graph.similar({ label: 'Post', vector: [1, 0, 0], k: 5 })).map((h) => h.node.id),
+        ).toEqual(['b']);
+      });
     });
 
     describe('edges and traversal', () => {

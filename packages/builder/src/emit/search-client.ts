@@ -18,7 +18,14 @@ export function miniSearchBrowserBuild(): string {
  * `search/search.js`: loads MiniSearch and the index shards on first use and wires every
  * `<form data-trellis-search>` on the page: its `input[name=q]` searches, results go into the
  * form's `[data-results]` element (or one added after the form) as links to the pages.
- * `window.trellisSearch(query)` resolves to `[{id, url, title, type, score}]`.
+ * `window.trellisSearch(query, options?)` resolves to `[{id, url, title, type, score}]`.
+ *
+ * With a vector index (`searchEmission: bm25+vector`) the ranking is hybrid: the BM25 ranking
+ * and the ranking by cosine similarity to the query's vector are fused (reciprocal rank
+ * fusion), so a page whose words the BM25 index does not hold can still be found. The query's
+ * vector is the hashed bag of words of the query when the embeddings are `hashed-bow` (the same
+ * function as core's `hashedBagOfWords`), else the mean of the vectors of the best BM25 hits.
+ * `options.mode`: `hybrid` (the default with vectors), `bm25` or `vector`.
  */
 export const SEARCH_SCRIPT = `(function () {
   var script = document.currentScript;
@@ -35,22 +42,105 @@ export const SEARCH_SCRIPT = `(function () {
     }).then(function () {
       return fetch(base + 'manifest.json').then(function (r) { return r.json(); });
     }).then(function (manifest) {
-      return Promise.all(manifest.shards.map(function (file) {
+      var shards = Promise.all(manifest.shards.map(function (file) {
         return fetch(base + file).then(function (r) { return r.text(); }).then(function (json) {
           return MiniSearch.loadJSON(json, manifest.options);
         });
       }));
+      var vectors = Promise.all((manifest.vectors || []).map(function (file) {
+        return fetch(base + file).then(function (r) { return r.json(); });
+      })).then(function (parts) {
+        var all = {};
+        parts.forEach(function (part) { for (var id in part) all[id] = part[id]; });
+        return all;
+      });
+      return Promise.all([shards, vectors]).then(function (loaded) {
+        return { manifest: manifest, shards: loaded[0], vectors: loaded[1], hasVectors: (manifest.vectors || []).length > 0 };
+      });
     });
     return loading;
   }
-  function search(query) {
-    return load().then(function (shards) {
-      var all = [];
-      shards.forEach(function (index) {
-        all = all.concat(index.search(query, { prefix: true, fuzzy: 0.2, boost: { title: 2 } }));
+  function fnv1a(text) {
+    var hash = 0x811c9dc5;
+    for (var i = 0; i < text.length; i++) { hash ^= text.charCodeAt(i); hash = Math.imul(hash, 0x01000193); }
+    return hash >>> 0;
+  }
+  // core's hashedBagOfWords: hashed word counts (1 + ln tf) with a hash sign, L2-normalised
+  function hashedBagOfWords(text, dimensions) {
+    var folded = text.normalize('NFKD').replace(/[\\u0300-\\u036f]/g, '').toLowerCase();
+    var tokens = (folded.match(/[\\p{L}\\p{N}]+/gu) || []).filter(function (t) { return t.length >= 2; });
+    var counts = {};
+    tokens.forEach(function (t) { counts[t] = (counts[t] || 0) + 1; });
+    var vector = new Array(dimensions).fill(0);
+    for (var token in counts) {
+      var hash = fnv1a(token);
+      var slot = hash % dimensions;
+      var sign = (hash >>> 31) & 1 ? -1 : 1;
+      vector[slot] += sign * (1 + Math.log(counts[token]));
+    }
+    var norm = Math.sqrt(vector.reduce(function (sum, v) { return sum + v * v; }, 0));
+    if (norm === 0) return null;
+    return vector.map(function (v) { return v / norm; });
+  }
+  function cosine(a, b) {
+    if (!a || !b || a.length !== b.length) return 0;
+    var dot = 0, na = 0, nb = 0;
+    for (var i = 0; i < a.length; i++) { dot += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; }
+    return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+  }
+  function queryVector(index, query, lexical) {
+    var embedding = index.manifest.embedding;
+    if (embedding && embedding.provider === 'hashed-bow') return hashedBagOfWords(query, embedding.dimensions);
+    // any other provider: the mean of the vectors of the best BM25 hits
+    var top = lexical.slice(0, 3).map(function (r) { return index.vectors[r.id]; }).filter(Boolean);
+    if (!top.length) return null;
+    var mean = new Array(top[0].length).fill(0);
+    top.forEach(function (v) { for (var i = 0; i < mean.length; i++) mean[i] += v[i] / top.length; });
+    return mean;
+  }
+  function stored(index, id) {
+    for (var i = 0; i < index.shards.length; i++) {
+      var fields = index.shards[i].getStoredFields(id);
+      if (fields) return fields;
+    }
+    return null;
+  }
+  function search(query, options) {
+    var mode = (options && options.mode) || 'hybrid';
+    return load().then(function (index) {
+      var lexical = [];
+      index.shards.forEach(function (shard) {
+        lexical = lexical.concat(shard.search(query, { prefix: true, fuzzy: 0.2, boost: { title: 2 } }));
       });
-      all.sort(function (a, b) { return b.score - a.score; });
-      return all.slice(0, 20).map(function (r) { return { id: r.id, url: r.url, title: r.title, type: r.type, score: r.score }; });
+      lexical.sort(function (a, b) { return b.score - a.score; });
+      var results = lexical;
+      if (index.hasVectors && mode !== 'bm25') {
+        var q = queryVector(index, query, lexical);
+        var semantic = [];
+        if (q) {
+          for (var id in index.vectors) {
+            var score = cosine(q, index.vectors[id]);
+            if (score > 0.05) semantic.push({ id: id, score: score });
+          }
+          semantic.sort(function (a, b) { return b.score - a.score || (a.id < b.id ? -1 : 1); });
+        }
+        var fused = {};
+        var add = function (list, weight) {
+          list.forEach(function (r, rank) {
+            var entry = fused[r.id] || (fused[r.id] = { id: r.id, score: 0, fields: r.url ? r : null });
+            entry.score += weight / (60 + rank + 1);
+          });
+        };
+        if (mode !== 'vector') add(lexical, 1);
+        add(semantic, 1);
+        results = Object.keys(fused).map(function (id) {
+          var entry = fused[id];
+          var fields = entry.fields || stored(index, id) || {};
+          return { id: id, url: fields.url, title: fields.title, type: fields.type, score: entry.score };
+        }).filter(function (r) { return r.url; });
+        results.sort(function (a, b) { return b.score - a.score || (a.id < b.id ? -1 : 1); });
+      }
+      return results.slice(0, 20).map(function (r) { return { id: r.id, url: r.url, title: r.title, type: r.type, score: r.score }; });
     });
   }
   window.trellisSearch = search;

@@ -142,8 +142,16 @@ export function buildShardIndex(docs: readonly SearchDoc[]): string {
   return JSON.stringify(index);
 }
 
-/** `search/manifest.json`: how many shards there are and how to load them. */
-export function searchManifest(params: { shards: number; vectors: boolean }): string {
+/**
+ * `search/manifest.json`: how many shards there are and how to load them; with vectors, the
+ * vector files (one per shard) and how the embeddings were made (`embedding`: the provider and
+ * dimension, when the snapshot says), so `search.js` can embed a query the same way.
+ */
+export function searchManifest(params: {
+  shards: number;
+  vectors: boolean;
+  embedding?: { provider: string; dimensions: number } | null;
+}): string {
   return `${JSON.stringify({
     format: 'trellis-search',
     version: 1,
@@ -151,5 +159,24 @@ export function searchManifest(params: { shards: number; vectors: boolean }): st
     options: miniSearchOptions,
     shards: Array.from({ length: params.shards }, (_, i) => `index-${i}.json`),
     vectors: params.vectors ? Array.from({ length: params.shards }, (_, i) => `vectors-${i}.json`) : [],
+    ...(params.vectors ? { embedding: params.embedding ?? null } : {}),
   })}\n`;
+}
+
+/** Decimal places of the vectors a search index ships (enough to rank; a fraction of the bytes). */
+const VECTOR_DECIMALS = 1e5;
+
+/**
+ * `search/vectors-<n>.json`: `{"<document id>": [numbers], ...}`, the embedding of each
+ * document of a shard that has one, rounded to 5 decimals, in the shard's document order.
+ */
+export function searchVectors(
+  entries: ReadonlyArray<readonly [string, readonly number[] | null | undefined]>,
+): string {
+  const vectors: Record<string, number[]> = {};
+  for (const [id, embedding] of entries) {
+    if (embedding && embedding.length > 0)
+      vectors[id] = embedding.map((value) => Math.round(value * VECTOR_DECIMALS) / VECTOR_DECIMALS);
+  }
+  return JSON.stringify(vectors);
 }

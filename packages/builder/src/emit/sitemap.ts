@@ -5,6 +5,8 @@ export interface SitemapEntry {
   path: string;
   /** ISO date-time; written as its date */
   lastmod?: string | null;
+  /** the URL to list instead of the page's (a view's canonical URL) */
+  loc?: string;
 }
 
 function escapeXml(text: string): string {
@@ -27,7 +29,7 @@ export function renderSitemap(params: {
   // All paths share one prefix: resolve it once ('/' → the absolute root URL without its trailing slash).
   const root = absoluteUrl('/', { publicUrl: params.publicUrl }).replace(/\/$/, '');
   for (const entry of sorted) {
-    const loc = escapeXml(`${root}${entry.path}`);
+    const loc = escapeXml(entry.loc ?? `${root}${entry.path}`);
     const date =
       entry.lastmod && /^\d{4}-\d{2}-\d{2}/.test(entry.lastmod) ? entry.lastmod.slice(0, 10) : null;
     lines.push(

@@ -24,6 +24,8 @@ export function structureKey(run: {
     snapshot.routes ?? [],
     snapshot.views ?? [],
     snapshot.transforms ?? [],
+    snapshot.widgets ?? [],
+    snapshot.pageKits ?? [],
     snapshot.queries ?? [],
     snapshot.scripts ?? [],
     snapshot.locales ?? [],

@@ -1,4 +1,4 @@
-import { Liquid, type Template } from 'liquidjs';
+import { Drop, Liquid, type Template } from 'liquidjs';
 import { registerDateFilters } from './date-filters';
 import {
   absoluteUrl,
@@ -62,7 +62,8 @@ export interface CreateLiquidParams {
  * errors, partials and layouts only from the site's templates, render time / memory / parse
  * limits, dates in UTC. Filters: `markdown`, `sanitize`, `relative_url`, `absolute_url`,
  * `media_url`, `slugify`, `t` (UI strings), plus liquidjs's standard ones (`date`, `escape`,
- * ...). Tags: `{% list %}`, `{% traverse %}`, `{% similar %}`, `{% hreflang %}` (see README).
+ * ...). Tags: `{% list %}`, `{% traverse %}`, `{% similar %}`, `{% hreflang %}`, `{% pagekit %}`
+ * (see README).
  */
 export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot: ReaderSlot } {
   const slot = params.slot ?? { reader: null };
@@ -94,8 +95,35 @@ export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot
   registerDateFilters(liquid);
   registerContentTags(liquid, slot);
   registerLocaleHelpers(liquid, slot);
+  if (liquid.options.outputEscape) {
+    // HTML the build made itself (a widget area) is output as it is; everything else is escaped
+    const escapeOutput = liquid.options.outputEscape;
+    const escapeWith = escapeOutput as (this: unknown, ...args: unknown[]) => unknown;
+    liquid.options.outputEscape = function (this: unknown, value: unknown, ...rest: unknown[]) {
+      return value instanceof SafeHtml ? value.html : escapeWith.apply(this, [value, ...rest]);
+    } as typeof escapeOutput;
+  }
   rememberTemplateFiles(liquid);
   return { liquid, slot };
+}
+
+/**
+ * HTML rendered by the build itself (a widget area): output unescaped, and compared and
+ * measured as its string (`{% if widgets.sidebar != blank %}`, `| size`).
+ */
+export class SafeHtml extends Drop {
+  constructor(readonly html: string) {
+    super();
+  }
+  override valueOf(): string {
+    return this.html;
+  }
+  override liquidMethodMissing(key: string): unknown {
+    return key === 'size' ? this.html.length : undefined;
+  }
+  toString(): string {
+    return this.html;
+  }
 }
 
 type FileParser = Liquid['_parsePartialFile'];

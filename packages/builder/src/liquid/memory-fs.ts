@@ -1,4 +1,5 @@
 import type { FS } from 'liquidjs';
+import { pageKitTemplateName } from './site-fragments';
 
 /**
  * An in-memory liquidjs file system over the site's templates, by name: `{% include 'header' %}`,
@@ -24,11 +25,20 @@ export function createMemoryFs(templates: ReadonlyMap<string, string>): FS {
   };
 }
 
-const reference = /\{%-?\s*(?:include|render|layout)\s+(['"])([^'"]+)\1/g;
+const reference = /\{%-?\s*(include|render|layout|pagekit)\s+(['"])([^'"]+)\2/g;
 
-/** Names of the templates a Liquid source includes, renders or extends by a quoted name, each once. */
+/**
+ * Names of the templates a Liquid source includes, renders or extends by a quoted name, each
+ * once; a page kit used by a quoted id counts as its fragment's template (`pagekit:<id>`).
+ */
 export function templateReferences(content: string): string[] {
-  return [...new Set(Array.from(content.matchAll(reference), (match) => match[2]!))];
+  return [
+    ...new Set(
+      Array.from(content.matchAll(reference), (match) =>
+        match[1] === 'pagekit' ? pageKitTemplateName(match[3]!) : match[3]!,
+      ),
+    ),
+  ];
 }
 
 /** Names of templates a template includes, renders or extends, directly or through others (itself included). */

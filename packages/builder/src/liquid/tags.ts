@@ -1,14 +1,17 @@
-import type { Context, Emitter, Liquid, TagToken, TopLevelToken, ValueToken } from 'liquidjs';
+import type { Context, Emitter, Liquid, TagToken, Template, TopLevelToken, ValueToken } from 'liquidjs';
 import { evalToken, Hash, Tag, Tokenizer } from 'liquidjs';
 import type { TraverseQuery } from '../source/content-source';
 import type { TrackingReader } from '../source/tracking-reader';
 import { parseSort, parseWhere } from '../source/where';
+import { pageKitTemplateName } from './site-fragments';
 
 /** Holds the reader of the render in progress; the custom tags read content through it. */
 export interface ReaderSlot {
   reader: TrackingReader | null;
   /** the page template of the render in progress (named in errors) */
   template?: string | null;
+  /** records that the render read a site fragment (a page kit) by its template name */
+  fragment?: ((name: string) => void) | null;
 }
 
 /** The most items one `{% list %}` or `{% traverse %}` returns; asking for more and matching more fails the render. */
@@ -62,6 +65,10 @@ function idOf(value: unknown): string {
  *   parameters (`limit:`/`offset:` page it unless the query declares parameters of those
  *   names); without `as`, the variable is the query's name with `_` for other characters
  *   (`recent_posts`). Its rows, each with `url`, and `<var>_total`.
+ *
+ * and `{% pagekit 'hero' title: page.title, cta: "Join" %}`, which renders page kit `hero`'s
+ * fragment in place, with the named arguments as `slots` (`{{ slots.title }}`) beside the
+ * variables of the page.
  */
 export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
   liquid.registerTag(
@@ -192,6 +199,41 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
           );
         }
         ctx.bottom()[this.variable] = items;
+      }
+    },
+  );
+
+  liquid.registerTag(
+    'pagekit',
+    class PageKitTag extends Tag {
+      private readonly kit: ValueToken;
+      private readonly args: Hash;
+      constructor(token: TagToken, remain: TopLevelToken[], engine: Liquid) {
+        super(token, remain, engine);
+        const tokenizer = new Tokenizer(token.args, engine.options.operators);
+        const kit = tokenizer.readValue();
+        if (!kit)
+          throw new Error(`{% pagekit %} needs a page kit id: {% pagekit 'hero' title: page.title %}`);
+        this.kit = kit;
+        tokenizer.skipBlank();
+        if (tokenizer.peek() === ',') tokenizer.advance();
+        this.args = new Hash(tokenizer);
+      }
+      *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+        const id = String(yield evalToken(this.kit, ctx));
+        const name = pageKitTemplateName(id);
+        slot.fragment?.(name);
+        if (!this.liquid.options.fs.existsSync?.(name)) {
+          throw new Error(`page kit "${id}" does not exist or has no template`);
+        }
+        const slots = (yield this.args.render(ctx)) as Record<string, unknown>;
+        const templates = (yield this.liquid._parsePartialFile(name, ctx.sync)) as Template[];
+        ctx.push({ slots, kit: { id } });
+        try {
+          yield this.liquid.renderer.renderTemplates(templates, ctx, emitter);
+        } finally {
+          ctx.pop();
+        }
       }
     },
   );

@@ -1,4 +1,4 @@
-import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
+import type { BuildManifest, ManifestArtifact, OutputChannel } from '@trelliscms/core';
 import { localeExtras } from '../emit/locale-files';
 import { miniSearchBrowserBuild, SEARCH_SCRIPT } from '../emit/search-client';
 import {
@@ -8,9 +8,10 @@ import {
   searchManifest,
   searchShard,
   searchShardCount,
+  searchVectors,
   shardOf,
 } from '../emit/search-index';
-import { renderSitemap } from '../emit/sitemap';
+import { renderSitemap, type SitemapEntry } from '../emit/sitemap';
 import {
   type BuildCache,
   type BuildState,
@@ -23,11 +24,11 @@ import { relativeUrl } from '../liquid/filters';
 import type { ArtifactSpec, BuildPlan } from '../plan/plan-artifacts';
 import { itemIdOfKey, siteLocalesOf } from '../plan/site-locales';
 import { hashText } from '../render/renderer';
-import type { Snapshot } from '../snapshot/types';
+import type { Snapshot, SnapshotView } from '../snapshot/types';
 import type { SnapshotSource } from '../source/snapshot-source';
 import type { Changes } from './detect-changes';
 import type { LoadedContent } from './load';
-import type { Planned } from './plan';
+import { isFeed, type Planned } from './plan';
 import type { Selection } from './select-work';
 
 /** A file the build writes besides the pages. */
@@ -74,6 +75,8 @@ export function emit(params: {
   planned: Planned;
   selection: Selection;
   cache: BuildCache | null;
+  /** the output channels of the build (default all): `sitemap` and `search` are emitted here */
+  channels?: ReadonlySet<OutputChannel>;
 }): Emitted {
   const incremental = params.selection.mode === 'incremental' ? params.selection : null;
   return emitExtras({
@@ -87,6 +90,8 @@ export function emit(params: {
     depChanged: params.planned.depChanged,
     structural: incremental?.structural ?? [],
     fixedHashes: params.cache?.fixedHashes ?? null,
+    sitemap: params.channels?.has('sitemap') ?? true,
+    search: params.channels?.has('search') ?? true,
   });
 }
 
@@ -102,6 +107,10 @@ function emitExtras(params: {
   depChanged: ReadonlySet<string>;
   structural: readonly string[];
   fixedHashes: Map<string, string> | null;
+  /** emit `sitemap.xml` */
+  sitemap: boolean;
+  /** emit the search index */
+  search: boolean;
 }): Emitted {
   const { snapshot, source, plan, items, previous, prior, contentChanged, depChanged, structural } = params;
   const publicUrl = snapshot.site.publicUrl ?? null;
@@ -128,15 +137,23 @@ function emitExtras(params: {
     }
   }
   const oldSitemap = before.get('file:sitemap.xml');
-  if (!sitemapDirty && oldSitemap?.file === 'sitemap.xml') extraCarried.push(oldSitemap);
+  if (!params.sitemap) {
+    // not emitted by this build
+  } else if (!sitemapDirty && oldSitemap?.file === 'sitemap.xml') extraCarried.push(oldSitemap);
   else {
     const itemsById = new Map(snapshot.items.map((item) => [item.id, item]));
-    const sitemapEntries = plan.artifacts
-      .filter((a) => (a.kind === 'route' ? a.route.kind !== 'redirect' : !a.stub))
-      .map((a) => ({
+    const sitemapEntries: SitemapEntry[] = [];
+    for (const a of plan.artifacts) {
+      if (a.kind === 'route' ? a.route.kind === 'redirect' || isFeed(a) : a.stub) continue;
+      // a view's SEO: `noindex` keeps its pages out, `canonicalUrl` is its first page's URL
+      const seo = a.kind === 'route' ? (a.route as SnapshotView).seo : undefined;
+      if (seo?.noindex) continue;
+      sitemapEntries.push({
         path: a.path,
         lastmod: a.kind === 'item' ? (itemsById.get(a.itemId)?.updatedAt ?? null) : null,
-      }));
+        ...(a.kind === 'route' && a.page === 1 && seo?.canonicalUrl ? { loc: seo.canonicalUrl } : {}),
+      });
+    }
     const content = renderSitemap({ entries: sitemapEntries, publicUrl });
     offer({ key: 'file:sitemap.xml', file: 'sitemap.xml', content }, hashText(content));
   }
@@ -145,7 +162,13 @@ function emitExtras(params: {
   const locales = siteLocalesOf(snapshot);
   const emission = snapshot.site.searchEmission ?? 'bm25';
   if (locales.isLocalized) {
-    for (const extra of localeExtras({ snapshot, source, plan, locales, search: emission !== 'none' })) {
+    for (const extra of localeExtras({
+      snapshot,
+      source,
+      plan,
+      locales,
+      search: emission !== 'none' && params.search,
+    })) {
       offer(extra, hashText(extra.content));
     }
   }
@@ -153,7 +176,7 @@ function emitExtras(params: {
   const isIndexed = (a: ArtifactSpec): a is ArtifactSpec & { kind: 'item' } =>
     a.kind === 'item' && !a.stub && (a.locale === undefined || a.locale === locales.defaultCode);
 
-  if (emission === 'none') return { extras, extraCarried, search: null };
+  if (emission === 'none' || !params.search) return { extras, extraCarried, search: null };
   const types = new Map(snapshot.types.map((type) => [type.name, type]));
   const makeDoc = (a: ArtifactSpec & { kind: 'item' }): DocEntry => {
     const entry = items.get(a.itemId);
@@ -254,19 +277,18 @@ function emitExtras(params: {
       extras.push({ key, file, content, hash: hashText(content), deps });
     }
     if (withVectors) {
-      const vectors: Record<string, number[]> = {};
-      for (const doc of shard.docs) {
-        const embedding = source.item(doc.id)?.embedding;
-        if (embedding && embedding.length > 0) vectors[doc.url] = embedding;
-      }
-      if (vold && vold.file === vfile && vold.deps.queries.docs === shard.docsHash) extraCarried.push(vold);
-      else {
-        const content = JSON.stringify(vectors);
-        extras.push({ key: vkey, file: vfile, content, hash: hashText(content), deps });
-      }
+      // the embeddings can change without the documents (materialized, another provider)
+      const content = searchVectors(shard.docs.map((doc) => [doc.id, source.item(doc.id)?.embedding]));
+      const hash = hashText(content);
+      if (vold && vold.file === vfile && vold.hash === hash) extraCarried.push(vold);
+      else extras.push({ key: vkey, file: vfile, content, hash, deps });
     }
   }
-  const manifestContent = searchManifest({ shards: count, vectors: withVectors });
+  const manifestContent = searchManifest({
+    shards: count,
+    vectors: withVectors,
+    embedding: withVectors ? (snapshot.embeddings ?? null) : null,
+  });
   offer(
     { key: 'file:search/manifest.json', file: 'search/manifest.json', content: manifestContent },
     fixedHash(manifestContent, params.fixedHashes),

@@ -1,5 +1,6 @@
 import type { TransformError } from '@trelliscms/core';
 import { contentHash } from '@trelliscms/core';
+import { fragmentTemplates, widgetAreaHashes } from '../liquid/site-fragments';
 import { siteLocalesOf, stringsDepName } from '../plan/site-locales';
 import { applyTransforms, hasScriptTransforms, type TransformLimits } from '../render/apply-transforms';
 import type { RenderPool } from '../render/render-pool';
@@ -14,9 +15,18 @@ import { SnapshotSource } from '../source/snapshot-source';
 /** Bumped when the builder's output for the same input changes: forces full builds. */
 export const BUILDER_OUTPUT_VERSION = 1;
 
-/** The hash of everything that, when it changes, makes every page suspect: a full build follows. */
-export function globalHashOf(snapshot: Snapshot, env: string, mediaBaseUrl: string | null): string {
+/**
+ * The hash of everything that, when it changes, makes every page suspect: a full build follows.
+ * `channels`: the output channels of a build that does not emit all of them.
+ */
+export function globalHashOf(
+  snapshot: Snapshot,
+  env: string,
+  mediaBaseUrl: string | null,
+  channels?: readonly string[] | null,
+): string {
   return contentHash({
+    ...(channels && channels.length > 0 ? { channels: [...channels].sort() } : {}),
     builder: BUILDER_OUTPUT_VERSION,
     env,
     mediaBaseUrl,
@@ -65,6 +75,8 @@ export async function load(params: {
   source: ContentSource | Snapshot;
   env: string;
   mediaBaseUrl: string | null;
+  /** the output channels, when the build does not emit all of them */
+  channels?: readonly string[] | null;
   limits?: TransformLimits;
   inWorker?: boolean;
   /** the render pool of the build, whose transforms sandbox stays warm between builds */
@@ -93,13 +105,16 @@ export async function load(params: {
   // the UI strings of each locale are recorded like templates by the pages that read them (`t`)
   const locales = siteLocalesOf(snapshot);
   for (const code of locales.codes) templateHashes.set(stringsDepName(code), locales.stringsHash(code));
+  // widgets and page kits are recorded like templates (see liquid/site-fragments.ts)
+  for (const [name, content] of fragmentTemplates(snapshot)) templateHashes.set(name, hashText(content));
+  for (const [key, hash] of widgetAreaHashes(snapshot)) templateHashes.set(key, hash);
   return {
     input,
     snapshot,
     source: new SnapshotSource({ snapshot, env }),
     transformErrors,
     transformsStopped,
-    globalHash: globalHashOf(input, env, params.mediaBaseUrl),
+    globalHash: globalHashOf(input, env, params.mediaBaseUrl, params.channels),
     templateHashes,
     transformKey:
       snapshot === input ? '' : [...templateHashes].map(([name, hash]) => `${name}=${hash}`).join('\n'),

@@ -5,6 +5,7 @@ import type {
   BuildManifest,
   BuildMode,
   DeployResult,
+  OutputChannel,
   TransformError,
 } from '@trelliscms/core';
 import { sortableId, TrellisError } from '@trelliscms/core';
@@ -57,6 +58,12 @@ export interface BuildOptions {
   limits?: RenderLimits;
   /** base URL for `media_url` of `/media/...` paths */
   mediaBaseUrl?: string | null;
+  /**
+   * what the build emits: `pages` (item pages, routes and views), `feeds` (routes and views
+   * whose path ends in `.xml`, `.rss`, `.atom` or `.json`), `sitemap`, `search`; default all.
+   * The version holds only these (a build without `sitemap` has no `sitemap.xml`).
+   */
+  outputChannels?: readonly OutputChannel[] | null;
   /** probe this URL after deploying (the result's `deploy.serveCheck`); not probed when `activate` is false */
   serveCheckUrl?: string | null;
   /**
@@ -132,6 +139,8 @@ interface CommonSettings {
   buildId: string;
   env: string;
   mediaBaseUrl: string | null;
+  /** the channels the build emits (all when none were given) */
+  channels: ReadonlySet<OutputChannel>;
   workers: number;
   pool: RenderPool | null;
   limits: RenderLimits;
@@ -165,6 +174,9 @@ export interface DeploySettings extends CommonSettings {
 
 export type BuildSettings = ValidateSettings | DeploySettings;
 
+/** Every output channel, in a fixed order. */
+export const ALL_CHANNELS: readonly OutputChannel[] = ['pages', 'feeds', 'sitemap', 'search'];
+
 function newBuildId(now: Date): string {
   return sortableId('b', now, randomBytes(3).toString('hex'));
 }
@@ -180,6 +192,9 @@ export function settingsOf(options: BuildOptions): BuildSettings {
     buildId: options.buildId ?? newBuildId(now()),
     env: options.env ?? 'dev',
     mediaBaseUrl: options.mediaBaseUrl ?? null,
+    channels: new Set(
+      options.outputChannels && options.outputChannels.length > 0 ? options.outputChannels : ALL_CHANNELS,
+    ),
     workers: options.workers ?? Math.min(2, availableParallelism()),
     pool: options.pool ?? null,
     limits: options.limits ?? {},

@@ -1,4 +1,12 @@
-import { type BuildPlan, planArtifacts, replan, templatesKey } from '../plan/plan-artifacts';
+import type { OutputChannel } from '@trelliscms/core';
+import {
+  type ArtifactSpec,
+  type BuildPlan,
+  FEED_PATH,
+  planArtifacts,
+  replan,
+  templatesKey,
+} from '../plan/plan-artifacts';
 import { siteLocalesOf, urlKeyOf } from '../plan/site-locales';
 import { graphHashOf } from '../source/tracking-reader';
 import type { Changes } from './detect-changes';
@@ -23,7 +31,13 @@ export interface Planned {
  * Stage 3, plan: every artifact of the build with its path. The prior build's plan is brought up
  * to date instead when nothing that places pages changed (then no URL changed either).
  */
-export function plan(params: { env: string; content: LoadedContent; changes: Changes }): Planned {
+export function plan(params: {
+  env: string;
+  content: LoadedContent;
+  changes: Changes;
+  /** the output channels of the build: pages of others are not planned */
+  channels?: ReadonlySet<OutputChannel>;
+}): Planned {
   const { env, content, changes } = params;
   const { snapshot, source } = content;
   const { tracked, items } = changes;
@@ -46,9 +60,11 @@ export function plan(params: { env: string; content: LoadedContent; changes: Cha
           changedTypes: changes.changedTypes,
         })
       : null;
-  const planned =
+  const planned = inChannels(
     replanned ??
-    planArtifacts({ snapshot, source, env, lists: tracked?.lists, routes: tracked?.cache.routes });
+      planArtifacts({ snapshot, source, env, lists: tracked?.lists, routes: tracked?.cache.routes }),
+    params.channels,
+  );
   const depChanged = new Set(changes.contentChanged);
   const depTypes = new Set(changes.changedTypes);
   const urlTypes = new Set<string>();
@@ -70,4 +86,19 @@ export function plan(params: { env: string; content: LoadedContent; changes: Cha
   const graphHash =
     prior && changes.edgesSame && !changes.membershipChanged ? prior.graphHash : graphHashOf(source);
   return { plan: planned, templatesKey: key, depChanged, depTypes, urlTypes, graphHash };
+}
+
+/** A route or view page that is a feed: its path ends in a feed extension (`/feed.xml`). */
+export function isFeed(spec: ArtifactSpec): boolean {
+  return spec.kind === 'route' && FEED_PATH.test(spec.path);
+}
+
+/**
+ * The plan without the pages of channels the build does not emit (`pages`, `feeds`); item URLs
+ * stay as planned (links keep pointing where the pages are). The same plan when all are emitted.
+ */
+function inChannels(planned: BuildPlan, channels: ReadonlySet<OutputChannel> | undefined): BuildPlan {
+  if (!channels || (channels.has('pages') && channels.has('feeds'))) return planned;
+  const artifacts = planned.artifacts.filter((spec) => channels.has(isFeed(spec) ? 'feeds' : 'pages'));
+  return artifacts.length === planned.artifacts.length ? planned : { ...planned, artifacts };
 }

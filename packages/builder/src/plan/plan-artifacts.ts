@@ -106,10 +106,14 @@ export interface BuildPlan {
   parents: Set<string>;
 }
 
-/** `/a/b/` → `a/b/index.html`; `/` → `index.html`. */
+/** `/a/b/` → `a/b/index.html`; `/` → `index.html`; a feed `/feed.xml/` → `feed.xml` (see {@link FEED_PATH}). */
 export function fileOf(path: string): string {
+  if (FEED_PATH.test(path)) return path.slice(1, -1);
   return path === '/' ? 'index.html' : `${path.slice(1)}index.html`;
 }
+
+/** A path whose last segment ends in a feed extension (`/feed.xml`, `/blog/atom.xml`): a feed, written as that file. */
+export const FEED_PATH = /\.(xml|rss|atom|json)\/?$/i;
 
 /** Whether a type gets one page per item: `emitPages` when set, else not `listingOnly`. */
 export function emitsPages(type: SnapshotType): boolean {

@@ -1,19 +1,35 @@
 import { hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import type { Liquid, Template } from 'liquidjs';
-import { createLiquid, type LiquidLimits } from '../liquid/create-liquid';
+import { createLiquid, type LiquidLimits, SafeHtml } from '../liquid/create-liquid';
 import { absoluteUrl, type UrlSettings } from '../liquid/filters';
 import { hreflangLinks, type PageAlternate } from '../liquid/locale-tags';
 import { templateClosure } from '../liquid/memory-fs';
+import {
+  fragmentTemplates,
+  widgetAreaHashes,
+  widgetAreaKey,
+  widgetAreas,
+  widgetTemplateName,
+} from '../liquid/site-fragments';
 import type { ReaderSlot } from '../liquid/tags';
 import { findUndefinedVariables, type UndefinedVariable } from '../liquid/undefined-variables';
+import { widgetAreasObject } from '../liquid/widget-areas';
 import { type ArtifactSpec, paginateQuery } from '../plan/plan-artifacts';
 import { itemIdOfUrlKey } from '../plan/site-locales';
 import type { ScriptRunner } from '../sandbox/script-runner';
-import type { Snapshot, SnapshotItem, SnapshotScript, SnapshotTransform } from '../snapshot/types';
+import type {
+  Snapshot,
+  SnapshotItem,
+  SnapshotScript,
+  SnapshotTransform,
+  SnapshotView,
+  SnapshotWidget,
+} from '../snapshot/types';
 import { SiteCollections } from '../source/site-collections';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
+import { seoHead, viewSeo } from './seo-head';
 
 /** The outcome of rendering one artifact. */
 export interface RenderedArtifact {
@@ -84,6 +100,10 @@ export class Renderer {
   private readonly urlSettings: UrlSettings;
   private readonly collections: SiteCollections;
   private readonly reportUndefined: boolean;
+  private readonly areas: Map<string, SnapshotWidget[]>;
+  private readonly publicUrl: string | null;
+  /** widget areas being rendered (a widget that shows its own area would never end) */
+  private readonly rendering = new Set<string>();
 
   constructor(options: RendererOptions) {
     this.afterRender = afterRenderTransforms(options.snapshot);
@@ -98,11 +118,15 @@ export class Renderer {
     this.templates = new Map(
       options.snapshot.templates.filter((t) => t.enabled !== false).map((t) => [t.name, t.content]),
     );
+    for (const [name, content] of fragmentTemplates(options.snapshot)) this.templates.set(name, content);
     for (const [name, content] of this.templates) this.templateHashes.set(name, hashText(content));
     this.urlSettings = {
       publicUrl: options.snapshot.site.publicUrl ?? null,
       mediaBaseUrl: options.mediaBaseUrl ?? null,
     };
+    for (const [key, hash] of widgetAreaHashes(options.snapshot)) this.templateHashes.set(key, hash);
+    this.areas = widgetAreas(options.snapshot);
+    this.publicUrl = options.snapshot.site.publicUrl ?? null;
     const { liquid, slot } = createLiquid({
       templates: this.templates,
       urls: this.urlSettings,
@@ -184,9 +208,12 @@ export class Renderer {
     if (templates instanceof Error) return this.fail(spec, templates, reader.deps);
     this.slot.reader = reader;
     this.slot.template = spec.template;
+    this.slot.fragment = (name) => Object.assign(reader.deps.templates, this.templateDeps(name));
+    let seo: ReturnType<typeof viewSeo> = null;
     try {
       const scope: Record<string, unknown> = { site: this.site, env: this.env };
       const localized = this.localeScope(spec);
+      scope.widgets = widgetAreasObject((area) => this.renderArea(area, scope, reader));
       if (spec.kind === 'item') {
         const item = reader.item(spec.itemId);
         scope.item = item;
@@ -194,12 +221,14 @@ export class Renderer {
       } else {
         const route = spec.route;
         scope.route = { ...route, data: route.data ?? {} };
+        seo = viewSeo(route as SnapshotView, spec, this.publicUrl);
         scope.page = {
           url: spec.path,
           path: spec.path,
           kind: 'route',
-          title: route.title ?? null,
+          title: seo?.title ?? route.title ?? null,
           ...localized,
+          ...(seo ? { seo } : {}),
         };
         if (route.contentId) scope.item = reader.item(route.contentId);
         if (route.paginate) {
@@ -226,6 +255,7 @@ export class Renderer {
         }
       }
       let html = String(this.liquid.renderSync(templates, scope));
+      if (seo) html = seoHead(html, seo);
       if (spec.kind === 'item') html = this.applyAfterRender(spec.itemId, scope, html);
       if (html.length > this.maxPageBytes) {
         return this.fail(spec, new Error(`the page is larger than ${this.maxPageBytes} bytes`), reader.deps);
@@ -247,6 +277,7 @@ export class Renderer {
     } finally {
       this.slot.reader = null;
       this.slot.template = null;
+      this.slot.fragment = null;
     }
   }
 
@@ -326,6 +357,50 @@ export class Renderer {
       alternates,
       hreflang: hreflangLinks(alternates, locales.defaultCode),
     };
+  }
+
+  /**
+   * The HTML of a widget area for the page being rendered: each enabled widget of the area in
+   * order, its template rendered with the page's variables and `widget` (its name, label, area
+   * and settings). Records the area and each widget's template as dependencies of the page.
+   */
+  private renderArea(area: string, scope: Record<string, unknown>, reader: TrackingReader): SafeHtml {
+    const key = widgetAreaKey(area);
+    reader.deps.templates[key] = this.templateHashes.get(key) ?? '';
+    if (this.rendering.has(area)) throw new Error(`widget area ${area} is shown inside itself`);
+    this.rendering.add(area);
+    try {
+      return this.renderWidgets(area, scope, reader);
+    } finally {
+      this.rendering.delete(area);
+    }
+  }
+
+  private renderWidgets(area: string, scope: Record<string, unknown>, reader: TrackingReader): SafeHtml {
+    const parts: string[] = [];
+    for (const widget of this.areas.get(area) ?? []) {
+      const name = widgetTemplateName(widget.name);
+      Object.assign(reader.deps.templates, this.templateDeps(name));
+      const templates = this.parse(name);
+      const fail = (error: unknown) =>
+        new Error(
+          `widget "${widget.name}" (area ${area}): ${error instanceof Error ? error.message : String(error)}`,
+        );
+      if (templates instanceof Error) throw fail(templates);
+      const view = {
+        name: widget.name,
+        label: widget.label ?? widget.name,
+        area,
+        order: widget.order ?? 0,
+        settings: widget.settings ?? {},
+      };
+      try {
+        parts.push(String(this.liquid.renderSync(templates, { ...scope, widget: view })));
+      } catch (error) {
+        throw fail(error);
+      }
+    }
+    return new SafeHtml(parts.join('\n'));
   }
 
   private finish(spec: ArtifactSpec, html: string, deps: ArtifactDeps): RenderedArtifact {

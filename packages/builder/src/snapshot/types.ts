@@ -29,6 +29,10 @@ export type SnapshotRoute = ReadView<core.Route, 'path'>;
 export type SnapshotLocale = ReadView<core.Locale, 'code'>;
 /** A locale's UI strings for the `t` filter (core `Translations`). */
 export type SnapshotStrings = ReadView<core.Translations, 'locale' | 'entries'>;
+/** A view: a listing page with SEO settings (rendered like a listing route). */
+export type SnapshotView = SnapshotRoute & Partial<Pick<core.View, 'name' | 'seo'>>;
+export type SnapshotWidget = ReadView<core.Widget, 'name' | 'area' | 'template'>;
+export type SnapshotPageKit = ReadView<core.PageKit, 'id'>;
 
 /**
  * The site snapshot: the one input of a build (`GET /api/export` serves it; `cms-build
@@ -43,7 +47,11 @@ export type Snapshot = Pick<core.SiteSnapshot, 'format' | 'version'> & {
   transforms?: SnapshotTransform[];
   scripts?: SnapshotScript[];
   routes?: SnapshotRoute[];
-  views?: SnapshotRoute[];
+  views?: SnapshotView[];
+  widgets?: SnapshotWidget[];
+  pageKits?: SnapshotPageKit[];
+  /** how the items' embeddings were made (the browser embeds queries the same way when it can) */
+  embeddings?: core.SiteSnapshot['embeddings'];
   queries?: SnapshotQuery[];
   /** the site's locales: route patterns with `{locale}` emit one page per enabled locale */
   locales?: SnapshotLocale[];

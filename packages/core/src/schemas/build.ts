@@ -186,15 +186,24 @@ export const BuildQuery = z.object({
 export type BuildQuery = z.infer<typeof BuildQuery>;
 
 /**
+ * What a build emits, by channel: `pages` (item pages, routes and views), `feeds` (routes and
+ * views whose path ends in `.xml`, `.rss`, `.atom` or `.json`, e.g. `/feed.xml`), `sitemap`
+ * (`sitemap.xml`) and `search` (the search index under `search/`).
+ */
+export const OutputChannel = z.enum(['pages', 'feeds', 'sitemap', 'search']).meta({ id: 'OutputChannel' });
+export type OutputChannel = z.infer<typeof OutputChannel>;
+
+/**
  * POST /api/build body (optional: routes take `BuildBody.optional()`). `outputChannels`
- * names the outputs to emit (e.g. `pages`, `search`, `sitemap`); absent: all.
+ * names the outputs the build emits ({@link OutputChannel}); absent: all. The built version
+ * holds only those (a build without `sitemap` has no `sitemap.xml`).
  */
 export const BuildBody = z
   .object({
     env: EnvName.optional(),
     mode: BuildMode.optional(),
     async: z.boolean().optional(),
-    outputChannels: z.array(z.string().min(1).max(64)).max(32).optional(),
+    outputChannels: z.array(OutputChannel).min(1).max(4).optional(),
     /**
      * A preview of the environment as it was, or will be, at this time (past or future:
      * pending deployments due by then are applied). Built into a preview folder served at

@@ -65,6 +65,14 @@ export const SiteSnapshot = z
     pageKits: z.array(PageKit).optional(),
     locales: z.array(Locale).optional(),
     translations: z.array(Translations).optional(),
+    /**
+     * How the items' `embedding`s were made: the provider (`hashed-bow`, the offline default,
+     * or `openai-compatible:<model>`) and their dimension. A `bm25+vector` search index tells
+     * the browser, which embeds a query the same way when the provider is `hashed-bow`.
+     */
+    embeddings: z
+      .object({ provider: z.string().min(1).max(200), dimensions: z.number().int().min(1).max(65_536) })
+      .optional(),
     exportedAt: DateTime,
   })
   .meta({ id: 'SiteSnapshot' });

@@ -386,6 +386,7 @@ export async function importRecords({
   estimatedRecordsPerSec,
   publishTo,
   now,
+  onWritten,
 }: {
   graph: Graph;
   type: StoredContentType;
@@ -399,6 +400,8 @@ export async function importRecords({
   now?: Date;
   /** The throughput used to project the duration for `gatewayTimeoutWarning`. */
   estimatedRecordsPerSec: number;
+  /** Called after each committed batch with the items it wrote (e.g. to embed them again). */
+  onWritten?: (items: Array<{ id: string; fields: Record<string, unknown> }>) => Promise<void>;
 }): Promise<ImportJsonResponse> {
   const started = performance.now();
   const errors: ImportError[] = [];
@@ -436,6 +439,8 @@ export async function importRecords({
     }
     for (const record of resolved.unchanged) settled.push(record.id);
     unchanged += resolved.unchanged.length;
+    if (!dryRun && onWritten && resolved.writable.length > 0)
+      await onWritten(resolved.writable.map((record) => ({ id: record.id, fields: record.fields })));
     skipped += resolved.skipped;
   };
   // A batch that failed as a whole (and so wrote nothing) is retried as two halves, down to

@@ -13,6 +13,7 @@ import { retractEverywhere } from '../releases/publish-items';
 import { checkVersion } from '../shared/entity-tag';
 import { deleteItemTranslations } from '../site-resources/locales';
 import { forgetItemWorkflow } from '../workflows/item-workflow';
+import { checkBlock } from './block-check';
 import {
   CONTENT_LABEL,
   type ItemMeta,
@@ -469,7 +470,10 @@ function newBlockId(): string {
   return `blk_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
 }
 
-/** Appends a block (at `order`, else at the end) to the item's body; references must exist. */
+/**
+ * Appends a block (at `order`, else at the end) to the item's body; the block must match its
+ * block type (block-check.ts) and its references must exist.
+ */
 export async function appendBlock({
   graph,
   type,
@@ -485,10 +489,11 @@ export async function appendBlock({
   expectedVersion: number | null | undefined;
   actor: string;
 }): Promise<WrittenItem & { block: Block }> {
+  const fields = await checkBlock({ reader: graph, type, block: input });
   const block: Block = {
     id: newBlockId(),
     type: input.blockType,
-    data: { ...input.fields, ...(input.references ? { references: input.references } : {}) },
+    data: { ...fields, ...(input.references ? { references: input.references } : {}) },
   };
   const written = await mutateItem({
     graph,

@@ -251,6 +251,11 @@ export interface GraphReader {
   similar(query: SimilarityQuery): Promise<SimilarHit[]>;
   /** Whether the node has a stored embedding. */
   hasEmbedding(id: string): Promise<boolean>;
+  /**
+   * The stored embeddings of the given nodes, by id (nodes without one, or that do not exist,
+   * are left out). The numbers are those stored (the embedded engine keeps float32).
+   */
+  getEmbeddings(ids: string[]): Promise<Map<string, number[]>>;
 }
 
 /** Writes, available on a graph (each call its own transaction) and inside a transaction. */
@@ -289,6 +294,8 @@ export interface GraphWriter extends GraphReader {
   deleteEdge(edge: { from: string; type: string; to: string }): Promise<boolean>;
   /** Stores (or replaces) the node's embedding. All vectors of one graph have the same dimension. */
   setEmbedding(id: string, vector: number[]): Promise<void>;
+  /** Removes the node's embedding; false when it had none. */
+  deleteEmbedding(id: string): Promise<boolean>;
   /**
    * Appends to the graph's audit chain, in the same transaction as the surrounding writes; the
    * record's hash is keyed with the engine's audit key.

@@ -17,6 +17,7 @@ import {
   type BuildResult,
   type BuildStatus,
   type LiveEntry,
+  type OutputChannel,
   type SiteSnapshot,
   sortableId,
   TrellisError,
@@ -121,6 +122,8 @@ export interface StartBuildInput {
   deploymentId?: string | null;
   /** For a preview: the time it shows. */
   asOf?: string | null;
+  /** What the build emits (pages, feeds, sitemap, search); default all. */
+  outputChannels?: OutputChannel[] | null;
 }
 
 /** Thrown inside a build stopped by {@link BuildService.cancel}. */
@@ -551,7 +554,13 @@ export class BuildService {
 
   private async validate(input: StartBuildInput, buildId: string): Promise<BuildResult> {
     const snapshot = await this.snapshotFor(input);
-    const result = await build({ source: snapshot, env: input.env, mode: 'validate', buildId });
+    const result = await build({
+      source: snapshot,
+      env: input.env,
+      mode: 'validate',
+      buildId,
+      outputChannels: input.outputChannels ?? null,
+    });
     return {
       ...this.toResult(result, input),
       dryRun: true,
@@ -666,6 +675,7 @@ export class BuildService {
         pool: purpose === 'preview' ? undefined : this.pool(key),
         serveCheckUrl: purpose === 'build' ? input.serveCheckUrl : null,
         mediaBaseUrl: '/media',
+        outputChannels: input.outputChannels ?? null,
         activate: purpose === 'preview',
         auditHead,
         signal,

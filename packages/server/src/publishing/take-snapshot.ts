@@ -1,5 +1,7 @@
 import {
+  type BlockType,
   type LiveEntry,
+  type PageKit,
   type Route,
   type SavedQuery,
   type Script,
@@ -9,7 +11,9 @@ import {
   type SnapshotItem,
   type Transform,
   type View,
+  type Widget,
 } from '@trelliscms/core';
+import { embeddingSets } from '../content/embeddings/keep-embeddings';
 import { relationshipsOf, toContentRecord, typeOfId } from '../content/item-record';
 import { listTypes } from '../content/type-repository';
 import { VERSION_LABEL, versionNodeId } from '../content/versions';
@@ -24,12 +28,20 @@ import { listTemplates } from '../site-resources/template-repository';
 
 const PAGE = 5000;
 
+/** One of the other site resource namespaces, by its path segment. */
+function resourceSpec(base: string) {
+  const spec = OTHER_RESOURCES.find((candidate) => candidate.base === base);
+  if (!spec) throw new Error(`no site resource ${base}`);
+  return spec;
+}
+
 /**
  * Reads everything a build needs from a site graph into one snapshot (the documented
  * `trellis-snapshot` format of core `schemas/snapshot.ts`, also the body of GET /api/export):
  * the site settings, content types, every item with its version, hash, status and
  * published environments, the relationship edges between items, templates at their head
- * version, transforms, routes, views and saved queries.
+ * version, transforms, routes, views and saved queries, block types, widgets and page kits, and each
+ * item's embedding (with how the embeddings were made, `embeddings`, when a type was materialized).
  *
  * With `live` (the live state of environment `env`, see releases/live-state.ts), every item
  * live there is taken at its live version, published to `env` only, and every other item at
@@ -83,6 +95,12 @@ export async function takeSnapshot({
   }
   if (live && env)
     await applyLive({ graph, items, itemIds, env, live, knownTypes: new Set(types.map((t) => t.name)) });
+  const vectors = await graph.getEmbeddings([...itemIds]);
+  for (const item of items) {
+    const vector = vectors.get(item.id);
+    if (vector) item.embedding = vector;
+  }
+  const sets = [...(await embeddingSets(graph)).values()].sort((a, b) => (a.type < b.type ? -1 : 1));
   const edges = allEdges
     .filter((edge) => itemIds.has(edge.from) && itemIds.has(edge.to))
     .map((edge) => ({
@@ -121,6 +139,10 @@ export async function takeSnapshot({
     views: (await listSiteResources(graph, VIEWS)) as View[],
     queries: (await listSiteResources(graph, QUERIES)) as SavedQuery[],
     ...(locales.length > 0 ? { locales, translations: await listLocaleStrings(graph) } : {}),
+    blockTypes: (await listSiteResources(graph, resourceSpec('block-types'))) as BlockType[],
+    widgets: (await listSiteResources(graph, resourceSpec('widgets'))) as Widget[],
+    pageKits: (await listSiteResources(graph, resourceSpec('page-kits'))) as PageKit[],
+    ...(sets[0] ? { embeddings: { provider: sets[0].provider, dimensions: sets[0].dimensions } } : {}),
     exportedAt: clock.now().toISOString(),
   };
 }

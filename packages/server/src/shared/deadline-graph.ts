@@ -10,6 +10,7 @@ const READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'traverse',
   'similar',
   'hasEmbedding',
+  'getEmbeddings',
   'auditRecords',
   'findAudit',
   'verifyAudit',

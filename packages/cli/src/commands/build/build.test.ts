@@ -53,6 +53,33 @@ describe('cms build', () => {
     expect(server.hits('POST /api/build')[0]?.body).toEqual({ env: 'dev', mode: 'full', async: true });
   });
 
+  it('sends --channels as outputChannels, refusing an unknown channel', async () => {
+    const running = { ok: true, buildId: 'b8', envId: 'env:dev', status: 'running' };
+    const server = await t.serve({
+      'POST /api/build': () => ({ status: 202, body: { ...running, statusUrl: '/api/build/status/b8' } }),
+      'GET /api/build/status/b8': () => ({
+        body: { ...running, status: 'ok', mode: 'full', artifacts: 3, durationMs: 5, transformErrors: [] },
+      }),
+    });
+    const result = await t.cli([
+      'build',
+      '--mode',
+      'full',
+      '--channels',
+      'pages, search',
+      '--poll-interval',
+      '5',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.hits('POST /api/build')[0]?.body).toMatchObject({
+      mode: 'full',
+      outputChannels: ['pages', 'search'],
+    });
+    const refused = await t.cli(['build', '--channels', 'pages,rss']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('"rss" is not a channel');
+  });
+
   it('exits 1 when the build fails', async () => {
     await t.serve({
       'POST /api/build': () => ({

@@ -1,4 +1,4 @@
-import type { BuildMode, BuildProgress, BuildResult, BuildStatus } from '@trelliscms/core';
+import type { BuildMode, BuildProgress, BuildResult, BuildStatus, OutputChannel } from '@trelliscms/core';
 import { ExitCode } from '../../errors';
 import type { CliIo, TextSink } from '../../io/cli-io';
 import type { SiteCommandDeps } from '../context';
@@ -10,6 +10,8 @@ export interface BuildCommandOptions {
   async: boolean;
   /** Same as `--mode validate`: render in memory, deploy nothing. */
   dryRun: boolean;
+  /** What the build emits (`--channels`); default all. */
+  channels?: OutputChannel[];
   pollIntervalMs: number;
 }
 
@@ -56,7 +58,11 @@ export async function build({
   io,
   ...options
 }: Pick<SiteCommandDeps, 'site' | 'out'> & { io?: CliIo } & BuildCommandOptions): Promise<number> {
-  const body = { env: options.env, mode: options.dryRun ? ('validate' as const) : options.mode };
+  const body = {
+    env: options.env,
+    mode: options.dryRun ? ('validate' as const) : options.mode,
+    ...(options.channels && options.channels.length > 0 ? { outputChannels: options.channels } : {}),
+  };
   let result: BuildResult | BuildStatus;
   let cancelled = false;
   if (!options.dryRun) {

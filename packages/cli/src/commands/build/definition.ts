@@ -1,5 +1,5 @@
-import { BuildMode } from '@trelliscms/core';
-import { type Command, Option } from 'commander';
+import { BuildMode, OutputChannel } from '@trelliscms/core';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CommandKit, subcommand, toPositiveInt } from '../command-kit';
 import { build } from './build';
 
@@ -8,6 +8,7 @@ export interface BuildFlags {
   mode?: BuildMode;
   async?: boolean;
   dryRun?: boolean;
+  channels?: OutputChannel[];
   /** Milliseconds; 1000 unless given. */
   pollInterval: number;
 }
@@ -24,6 +25,11 @@ export function defineBuildCommand(program: Command, { action }: CommandKit): vo
     .addOption(new Option('--mode <mode>', 'build mode').choices(BuildMode.options))
     .option('--async', 'kept for scripts: every build is started in the background and followed to its end')
     .option('--dry-run', 'validate only: render in memory, deploy nothing')
+    .option(
+      '--channels <list>',
+      `what the build emits, comma-separated (${OutputChannel.options.join(', ')}); default all`,
+      toChannels,
+    )
     .option('--poll-interval <ms>', 'ms between status reads while following a build', toPositiveInt, 500)
     .action(
       action<BuildFlags>(async (context, _args, options) =>
@@ -35,8 +41,23 @@ export function defineBuildCommand(program: Command, { action }: CommandKit): vo
           mode: options.mode,
           async: options.async === true,
           dryRun: options.dryRun === true,
+          channels: options.channels,
           pollIntervalMs: options.pollInterval,
         }),
       ),
     );
+}
+
+/** `--channels pages,search` → the channels, each one checked. */
+function toChannels(value: string): OutputChannel[] {
+  const channels = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  for (const channel of channels) {
+    if (!OutputChannel.safeParse(channel).success) {
+      throw new InvalidArgumentError(`"${channel}" is not a channel (${OutputChannel.options.join(', ')})`);
+    }
+  }
+  return channels as OutputChannel[];
 }

@@ -8,6 +8,7 @@ import type { Graph } from '../../engines/port';
 import { isEngineError } from '../../engines/port';
 import { nodePages } from '../../shared/node-pages';
 import { splitItemProps } from '../item-record';
+import { embeddingSetId, markEmbedded } from './keep-embeddings';
 import { type EmbeddingProvider, EmbeddingProviderError } from './provider';
 
 /** Items embedded per provider call (and per write transaction). */
@@ -15,7 +16,8 @@ const CHUNK = 64;
 
 /**
  * Computes and stores an embedding for every item of `type` that has none; items that have
- * one are untouched, so it is idempotent. A provider failure is 502
+ * one are untouched, so it is idempotent. The type is recorded as embedded: from then on each
+ * write of one of its items embeds it again (keep-embeddings.ts). A provider failure is 502
  * `embedding_provider_failed`, an engine failure 502 `engine_error`, both with a hint and the
  * type and nodeLabel. Chunks already written stay written (re-running continues).
  */
@@ -34,12 +36,15 @@ export async function materializeEmbeddings({
   const extra = { type: type.name, nodeLabel: type.nodeLabel };
   let embedded = 0;
   let present = 0;
+  let sample: string | null = null;
   try {
     const missing: Array<{ id: string; text: string }> = [];
     for await (const page of nodePages(graph, { label: type.nodeLabel })) {
       for (const node of page) {
-        if (await graph.hasEmbedding(node.id)) present += 1;
-        else
+        if (await graph.hasEmbedding(node.id)) {
+          present += 1;
+          sample ??= node.id;
+        } else
           missing.push({
             id: node.id,
             text: embeddingText({ type, fields: splitItemProps(node.props).fields }),
@@ -59,6 +64,20 @@ export async function materializeEmbeddings({
         });
       });
       embedded += chunk.length;
+    }
+    // from now on, every write of an item of the type embeds it again
+    sample ??= missing[0]?.id ?? null;
+    const dimensions = sample ? (await graph.getEmbeddings([sample])).get(sample)?.length : undefined;
+    if (dimensions && (await graph.getNode(embeddingSetId(type.name))) === null) {
+      await graph.transaction(async (tx) => {
+        await markEmbedded(tx, { type: type.name, provider: provider.name, dimensions });
+        await tx.appendAudit({
+          actor,
+          action: 'embeddings.keep',
+          target: `type:${type.name}`,
+          data: { provider: provider.name, dimensions },
+        });
+      });
     }
   } catch (error) {
     if (error instanceof EmbeddingProviderError) {

@@ -76,7 +76,29 @@ describe('POST /api/maintenance/embeddings/materialize', () => {
       url: '/api/content/place',
       payload: { name: 'Samoa', about: 'pacific islands' },
     });
-    expect((await materialize(site, '?type=place')).json().embedded).toBe(1);
+    // once materialized, a type's new items are embedded as they are written
+    expect(await site.graph.hasEmbedding('place:samoa')).toBe(true);
+    expect((await materialize(site, '?type=place')).json().embedded).toBe(0);
+    // and an import that replaces an item embeds it again
+    const before = (await site.graph.getEmbeddings(['place:tonga'])).get('place:tonga')!;
+    const imported = await site.request({
+      method: 'POST',
+      url: '/api/import/json',
+      payload: { typeName: 'place', records: [{ name: 'Tonga', about: 'landlocked steppe' }] },
+    });
+    expect(imported.json()).toMatchObject({ updated: 1, failed: 0 });
+    const after = (await site.graph.getEmbeddings(['place:tonga'])).get('place:tonga')!;
+    expect(after).not.toEqual(before);
+    const fresh = hashedBagOfWords('Tonga\nlandlocked steppe');
+    for (const [i, value] of after.entries()) expect(value).toBeCloseTo(fresh[i]!, 5);
+    await site.request({
+      method: 'POST',
+      url: '/api/import/json',
+      payload: {
+        typeName: 'place',
+        records: [{ name: 'Tonga', about: 'a chain of volcanic islands in the pacific' }],
+      },
+    });
 
     const hits = await site.graph.similar({
       label: 'Place',
@@ -139,6 +161,45 @@ describe('POST /api/maintenance/embeddings/materialize', () => {
       k: 1,
     });
     expect(hits[0]?.node.id).toBe('place:mongolia');
+  });
+
+  it('keeps a written item’s embedding in step with its text, and drops it when the provider fails then', async () => {
+    let failing = false;
+    const port = await listen(async (request, response) => {
+      const body = JSON.parse(await readBody(request));
+      if (failing) {
+        response.writeHead(503);
+        response.end('down');
+        return;
+      }
+      const data = (body.input as string[]).map((text, index) => ({
+        index,
+        embedding: hashedBagOfWords(text, { dimensions: 16 }),
+      }));
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data }));
+    });
+    site = await createContentTestSite({
+      env: { EMBEDDINGS_URL: `http://127.0.0.1:${port}/v1`, EMBEDDINGS_MODEL: 'tiny-embed' },
+    });
+    await seed(site);
+    expect((await materialize(site, '?type=place')).statusCode).toBe(200);
+    const patch = (about: string) =>
+      site!.request({ method: 'PATCH', url: '/api/content/place/place:mongolia', payload: { about } });
+    expect((await patch('volcanic islands')).statusCode).toBe(200);
+    const stored = (await site.graph.getEmbeddings(['place:mongolia'])).get('place:mongolia')!;
+    const fresh = hashedBagOfWords('Mongolia\nvolcanic islands', { dimensions: 16 });
+    // stored as float32
+    expect(stored).toHaveLength(fresh.length);
+    for (const [i, value] of stored.entries()) expect(value).toBeCloseTo(fresh[i]!, 5);
+
+    failing = true;
+    const written = await patch('steppe again');
+    expect(written.statusCode, written.body).toBe(200);
+    // the stale vector is gone (not ranked by text the item no longer has); materialize brings it back
+    expect(await site.graph.hasEmbedding('place:mongolia')).toBe(false);
+    failing = false;
+    expect((await materialize(site, '?type=place')).json()).toMatchObject({ embedded: 1 });
   });
 
   it('answers 502 with a hint when the provider fails', async () => {

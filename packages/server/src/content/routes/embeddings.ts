@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
-import { createEmbeddingProvider } from '../embeddings/create-provider';
 import { materializeEmbeddings } from '../embeddings/materialize';
 import type { EmbeddingProvider } from '../embeddings/provider';
 import { getType } from '../type-repository';
@@ -26,7 +25,7 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<{ provider?: EmbeddingProvi
   app,
   opts,
 ) => {
-  const provider = opts.provider ?? createEmbeddingProvider(app.trellis.config, app.trellis.outbound);
+  const provider = opts.provider ?? app.trellis.embeddings;
 
   app.post(
     '/api/maintenance/embeddings/materialize',
@@ -34,7 +33,7 @@ export const embeddingsRoutes: FastifyPluginAsyncZod<{ provider?: EmbeddingProvi
       schema: {
         tags: ['maintenance'],
         summary: 'Compute embeddings for the items of a type that lack one',
-        description: `Idempotent: items that have an embedding are untouched. Provider: ${provider.name}. Run after a bulk import if \`{% similar %}\` returns nothing.`,
+        description: `Idempotent: items that have an embedding are untouched. Provider: ${provider.name}. From then on the type's items are embedded again whenever they are written (create, update, import), and builds read the embeddings for \`{% similar %}\` and the \`bm25+vector\` search index (docs/search.md).`,
         querystring: MaterializeQuery,
         response: {
           200: EmbeddingsMaterializeResponse,

@@ -22,6 +22,7 @@ import { importEdges } from '../import-edges';
 import { importRecords } from '../import-records';
 import { removeEdges } from '../remove-edges';
 import { getTypeForWrite } from '../type-repository';
+import { keepEmbedded } from './keep-embedded';
 
 const errors = {
   ...errorResponses(400, 401, 403, 404),
@@ -101,6 +102,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         dryRun: body.dryRun,
         actor: actorOf(request.principal!),
         estimatedRecordsPerSec: config.IMPORT_ESTIMATED_RECORDS_PER_SEC,
+        onWritten: (items) => keepEmbedded(app, request, type, ...items),
       });
     },
   );

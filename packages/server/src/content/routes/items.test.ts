@@ -227,7 +227,59 @@ describe('content items', () => {
     expect((await get('/api/content/nope')).statusCode).toBe(404);
   });
 
+  it('refuses a block its block type does not allow, naming the block and the field', async () => {
+    await post('/api/content/article', { title: 'Checked' });
+    const hero = await post('/api/block-types', {
+      name: 'hero',
+      label: 'Hero',
+      fields: [
+        { name: 'heading', type: 'string', required: true, maxLength: 20 },
+        { name: 'size', type: 'enum', values: ['small', 'large'], default: 'small' },
+        { name: 'link', type: 'reference' },
+      ],
+    });
+    expect(hero.statusCode, hero.body).toBe(201);
+    await post('/api/block-types', { name: 'banner', label: 'Banner', fields: [], allowedIn: ['page'] });
+    const append = (body: Record<string, unknown>) =>
+      post('/api/content/article/article:checked/blocks', body);
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [
+        { blockType: 'carousel', fields: {} },
+        'block `carousel`: field `blockType` names no block type of this site (block types: banner, hero)',
+      ],
+      [{ blockType: 'hero', fields: {} }, 'block `hero`: field `heading` is required'],
+      [{ blockType: 'hero', fields: { heading: 'x'.repeat(21) } }, 'block `hero`: field `heading`'],
+      [{ blockType: 'hero', fields: { heading: 'Hi', size: 'huge' } }, 'block `hero`: field `size`'],
+      [
+        { blockType: 'hero', fields: { heading: 'Hi', colour: 'red' } },
+        'field `colour` is not a field of block type hero',
+      ],
+      [
+        { blockType: 'hero', fields: { heading: 'Hi', link: 'article:gone' } },
+        'field `link` points at article:gone, which does not exist',
+      ],
+      [
+        { blockType: 'banner', fields: {} },
+        'block `banner`: field `blockType` is not allowed in article items',
+      ],
+    ];
+    for (const [body, message] of refusals) {
+      const refused = await append(body);
+      expect(refused.statusCode, JSON.stringify(body)).toBe(400);
+      expect(refused.json().code).toBe('validation_failed');
+      expect(refused.json().error, JSON.stringify(body)).toContain(message);
+    }
+    // nothing was written
+    expect((await get('/api/content/article/article:checked')).json().body.blocks).toEqual([]);
+    const accepted = await append({ blockType: 'hero', fields: { heading: 'Hi' } });
+    expect(accepted.statusCode, accepted.body).toBe(201);
+    // stored as its block type checked it (defaults applied)
+    expect(accepted.json().block.data).toEqual({ heading: 'Hi', size: 'small' });
+  });
+
   it('appends and removes blocks in the body document', async () => {
+    for (const name of ['paragraph', 'quote'])
+      await post('/api/block-types', { name, label: name, fields: [{ name: 'text', type: 'text' }] });
     await post('/api/content/article', { title: 'Blocks' });
     await post('/api/content/article', { title: 'Other' });
     const first = await post('/api/content/article/article:blocks/blocks', {

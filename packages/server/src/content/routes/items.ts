@@ -48,6 +48,7 @@ import {
 } from '../item-repository';
 import { getType, getTypeForRead, getTypeForWrite } from '../type-repository';
 import { getVersion, listVersions } from '../versions';
+import { keepEmbedded } from './keep-embedded';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
 
@@ -129,6 +130,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       });
       const written =
         (await afterWrite({ ctx: hooks, event: 'afterSave', type, record: created.record })) ?? created;
+      await keepEmbedded(app, request, type, written.record);
       return withEtag(reply, written.version).status(201).send(written.record);
     },
   );
@@ -196,6 +198,8 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       });
       const written =
         (await afterWrite({ ctx: hooks, event: 'afterSave', type, record: updated.record })) ?? updated;
+      if (input.fields && Object.keys(input.fields).length > 0)
+        await keepEmbedded(app, request, type, written.record);
       return withEtag(reply, written.version).send(written.record);
     },
   );
@@ -280,7 +284,8 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'Append a block to the item’s body',
-        description: 'At `order` (an index) or at the end. `references` are item ids that must exist.',
+        description:
+          'At `order` (an index) or at the end. `references` are item ids that must exist. The block is checked against its block type (`/api/block-types`): an unknown `blockType`, a type whose `allowedIn` leaves this content type out, or `fields` that do not match its field definitions (required, type, rules; unknown fields) are 400 `validation_failed` naming the block and the field.',
         params: ContentItemParams,
         body: AppendBlockBody,
         response: { 201: BlockChangeResponse, ...errors },

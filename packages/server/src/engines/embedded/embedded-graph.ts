@@ -178,6 +178,9 @@ export class EmbeddedGraph implements Graph {
   async hasEmbedding(id: string) {
     return this.reader.hasEmbedding(id);
   }
+  async getEmbeddings(ids: string[]) {
+    return this.reader.getEmbeddings(ids);
+  }
   async auditRecords(options?: { afterSeq?: number; limit?: number }): Promise<AuditRecord[]> {
     return this.reader.auditRecords(options);
   }
@@ -216,6 +219,9 @@ export class EmbeddedGraph implements Graph {
   }
   setEmbedding(id: string, vector: number[]) {
     return this.write(() => this.writer.setEmbedding(id, vector));
+  }
+  deleteEmbedding(id: string) {
+    return this.write(() => this.writer.deleteEmbedding(id));
   }
   appendAudit(entry: Parameters<Graph['appendAudit']>[0]) {
     return this.write(() => this.writer.appendAudit(entry));
@@ -359,6 +365,12 @@ class TransactionWriter implements GraphWriter {
   }
   hasEmbedding(id: string) {
     return this.run(() => this.store.hasEmbedding(id));
+  }
+  getEmbeddings(ids: string[]) {
+    return this.run(() => this.store.getEmbeddings(ids));
+  }
+  deleteEmbedding(id: string) {
+    return this.run(() => this.store.deleteEmbedding(id));
   }
   createNode(node: Parameters<GraphWriter['createNode']>[0]) {
     return this.run(() => this.store.createNode(node));

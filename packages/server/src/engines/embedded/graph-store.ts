@@ -357,6 +357,22 @@ export class GraphStore {
     );
   }
 
+  getEmbeddings(ids: string[]): Map<string, number[]> {
+    if (!Array.isArray(ids)) throw new EngineError('invalid_argument', 'ids must be an array');
+    const out = new Map<string, number[]>();
+    for (let start = 0; start < ids.length; start += 500) {
+      const chunk = ids.slice(start, start + 500).map(String);
+      if (chunk.length === 0) continue;
+      const rows = this.conn.rows(
+        `SELECT n.id, vector_extract(e.vec) FROM nodes n JOIN embeddings e ON e.rid = n.rid
+         WHERE n.id IN (${chunk.map(() => '?').join(',')})`,
+        chunk,
+      );
+      for (const row of rows) out.set(row[0] as string, JSON.parse(row[1] as string) as number[]);
+    }
+    return out;
+  }
+
   // ---- writes ----
 
   createNode(node: GraphNode): GraphNode {
@@ -566,6 +582,13 @@ export class GraphStore {
       existing[0] as number,
       JSON.stringify(clean),
     ]);
+  }
+
+  deleteEmbedding(id: string): boolean {
+    assertNodeId(id);
+    const existing = this.conn.row(SELECT_RID, [id]);
+    if (existing === undefined) return false;
+    return this.conn.run('DELETE FROM embeddings WHERE rid = ?', [existing[0] as number]).changes > 0;
   }
 
   appendAudit(entry: AuditEntryInput): AuditRecord {

@@ -286,6 +286,25 @@ export class GraphOps implements GraphWriter {
     return Number(rows[0]?.c ?? 0) > 0;
   }
 
+  async getEmbeddings(ids: string[]): Promise<Map<string, number[]>> {
+    if (!Array.isArray(ids)) throw new EngineError('invalid_argument', 'ids must be an array');
+    const out = new Map<string, number[]>();
+    for (let start = 0; start < ids.length; start += 1000) {
+      const chunk = ids.slice(start, start + 1000).map(String);
+      if (chunk.length === 0) continue;
+      const rows = await this.run(
+        'MATCH (e:TEmb {g: $g}) WHERE e.id IN $ids RETURN e.id AS id, e.dim AS dim, properties(e) AS p',
+        { ids: chunk },
+      );
+      for (const row of rows) {
+        const dim = Number(row.dim);
+        const vector = (row.p as Record<string, unknown>)[vectorIndex(dim).property];
+        if (Array.isArray(vector)) out.set(String(row.id), vector.map(Number));
+      }
+    }
+    return out;
+  }
+
   async createNode(node: GraphNode): Promise<GraphNode> {
     const attempt = this.writing();
     const clean = validNode(node);
@@ -584,6 +603,16 @@ export class GraphOps implements GraphWriter {
       stored: { g: this.graph, id, dim: int(vector.length), [property]: vector },
     });
     attempt.dimensions.add(vector.length);
+  }
+
+  async deleteEmbedding(id: string): Promise<boolean> {
+    this.writing();
+    assertNodeId(id);
+    const rows = await this.run(
+      'MATCH (e:TEmb {g: $g, id: $id}) WITH e, 1 AS one DELETE e RETURN count(one) AS c',
+      { id },
+    );
+    return Number(rows[0]?.c ?? 0) > 0;
   }
 
   async appendAudit(entry: AuditEntryInput): Promise<AuditRecord> {

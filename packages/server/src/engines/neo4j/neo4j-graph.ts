@@ -175,6 +175,10 @@ export class Neo4jGraph implements Graph {
     return this.read((ops) => ops.hasEmbedding(id));
   }
 
+  getEmbeddings(ids: string[]): Promise<Map<string, number[]>> {
+    return this.read((ops) => ops.getEmbeddings(ids));
+  }
+
   createNode(node: GraphNode): Promise<GraphNode> {
     return this.write((ops) => ops.createNode(node));
   }
@@ -209,6 +213,10 @@ export class Neo4jGraph implements Graph {
 
   setEmbedding(id: string, vector: number[]): Promise<void> {
     return this.write((ops) => ops.setEmbedding(id, vector));
+  }
+
+  deleteEmbedding(id: string): Promise<boolean> {
+    return this.write((ops) => ops.deleteEmbedding(id));
   }
 
   appendAudit(entry: AuditEntryInput): Promise<AuditRecord> {

@@ -4,6 +4,8 @@ import fp from 'fastify-plugin';
 import { ApiKeyCache } from '../../auth/api-key-cache';
 import { PlatformAccessCache } from '../../auth/platform-access-cache';
 import type { Config } from '../../config';
+import { createEmbeddingProvider } from '../../content/embeddings/create-provider';
+import type { EmbeddingProvider } from '../../content/embeddings/provider';
 import { ItemReadCache } from '../../content/item-read-cache';
 import { AuditAnchors } from '../../diagnostics/audit-anchors';
 import type { Graph, GraphEngine } from '../../engines/port';
@@ -47,6 +49,11 @@ export interface TrellisContext {
    * raised after every write, checked by `GET /api/audit/verify`.
    */
   auditAnchors: AuditAnchors;
+  /**
+   * Turns item text into vectors for `{% similar %}` and vector search (content/embeddings):
+   * OpenAI-compatible when EMBEDDINGS_URL is set, else the offline hashed bag of words.
+   */
+  embeddings: EmbeddingProvider;
 }
 
 declare module 'fastify' {
@@ -94,6 +101,11 @@ export const contextPlugin = fp(
       log: app.log.child({ component: 'audit-anchors' }),
     });
     auditAnchors.advance(PLATFORM_GRAPH);
+    const outbound = createGuardedFetch({
+      policy: { allow: config.CMS_OUTBOUND_ALLOW },
+      timeoutMs: config.CMS_OUTBOUND_TIMEOUT_MS,
+      maxResponseBytes: config.CMS_OUTBOUND_MAX_BYTES,
+    });
     app.decorate('trellis', {
       config,
       engine,
@@ -105,12 +117,9 @@ export const contextPlugin = fp(
       apiKeyCache: new ApiKeyCache<ApiKeyRecord>(),
       accessCache,
       itemReadCache,
-      outbound: createGuardedFetch({
-        policy: { allow: config.CMS_OUTBOUND_ALLOW },
-        timeoutMs: config.CMS_OUTBOUND_TIMEOUT_MS,
-        maxResponseBytes: config.CMS_OUTBOUND_MAX_BYTES,
-      }),
+      outbound,
       auditAnchors,
+      embeddings: createEmbeddingProvider(config, outbound),
     } satisfies TrellisContext);
     app.addHook('onClose', async () => {
       await auditAnchors?.settle();

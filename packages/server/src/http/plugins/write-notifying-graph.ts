@@ -9,6 +9,7 @@ const READ_METHODS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'traverse',
   'similar',
   'hasEmbedding',
+  'getEmbeddings',
   'auditRecords',
   'findAudit',
   'verifyAudit',

@@ -122,6 +122,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         env,
         mode: asOf && mode !== 'validate' ? 'full' : mode,
         actor: actorOf(request.principal!),
+        ...(body.outputChannels ? { outputChannels: body.outputChannels } : {}),
         ...(asOf ? { serveCheckUrl: null } : serveCheckOf(app, site, env)),
         ...(asOf && env !== 'dev'
           ? {

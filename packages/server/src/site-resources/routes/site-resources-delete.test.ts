@@ -124,7 +124,11 @@ describe('DELETE on the other site resources (transforms, routes, views, scripts
       fields: [{ name: 'title', type: 'string', required: true }],
     });
     await post('/api/content/page', { title: 'Home' });
-    await post('/api/block-types', { name: 'hero', label: 'Hero', fields: [] });
+    await post('/api/block-types', {
+      name: 'hero',
+      label: 'Hero',
+      fields: [{ name: 'heading', type: 'string' }],
+    });
     await post('/api/content/page/page:home/blocks', { blockType: 'hero', fields: { heading: 'Hi' } });
     await post('/api/page-kits', { name: 'Landing', blocks: [{ type: 'hero', data: {} }] });
     const before = await auditLength();
