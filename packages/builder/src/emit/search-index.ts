@@ -142,12 +142,17 @@ export function buildShardIndex(docs: readonly SearchDoc[]): string {
   return JSON.stringify(index);
 }
 
-/** `search/manifest.json`: how many shards there are and how to load them. */
-export function searchManifest(params: { shards: number; vectors: boolean }): string {
+/**
+ * `search/manifest.json`: how many shards there are and how to load them; `base`, the public
+ * URL's path that the documents' `url`s start with (`''` at a domain's root), so `search.js`
+ * can resolve them against wherever the site is served.
+ */
+export function searchManifest(params: { shards: number; vectors: boolean; base?: string }): string {
   return `${JSON.stringify({
     format: 'trellis-search',
     version: 1,
     engine: 'minisearch',
+    base: params.base ?? '',
     options: miniSearchOptions,
     shards: Array.from({ length: params.shards }, (_, i) => `index-${i}.json`),
     vectors: params.vectors ? Array.from({ length: params.shards }, (_, i) => `vectors-${i}.json`) : [],

@@ -24,6 +24,7 @@ export function structureKey(run: {
     snapshot.routes ?? [],
     snapshot.views ?? [],
     snapshot.transforms ?? [],
+    snapshot.assets ?? [],
   ]);
 }
 

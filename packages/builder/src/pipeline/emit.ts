@@ -130,7 +130,7 @@ function emitExtras(params: {
   else {
     const itemsById = new Map(snapshot.items.map((item) => [item.id, item]));
     const sitemapEntries = plan.artifacts
-      .filter((a) => (a.kind === 'route' ? a.route.kind !== 'redirect' : !a.stub))
+      .filter((a) => (a.kind === 'route' ? a.route.kind !== 'redirect' && a.path.endsWith('/') : !a.stub))
       .map((a) => ({
         path: a.path,
         lastmod: a.kind === 'item' ? (itemsById.get(a.itemId)?.updatedAt ?? null) : null,
@@ -253,7 +253,11 @@ function emitExtras(params: {
       }
     }
   }
-  const manifestContent = searchManifest({ shards: count, vectors: withVectors });
+  const manifestContent = searchManifest({
+    shards: count,
+    vectors: withVectors,
+    base: relativeUrl('/', { publicUrl }).slice(0, -1),
+  });
   offer(
     { key: 'file:search/manifest.json', file: 'search/manifest.json', content: manifestContent },
     fixedHash(manifestContent, params.fixedHashes),

@@ -74,9 +74,21 @@ export interface BuildPlan {
   parents: Set<string>;
 }
 
-/** `/a/b/` → `a/b/index.html`; `/` → `index.html`. */
+/** `/a/b/` → `a/b/index.html`; `/` → `index.html`; a file path `/feed.xml` → `feed.xml`. */
 export function fileOf(path: string): string {
+  if (!path.endsWith('/')) return path.slice(1);
   return path === '/' ? 'index.html' : `${path.slice(1)}index.html`;
+}
+
+/**
+ * A route's path as the build writes it: a folder (`/blog` → `/blog/`, written as
+ * `blog/index.html`), or, when its last segment has a file extension and no trailing slash
+ * (`/feed.xml`, `/404.html`), that file: a feed, a 404 page, a `robots.txt`. A file route has one
+ * page and is left out of the sitemap.
+ */
+export function routePathOf(path: string): string {
+  const normalized = normalizeRoute(path);
+  return /\/[^/]*[^/.]\.[A-Za-z][A-Za-z0-9]{0,7}$/.test(path.trim()) ? normalized.slice(0, -1) : normalized;
 }
 
 /** Whether a type gets one page per item: `emitPages` when set, else not `listingOnly`. */
@@ -167,7 +179,7 @@ export function planArtifacts(params: {
   for (const route of [...(snapshot.routes ?? []), ...(snapshot.views ?? [])]) {
     if (route.enabled === false || typeof route.path !== 'string') continue;
     if (route.kind === 'redirect') {
-      const path = normalizeRoute(route.path);
+      const path = routePathOf(route.path);
       const key = `route:${path}#1`;
       if (typeof route.redirectTo !== 'string' || route.redirectTo === '') {
         errors.push({
@@ -198,9 +210,9 @@ export function planArtifacts(params: {
       });
       continue;
     }
-    const base = normalizeRoute(route.path);
+    const base = routePathOf(route.path);
     let pages = 1;
-    if (route.paginate) {
+    if (route.paginate && base.endsWith('/')) {
       const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
       const query = {
         type: route.paginate.type,
@@ -365,8 +377,9 @@ export function replan(params: {
   for (const route of [...(snapshot.routes ?? []), ...(snapshot.views ?? [])]) {
     if (route.enabled === false || typeof route.path !== 'string' || route.kind === 'redirect') continue;
     if (!route.paginate || !changedTypes.has(route.paginate.type)) continue;
-    const spec = specOf(`route:${normalizeRoute(route.path)}#1`);
+    const spec = specOf(`route:${routePathOf(route.path)}#1`);
     if (spec?.kind !== 'route') return null;
+    if (!spec.path.endsWith('/')) continue;
     const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
     const total = lists.sortedIds({
       type: route.paginate.type,

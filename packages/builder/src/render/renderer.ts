@@ -85,6 +85,7 @@ export class Renderer {
       urls: {
         publicUrl: options.snapshot.site.publicUrl ?? null,
         mediaBaseUrl: options.mediaBaseUrl ?? null,
+        assets: new Map((options.snapshot.assets ?? []).map((asset) => [asset.id, asset.url])),
       },
       limits: options.limits,
     });

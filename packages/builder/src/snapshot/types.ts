@@ -34,5 +34,6 @@ export type Snapshot = Pick<core.SiteSnapshot, 'format' | 'version'> & {
   transforms?: SnapshotTransform[];
   routes?: SnapshotRoute[];
   views?: SnapshotRoute[];
+  assets?: core.SnapshotAsset[];
   exportedAt?: string;
 };

@@ -72,6 +72,8 @@ export const BuildResult = z
     artifacts: z.number().int().min(0),
     durationMs: z.number().int().min(0),
     transformErrors: z.array(TransformError),
+    /** What the build noticed but did not fail for (`<code>: <message>`), e.g. `public_url_missing`. */
+    warnings: z.array(z.string()).optional(),
     deploy: DeployResult.nullable(),
     status: BuildStatusValue.optional(),
     envId: z.string().optional(),
@@ -102,6 +104,7 @@ export const BuildStatus = z
     artifacts: z.number().int().min(0).optional(),
     durationMs: z.number().int().min(0).optional(),
     transformErrors: z.array(TransformError).optional(),
+    warnings: z.array(z.string()).optional(),
     deploy: DeployResult.nullable().optional(),
     error: z.string().nullable().optional(),
     startedAt: DateTime.optional(),

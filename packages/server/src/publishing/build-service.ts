@@ -22,6 +22,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
+import { getEnvironment } from '../releases/environments';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import type { Clock } from '../shared/clock';
 import { isQueryTimeout, unboundedGraph } from '../shared/deadline-graph';
@@ -147,6 +148,12 @@ export class BuildService {
       outbound: GuardedFetch;
       /** The head of a graph's audit chain, MACed, recorded in each build's manifest (see AuditAnchors). */
       auditHead?: (graphName: string, graph: Graph) => Promise<AuditHeadAnchor | null>;
+      /**
+       * This server's own origin (`http://127.0.0.1:4000`) once it listens, else null: a site
+       * without a public URL gets absolute URLs (sitemap, canonical links) from the address the
+       * server serves it at (`/sites/<slug>/<env>/`, a preview's `/previews/<slug>/<buildId>/`).
+       */
+      ownOrigin?: () => string | null;
     },
   ) {}
 
@@ -384,7 +391,32 @@ export class BuildService {
   }
 
   /** The snapshot a build of `input` renders: the environment's live state (or `input.live`); heads for dev. */
+  /**
+   * Where the server serves the pages of `input`'s build: the base of its absolute URLs when
+   * neither the environment (`publicUrlOverride`) nor the site (`publicUrl`) names one.
+   */
+  private previewBaseUrl(input: StartBuildInput, buildId: string): string | null {
+    const origin = this.options.ownOrigin?.() ?? null;
+    if (!origin) return null;
+    return input.purpose === 'preview'
+      ? `${origin}${previewUrl(input.site.slug, buildId)}`
+      : `${origin}/sites/${input.site.slug}/${input.env}/`;
+  }
+
+  /**
+   * The snapshot a build of `input` reads. The environment's `publicUrlOverride`, when set, is
+   * its public URL: the base of the environment's absolute URLs.
+   */
   private async snapshotFor(input: StartBuildInput): Promise<SiteSnapshot> {
+    const snapshot = await this.takeSnapshotFor(input);
+    const override = await getEnvironment(input.graph, input.env).then(
+      (environment) => environment.publicUrlOverride ?? null,
+      () => null,
+    );
+    return override ? { ...snapshot, site: { ...snapshot.site, publicUrl: override } } : snapshot;
+  }
+
+  private async takeSnapshotFor(input: StartBuildInput): Promise<SiteSnapshot> {
     const live =
       input.live !== undefined
         ? input.live
@@ -402,7 +434,13 @@ export class BuildService {
 
   private async validate(input: StartBuildInput, buildId: string): Promise<BuildResult> {
     const snapshot = await this.snapshotFor(input);
-    const result = await build({ source: snapshot, env: input.env, mode: 'validate', buildId });
+    const result = await build({
+      source: snapshot,
+      env: input.env,
+      mode: 'validate',
+      buildId,
+      previewBaseUrl: this.previewBaseUrl(input, buildId),
+    });
     return {
       ...this.toResult(result, input),
       dryRun: true,
@@ -508,7 +546,9 @@ export class BuildService {
         target: this.targetFor(input, buildId),
         pool: purpose === 'preview' ? undefined : this.pool(key),
         serveCheckUrl: purpose === 'build' ? input.serveCheckUrl : null,
-        mediaBaseUrl: '/media',
+        // media_url gives the assets' own `/media/assets/…` paths, as `cms-build` does
+        mediaBaseUrl: null,
+        previewBaseUrl: this.previewBaseUrl(input, buildId),
         activate: purpose === 'preview',
         auditHead,
       });
@@ -543,6 +583,7 @@ export class BuildService {
         artifacts: final.artifacts,
         durationMs: final.durationMs,
         transformErrors: final.transformErrors.slice(0, 200),
+        ...(final.warnings ? { warnings: final.warnings } : {}),
         deploy: final.deploy,
         error: final.error ?? null,
         finishedAt,
@@ -607,6 +648,9 @@ export class BuildService {
       artifacts: result.artifacts,
       durationMs: Math.round(result.durationMs),
       transformErrors: result.transformErrors,
+      ...(result.warnings.length > 0
+        ? { warnings: result.warnings.slice(0, 50).map((issue) => `${issue.code}: ${issue.message}`) }
+        : {}),
       deploy: result.deploy
         ? {
             ...result.deploy,

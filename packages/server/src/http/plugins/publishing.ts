@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { listSites, toSiteView } from '../../platform/sites';
 import { BuildService } from '../../publishing/build-service';
+import { ownOrigin } from '../own-origin';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,6 +28,7 @@ export const publishingPlugin = fp(
       log: app.log.child({ component: 'build' }),
       clock: app.trellis.clock,
       outbound: app.trellis.outbound,
+      ownOrigin: () => ownOrigin(app),
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
