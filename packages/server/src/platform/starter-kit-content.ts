@@ -201,7 +201,7 @@ const designerItems: StarterItem[] = [
       year,
       summary,
       featured,
-      content: `${summary}\n\n## The brief\n\nSample content from the starter kit: describe the problem, the approach and the outcome.\n\n## The result\n\nAdd a hero image and a gallery to show the work.\n`,
+      content: `## The brief\n\nSample content from the starter kit: describe the problem, the approach and the outcome.\n\n## The result\n\nAdd a hero image and a gallery to show the work.\n`,
     },
     relationships: { author: 'author:robin-vega', tags: projectTags.map((t) => `tag:${t}`) },
   })),

@@ -25,7 +25,7 @@ const STYLE = `
 --link:color-mix(in srgb,var(--primary) 45%,#ffffff)}}
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
-body{margin:0;background:var(--bg);color:var(--fg);font:1.0625rem/1.65 var(--font)}
+body{margin:0;min-height:100vh;display:flex;flex-direction:column;background:var(--bg);color:var(--fg);font:1.0625rem/1.65 var(--font)}
 a{color:var(--link);text-underline-offset:.2em}
 a:hover{text-decoration-thickness:2px}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
@@ -45,7 +45,8 @@ a:hover{text-decoration-thickness:2px}
 .search [data-results]:empty{display:none}
 .search [data-results] li{padding:.4rem .75rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-main{padding-block:2rem 3rem}
+main{flex:1 0 auto;padding-block:2rem 3rem}
+.lead{font-size:1.2rem;color:var(--muted)}
 h1,h2,h3{line-height:1.25;letter-spacing:-.01em}
 h1{font-size:clamp(1.9rem,4vw + 1rem,2.75rem);margin:.25rem 0 1rem}
 .hero{padding:2.5rem 0 1.5rem;border-bottom:1px solid var(--border);margin-bottom:2rem}
@@ -58,6 +59,8 @@ h1{font-size:clamp(1.9rem,4vw + 1rem,2.75rem);margin:.25rem 0 1rem}
 .card .body{padding:1rem 1.1rem 1.2rem;display:flex;flex-direction:column;gap:.4rem}
 .card h2,.card h3{font-size:1.2rem;margin:0}
 .card p{margin:0}
+.card h2 a,.card h3 a{text-decoration:none}
+.card h2 a:hover,.card h3 a:hover{text-decoration:underline}
 .tags{display:flex;flex-wrap:wrap;gap:.4rem;list-style:none;margin:.5rem 0 0;padding:0}
 .tags a{display:inline-block;font-size:.8125rem;padding:.1rem .6rem;border-radius:999px;border:1px solid var(--border);background:var(--bg);color:var(--fg);text-decoration:none}
 .tags a:hover{border-color:var(--primary)}
@@ -70,6 +73,7 @@ h1{font-size:clamp(1.9rem,4vw + 1rem,2.75rem);margin:.25rem 0 1rem}
 .pagination [aria-current]{background:var(--primary);border-color:var(--primary);color:#fff}
 .section-title{display:flex;justify-content:space-between;align-items:baseline;gap:1rem;margin-top:2.5rem}
 .byline{display:flex;gap:1rem;align-items:center;margin:2rem 0;padding:1rem;border:1px solid var(--border);border-radius:.75rem}
+.byline p{margin:0}
 .avatar{flex:none;width:3rem;height:3rem;border-radius:50%;background:linear-gradient(135deg,var(--primary),var(--accent))}
 .site-footer{border-top:1px solid var(--border);padding-block:1.5rem;color:var(--muted);font-size:.9375rem}
 .site-footer .wrap{display:flex;flex-wrap:wrap;gap:1rem;justify-content:space-between}
@@ -133,11 +137,10 @@ function card(shape: KitShape): string {
   return `<li class="card">
 {% if entry.hero %}<img src="{{ entry.hero | media_url }}" alt="" loading="lazy">{% elsif entry.type == 'project' %}<div class="swatch"></div>{% endif %}
 <div class="body">
-<{{ level | default: 'h2' }}><a href="{{ entry.url | relative_url }}">{{ entry.title | default: entry.release | default: entry.name }}</a></{{ level | default: 'h2' }}>
+<{{ level | default: 'h2' }}><a href="{{ entry.url | relative_url }}">{% if entry.type == 'release-note' %}Release {{ entry.release }}{% else %}{{ entry.title | default: entry.name }}{% endif %}</a></{{ level | default: 'h2' }}>
 {% if entry.type == '${shape.feedType}' %}${date}{% endif %}
 {% if entry.type == 'doc' %}<p class="meta">{{ entry.section | capitalize }}</p>{% endif %}
 {% if entry.type == 'project' and entry.client %}<p class="meta">{{ entry.client }}{% if entry.year %} · {{ entry.year }}{% endif %}</p>{% endif %}
-{% if entry.type == 'release-note' and entry.date %}<p class="meta"><time datetime="{{ entry.date }}">{{ entry.date | date: '%B %-d, %Y' }}</time></p>{% endif %}
 <p>{{ entry.excerpt | default: entry.summary | default: entry.content | markdown | strip_html | truncatewords: 24 }}</p>
 </div>
 </li>`;
@@ -145,7 +148,7 @@ function card(shape: KitShape): string {
 
 const TAG_LIST = `{% traverse item 'TAGGED' as tags %}{% if tags.size > 0 %}<ul class="tags" aria-label="Tags">{% for tag in tags %}<li><a href="{{ tag.url | relative_url }}">#{{ tag.name }}</a></li>{% endfor %}</ul>{% endif %}`;
 
-const BYLINE = `{% traverse item 'WRITTEN_BY' as authors %}{% for author in authors %}<aside class="byline" aria-label="Author"><div class="avatar" aria-hidden="true"></div><div><p class="meta">Written by</p><a href="{{ author.url | relative_url }}"><strong>{{ author.name }}</strong></a></div></aside>{% endfor %}`;
+const BYLINE = `{% traverse item 'WRITTEN_BY' as authors %}{% for author in authors %}<aside class="byline" aria-label="Author"><div class="avatar" aria-hidden="true"></div><p>By <a href="{{ author.url | relative_url }}"><strong>{{ author.name }}</strong></a></p></aside>{% endfor %}`;
 
 const PAGINATION = `{% if pagination.pages > 1 %}<nav aria-label="Pages"><ul class="pagination">
 {% if pagination.previous %}<li><a href="{{ pagination.previous | relative_url }}" rel="prev">← Newer</a></li>{% endif %}
@@ -222,7 +225,7 @@ ${PAGINATION}`),
 {% list '${shape.feedType}' sort: '${shape.feedSort}', limit: 20 as entries %}
 <updated>{% for entry in entries limit: 1 %}{{ entry.${shape.dateField ?? 'updatedAt'} | default: entry.updatedAt | date: '%Y-%m-%dT%H:%M:%SZ' }}{% else %}{{ site.createdAt | date: '%Y-%m-%dT%H:%M:%SZ' }}{% endfor %}</updated>
 {% for entry in entries %}<entry>
-<title>{{ entry.title | default: entry.release }}</title>
+<title>{% if entry.type == 'release-note' %}Release {{ entry.release }}{% else %}{{ entry.title }}{% endif %}</title>
 <link href="{{ entry.url | absolute_url }}"/>
 <id>{{ entry.url | absolute_url }}</id>
 <updated>{{ entry.${shape.dateField ?? 'updatedAt'} | default: entry.updatedAt | date: '%Y-%m-%dT%H:%M:%SZ' }}</updated>

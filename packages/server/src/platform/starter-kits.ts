@@ -249,7 +249,7 @@ const authorKit: StarterKitContents = {
         title: 'Latest posts',
         more: '/blog/',
         moreLabel: 'All posts →',
-        limit: 4,
+        limit: 6,
       }),
     ),
     template(
@@ -311,7 +311,7 @@ const designerKit: StarterKitContents = {
 <p class="meta">{{ item.client }}{% if item.year %} · {{ item.year }}{% endif %}</p>
 <h1>{{ item.title }}</h1>
 {% if item.hero %}<img src="{{ item.hero | media_url }}" alt="{{ item.title }}">{% else %}<div class="card"><div class="swatch"></div></div>{% endif %}
-<p><strong>{{ item.summary }}</strong></p>
+<p class="lead">{{ item.summary }}</p>
 {{ item.content | markdown }}
 {% for image in item.gallery %}<img src="{{ image | media_url }}" alt="" loading="lazy">{% endfor %}
 ${BYLINE_AND_TAGS}
