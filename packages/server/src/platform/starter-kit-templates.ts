@@ -151,9 +151,9 @@ const TAG_LIST = `{% traverse item 'TAGGED' as tags %}{% if tags.size > 0 %}<ul 
 const BYLINE = `{% traverse item 'WRITTEN_BY' as authors %}{% for author in authors %}<aside class="byline" aria-label="Author"><div class="avatar" aria-hidden="true"></div><p>By <a href="{{ author.url | relative_url }}"><strong>{{ author.name }}</strong></a></p></aside>{% endfor %}`;
 
 const PAGINATION = `{% if pagination.pages > 1 %}<nav aria-label="Pages"><ul class="pagination">
-{% if pagination.previous %}<li><a href="{{ pagination.previous | relative_url }}" rel="prev">← Newer</a></li>{% endif %}
+{% if pagination.previous %}<li><a href="{{ pagination.previous | relative_url }}" rel="prev">← Previous</a></li>{% endif %}
 {% for href in pagination.hrefs %}<li>{% if forloop.index == pagination.page %}<span aria-current="page">{{ forloop.index }}</span>{% else %}<a href="{{ href | relative_url }}">{{ forloop.index }}</a>{% endif %}</li>{% endfor %}
-{% if pagination.next %}<li><a href="{{ pagination.next | relative_url }}" rel="next">Older →</a></li>{% endif %}
+{% if pagination.next %}<li><a href="{{ pagination.next | relative_url }}" rel="next">Next →</a></li>{% endif %}
 </ul></nav>{% endif %}`;
 
 const page = (body: string) => `{% layout 'layouts/base' %}
