@@ -58,6 +58,7 @@ export async function build({
     for (const error of transformErrors.slice(0, 10)) {
       lines.push(`  transform error in ${error.contentId} (${error.transform}): ${error.error}`);
     }
+    for (const warning of result.warnings ?? []) lines.push(`  warning: ${warning}`);
     return lines;
   });
   if (failed) return ExitCode.apiError;
