@@ -88,6 +88,14 @@ describe.skipIf(!hasChromium)('starter kits in headless Chromium', () => {
     if (shots && !keepShots) rmSync(shots, { recursive: true, force: true });
   });
 
+  it('axe-core, as injected here, reports a page with serious problems', async () => {
+    const page = await browser.newPage();
+    await page.setContent('<!doctype html><html><body><img src="data:,"><a href="#x"></a></body></html>');
+    const problems = await seriousViolations(page);
+    expect(problems.join('\n')).toMatch(/image-alt \(critical\)/);
+    await page.close();
+  });
+
   it.each(KITS)(
     'the %s kit: every page looks right at phone and desktop widths, links resolve, search works, no serious axe violations',
     async (kit) => {
