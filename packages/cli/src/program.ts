@@ -24,6 +24,7 @@ import { defineRoutesCommands } from './commands/routes/definition';
 import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
 import { defineTypesCommands } from './commands/types/definition';
+import { defineWorkflowsCommands } from './commands/workflows/definition';
 import { ExitCode, errorJson, exitCodeOf, formatError } from './errors';
 import type { CliIo } from './io/cli-io';
 import { VERSION } from './version';
@@ -38,6 +39,7 @@ const GROUPS = [
   defineResourceCommands,
   defineContentCommands,
   definePublishCommands,
+  defineWorkflowsCommands,
   defineImportCommands,
   defineEdgesCommands,
   defineTemplatesCommands,

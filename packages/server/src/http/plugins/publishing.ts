@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { listSites, toSiteView } from '../../platform/sites';
 import { BuildService } from '../../publishing/build-service';
+import { relinkSiteFolders } from '../../publishing/site-folders';
 import { ownOrigin } from '../own-origin';
 
 declare module 'fastify' {
@@ -30,6 +31,7 @@ export const publishingPlugin = fp(
       outbound: app.trellis.outbound,
       ownOrigin: () => ownOrigin(app),
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
+      retention: app.trellis.config.CMS_BUILD_RETENTION,
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
@@ -40,6 +42,11 @@ export const publishingPlugin = fp(
 
     app.addHook('onReady', async () => {
       const sites = await listSites(app.trellis.platform);
+      try {
+        relinkSiteFolders(dataDir, sites.map(toSiteView));
+      } catch (error) {
+        app.log.warn({ err: error }, 'could not link site folders by slug (sites/by-slug/)');
+      }
       for (const site of sites.map(toSiteView)) {
         const graph = await app.trellis.engine.openGraph(site.graphName);
         if (!graph) continue;
