@@ -33,11 +33,20 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // with render workers, transforms run off this thread too
     inWorker: settings.workers > 0,
     pool: settings.pool,
+    previewBaseUrl: options.previewBaseUrl ?? null,
   });
   const changes = await detectChanges(settings, content);
   const planned = plan({ env, content, changes, channels: settings.channels });
   const errors: BuildIssue[] = [...planned.plan.errors];
   const warnings: BuildIssue[] = [...planned.plan.warnings];
+  if (content.publicUrlMissing) {
+    warnings.push({
+      code: 'public_url_missing',
+      message: options.previewBaseUrl
+        ? `the site has no public URL: absolute URLs (sitemap, canonical links, feeds) use ${options.previewBaseUrl}; set the site's publicUrl or the environment's publicUrlOverride`
+        : "the site has no public URL: the sitemap and absolute_url give root-relative URLs; set the site's publicUrl",
+    });
+  }
   const total = planned.plan.artifacts.length;
   progress({ phase: 'plan', done: total, total });
   const selection = selectWork({ settings, content, changes, planned });

@@ -30,6 +30,14 @@ export function miniSearchBrowserBuild(): string {
 export const SEARCH_SCRIPT = `(function () {
   var script = document.currentScript;
   var base = script ? script.src.replace(/[^/]*$/, '') : '/search/';
+  // the site's root, wherever it is served (a domain, a sub-path, the server's preview)
+  var root = base.replace(/search[/]$/, '');
+  var prefix = '';
+  function href(url) {
+    if (typeof url !== 'string' || url.charAt(0) !== '/') return url;
+    if (prefix && url.indexOf(prefix + '/') === 0) url = url.slice(prefix.length);
+    return root + url.slice(1);
+  }
   var loading = null;
   function load() {
     if (loading) return loading;
@@ -42,6 +50,7 @@ export const SEARCH_SCRIPT = `(function () {
     }).then(function () {
       return fetch(base + 'manifest.json').then(function (r) { return r.json(); });
     }).then(function (manifest) {
+      prefix = typeof manifest.base === 'string' ? manifest.base : '';
       var shards = Promise.all(manifest.shards.map(function (file) {
         return fetch(base + file).then(function (r) { return r.text(); }).then(function (json) {
           return MiniSearch.loadJSON(json, manifest.options);
@@ -140,7 +149,7 @@ export const SEARCH_SCRIPT = `(function () {
         }).filter(function (r) { return r.url; });
         results.sort(function (a, b) { return b.score - a.score || (a.id < b.id ? -1 : 1); });
       }
-      return results.slice(0, 20).map(function (r) { return { id: r.id, url: r.url, title: r.title, type: r.type, score: r.score }; });
+      return results.slice(0, 20).map(function (r) { return { id: r.id, url: href(r.url), title: r.title, type: r.type, score: r.score }; });
     });
   }
   window.trellisSearch = search;

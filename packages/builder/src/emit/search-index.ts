@@ -143,19 +143,23 @@ export function buildShardIndex(docs: readonly SearchDoc[]): string {
 }
 
 /**
- * `search/manifest.json`: how many shards there are and how to load them; with vectors, the
- * vector files (one per shard) and how the embeddings were made (`embedding`: the provider and
- * dimension, when the snapshot says), so `search.js` can embed a query the same way.
+ * `search/manifest.json`: how many shards there are and how to load them; `base`, the public
+ * URL's path that the documents' `url`s start with (`''` at a domain's root), so `search.js`
+ * can resolve them against wherever the site is served; with vectors, the vector files (one per
+ * shard) and how the embeddings were made (`embedding`: the provider and dimension, when the
+ * snapshot says), so `search.js` can embed a query the same way.
  */
 export function searchManifest(params: {
   shards: number;
   vectors: boolean;
   embedding?: { provider: string; dimensions: number } | null;
+  base?: string;
 }): string {
   return `${JSON.stringify({
     format: 'trellis-search',
     version: 1,
     engine: 'minisearch',
+    base: params.base ?? '',
     options: miniSearchOptions,
     shards: Array.from({ length: params.shards }, (_, i) => `index-${i}.json`),
     vectors: params.vectors ? Array.from({ length: params.shards }, (_, i) => `vectors-${i}.json`) : [],

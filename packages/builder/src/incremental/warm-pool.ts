@@ -30,6 +30,7 @@ export function structureKey(run: {
     snapshot.scripts ?? [],
     snapshot.locales ?? [],
     snapshot.translations ?? [],
+    snapshot.assets ?? [],
   ]);
 }
 

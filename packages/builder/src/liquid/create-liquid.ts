@@ -1,9 +1,10 @@
-import { Drop, Liquid, type Template } from 'liquidjs';
+import { type Context, Drop, Liquid, type Template } from 'liquidjs';
 import { registerDateFilters } from './date-filters';
 import {
   absoluteUrl,
   markdownToHtml,
   mediaUrl,
+  pageRelativeUrl,
   relativeUrl,
   sanitize,
   slugify,
@@ -60,10 +61,10 @@ export interface CreateLiquidParams {
  * The site's Liquid environment: output escaped by default (`| raw` opts out; `markdown` and
  * `sanitize` return sanitized HTML unescaped), own properties only, unknown filters are parse
  * errors, partials and layouts only from the site's templates, render time / memory / parse
- * limits, dates in UTC. Filters: `markdown`, `sanitize`, `relative_url`, `absolute_url`,
- * `media_url`, `slugify`, `t` (UI strings), plus liquidjs's standard ones (`date`, `escape`,
- * ...). Tags: `{% list %}`, `{% traverse %}`, `{% similar %}`, `{% hreflang %}`, `{% pagekit %}`
- * (see README).
+ * limits, dates in UTC. Filters: `markdown`, `sanitize`, `relative_url` (relative to the page
+ * being rendered, else prefixed with the public URL's path), `absolute_url`, `media_url`,
+ * `slugify`, `t` (UI strings), plus liquidjs's standard ones (`date`, `escape`, ...). Tags:
+ * `{% list %}`, `{% traverse %}`, `{% similar %}`, `{% hreflang %}`, `{% pagekit %}` (see README).
  */
 export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot: ReaderSlot } {
   const slot = params.slot ?? { reader: null };
@@ -88,7 +89,14 @@ export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot
   const urls = params.urls;
   liquid.registerFilter('markdown', { handler: markdownToHtml, raw: true });
   liquid.registerFilter('sanitize', { handler: sanitize, raw: true });
-  liquid.registerFilter('relative_url', (value: unknown) => relativeUrl(value, urls));
+  // In a page (`page.path` set), links are relative to the page, so one build works at any base
+  // path: a domain's root, a sub-path, or the server's preview at /sites/<slug>/<env>/.
+  liquid.registerFilter('relative_url', function (this: { context: Context }, value: unknown) {
+    const from = this.context.getSync(['page', 'path']);
+    return typeof from === 'string' && from.startsWith('/')
+      ? pageRelativeUrl(value, from)
+      : relativeUrl(value, urls);
+  });
   liquid.registerFilter('absolute_url', (value: unknown) => absoluteUrl(value, urls));
   liquid.registerFilter('media_url', (value: unknown) => mediaUrl(value, urls));
   liquid.registerFilter('slugify', slugify);

@@ -9,6 +9,8 @@ export interface UrlSettings {
   publicUrl: string | null;
   /** where `/media/...` paths are served from (default: the public URL's origin) */
   mediaBaseUrl?: string | null;
+  /** media asset id (`asset:<id>`) → its URL (`/media/assets/<sha>.<ext>`), so `media_url` resolves asset ids */
+  assets?: ReadonlyMap<string, string> | null;
 }
 
 // sanitize-html (with postcss) takes a render worker longer to load than many pages take to
@@ -76,9 +78,35 @@ function basePath(publicUrl: string | null): string {
 /** A root-relative path prefixed with the public URL's path: `/about/` → `/blog/about/`. Absolute URLs pass through. */
 export function relativeUrl(value: unknown, settings: UrlSettings): string {
   const text = String(value ?? '');
-  if (/^[a-z][a-z0-9+.-]*:/i.test(text) || text.startsWith('//') || text.startsWith('#')) return text;
+  if (isAbsoluteOrFragment(text)) return text;
   const path = text.startsWith('/') ? text : `/${text}`;
   return `${basePath(settings.publicUrl)}${path}`;
+}
+
+function isAbsoluteOrFragment(text: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:/i.test(text) || text.startsWith('//') || text.startsWith('#');
+}
+
+/**
+ * A site path as a link relative to the page at `from` (a site path such as `/blog/hello/`), so
+ * it works wherever the site is served, at a domain's root, under a path, or in the server's
+ * preview at `/sites/<slug>/<env>/`: `/about/` from `/blog/hello/` → `../../about/`, `/` from `/`
+ * → `./`. A query or fragment is kept; absolute URLs and fragments pass through.
+ */
+export function pageRelativeUrl(value: unknown, from: string): string {
+  const text = String(value ?? '');
+  if (isAbsoluteOrFragment(text)) return text;
+  const cut = text.search(/[?#]/);
+  const path = cut === -1 ? text : text.slice(0, cut);
+  const suffix = cut === -1 ? '' : text.slice(cut);
+  const target = (path.startsWith('/') ? path : `/${path}`).split('/').slice(1);
+  const here = from.split('/').slice(1, -1);
+  let common = 0;
+  while (common < here.length && common < target.length - 1 && here[common] === target[common]) common++;
+  const up = '../'.repeat(here.length - common);
+  const rest = target.slice(common).join('/');
+  const relative = `${up}${rest}`;
+  return `${relative === '' ? './' : relative}${suffix}`;
 }
 
 /** A path made absolute against the public URL: `/about/` → `https://example.org/blog/about/`. */
@@ -92,12 +120,16 @@ export function absoluteUrl(value: unknown, settings: UrlSettings): string {
   }
 }
 
-/** A media reference (`/media/assets/<sha>.<ext>`, an asset object with `url`, or a URL) as a URL. */
+/**
+ * A media reference (`/media/assets/<sha>.<ext>`, an asset id `asset:<id>` of the snapshot's
+ * assets, an asset object with `url`, or a URL) as a URL. An unknown asset id gives ''.
+ */
 export function mediaUrl(value: unknown, settings: UrlSettings): string {
-  const raw =
+  let raw =
     typeof value === 'object' && value !== null && typeof (value as { url?: unknown }).url === 'string'
       ? (value as { url: string }).url
       : String(value ?? '');
+  if (raw.startsWith('asset:')) raw = settings.assets?.get(raw) ?? '';
   if (raw === '' || /^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith('//')) return raw;
   const base = settings.mediaBaseUrl ?? null;
   if (base) return `${base.replace(/\/+$/, '')}${raw.startsWith('/') ? raw : `/${raw}`}`;

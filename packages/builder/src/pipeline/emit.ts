@@ -144,7 +144,9 @@ function emitExtras(params: {
     const itemsById = new Map(snapshot.items.map((item) => [item.id, item]));
     const sitemapEntries: SitemapEntry[] = [];
     for (const a of plan.artifacts) {
-      if (a.kind === 'route' ? a.route.kind === 'redirect' || isFeed(a) : a.stub) continue;
+      // file routes (a feed, a 404 page) are not pages of the sitemap
+      if (a.kind === 'route' ? a.route.kind === 'redirect' || isFeed(a) || !a.path.endsWith('/') : a.stub)
+        continue;
       // a view's SEO: `noindex` keeps its pages out, `canonicalUrl` is its first page's URL
       const seo = a.kind === 'route' ? (a.route as SnapshotView).seo : undefined;
       if (seo?.noindex) continue;
@@ -288,6 +290,7 @@ function emitExtras(params: {
     shards: count,
     vectors: withVectors,
     embedding: withVectors ? (snapshot.embeddings ?? null) : null,
+    base: relativeUrl('/', { publicUrl }).slice(0, -1),
   });
   offer(
     { key: 'file:search/manifest.json', file: 'search/manifest.json', content: manifestContent },

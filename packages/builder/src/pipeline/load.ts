@@ -13,7 +13,7 @@ import type { ContentSource } from '../source/content-source';
 import { SnapshotSource } from '../source/snapshot-source';
 
 /** Bumped when the builder's output for the same input changes: forces full builds. */
-export const BUILDER_OUTPUT_VERSION = 1;
+export const BUILDER_OUTPUT_VERSION = 2;
 
 /**
  * The hash of everything that, when it changes, makes every page suspect: a full build follows.
@@ -41,6 +41,7 @@ export function globalHashOf(
     ...(snapshot.queries && snapshot.queries.length > 0 ? { queries: snapshot.queries } : {}),
     // the locales place pages and decide every fallback (UI strings are page dependencies)
     ...(snapshot.locales && snapshot.locales.length > 0 ? { locales: snapshot.locales } : {}),
+    ...(snapshot.assets?.length ? { assets: snapshot.assets } : {}),
   });
 }
 
@@ -55,6 +56,8 @@ export interface LoadedContent {
   transformErrors: TransformError[];
   /** why the transforms stopped before the end (time limit, budget), or null: the build fails then */
   transformsStopped: string | null;
+  /** the snapshot has no public URL (its absolute URLs use `previewBaseUrl`, or are root-relative) */
+  publicUrlMissing: boolean;
   /** see {@link globalHashOf} */
   globalHash: string;
   /** enabled template name → content hash; `~strings:<locale>` → hash of the locale's UI strings */
@@ -81,10 +84,17 @@ export async function load(params: {
   inWorker?: boolean;
   /** the render pool of the build, whose transforms sandbox stays warm between builds */
   pool?: RenderPool | null;
+  /** the base of absolute URLs when the snapshot's site has no public URL */
+  previewBaseUrl?: string | null;
 }): Promise<LoadedContent> {
   const { env } = params;
   const raw = isSnapshot(params.source) ? params.source : await params.source.snapshot();
-  const input = assertSnapshot(raw);
+  const checked = assertSnapshot(raw);
+  const publicUrlMissing = !checked.site.publicUrl;
+  const input =
+    publicUrlMissing && params.previewBaseUrl
+      ? { ...checked, site: { ...checked.site, publicUrl: params.previewBaseUrl } }
+      : checked;
   const transformParams = { snapshot: input, env, ...params.limits };
   const {
     snapshot,
@@ -114,6 +124,7 @@ export async function load(params: {
     source: new SnapshotSource({ snapshot, env }),
     transformErrors,
     transformsStopped,
+    publicUrlMissing,
     globalHash: globalHashOf(input, env, params.mediaBaseUrl, params.channels),
     templateHashes,
     transformKey:

@@ -64,6 +64,12 @@ export interface BuildOptions {
    * The version holds only these (a build without `sitemap` has no `sitemap.xml`).
    */
   outputChannels?: readonly OutputChannel[] | null;
+  /**
+   * where the site is served when its snapshot has no `publicUrl` (e.g. the server's preview,
+   * `http://127.0.0.1:4000/sites/<slug>/<env>/`): the base of its absolute URLs (sitemap,
+   * `absolute_url`, `site.url`). Without a public URL the build warns `public_url_missing`.
+   */
+  previewBaseUrl?: string | null;
   /** probe this URL after deploying (the result's `deploy.serveCheck`); not probed when `activate` is false */
   serveCheckUrl?: string | null;
   /**

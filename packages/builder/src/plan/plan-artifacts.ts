@@ -106,14 +106,30 @@ export interface BuildPlan {
   parents: Set<string>;
 }
 
-/** `/a/b/` → `a/b/index.html`; `/` → `index.html`; a feed `/feed.xml/` → `feed.xml` (see {@link FEED_PATH}). */
+/**
+ * `/a/b/` → `a/b/index.html`; `/` → `index.html`; a file path (`/feed.xml`, `/404.html`, see
+ * {@link routePathOf}) → that file; a feed planned with a folder path (`/feed.xml/`, see
+ * {@link FEED_PATH}) → `feed.xml`.
+ */
 export function fileOf(path: string): string {
+  if (!path.endsWith('/')) return path.slice(1);
   if (FEED_PATH.test(path)) return path.slice(1, -1);
   return path === '/' ? 'index.html' : `${path.slice(1)}index.html`;
 }
 
 /** A path whose last segment ends in a feed extension (`/feed.xml`, `/blog/atom.xml`): a feed, written as that file. */
 export const FEED_PATH = /\.(xml|rss|atom|json)\/?$/i;
+
+/**
+ * A route's path as the build writes it: a folder (`/blog` → `/blog/`, written as
+ * `blog/index.html`), or, when its last segment has a file extension and no trailing slash
+ * (`/feed.xml`, `/404.html`), that file: a feed, a 404 page, a `robots.txt`. A file route has one
+ * page and is left out of the sitemap.
+ */
+export function routePathOf(path: string): string {
+  const normalized = normalizeRoute(path);
+  return /\/[^/]*[^/.]\.[A-Za-z][A-Za-z0-9]{0,7}$/.test(path.trim()) ? normalized.slice(0, -1) : normalized;
+}
 
 /** Whether a type gets one page per item: `emitPages` when set, else not `listingOnly`. */
 export function emitsPages(type: SnapshotType): boolean {
@@ -226,7 +242,7 @@ export function planArtifacts(params: {
     const localized = locale === undefined ? {} : { locale, alternates };
     if (route.enabled === false || typeof route.path !== 'string') continue;
     if (route.kind === 'redirect') {
-      const path = normalizeRoute(route.path);
+      const path = routePathOf(route.path);
       const key = `route:${path}#1`;
       if (typeof route.redirectTo !== 'string' || route.redirectTo === '') {
         errors.push({
@@ -258,7 +274,7 @@ export function planArtifacts(params: {
       });
       continue;
     }
-    const base = normalizeRoute(route.path);
+    const base = routePathOf(route.path);
     if (route.paginate?.field) {
       if (!base.includes('{value}')) {
         errors.push({
@@ -274,7 +290,7 @@ export function planArtifacts(params: {
       continue;
     }
     let pages = 1;
-    if (route.paginate) {
+    if (route.paginate && base.endsWith('/')) {
       const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
       const query = {
         type: route.paginate.type,
@@ -571,8 +587,9 @@ export function replan(params: {
     if (!route.paginate || !changedTypes.has(route.paginate.type)) continue;
     // the values of a field, and their page counts, may have changed: plan again
     if (route.paginate.field) return null;
-    const spec = specOf(`route:${normalizeRoute(route.path)}#1`);
+    const spec = specOf(`route:${routePathOf(route.path)}#1`);
     if (spec?.kind !== 'route') return null;
+    if (!spec.path.endsWith('/')) continue;
     const size = Math.max(1, Math.trunc(route.paginate.size ?? 10));
     const total = lists.sortedIds({
       type: route.paginate.type,

@@ -123,6 +123,7 @@ export class Renderer {
     this.urlSettings = {
       publicUrl: options.snapshot.site.publicUrl ?? null,
       mediaBaseUrl: options.mediaBaseUrl ?? null,
+      assets: new Map((options.snapshot.assets ?? []).map((asset) => [asset.id, asset.url])),
     };
     for (const [key, hash] of widgetAreaHashes(options.snapshot)) this.templateHashes.set(key, hash);
     this.areas = widgetAreas(options.snapshot);

@@ -57,5 +57,6 @@ export type Snapshot = Pick<core.SiteSnapshot, 'format' | 'version'> & {
   locales?: SnapshotLocale[];
   /** each locale's UI strings */
   translations?: SnapshotStrings[];
+  assets?: core.SnapshotAsset[];
   exportedAt?: string;
 };

@@ -116,7 +116,10 @@ export const BuildResult = z
     carried: z.number().int().min(0).optional(),
     /** Why the rendered pages were rendered, counted by reason. */
     reasons: RenderReasons.optional(),
-    /** Problems that did not fail the build (at most 200), e.g. `undefined_variable` in a validate build. */
+    /**
+     * What the build noticed but did not fail for (at most 200), e.g. `public_url_missing`, or
+     * `undefined_variable` in a validate build.
+     */
     warnings: z.array(BuildIssue).optional(),
   })
   .meta({ id: 'BuildResult' });
@@ -148,6 +151,8 @@ export const BuildStatus = z
     artifacts: z.number().int().min(0).optional(),
     durationMs: z.number().int().min(0).optional(),
     transformErrors: z.array(TransformError).optional(),
+    /** What the build noticed but did not fail for (see BuildResult). */
+    warnings: z.array(BuildIssue).optional(),
     deploy: DeployResult.nullable().optional(),
     error: z.string().nullable().optional(),
     startedAt: DateTime.optional(),

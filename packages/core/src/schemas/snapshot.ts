@@ -37,6 +37,12 @@ export const SnapshotItem = ContentRecord.extend({
 }).meta({ id: 'SnapshotItem' });
 export type SnapshotItem = z.infer<typeof SnapshotItem>;
 
+/** A media asset a snapshot's items may name (`asset:<id>`): where its file is served, for `media_url`. */
+export const SnapshotAsset = z
+  .object({ id: z.string(), url: z.string(), alt: z.string().nullable().optional() })
+  .meta({ id: 'SnapshotAsset' });
+export type SnapshotAsset = z.infer<typeof SnapshotAsset>;
+
 /**
  * A site snapshot: everything a build reads, in one JSON document. It is the input of a
  * build (from a file with `cms-build`, or taken by the server) and the body of
@@ -73,6 +79,8 @@ export const SiteSnapshot = z
     embeddings: z
       .object({ provider: z.string().min(1).max(200), dimensions: z.number().int().min(1).max(65_536) })
       .optional(),
+    /** Optional: the site's media assets (id → URL), so `media_url` turns `asset:<id>` values into URLs. */
+    assets: z.array(SnapshotAsset).optional(),
     exportedAt: DateTime,
   })
   .meta({ id: 'SiteSnapshot' });

@@ -1,5 +1,12 @@
 import type { StarterKit } from '@trelliscms/core';
-/** The starter kits of docs/api-spec.md §4 POST /sites. */
+import { KIT_ITEMS } from './starter-kit-content';
+import { kitPage, sharedTemplates } from './starter-kit-templates';
+
+/**
+ * The starter kits of docs/api-spec.md §4 POST /sites: each seeds content types, templates,
+ * routes and sample content that build into a complete site (home, paginated listings, tag and
+ * author pages, an Atom feed, search, a 404 page; see docs/starter-kits.md).
+ */
 
 /** A content type a starter kit seeds (the shape of POST /types). */
 export interface StarterType {
@@ -32,28 +39,32 @@ export interface StarterTemplate {
   content: string;
 }
 
+/** An item a starter kit seeds (the shape of POST /content/{type}). */
+export interface StarterItem {
+  type: string;
+  fields: Record<string, unknown>;
+  relationships?: Record<string, string | string[]>;
+}
+
+/** A route a starter kit seeds (the shape of POST /routes). */
+export interface StarterRoute {
+  slug: string;
+  path: string;
+  kind?: 'page' | 'listing';
+  title?: string;
+  template: string;
+  paginate?: { type: string; size?: number; sort?: string; where?: string };
+  data?: Record<string, unknown>;
+}
+
 /** What a starter kit puts into a new site's graph. */
 export interface StarterKitContents {
   types: StarterType[];
   templates: StarterTemplate[];
+  /** sample content, in an order where every relationship target comes first */
+  items: StarterItem[];
+  routes: StarterRoute[];
 }
-
-const layout = (body: string) => `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>{{ item.fields.title | default: item.fields.name | default: site.name }}</title>
-  <style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;line-height:1.6}</style>
-</head>
-<body>
-  <header><a href="/">{{ site.name }}</a></header>
-  <main>
-${body}
-  </main>
-</body>
-</html>
-`;
 
 const page: StarterType = {
   name: 'page',
@@ -86,6 +97,27 @@ const author: StarterType = {
   icon: 'user',
 };
 
+const tag: StarterType = {
+  name: 'tag',
+  label: 'Tag',
+  nodeLabel: 'Tag',
+  keyField: 'slug',
+  fields: [
+    { name: 'name', type: 'string', required: true, maxLength: 80 },
+    { name: 'slug', type: 'string', required: true, unique: true, maxLength: 80 },
+    { name: 'description', type: 'text', maxLength: 300 },
+  ],
+  routePattern: '/tags/{slug}/',
+  icon: 'tag',
+  description: 'A topic; its page lists everything tagged with it.',
+};
+
+/** The relationships every kit's main type has: one author, any number of tags. */
+const authorAndTags = [
+  { name: 'author', edgeLabel: 'WRITTEN_BY', target: 'author', kind: 'many-to-one' },
+  { name: 'tags', edgeLabel: 'TAGGED', target: 'tag', kind: 'many-to-many' },
+];
+
 const post: StarterType = {
   name: 'post',
   label: 'Blog post',
@@ -97,10 +129,9 @@ const post: StarterType = {
     { name: 'publishDate', type: 'datetime' },
     { name: 'excerpt', type: 'text', maxLength: 500 },
     { name: 'content', type: 'markdown', required: true },
-    { name: 'tags', type: 'stringlist' },
     { name: 'cover', type: 'image' },
   ],
-  relationships: [{ name: 'author', edgeLabel: 'WRITTEN_BY', target: 'author', kind: 'many-to-one' }],
+  relationships: authorAndTags,
   routePattern: '/blog/{slug}/',
   icon: 'pencil',
 };
@@ -116,10 +147,12 @@ const project: StarterType = {
     { name: 'client', type: 'string' },
     { name: 'year', type: 'number' },
     { name: 'summary', type: 'text', maxLength: 500 },
+    { name: 'content', type: 'markdown' },
     { name: 'hero', type: 'image' },
     { name: 'gallery', type: 'stringlist' },
     { name: 'featured', type: 'boolean', default: false },
   ],
+  relationships: authorAndTags,
   routePattern: '/work/{slug}/',
   icon: 'image',
 };
@@ -134,9 +167,10 @@ const doc: StarterType = {
     { name: 'slug', type: 'string', required: true, unique: true, maxLength: 120 },
     { name: 'section', type: 'enum', values: ['guide', 'reference', 'tutorial'], default: 'guide' },
     { name: 'order', type: 'number' },
+    { name: 'excerpt', type: 'text', maxLength: 500 },
     { name: 'content', type: 'markdown', required: true },
   ],
-  relationships: [{ name: 'next', edgeLabel: 'NEXT', target: 'doc', kind: 'one-to-one' }],
+  relationships: [{ name: 'next', edgeLabel: 'NEXT', target: 'doc', kind: 'one-to-one' }, ...authorAndTags],
   routePattern: '/docs/{section}/{slug}/',
   icon: 'book',
 };
@@ -149,89 +183,241 @@ const changelog: StarterType = {
   fields: [
     { name: 'release', type: 'string', required: true, unique: true, maxLength: 40 },
     { name: 'date', type: 'date', required: true },
+    { name: 'excerpt', type: 'text', maxLength: 500 },
     { name: 'content', type: 'markdown' },
   ],
   routePattern: '/changelog/{release}/',
   icon: 'tag',
 };
 
-const itemTemplate = (name: string, boundType: string, body: string): StarterTemplate => ({
+const template = (name: string, boundType: string, body: string): StarterTemplate => ({
   name,
   boundType,
-  content: layout(body),
+  content: kitPage(body),
 });
 
-const wildcard = itemTemplate(
-  'default',
-  '',
-  `    <article>
-      <h1>{{ item.fields.title | default: item.fields.name }}</h1>
-      {{ item.fields.content | markdown }}
-    </article>`,
-);
+const BYLINE_AND_TAGS = `{% include 'partials/taglist' %}
+{% include 'partials/byline' %}`;
 
-/** The content types and templates each starter kit seeds (docs/api-spec.md §4 POST /sites `starterKit`). */
+/** Page routes every kit has: the tag index, the feed and the 404 page. */
+const commonRoutes: StarterRoute[] = [
+  { slug: 'tags', path: '/tags/', title: 'Tags', template: 'tags' },
+  { slug: 'feed', path: '/feed.xml', title: 'Feed', template: 'feed' },
+  { slug: 'not-found', path: '/404.html', title: 'Page not found', template: '404' },
+];
+
+const home = (intro: string, latest: string) =>
+  template(
+    'home',
+    '',
+    `<div class="hero"><h1>{{ site.name }}</h1><p>{{ site.description | default: site.mantra | default: "${intro}" }}</p></div>
+${latest}`,
+  );
+
+const latestSection = (params: {
+  type: string;
+  sort: string;
+  title: string;
+  more: string;
+  moreLabel: string;
+  limit: number;
+}) =>
+  `<section aria-labelledby="latest-${params.type}">
+<div class="section-title"><h2 id="latest-${params.type}">${params.title}</h2><a href="{{ '${params.more}' | relative_url }}">${params.moreLabel}</a></div>
+{% list '${params.type}' sort: '${params.sort}', limit: ${params.limit} as latest %}
+<ul class="cards">{% for entry in latest %}{% assign level = 'h3' %}{% include 'partials/card' %}{% endfor %}</ul>
+</section>`;
+
+const authorKit: StarterKitContents = {
+  types: [page, author, tag, post],
+  templates: [
+    ...sharedTemplates({
+      nav: [
+        ['Home', '/'],
+        ['Blog', '/blog/'],
+        ['About', '/about/'],
+      ],
+      feedType: 'post',
+      feedSort: '-publishDate',
+      dateField: 'publishDate',
+    }),
+    home(
+      'Notes, essays and news.',
+      latestSection({
+        type: 'post',
+        sort: '-publishDate',
+        title: 'Latest posts',
+        more: '/blog/',
+        moreLabel: 'All posts →',
+        limit: 6,
+      }),
+    ),
+    template(
+      'post',
+      'post',
+      `<article class="prose">
+<p class="meta">{% if item.publishDate %}<time datetime="{{ item.publishDate }}">{{ item.publishDate | date: "%B %-d, %Y" }}</time>{% endif %}</p>
+<h1>{{ item.title }}</h1>
+{% if item.cover %}<img src="{{ item.cover | media_url }}" alt="">{% endif %}
+{{ item.content | markdown }}
+${BYLINE_AND_TAGS}
+</article>`,
+    ),
+  ],
+  items: KIT_ITEMS.author,
+  routes: [
+    { slug: 'home', path: '/', title: 'Home', template: 'home' },
+    {
+      slug: 'blog',
+      path: '/blog/',
+      kind: 'listing',
+      title: 'Blog',
+      template: 'list',
+      paginate: { type: 'post', size: 5, sort: '-publishDate' },
+      data: { intro: 'Everything we have written, newest first.' },
+    },
+    ...commonRoutes,
+  ],
+};
+
+const designerKit: StarterKitContents = {
+  types: [page, author, tag, project],
+  templates: [
+    ...sharedTemplates({
+      nav: [
+        ['Home', '/'],
+        ['Work', '/work/'],
+        ['About', '/about/'],
+      ],
+      feedType: 'project',
+      feedSort: '-year,title',
+      dateField: null,
+    }),
+    home(
+      'Selected work.',
+      latestSection({
+        type: 'project',
+        sort: '-featured,-year,title',
+        title: 'Selected work',
+        more: '/work/',
+        moreLabel: 'All projects →',
+        limit: 6,
+      }),
+    ),
+    template(
+      'project',
+      'project',
+      `<article class="prose">
+<p class="meta">{{ item.client }}{% if item.year %} · {{ item.year }}{% endif %}</p>
+<h1>{{ item.title }}</h1>
+{% if item.hero %}<img src="{{ item.hero | media_url }}" alt="{{ item.title }}">{% else %}<div class="card"><div class="swatch"></div></div>{% endif %}
+<p class="lead">{{ item.summary }}</p>
+{{ item.content | markdown }}
+{% for image in item.gallery %}<img src="{{ image | media_url }}" alt="" loading="lazy">{% endfor %}
+${BYLINE_AND_TAGS}
+</article>`,
+    ),
+  ],
+  items: KIT_ITEMS.designer,
+  routes: [
+    { slug: 'home', path: '/', title: 'Home', template: 'home' },
+    {
+      slug: 'work',
+      path: '/work/',
+      kind: 'listing',
+      title: 'Work',
+      template: 'list',
+      paginate: { type: 'project', size: 6, sort: '-year,title' },
+      data: { intro: 'Projects, newest first.' },
+    },
+    ...commonRoutes,
+  ],
+};
+
+const developerKit: StarterKitContents = {
+  types: [page, author, tag, doc, changelog],
+  templates: [
+    ...sharedTemplates({
+      nav: [
+        ['Home', '/'],
+        ['Docs', '/docs/'],
+        ['Changelog', '/changelog/'],
+        ['About', '/about/'],
+      ],
+      feedType: 'release-note',
+      feedSort: '-date',
+      dateField: 'date',
+    }),
+    home(
+      'Documentation and release notes.',
+      `${latestSection({
+        type: 'doc',
+        sort: 'section,order,title',
+        title: 'Documentation',
+        more: '/docs/',
+        moreLabel: 'All docs →',
+        limit: 3,
+      })}
+${latestSection({
+  type: 'release-note',
+  sort: '-date',
+  title: 'Latest releases',
+  more: '/changelog/',
+  moreLabel: 'Changelog →',
+  limit: 3,
+})}`,
+    ),
+    template(
+      'doc',
+      'doc',
+      `<article class="prose">
+<p class="meta">{{ item.section | capitalize }}</p>
+<h1>{{ item.title }}</h1>
+{{ item.content | markdown }}
+{% traverse item 'NEXT' as following %}{% for next in following %}<p><a href="{{ next.url | relative_url }}" rel="next">Next: {{ next.title }} →</a></p>{% endfor %}
+${BYLINE_AND_TAGS}
+</article>`,
+    ),
+    template(
+      'release-note',
+      'release-note',
+      `<article class="prose">
+<p class="meta"><time datetime="{{ item.date }}">{{ item.date | date: "%B %-d, %Y" }}</time></p>
+<h1>Release {{ item.release }}</h1>
+{{ item.content | markdown }}
+<p><a href="{{ '/changelog/' | relative_url }}">All releases</a></p>
+</article>`,
+    ),
+  ],
+  items: KIT_ITEMS.developer,
+  routes: [
+    { slug: 'home', path: '/', title: 'Home', template: 'home' },
+    {
+      slug: 'docs',
+      path: '/docs/',
+      kind: 'listing',
+      title: 'Documentation',
+      template: 'list',
+      paginate: { type: 'doc', size: 5, sort: 'section,order,title' },
+      data: { intro: 'Guides, tutorials and reference.' },
+    },
+    {
+      slug: 'changelog',
+      path: '/changelog/',
+      kind: 'listing',
+      title: 'Changelog',
+      template: 'list',
+      paginate: { type: 'release-note', size: 10, sort: '-date' },
+      data: { intro: 'What changed in each release.' },
+    },
+    ...commonRoutes,
+  ],
+};
+
+/** What each starter kit seeds (docs/api-spec.md §4 POST /sites `starterKit`; docs/starter-kits.md). */
 export const STARTER_KITS: Readonly<Record<StarterKit, StarterKitContents>> = {
-  none: { types: [], templates: [] },
-  author: {
-    types: [page, author, post],
-    templates: [
-      wildcard,
-      itemTemplate(
-        'post',
-        'post',
-        `    <article>
-      <h1>{{ item.fields.title }}</h1>
-      {% if item.fields.publishDate %}<time datetime="{{ item.fields.publishDate }}">{{ item.fields.publishDate | date: "%B %-d, %Y" }}</time>{% endif %}
-      {{ item.fields.content | markdown }}
-      {% if item.fields.tags %}<ul class="tags">{% for tag in item.fields.tags %}<li>{{ tag }}</li>{% endfor %}</ul>{% endif %}
-    </article>`,
-      ),
-      itemTemplate(
-        'author',
-        'author',
-        `    <h1>{{ item.fields.name }}</h1>
-    {{ item.fields.bio | markdown }}`,
-      ),
-    ],
-  },
-  designer: {
-    types: [page, project],
-    templates: [
-      wildcard,
-      itemTemplate(
-        'project',
-        'project',
-        `    <article class="project">
-      {% if item.fields.hero %}<img src="{{ item.fields.hero }}" alt="{{ item.fields.title }}">{% endif %}
-      <h1>{{ item.fields.title }}</h1>
-      <p>{{ item.fields.client }}{% if item.fields.year %} · {{ item.fields.year }}{% endif %}</p>
-      <p>{{ item.fields.summary }}</p>
-      {% for image in item.fields.gallery %}<img src="{{ image }}" alt="">{% endfor %}
-    </article>`,
-      ),
-    ],
-  },
-  developer: {
-    types: [page, doc, changelog],
-    templates: [
-      wildcard,
-      itemTemplate(
-        'doc',
-        'doc',
-        `    <article class="doc">
-      <p class="section">{{ item.fields.section }}</p>
-      <h1>{{ item.fields.title }}</h1>
-      {{ item.fields.content | markdown }}
-    </article>`,
-      ),
-      itemTemplate(
-        'release-note',
-        'release-note',
-        `    <h1>{{ item.fields.release }}</h1>
-    <time>{{ item.fields.date }}</time>
-    {{ item.fields.content | markdown }}`,
-      ),
-    ],
-  },
+  none: { types: [], templates: [], items: [], routes: [] },
+  author: authorKit,
+  designer: designerKit,
+  developer: developerKit,
 };

@@ -25,6 +25,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
+import { getEnvironment } from '../releases/environments';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import { DEPLOYMENT_LABEL } from '../releases/release-records';
 import type { Clock } from '../shared/clock';
@@ -190,6 +191,12 @@ export class BuildService {
       }) => Promise<unknown>;
       /** The head of a graph's audit chain, MACed, recorded in each build's manifest (see AuditAnchors). */
       auditHead?: (graphName: string, graph: Graph) => Promise<AuditHeadAnchor | null>;
+      /**
+       * This server's own origin (`http://127.0.0.1:4000`) once it listens, else null: a site
+       * without a public URL gets absolute URLs (sitemap, canonical links) from the address the
+       * server serves it at (`/sites/<slug>/<env>/`, a preview's `/previews/<slug>/<buildId>/`).
+       */
+      ownOrigin?: () => string | null;
       /**
        * How many versions of a site environment to keep after each build that went well
        * (`CMS_BUILD_RETENTION`): older ones are deleted, never the live one nor one waiting for its
@@ -536,7 +543,32 @@ export class BuildService {
   }
 
   /** The snapshot a build of `input` renders: the environment's live state (or `input.live`); heads for dev. */
+  /**
+   * Where the server serves the pages of `input`'s build: the base of its absolute URLs when
+   * neither the environment (`publicUrlOverride`) nor the site (`publicUrl`) names one.
+   */
+  private previewBaseUrl(input: StartBuildInput, buildId: string): string | null {
+    const origin = this.options.ownOrigin?.() ?? null;
+    if (!origin) return null;
+    return input.purpose === 'preview'
+      ? `${origin}${previewUrl(input.site.slug, buildId)}`
+      : `${origin}/sites/${input.site.slug}/${input.env}/`;
+  }
+
+  /**
+   * The snapshot a build of `input` reads. The environment's `publicUrlOverride`, when set, is
+   * its public URL: the base of the environment's absolute URLs.
+   */
   private async snapshotFor(input: StartBuildInput): Promise<SiteSnapshot> {
+    const snapshot = await this.takeSnapshotFor(input);
+    const override = await getEnvironment(input.graph, input.env).then(
+      (environment) => environment.publicUrlOverride ?? null,
+      () => null,
+    );
+    return override ? { ...snapshot, site: { ...snapshot.site, publicUrl: override } } : snapshot;
+  }
+
+  private async takeSnapshotFor(input: StartBuildInput): Promise<SiteSnapshot> {
     const live =
       input.live !== undefined
         ? input.live
@@ -560,6 +592,7 @@ export class BuildService {
       mode: 'validate',
       buildId,
       outputChannels: input.outputChannels ?? null,
+      previewBaseUrl: this.previewBaseUrl(input, buildId),
     });
     return {
       ...this.toResult(result, input),
@@ -674,8 +707,10 @@ export class BuildService {
         target: this.targetFor(input, buildId),
         pool: purpose === 'preview' ? undefined : this.pool(key),
         serveCheckUrl: purpose === 'build' ? input.serveCheckUrl : null,
-        mediaBaseUrl: '/media',
+        // media_url gives the assets' own `/media/assets/…` paths, as `cms-build` does
+        mediaBaseUrl: null,
         outputChannels: input.outputChannels ?? null,
+        previewBaseUrl: this.previewBaseUrl(input, buildId),
         activate: purpose === 'preview',
         auditHead,
         signal,
@@ -717,6 +752,7 @@ export class BuildService {
         artifacts: final.artifacts,
         durationMs: final.durationMs,
         transformErrors: final.transformErrors.slice(0, 200),
+        ...(final.warnings ? { warnings: final.warnings } : {}),
         deploy: final.deploy,
         error: final.error ?? null,
         finishedAt,

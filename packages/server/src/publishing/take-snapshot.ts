@@ -18,6 +18,7 @@ import { relationshipsOf, toContentRecord, typeOfId } from '../content/item-reco
 import { listTypes } from '../content/type-repository';
 import { VERSION_LABEL, versionNodeId } from '../content/versions';
 import type { GraphEdge, GraphNode, GraphReader } from '../engines/port';
+import { MEDIA_LABEL, toMediaAsset } from '../media/media-store';
 import type { SiteView } from '../platform/sites';
 import type { Clock } from '../shared/clock';
 import { nodePages } from '../shared/node-pages';
@@ -109,6 +110,14 @@ export async function takeSnapshot({
       to: edge.to,
       ...(Object.keys(edge.props).length > 0 ? { props: edge.props } : {}),
     }));
+  const assets: Array<{ id: string; url: string }> = [];
+  for await (const page of nodePages(graph, { label: MEDIA_LABEL }, PAGE)) {
+    for (const node of page) {
+      const asset = toMediaAsset(node);
+      assets.push({ id: asset.id, url: asset.url });
+    }
+  }
+  assets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
@@ -143,6 +152,7 @@ export async function takeSnapshot({
     widgets: (await listSiteResources(graph, resourceSpec('widgets'))) as Widget[],
     pageKits: (await listSiteResources(graph, resourceSpec('page-kits'))) as PageKit[],
     ...(sets[0] ? { embeddings: { provider: sets[0].provider, dimensions: sets[0].dimensions } } : {}),
+    ...(assets.length > 0 ? { assets } : {}),
     exportedAt: clock.now().toISOString(),
   };
 }

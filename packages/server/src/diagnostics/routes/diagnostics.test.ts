@@ -3,6 +3,7 @@ import { startTestPlatform, type TestPlatform } from '../../../test/helpers/test
 import { createEmbeddedEngine } from '../../engines/embedded';
 import { createNeo4jEngine } from '../../engines/neo4j';
 import type { GraphEngine } from '../../engines/port';
+import { STARTER_KITS } from '../../platform/starter-kits';
 
 let tp: TestPlatform;
 afterEach(async () => {
@@ -178,7 +179,10 @@ describe('engine procedures and audit', () => {
     expect(rows.audit_chain).toMatchObject({ status: 'ok' });
     expect(rows.engine).toMatchObject({ status: 'ok', version: 'embedded' });
     expect(rows.site_record).toMatchObject({ status: 'ok' });
-    expect(rows.site_content.message).toMatch(/^3 content types, 3 templates$/);
+    const kit = STARTER_KITS.author;
+    expect(rows.site_content.message).toBe(
+      `${kit.types.length} content types, ${kit.templates.length} templates`,
+    );
     const graph = await tp.engine.openGraph(site.graphName);
     const records = await graph!.auditRecords();
     expect(records.at(-1)).toMatchObject({ action: 'audit.checklist', target: site.graphName });

@@ -7,6 +7,7 @@ import { listSites, toSiteView } from '../../platform/sites';
 import { BuildService } from '../../publishing/build-service';
 import { relinkSiteFolders } from '../../publishing/site-folders';
 import { runAfterBuildHooks } from '../../scripts/after-build';
+import { ownOrigin } from '../own-origin';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,6 +39,7 @@ export const publishingPlugin = fp(
           actor,
           build,
         }),
+      ownOrigin: () => ownOrigin(app),
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
       retention: app.trellis.config.CMS_BUILD_RETENTION,
       // Health's last build is the last one switched in (a build ahead or a preview is not live).

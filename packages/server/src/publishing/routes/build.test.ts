@@ -265,7 +265,6 @@ describe('build routes', () => {
         env: 'dev',
         mode: 'full',
         target: createFolderTarget({ dir: out }),
-        mediaBaseUrl: '/media',
       });
       expect(local.ok).toBe(true);
       const files = (await readdir(out, { recursive: true })).filter((f) => f.endsWith('.html'));

@@ -1,5 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { extname, join, normalize } from 'node:path';
+import { join, normalize } from 'node:path';
 import {
   BuildAccepted,
   BuildBody,
@@ -21,6 +21,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { withTotal } from '../../http/list-page';
+import { ownOrigin } from '../../http/own-origin';
 import { siteOf, siteViewOf } from '../../http/site-of';
 import { getSite, type SiteView } from '../../platform/sites';
 import { liveStateAt } from '../../releases/deployments';
@@ -36,40 +37,38 @@ export function livePath(siteId: string, env: string): string {
 }
 
 /**
- * Where a deploy is probed: the site's public URL (a URL a site admin chose: the guarded
- * fetcher refuses it when it is not public, unless CMS_OUTBOUND_ALLOW allows it), else the
- * environment's live path on this server's own address, when listening (built here, so
- * trusted: `isServeCheckOwnAddress`).
+ * Where a deploy is probed: the environment's `publicUrlOverride`, else (for `prod`) the
+ * site's public URL (URLs a site admin chose: the guarded fetcher refuses them when they are
+ * not public, unless CMS_OUTBOUND_ALLOW allows it), else the environment's live path on this
+ * server's own address, when listening (built here, so trusted: `isServeCheckOwnAddress`).
  */
 function serveCheckOf(
   app: FastifyInstance,
   site: SiteView,
   env: string,
+  publicUrlOverride: string | null,
 ): Pick<StartBuildInput, 'serveCheckUrl' | 'isServeCheckOwnAddress'> {
+  if (publicUrlOverride) return { serveCheckUrl: publicUrlOverride };
   if (site.publicUrl && env === 'prod') return { serveCheckUrl: site.publicUrl };
-  const address = app.server.address();
-  if (!address || typeof address === 'string') return { serveCheckUrl: null };
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
-  return {
-    serveCheckUrl: `http://${reachable}:${address.port}${livePath(site.id, env)}`,
-    isServeCheckOwnAddress: true,
-  };
+  const origin = ownOrigin(app);
+  if (!origin) return { serveCheckUrl: null };
+  return { serveCheckUrl: `${origin}${livePath(site.id, env)}`, isServeCheckOwnAddress: true };
 }
 
 /**
  * Sends the file at `path` (a URL path; a folder gives its index.html) of the deployed site
  * folder `dir` (a `current` pointer, resolved once, so a switch never mixes two versions in
- * one answer); a plain 404 page when there is none.
+ * one answer); a 404 with the site's own `404.html` when it has one, else a plain one.
  */
 function sendFrom(reply: FastifyReply, dir: string | null, path: string | undefined) {
-  const notFound = () =>
-    reply
-      .status(404)
-      .type('text/html; charset=utf-8')
-      .send('<!doctype html><title>Not found</title><h1>Not found</h1>');
-  if (!dir || !existsSync(dir)) return notFound();
-  const root = realpathSync(dir);
+  const root = dir && existsSync(dir) ? realpathSync(dir) : null;
+  const notFound = () => {
+    reply.status(404).type('text/html; charset=utf-8');
+    if (root && existsSync(join(root, '404.html')))
+      return reply.sendFile('404.html', root, { cacheControl: false });
+    return reply.send('<!doctype html><title>Not found</title><h1>Not found</h1>');
+  };
+  if (!root) return notFound();
   let decoded: string;
   try {
     decoded = decodeURIComponent(path ?? '');
@@ -78,10 +77,10 @@ function sendFrom(reply: FastifyReply, dir: string | null, path: string | undefi
   }
   let relative = normalize(`/${decoded}`);
   if (relative.includes('\0') || relative.split('/').includes('..')) return notFound();
-  if (relative.endsWith('/') || extname(relative) === '') {
-    const asDir = join(root, relative);
-    if (existsSync(asDir) && statSync(asDir).isDirectory()) relative = join(relative, 'index.html');
-  }
+  // A folder gives its index.html, whatever its name looks like (`/changelog/1.2.0/`: the
+  // router drops the trailing slash).
+  const asDir = join(root, relative);
+  if (existsSync(asDir) && statSync(asDir).isDirectory()) relative = join(relative, 'index.html');
   const file = join(root, relative);
   if (!file.startsWith(`${root}/`) || !existsSync(file) || !statSync(file).isFile()) return notFound();
   return reply.sendFile(relative.slice(1), root, { cacheControl: false });
@@ -111,7 +110,7 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const body = request.body ?? {};
       const env = envName(request.query.env ?? body.env);
-      await getEnvironment(siteOf(request).graph, env);
+      const environment = await getEnvironment(siteOf(request).graph, env);
       const mode = request.query.dryRun ? 'validate' : (body.mode ?? 'incremental');
       const site = await siteViewOf(app, request);
       const graph = siteOf(request).graph;
@@ -123,7 +122,9 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         mode: asOf && mode !== 'validate' ? 'full' : mode,
         actor: actorOf(request.principal!),
         ...(body.outputChannels ? { outputChannels: body.outputChannels } : {}),
-        ...(asOf ? { serveCheckUrl: null } : serveCheckOf(app, site, env)),
+        ...(asOf
+          ? { serveCheckUrl: null }
+          : serveCheckOf(app, site, env, environment.publicUrlOverride ?? null)),
         ...(asOf && env !== 'dev'
           ? {
               live: (await liveStateAt(graph, { envId: `env:${env}`, at: asOf, now: app.releases.now() }))
