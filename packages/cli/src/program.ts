@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { defineAuditCommands } from './commands/audit/definition';
 import { defineBuildCommand } from './commands/build/definition';
-import { createCommandKit } from './commands/command-kit';
+import { addGroupExamples, createCommandKit } from './commands/command-kit';
 import { defineContentCommands } from './commands/content/definition';
 import { defineDeployCommand } from './commands/deploy/definition';
 import { defineDeploymentsCommands } from './commands/deployments/definition';
@@ -14,6 +14,7 @@ import { defineKeysCommands } from './commands/keys/definition';
 import { defineLiveCommand } from './commands/live/definition';
 import { defineLoginCommand } from './commands/login/definition';
 import { defineMembersCommands } from './commands/members/definition';
+import { defineProfilesCommands } from './commands/profiles/definition';
 import { definePublishCommands } from './commands/publish/definition';
 import { defineQueueCommand } from './commands/queue/definition';
 import { defineReleasesCommands } from './commands/releases/definition';
@@ -31,6 +32,7 @@ import { VERSION } from './version';
 /** The command groups in the order `cms --help` lists them. */
 const GROUPS = [
   defineLoginCommand,
+  defineProfilesCommands,
   defineHealthCommand,
   defineSitesCommands,
   defineTypesCommands,
@@ -67,9 +69,15 @@ export function createProgram(io: CliIo, state: { exitCode: number }): Command {
       'Operate a Trellis server: sites, types, content, publishing, imports, templates, builds, releases and deployments, members and keys.',
     )
     .version(VERSION, '-v, --version')
-    .option('--url <url>', 'server URL (env CMS_URL; default: the profile)')
+    .option(
+      '--url <url>',
+      'server URL; a bare host and a trailing /api are fine (env CMS_URL; default: the profile)',
+    )
     .option('--key <key>', 'API key (env CMS_API_KEY; default: the profile)')
-    .option('--site <id>', 'site id site:<slug> for site commands (env CMS_SITE; default: the profile)')
+    .option(
+      '--site <slug>',
+      'site of site commands: its slug or id site:<slug> (env CMS_SITE; default: the profile)',
+    )
     .option(
       '--profile <name>',
       'profile of the config file to use (env CMS_PROFILE; default: the current one)',
@@ -90,6 +98,7 @@ Example:
     );
   const kit = createCommandKit(io, state);
   for (const defineGroup of GROUPS) defineGroup(program, kit);
+  addGroupExamples(program);
   return program;
 }
 

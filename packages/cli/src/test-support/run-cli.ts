@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import type { TextSource } from '../io/cli-io';
 import { run } from '../program';
 
 /** A text sink that keeps what was written. */
@@ -22,10 +23,26 @@ export function capture(isTTY = false): Capture {
 /** Runs `cms` in-process with captured streams, a temp config dir and `cwd`. */
 export async function runCli(
   argv: string[],
-  { env = {}, cwd }: { env?: Record<string, string | undefined>; cwd: string },
+  { env = {}, cwd, stdin }: { env?: Record<string, string | undefined>; cwd: string; stdin?: TextSource },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = capture();
   const stderr = capture();
-  const code = await run(argv, { stdout, stderr, env, fs, cwd });
+  const code = await run(argv, { stdout, stderr, env, fs, cwd, ...(stdin ? { stdin } : {}) });
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Standard input that holds `text` (a pipe), or a terminal whose hidden prompt answers `typed`. */
+export function cannedStdin({ text = '', typed }: { text?: string; typed?: string }): TextSource & {
+  prompts: string[];
+} {
+  const prompts: string[] = [];
+  return {
+    isTTY: typed !== undefined,
+    prompts,
+    readAll: async () => text,
+    readSecret: async (prompt) => {
+      prompts.push(prompt);
+      return typed ?? '';
+    },
+  };
 }
