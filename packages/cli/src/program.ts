@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { defineAuditCommands } from './commands/audit/definition';
 import { defineBuildCommand } from './commands/build/definition';
+import { defineBuildsCommands } from './commands/builds/definition';
 import { addGroupExamples, createCommandKit } from './commands/command-kit';
 import { defineContentCommands } from './commands/content/definition';
 import { defineDeployCommand } from './commands/deploy/definition';
@@ -8,11 +9,13 @@ import { defineDeploymentsCommands } from './commands/deployments/definition';
 import { defineDripCommands } from './commands/drip/definition';
 import { defineEdgesCommands } from './commands/edges/definition';
 import { defineEnvsCommands } from './commands/envs/definition';
+import { defineExportCommand } from './commands/export/definition';
 import { defineHealthCommand } from './commands/health/definition';
 import { defineImportCommands } from './commands/import/definition';
 import { defineKeysCommands } from './commands/keys/definition';
 import { defineLiveCommand } from './commands/live/definition';
 import { defineLoginCommand } from './commands/login/definition';
+import { defineMediaCommands } from './commands/media/definition';
 import { defineMembersCommands } from './commands/members/definition';
 import { defineProfilesCommands } from './commands/profiles/definition';
 import { definePublishCommands } from './commands/publish/definition';
@@ -25,6 +28,7 @@ import { defineRoutesCommands } from './commands/routes/definition';
 import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
 import { defineTypesCommands } from './commands/types/definition';
+import { defineVersionsCommands } from './commands/versions/definition';
 import { ExitCode, errorJson, exitCodeOf, formatError } from './errors';
 import type { CliIo } from './io/cli-io';
 import { VERSION } from './version';
@@ -39,11 +43,14 @@ const GROUPS = [
   defineRoutesCommands,
   defineResourceCommands,
   defineContentCommands,
+  defineVersionsCommands,
   definePublishCommands,
   defineImportCommands,
   defineEdgesCommands,
   defineTemplatesCommands,
+  defineMediaCommands,
   defineBuildCommand,
+  defineBuildsCommands,
   defineReleasesCommands,
   defineDeployCommand,
   defineDeploymentsCommands,
@@ -56,6 +63,7 @@ const GROUPS = [
   defineMembersCommands,
   defineKeysCommands,
   defineAuditCommands,
+  defineExportCommand,
 ];
 
 /**
