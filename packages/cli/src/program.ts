@@ -25,6 +25,7 @@ import { defineReplayCommand } from './commands/replay/definition';
 import { defineResourceCommands } from './commands/resources/definition';
 import { defineRollbackCommand } from './commands/rollback/definition';
 import { defineRoutesCommands } from './commands/routes/definition';
+import { defineSiteFolderCommands } from './commands/site-folder/definition';
 import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
 import { defineTypesCommands } from './commands/types/definition';
@@ -39,6 +40,7 @@ const GROUPS = [
   defineProfilesCommands,
   defineHealthCommand,
   defineSitesCommands,
+  defineSiteFolderCommands,
   defineTypesCommands,
   defineRoutesCommands,
   defineResourceCommands,
