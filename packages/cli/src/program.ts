@@ -3,6 +3,7 @@ import { defineAuditCommands } from './commands/audit/definition';
 import { defineBuildCommand } from './commands/build/definition';
 import { defineBuildsCommands } from './commands/builds/definition';
 import { addGroupExamples, createCommandKit } from './commands/command-kit';
+import { defineCompletionCommands } from './commands/completion/definition';
 import { defineContentCommands } from './commands/content/definition';
 import { defineDeployCommand } from './commands/deploy/definition';
 import { defineDeploymentsCommands } from './commands/deployments/definition';
@@ -25,6 +26,7 @@ import { defineReplayCommand } from './commands/replay/definition';
 import { defineResourceCommands } from './commands/resources/definition';
 import { defineRollbackCommand } from './commands/rollback/definition';
 import { defineRoutesCommands } from './commands/routes/definition';
+import { defineServeCommand } from './commands/serve/definition';
 import { defineSiteFolderCommands } from './commands/site-folder/definition';
 import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
@@ -66,6 +68,8 @@ const GROUPS = [
   defineKeysCommands,
   defineAuditCommands,
   defineExportCommand,
+  defineServeCommand,
+  defineCompletionCommands,
 ];
 
 /**

@@ -1,0 +1,44 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { type CommandKit, subcommand, toNonNegativeInt } from '../command-kit';
+import { serve } from './serve';
+
+/** Resolves on the first Ctrl-C (SIGINT) or SIGTERM. */
+function untilInterrupted(): Promise<void> {
+  return new Promise((resolvePromise) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolvePromise();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** `cms serve [dir]` */
+export function defineServeCommand(program: Command, { io, action }: CommandKit): void {
+  subcommand(
+    program,
+    'serve',
+    'Preview a build folder locally (127.0.0.1) with working links, until Ctrl-C',
+    ['cms serve ./dist', 'cms serve ./dist --port 8080'],
+    `dir is a build folder (cms-build --out dir), or a directory deploy target (its current build
+is served). /a/ serves a/index.html, /a serves a or a.html, and 404.html answers what is missing.
+Only this machine can connect unless --host says otherwise.`,
+  )
+    .argument('[dir]', 'build folder (default: the current one)')
+    .option('--port <n>', 'port (0 picks a free one)', toNonNegativeInt, 4321)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .action(
+      action<{ port: number; host: string }>(async (context, [dir], options) =>
+        serve({
+          out: context.out,
+          dir: resolve(io.cwd, dir ?? '.'),
+          host: options.host,
+          port: options.port,
+          stop: untilInterrupted(),
+        }),
+      ),
+    );
+}
