@@ -95,11 +95,20 @@ export function subcommand(
   const examples = typeof example === 'string' ? [example] : example;
   const command = parent.command(name).description(description);
   EXAMPLES.set(command, examples);
+  if (details) DETAILS.set(command, details.trim());
   return command.addHelpText('after', `\n${details ? `${details.trim()}\n\n` : ''}${examplesText(examples)}`);
 }
 
 /** The examples each command was given ({@link subcommand}, {@link group}); the CLI reference reads them. */
 const EXAMPLES = new WeakMap<Command, readonly string[]>();
+
+/** The paragraphs after the options of each command's help ({@link subcommand}'s `details`). */
+const DETAILS = new WeakMap<Command, string>();
+
+/** The details paragraphs `command` was given, if any. */
+export function detailsOf(command: Command): string | undefined {
+  return DETAILS.get(command);
+}
 
 /** The examples `command` was given, if any. */
 export function examplesOf(command: Command): readonly string[] | undefined {

@@ -10,7 +10,7 @@ export function defineCompletionCommands(program: Command, { io, action }: Comma
     'Print the shell completion script (bash, zsh or fish)',
     [
       'cms completion bash > ~/.local/share/bash-completion/completions/cms',
-      'cms completion zsh > "${fpath[1]}/_cms"',
+      'cms completion zsh > ~/.zfunc/_cms',
       'cms completion fish > ~/.config/fish/completions/cms.fish',
     ],
     `Completes commands, subcommands, options, option choices and profile names. To try it in

@@ -72,9 +72,9 @@ describe('cms serve', () => {
       const missing = await fetch(new URL('/nope/', url));
       expect(missing.status).toBe(404);
       expect(await missing.text()).toBe('<h1>Missing</h1>');
-      const escape = await fetch(new URL('/..%2fsecret.txt', url));
-      expect(escape.status).toBe(404);
-      expect(await escape.text()).not.toContain('outside');
+      const outside = await fetch(new URL('/..%2fsecret.txt', url));
+      expect(outside.status).toBe(404);
+      expect(await outside.text()).not.toContain('outside');
     });
     expect(notes).toContain(`Serving ${root} at http://127.0.0.1:`);
     expect(notes).toContain('Stopped.');
