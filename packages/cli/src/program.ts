@@ -16,6 +16,7 @@ import { defineImportCommands } from './commands/import/definition';
 import { defineKeysCommands } from './commands/keys/definition';
 import { defineLiveCommand } from './commands/live/definition';
 import { defineLoginCommand } from './commands/login/definition';
+import { defineMaintenanceCommands } from './commands/maintenance/definition';
 import { defineMediaCommands } from './commands/media/definition';
 import { defineMembersCommands } from './commands/members/definition';
 import { defineProfilesCommands } from './commands/profiles/definition';
@@ -67,6 +68,7 @@ const GROUPS = [
   defineMembersCommands,
   defineKeysCommands,
   defineAuditCommands,
+  defineMaintenanceCommands,
   defineExportCommand,
   defineServeCommand,
   defineCompletionCommands,
