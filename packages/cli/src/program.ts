@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { defineAuditCommands } from './commands/audit/definition';
+import { defineBlocksCommands } from './commands/blocks/definition';
 import { defineBuildCommand } from './commands/build/definition';
 import { defineBuildsCommands } from './commands/builds/definition';
 import { addGroupExamples, createCommandKit } from './commands/command-kit';
@@ -49,6 +50,7 @@ const GROUPS = [
   defineResourceCommands,
   defineContentCommands,
   defineVersionsCommands,
+  defineBlocksCommands,
   definePublishCommands,
   defineImportCommands,
   defineEdgesCommands,
