@@ -64,15 +64,17 @@ export async function importRecords({
     result.errors.length > 0
       ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), result.errors)
       : null;
+  // A dry run writes nothing: it says what a real import would do.
+  const would = options.dryRun ? 'would be ' : '';
   const counts = [
-    `${result.created} created`,
-    ...(result.updated ? [`${result.updated} updated`] : []),
+    `${result.created} ${would}created`,
+    ...(result.updated ? [`${result.updated} ${would}updated`] : []),
     ...(result.unchanged ? [`${result.unchanged} unchanged`] : []),
     ...(result.skipped ? [`${result.skipped} skipped`] : []),
     `${result.failed} failed`,
   ];
   out.result({ ...result, errorsFile }, () => [
-    `${options.dryRun ? 'Checked' : 'Imported'} ${result.totalRecords} ${options.type} record(s) in ${seconds(result.tookMs)}: ` +
+    `${options.dryRun ? 'Dry run, nothing written: checked' : 'Imported'} ${result.totalRecords} ${options.type} record(s) in ${seconds(result.tookMs)}: ` +
       `${counts.join(', ')} (${result.recordsPerSec} records/s, ${result.calls} request(s)).`,
     ...(result.published
       ? [`Published ${result.published.count} item(s) to ${result.published.envId}.`]
