@@ -18,6 +18,8 @@ export type {
   DeployCapabilities,
   DeployedVersion,
   DeployTarget,
+  PruneParams,
+  PruneResult,
   WriteSession,
 } from './deploy/types';
 export { BuildCache } from './incremental/build-cache';

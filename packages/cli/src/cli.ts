@@ -11,6 +11,17 @@ run(process.argv.slice(2), {
   fs,
   cwd: process.cwd(),
   stdin: processStdin(),
+  onInterrupt: (handler) => {
+    let pressed = false;
+    const listener = () => {
+      // A second Ctrl-C while the first is being handled ends the process the usual way.
+      if (pressed) process.exit(130);
+      pressed = true;
+      handler();
+    };
+    process.on('SIGINT', listener);
+    return () => process.off('SIGINT', listener);
+  },
 }).then(
   (code) => {
     process.exitCode = code;

@@ -34,6 +34,7 @@ import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
 import { defineTypesCommands } from './commands/types/definition';
 import { defineVersionsCommands } from './commands/versions/definition';
+import { defineWorkflowsCommands } from './commands/workflows/definition';
 import { ExitCode, errorJson, exitCodeOf, formatError } from './errors';
 import type { CliIo } from './io/cli-io';
 import { VERSION } from './version';
@@ -52,6 +53,7 @@ const GROUPS = [
   defineVersionsCommands,
   defineBlocksCommands,
   definePublishCommands,
+  defineWorkflowsCommands,
   defineImportCommands,
   defineEdgesCommands,
   defineTemplatesCommands,

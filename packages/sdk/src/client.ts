@@ -30,6 +30,7 @@ import {
 import { createSitesApi, type SitesApi } from './namespaces/sites';
 import { createTemplatesApi, type TemplatesApi } from './namespaces/templates';
 import { createTypesApi, type TypesApi } from './namespaces/types';
+import { createWorkflowsApi, type WorkflowsApi } from './namespaces/workflows';
 
 /** Options of {@link createClient}; the README documents each with its default. */
 export interface ClientOptions {
@@ -73,6 +74,8 @@ export interface SiteClient {
   readonly blockTypes: BlockTypesApi;
   readonly widgets: WidgetsApi;
   readonly pageKits: PageKitsApi;
+  /** Workflow definitions, item states and transitions (docs/workflows.md). */
+  readonly workflows: WorkflowsApi;
 }
 
 /** The platform-level client. `site(id)` gives the site-scoped namespaces. */
@@ -145,6 +148,7 @@ export function createClient(options: ClientOptions): TrellisClient {
         blockTypes: createBlockTypesApi(scoped),
         widgets: createWidgetsApi(scoped),
         pageKits: createPageKitsApi(scoped),
+        workflows: createWorkflowsApi(scoped),
       };
     },
   };

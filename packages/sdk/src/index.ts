@@ -41,6 +41,7 @@ export type {
   CreateTransformBody,
   CreateViewBody,
   CreateWidgetBody,
+  CreateWorkflowBody,
   DeleteSiteResponse,
   Deployment,
   DeploymentStatus,
@@ -100,12 +101,18 @@ export type {
   UpdateTransformBody,
   UpdateViewBody,
   UpdateWidgetBody,
+  UpdateWorkflowBody,
   UpsertEnvironmentBody,
   UserMatch,
   UserMatchList,
   View,
   ViewSeoBody,
   Widget,
+  Workflow,
+  WorkflowHistoryEntry,
+  WorkflowItemState,
+  WorkflowTransitionBody,
+  WorkflowTransitionResponse,
 } from '@trelliscms/core';
 export { type ClientOptions, createClient, type SiteClient, type TrellisClient } from './client';
 export * from './errors';
@@ -152,3 +159,4 @@ export type {
 export type { SitesApi } from './namespaces/sites';
 export type { TemplatesApi } from './namespaces/templates';
 export type { ApplyTypeResult, TypesApi } from './namespaces/types';
+export type { WorkflowsApi } from './namespaces/workflows';

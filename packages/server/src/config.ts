@@ -109,6 +109,12 @@ export const ConfigSchema = z
       .min(1024)
       .default(32 * 1024 * 1024),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * Which requests get a log line (http/logger.ts RequestLogController): `all` (each request
+     * as it comes in and completes), `errors` (answered 400 or above), `off` (only those answered
+     * 500 or above, or that failed): errors are never dropped.
+     */
+    CMS_REQUEST_LOG: z.enum(['all', 'errors', 'off']).default('all'),
     /** Trust X-Forwarded-For from this proxy address list (comma-separated) only. */
     TRUST_PROXY: z.string().optional(),
     /** Browser origins allowed to call the API (CORS), comma-separated; `*` for any; unset: CORS off. */
@@ -131,6 +137,12 @@ export const ConfigSchema = z
       .min(1024)
       .default(16 * 1024 * 1024),
     CMS_SCHEDULER: Bool.default(true),
+    /**
+     * How many build versions each site environment keeps on disk: after a build, older ones are
+     * deleted (never the live one, nor one waiting for a scheduled switch); 0 keeps them all.
+     * `POST /api/build/prune` (`cms builds prune`) prunes on demand.
+     */
+    CMS_BUILD_RETENTION: z.coerce.number().int().min(0).max(10_000).default(10),
     /**
      * How long a claim on a deployment being built holds (renewed every third of it while the
      * build runs): a process that stops during the build (kill -9) leaves the deployment to

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
+import { resolve } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { ConfigError, loadConfig } from './config';
 import { buildApp } from './http/app';
-import { ownerKeyNotice } from './platform/bootstrap-owner';
+import { runOperatorCommand } from './operator-commands';
+import { firstStartNotice } from './platform/bootstrap-owner';
 
 /**
  * Starts the server: validated configuration, listen, graceful shutdown on SIGTERM/SIGINT
@@ -10,6 +13,12 @@ import { ownerKeyNotice } from './platform/bootstrap-owner';
  * `SHUTDOWN_TIMEOUT_MS`.
  */
 async function main(): Promise<void> {
+  const command = await runOperatorCommand(process.argv.slice(2), process.env, () => text(process.stdin));
+  if (command) {
+    process.stdout.write(command.stdout);
+    process.stderr.write(command.stderr);
+    process.exit(command.code);
+  }
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -54,7 +63,10 @@ async function main(): Promise<void> {
     `Trellis listening on ${address}`,
   );
   // Printed once, straight to stdout and never through the logger; only its hash is stored.
-  const notice = ownerKeyNotice(app.ownerBootstrap);
+  const notice = firstStartNotice(app.ownerBootstrap, {
+    address,
+    dataDir: config.CMS_ENGINE === 'embedded' ? resolve(config.CMS_DATA_DIR) : null,
+  });
   if (notice) process.stdout.write(notice);
 }
 

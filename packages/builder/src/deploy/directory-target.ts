@@ -1,11 +1,18 @@
 import { existsSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
-import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
 import { folderWriter } from './folder-writer';
-import { readManifestHead, readManifest as readStored, writeManifest } from './manifest-files';
-import type { ActivateResult, DeployedVersion, DeployTarget, WriteSession } from './types';
+import { pruneShards, readManifestHead, readManifest as readStored, writeManifest } from './manifest-files';
+import type {
+  ActivateResult,
+  DeployedVersion,
+  DeployTarget,
+  PruneParams,
+  PruneResult,
+  WriteSession,
+} from './types';
 
 const safeId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -63,7 +70,7 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
     return readStored({ path: join(manifestsDir, `${buildId}.json`), shardDir });
   };
 
-  return {
+  const target: DeployTarget = {
     name: 'directory',
     capabilities: { atomic: true, rollback: true },
     liveDir: () => pointer,
@@ -175,7 +182,48 @@ export function createDirectoryTarget(options: { root: string }): DeployTarget {
       }
       return out.sort((a, b) => ((a.createdAt ?? '') < (b.createdAt ?? '') ? 1 : -1));
     },
+    async prune({ keep, protect }: PruneParams): Promise<PruneResult> {
+      const all = await target.versions!();
+      const removed: string[] = [];
+      all.forEach((version, index) => {
+        if (version.isLive || index < keep || protect?.has(version.buildId)) return;
+        removed.push(version.buildId);
+      });
+      removed.reverse();
+      for (const buildId of removed) {
+        // The manifest first: a version folder without a manifest is still listed and pruned
+        // next time; a manifest without its folder would name files that are gone.
+        await rm(join(manifestsDir, `${buildId}.json`), { force: true });
+        await rm(join(versionsDir, buildId), { recursive: true, force: true });
+        if (cached?.buildId === buildId) cached = null;
+      }
+      if (removed.length > 0) await pruneShards({ shardDir, keep: await shardsInUse() });
+      return { removed, kept: all.length - removed.length };
+    },
   };
+  return target;
+
+  /** The shard files the remaining manifest headers name. */
+  async function shardsInUse(): Promise<string[]> {
+    let headers: string[] = [];
+    try {
+      headers = (await readdir(manifestsDir)).filter((name) => name.endsWith('.json'));
+    } catch {
+      return [];
+    }
+    const used: string[] = [];
+    for (const header of headers) {
+      try {
+        const stored = JSON.parse(await readFile(join(manifestsDir, header), 'utf8')) as { shards?: unknown };
+        if (Array.isArray(stored.shards))
+          used.push(...stored.shards.filter((s): s is string => typeof s === 'string'));
+      } catch {
+        // A header being written (temporary name) or unreadable: keep every shard this time.
+        return readdir(shardDir).catch(() => []);
+      }
+    }
+    return used;
+  }
 }
 
 /** Runs `task` on every item, up to `limit` at a time. */

@@ -87,4 +87,25 @@ export interface DeployTarget {
   rollback?(buildId: string): Promise<ActivateResult>;
   /** deployed versions, newest first */
   versions?(): Promise<DeployedVersion[]>;
+  /**
+   * deletes old versions (targets that keep versions): every version but the live one, those in
+   * `protect` and the `keep` newest; their manifests go too, and manifest shards no remaining
+   * manifest names. Returns the build ids removed, oldest first
+   */
+  prune?(params: PruneParams): Promise<PruneResult>;
+}
+
+/** What {@link DeployTarget.prune} keeps. */
+export interface PruneParams {
+  /** how many of the newest versions to keep (the live one counts among them when it is one of them) */
+  keep: number;
+  /** build ids never removed (e.g. prebuilt versions waiting for their scheduled switch) */
+  protect?: ReadonlySet<string>;
+}
+
+/** What {@link DeployTarget.prune} removed. */
+export interface PruneResult {
+  removed: string[];
+  /** versions left, the live one included */
+  kept: number;
 }

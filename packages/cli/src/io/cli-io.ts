@@ -33,4 +33,9 @@ export interface CliIo {
   stdin?: TextSource;
   /** The fetch the SDK uses; the global one by default. */
   fetch?: typeof fetch;
+  /**
+   * Calls `handler` on Ctrl-C (SIGINT) instead of ending the process, until the returned
+   * function is called; a second Ctrl-C ends the process. Absent: Ctrl-C ends it at once.
+   */
+  onInterrupt?: (handler: () => void) => () => void;
 }

@@ -23,11 +23,26 @@ export function capture(isTTY = false): Capture {
 /** Runs `cms` in-process with captured streams, a temp config dir and `cwd`. */
 export async function runCli(
   argv: string[],
-  { env = {}, cwd, stdin }: { env?: Record<string, string | undefined>; cwd: string; stdin?: TextSource },
+  {
+    env = {},
+    cwd,
+    stdin,
+    onInterrupt,
+    tty = false,
+  }: {
+    env?: Record<string, string | undefined>;
+    cwd: string;
+    /** Standard input (see {@link cannedStdin}); none by default. */
+    stdin?: TextSource;
+    /** Stands in for Ctrl-C: see CliIo.onInterrupt. */
+    onInterrupt?: (handler: () => void) => () => void;
+    /** Whether stderr is a terminal. */
+    tty?: boolean;
+  },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = capture();
-  const stderr = capture();
-  const code = await run(argv, { stdout, stderr, env, fs, cwd, ...(stdin ? { stdin } : {}) });
+  const stderr = capture(tty);
+  const code = await run(argv, { stdout, stderr, env, fs, cwd, onInterrupt, ...(stdin ? { stdin } : {}) });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 

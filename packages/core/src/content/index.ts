@@ -64,3 +64,19 @@ export {
   validateRelationships,
 } from './validate-fields';
 export { type TypeDefinitionResult, validateTypeDefinition } from './validate-type-definition';
+export {
+  allowedTransitions,
+  DEFAULT_WORKFLOW,
+  DEFAULT_WORKFLOW_NAME,
+  effectiveState,
+  isPublishedState,
+  type MoveRequest,
+  mayTake,
+  PUBLISHED_STATE,
+  planMove,
+  planPublish,
+  planUnpublish,
+  publishesOf,
+  rolesOf,
+  workflowForType,
+} from './workflow-rules';

@@ -23,6 +23,11 @@ export const errorRegistry = {
   missing_body: { status: 400, message: 'This request needs a JSON body.' },
   missing_parameter: { status: 400, message: 'The query parameter `{name}` is required.' },
   business_rule: { status: 400, message: '{detail}' },
+  workflow_comment_required: {
+    status: 400,
+    message:
+      'The transition `{transition}` of workflow `{workflow}` needs a comment: send `comment` (cms workflows transition … -m "why").',
+  },
   invalid_template: { status: 400, message: 'The template does not parse: {detail}' },
   invalid_snapshot: { status: 400, message: 'The site snapshot is not valid: {detail}' },
   invalid_list_query: {
@@ -55,6 +60,11 @@ export const errorRegistry = {
   },
   invalid_credential: { status: 401, message: 'The credential is not valid: {detail}' },
   forbidden: { status: 403, message: 'You do not have access to this {resource}.' },
+  workflow_transition_forbidden: {
+    status: 403,
+    message:
+      'Your role `{role}` may not move {item} from `{state}` to {target} in workflow `{workflow}`; that move is open to: {roles}.',
+  },
   site_required: {
     status: 400,
     message: 'This endpoint is site-scoped: send the header `X-Site-Id: site:<slug>`.',
@@ -79,6 +89,11 @@ export const errorRegistry = {
     message: 'The type change would make {count} stored item(s) invalid at `{field}`: {detail}.',
   },
   review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
+  workflow_transition_invalid: {
+    status: 409,
+    message:
+      '{item} is in state `{state}` of workflow `{workflow}`, and {target} cannot be reached from there ({detail}). From `{state}` it can go to: {next}. GET /api/workflows/{item}/state lists its moves.',
+  },
   in_use: { status: 409, message: '{resource} cannot be deleted; it is still used by {holders}.' },
   idempotency_key_in_progress: {
     status: 409,

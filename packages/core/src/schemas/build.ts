@@ -87,6 +87,17 @@ export const BuildResult = z
   .meta({ id: 'BuildResult' });
 export type BuildResult = z.infer<typeof BuildResult>;
 
+/** Where a running build is: see {@link BuildStatus}'s `progress`. */
+export const BuildProgress = z
+  .object({
+    phase: z.enum(['queued', 'snapshot', 'plan', 'render', 'emit', 'deploy']),
+    done: z.number().int().min(0),
+    total: z.number().int().min(0),
+    at: DateTime,
+  })
+  .meta({ id: 'BuildProgress' });
+export type BuildProgress = z.infer<typeof BuildProgress>;
+
 /**
  * GET /api/build/status/{buildId}, /build/last and /build/history entries: a build that may
  * still run. While `running` only the id fields are certain; at the end it carries the final
@@ -113,6 +124,16 @@ export const BuildStatus = z
     deploymentId: z.string().nullable().optional(),
     asOf: DateTime.nullable().optional(),
     previewUrl: z.string().nullable().optional(),
+    /**
+     * While `running`, on the server running it: the phase (`queued` until it starts, then
+     * `snapshot`, `plan`, `render`, `emit`, `deploy`) with its counts (pages rendered of those to
+     * render), and when it last moved.
+     */
+    progress: BuildProgress.nullable().optional(),
+    /** Someone asked to stop it (POST /api/build/cancel/{buildId}); it ends `error`, `cancelled: true`. */
+    cancelRequested: z.boolean().optional(),
+    /** It was stopped on request: nothing of it was deployed. */
+    cancelled: z.boolean().optional(),
   })
   .meta({ id: 'BuildStatus' });
 export type BuildStatus = z.infer<typeof BuildStatus>;
@@ -176,6 +197,23 @@ export type BuildHistoryQuery = z.infer<typeof BuildHistoryQuery>;
 /** GET /api/build/history: newest first. */
 export const BuildHistory = z.array(BuildStatus).meta({ id: 'BuildHistory' });
 export type BuildHistory = z.infer<typeof BuildHistory>;
+
+/**
+ * POST /api/build/prune: deletes old build versions of one environment (default `dev`), keeping
+ * the `keep` newest (default: the server's `CMS_BUILD_RETENTION`, else 10), the live one and any a
+ * pending deployment or running build needs.
+ */
+export const BuildPruneBody = z.object({
+  env: EnvName.optional(),
+  keep: z.number().int().min(1).max(10_000).optional(),
+});
+export type BuildPruneBody = z.infer<typeof BuildPruneBody>;
+
+/** POST /api/build/prune: the build ids whose folders were deleted (oldest first) and how many are left. */
+export const BuildPruneResponse = z
+  .object({ envId: z.string(), removed: z.array(z.string()), kept: z.number().int() })
+  .meta({ id: 'BuildPruneResponse' });
+export type BuildPruneResponse = z.infer<typeof BuildPruneResponse>;
 
 /** POST /api/build/rollback/{buildId}: the environment serves that build's output again. */
 export const BuildRollbackResponse = z

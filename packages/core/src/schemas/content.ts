@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_LIST_QUERY_LENGTH } from '../content/list-language';
 import { ContentId, DateTime, JsonObject, QueryFlag, QueryInt, TypeName } from './common';
+import { WorkflowHistoryEntry } from './workflows';
 
 /** One block of an item body: an id, a block type and its data. */
 export const Block = z
@@ -246,6 +247,8 @@ export const ItemVersion = z
     at: DateTime,
     fields: JsonObject,
     body: BlockDocument.nullable(),
+    /** The workflow moves made while this version was the head, oldest first (docs/workflows.md). */
+    transitions: z.array(WorkflowHistoryEntry).optional(),
   })
   .meta({ id: 'ItemVersion' });
 export type ItemVersion = z.infer<typeof ItemVersion>;

@@ -2,6 +2,8 @@ import {
   BuildAccepted,
   type BuildBody,
   BuildHistory,
+  type BuildPruneBody,
+  BuildPruneResponse,
   BuildResult,
   BuildRollbackResponse,
   BuildStatus,
@@ -101,6 +103,31 @@ export function createBuildApi(transport: Transport) {
         method: 'post',
         path: path('build', 'rollback', buildId),
         schema: BuildRollbackResponse,
+        json: {},
+        ...options,
+      }),
+    /**
+     * POST /api/build/prune: deletes old build versions of an environment from the server's disk,
+     * keeping the `keep` newest (default: the server's retention), the live one and any a pending
+     * deployment needs.
+     */
+    prune: (body: BuildPruneBody = {}, options: CallOptions = {}): Promise<BuildPruneResponse> =>
+      transport.request({
+        method: 'post',
+        path: 'build/prune',
+        schema: BuildPruneResponse,
+        json: body,
+        ...options,
+      }),
+    /**
+     * POST /api/build/cancel/{buildId}: asks a queued or running build to stop; it then ends
+     * `error` with `cancelled: true` and deploys nothing. 409 when it is no longer running.
+     */
+    cancel: (buildId: string, options: CallOptions = {}): Promise<BuildStatus> =>
+      transport.request({
+        method: 'post',
+        path: path('build', 'cancel', buildId),
+        schema: BuildStatus,
         json: {},
         ...options,
       }),

@@ -11,6 +11,7 @@ import {
 import type { Graph, GraphNode, GraphReader, GraphWriter, NodeQuery, PropFilter } from '../engines/port';
 import { retractEverywhere } from '../releases/publish-items';
 import { checkVersion } from '../shared/entity-tag';
+import { forgetItemWorkflow } from '../workflows/item-workflow';
 import {
   CONTENT_LABEL,
   type ItemMeta,
@@ -424,6 +425,7 @@ export async function deleteItemIn(
   // Deleting takes the item out of every environment it is live in (their next build drops it).
   const retractedFrom = await retractEverywhere({ tx, id, actor, now });
   await tx.deleteNode(id);
+  await forgetItemWorkflow(tx, id);
   const versions = await tx.findNodes({
     label: VERSION_LABEL,
     where: [{ prop: 'itemId', op: 'eq', value: id }],

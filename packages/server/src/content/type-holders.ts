@@ -5,6 +5,7 @@ import { allNodes } from '../shared/node-pages';
 import { OTHER_RESOURCES, ROUTES, TRANSFORMS, VIEWS } from '../site-resources/resource-specs';
 import { listSiteResources } from '../site-resources/site-resources';
 import { listTemplates } from '../site-resources/template-repository';
+import { listWorkflows } from '../workflows/workflow-definitions';
 import { listTypes } from './type-repository';
 
 const SCRIPTS = OTHER_RESOURCES.find((spec) => spec.base === 'scripts')!;
@@ -15,7 +16,8 @@ const BLOCK_TYPES = OTHER_RESOURCES.find((spec) => spec.base === 'block-types')!
  * it live in an environment (a cascade deletes them), and the definitions that name it, which
  * a cascade leaves alone: other types whose relationships or reference fields target it,
  * templates bound to it, routes and views that list it, page routes that show one of its
- * items, transforms and scripts that run on its items, block types allowed in it.
+ * items, transforms and scripts that run on its items, block types allowed in it, workflows
+ * that name it.
  */
 export async function findTypeHolders(reader: GraphReader, type: StoredContentType): Promise<Holder[]> {
   const name = type.name;
@@ -97,6 +99,16 @@ export async function findTypeHolders(reader: GraphReader, type: StoredContentTy
         kind: 'block-type',
         id: String(blockType.name),
         detail: `allowed in ${name} bodies`,
+        cascades: false,
+      });
+    }
+  }
+  for (const workflow of await listWorkflows(reader)) {
+    if (workflow.types?.includes(name)) {
+      holders.push({
+        kind: 'workflow',
+        id: workflow.name,
+        detail: `${name} items follow it`,
         cascades: false,
       });
     }

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config';
 import { embeddingsRoutes } from '../content/routes/embeddings';
@@ -23,7 +23,8 @@ import { type Clock, systemClock } from '../shared/clock';
 import { siteResourceRoutes } from '../site-resources/routes/site-resources';
 import { templatesRoutes } from '../site-resources/routes/templates';
 import { API_VERSION, VERSION } from '../version';
-import { loggerOptions, requestChildLogger } from './logger';
+import { workflowRoutes } from '../workflows/routes/workflows';
+import { loggerOptions, RequestLogController, requestChildLogger } from './logger';
 import { authPlugin } from './plugins/auth';
 import { bodyParsingPlugin } from './plugins/body-parsing';
 import { conditionalRequestsPlugin } from './plugins/conditional-requests';
@@ -63,7 +64,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(options.logger === false || config.LOG_LEVEL === 'silent'
       ? {}
       : { childLoggerFactory: requestChildLogger }),
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new RequestLogController(config.CMS_REQUEST_LOG),
     genReqId: () => crypto.randomUUID(),
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY ? config.TRUST_PROXY.split(',').map((part) => part.trim()) : false,
@@ -117,6 +118,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(embeddingsRoutes);
   await app.register(templatesRoutes);
   await app.register(siteResourceRoutes);
+  await app.register(workflowRoutes);
   await app.register(publishingPlugin);
   await app.register(buildRoutes);
   await app.register(releasesPlugin);

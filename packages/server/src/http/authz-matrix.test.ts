@@ -162,6 +162,19 @@ function routesFromPrintout(text: string): Array<{ method: string; url: string }
   return found;
 }
 
+/** Each way of reading a printed url whose parameter nodes name several parameters (`:a|:b`). */
+function spellings(url: string): string[] {
+  return url
+    .split('/')
+    .reduce<string[]>(
+      (prefixes, segment, index) =>
+        prefixes.flatMap((prefix) =>
+          segment.split('|').map((part) => (index === 0 ? part : `${prefix}/${part}`)),
+        ),
+      [''],
+    );
+}
+
 /** A concrete path for a route pattern: site params name site A, others a harmless value. */
 function concretePath(url: string, siteParam: string | undefined): string {
   return url
@@ -218,6 +231,9 @@ describe('authorization matrix', () => {
     const known = new Set(routes.map((route) => `${route.method} ${route.url}`));
     for (const { method, url } of routesFromPrintout(tp.app.printRoutes({ commonPrefix: false }))) {
       if (known.has(`${method} ${url}`) || method === 'OPTIONS') continue;
+      // Routes whose parameters at one place have different names (`/api/workflows/:name` and
+      // `/api/workflows/:vvId/state`) print as one node `:name|:vvId`.
+      if (spellings(url).some((spelled) => known.has(`${method} ${spelled}`))) continue;
       // printRoutes shows a wildcard route's last node without its static prefix.
       if (url.endsWith('*') && routes.some((r) => r.method === method && r.url.endsWith('*'))) continue;
       expect(

@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 
 type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
 
@@ -64,3 +64,52 @@ export const requestChildLogger: ChildLoggerFactory = function requestChildLogge
   const envId = env?.[1] ? (env[1].startsWith('env:') ? env[1] : `env:${env[1]}`) : null;
   return logger.child({ ...bindings, siteId, envId }, options);
 };
+
+/** `CMS_REQUEST_LOG`: which requests get their per-request log lines. */
+export type RequestLogMode = 'all' | 'errors' | 'off';
+
+/**
+ * Fastify's per-request log lines, turned down by `CMS_REQUEST_LOG` without losing errors:
+ * `all` logs every request as it comes in and as it completes (info); `errors` logs only
+ * requests answered 400 or above (4xx at info, 5xx at error); `off` logs only those answered 500
+ * or above, or that failed while being answered. Lines of the error handler and of the server's
+ * own work are not request lines: `LOG_LEVEL` governs them.
+ */
+export class RequestLogController extends LogController {
+  constructor(private readonly mode: RequestLogMode) {
+    super({ requestIdLogLabel: 'requestId' });
+  }
+
+  override incomingRequest(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata?: Record<string, unknown>,
+  ): void {
+    if (this.mode === 'all') super.incomingRequest(request, reply, metadata);
+  }
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata?: Record<string, unknown>,
+  ): void {
+    const status = reply.statusCode;
+    const wanted =
+      this.mode === 'all' || error != null || status >= 500 || (this.mode === 'errors' && status >= 400);
+    if (!wanted) return;
+    if (error == null && status >= 500) {
+      reply.log.error({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+      return;
+    }
+    super.requestCompleted(error, request, reply, metadata);
+  }
+
+  override routeNotFound(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata?: Record<string, unknown>,
+  ): void {
+    if (this.mode !== 'off') super.routeNotFound(request, reply, metadata);
+  }
+}

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { buildApp } from '../http/app';
-import { ownerKeyNotice } from './bootstrap-owner';
+import { systemClock } from '../shared/clock';
+import { firstStartNotice } from './bootstrap-owner';
+import { resetOwnerKey } from './owner-key';
+
+const where = { address: 'http://127.0.0.1:4000', dataDir: '/srv/trellis' };
+const ownerKeyNotice = (bootstrap: Parameters<typeof firstStartNotice>[0]) =>
+  firstStartNotice(bootstrap, where);
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -34,6 +40,8 @@ describe('owner key bootstrap', () => {
     expect(bootstrap?.generated).toBe(true);
     const notice = ownerKeyNotice(bootstrap);
     expect(notice).toContain(bootstrap?.token);
+    expect(notice).toContain('/srv/trellis');
+    expect(notice).toContain('cms login --url http://127.0.0.1:4000 --key-stdin');
     expect(await sites(first, bootstrap?.token ?? '')).toBe(200);
     await first.close();
 
@@ -45,13 +53,14 @@ describe('owner key bootstrap', () => {
     await second.close();
   });
 
-  it('uses CMS_OWNER_KEY on the first start only, and prints nothing', async () => {
+  it('uses CMS_OWNER_KEY on the first start only (the notice does not repeat it), and warns when a later one does not match', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'trellis-boot-'));
     dirs.push(dataDir);
     const chosen = 'operator-chosen-owner-key-42';
     const first = await start(dataDir, { CMS_OWNER_KEY: chosen });
     expect(first.ownerBootstrap).toMatchObject({ generated: false });
-    expect(ownerKeyNotice(first.ownerBootstrap)).toBeNull();
+    expect(ownerKeyNotice(first.ownerBootstrap)).not.toContain(chosen);
+    expect(first.ownerKeyStatus).toBeNull();
     expect(await sites(first, chosen)).toBe(200);
     await first.close();
     // A different CMS_OWNER_KEY on a later start changes nothing.
@@ -59,6 +68,29 @@ describe('owner key bootstrap', () => {
     expect(second.ownerBootstrap).toBeNull();
     expect(await sites(second, 'another-key-entirely-000')).toBe(401);
     expect(await sites(second, chosen)).toBe(200);
+    expect(second.ownerKeyStatus).toBe('unknown');
     await second.close();
+    const third = await start(dataDir, { CMS_OWNER_KEY: chosen });
+    expect(third.ownerKeyStatus).toBe('active');
+    await third.close();
+  });
+
+  it('replaces a lost owner key from the data directory: the old one stops working, the new one works', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'trellis-boot-'));
+    dirs.push(dataDir);
+    const first = await start(dataDir);
+    const lost = first.ownerBootstrap?.token ?? '';
+    await first.close();
+
+    const engineApp = await start(dataDir);
+    const reset = await resetOwnerKey({ platform: engineApp.trellis.platform, clock: systemClock });
+    await engineApp.close();
+    expect(reset.revoked).toHaveLength(1);
+
+    const after = await start(dataDir, { CMS_OWNER_KEY: lost });
+    expect(await sites(after, lost)).toBe(401);
+    expect(await sites(after, reset.token)).toBe(200);
+    expect(after.ownerKeyStatus).toBe('revoked');
+    await after.close();
   });
 });

@@ -57,10 +57,36 @@ export async function bootstrapOwner({
 }
 
 /**
- * The text main.ts prints to stdout once when the owner key was generated (never through
- * the logger); null when there is nothing to print.
+ * What main.ts prints to stdout once, on the first start (never through the logger): where the
+ * data lives, the owner key when it was generated, and the next step. Null on later starts.
  */
-export function ownerKeyNotice(bootstrap: OwnerBootstrap | null): string | null {
-  if (!bootstrap?.generated) return null;
-  return `\nPlatform owner API key (shown once; store it now):\n\n  ${bootstrap.token}\n\nUse it as: Authorization: Bearer <key>\n\n`;
+export function firstStartNotice(
+  bootstrap: OwnerBootstrap | null,
+  where: { address: string; dataDir: string | null },
+): string | null {
+  if (!bootstrap) return null;
+  const lines = ['', 'Trellis is set up (first start).', ''];
+  lines.push(
+    where.dataDir
+      ? `  Data:   ${where.dataDir} (graphs, deployed sites, media)`
+      : '  Data:   the Neo4j database (deployed sites and media under CMS_DATA_DIR)',
+  );
+  lines.push(`  API:    ${where.address}/api (OpenAPI: ${where.address}/api/openapi.json)`);
+  if (bootstrap.generated) {
+    lines.push('', 'Platform owner API key (shown once; store it now):', '', `  ${bootstrap.token}`);
+  } else {
+    lines.push('', 'The platform owner API key is the CMS_OWNER_KEY you set.');
+  }
+  lines.push(
+    '',
+    'Next: log the CLI in (it reads the key from standard input, out of your shell history):',
+    '',
+    `  cms login --url ${where.address} --key-stdin`,
+    '  cms sites create "My site" --slug my-site --starter-kit author --use',
+    '',
+    'Lost the owner key? Stop the server and run `trellis-server reset-owner-key`.',
+    '',
+    '',
+  );
+  return lines.join('\n');
 }

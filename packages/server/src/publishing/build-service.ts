@@ -6,12 +6,14 @@ import {
   build,
   createDirectoryTarget,
   type DeployTarget,
+  type PruneResult,
   RenderPool,
   serveCheck,
 } from '@trelliscms/builder';
 import {
   type AuditHeadAnchor,
   type BuildMode,
+  type BuildProgress,
   type BuildResult,
   type BuildStatus,
   type LiveEntry,
@@ -23,10 +25,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
+import { DEPLOYMENT_LABEL } from '../releases/release-records';
 import type { Clock } from '../shared/clock';
 import { isQueryTimeout, unboundedGraph } from '../shared/deadline-graph';
 import { internalNodeId, publicResourceId } from '../shared/internal-ids';
 import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
+import { linkSiteFolder } from './site-folders';
 import { takeSnapshot } from './take-snapshot';
 
 /** Node label of a recorded build (a BuildEvent, docs/api-spec.md §6) in the site graph, id `~build:<buildId>`. */
@@ -119,6 +123,21 @@ export interface StartBuildInput {
   asOf?: string | null;
 }
 
+/** Thrown inside a build stopped by {@link BuildService.cancel}. */
+class BuildCancelled extends Error {
+  constructor() {
+    super('build cancelled on request; nothing was deployed');
+  }
+}
+
+/** A build this process recorded and has not finished (queued or running). */
+interface InFlightBuild {
+  controller: AbortController;
+  progress: BuildProgress;
+  /** When the graph was last asked whether another server asked to cancel it. */
+  checkedAt: number;
+}
+
 /** A build's result with what the server keeps beside it. */
 export type ServiceBuildResult = BuildResult & { fingerprint?: string };
 
@@ -130,6 +149,8 @@ export type ServiceBuildResult = BuildResult & { fingerprint?: string };
  * `ok` or `error`; validate builds are not recorded.
  */
 export class BuildService {
+  /** Builds recorded by this process and not finished: how to stop them and where they are. */
+  private readonly inFlight = new Map<string, InFlightBuild>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly pools = new Map<string, RenderPool>();
   private readonly running = new Set<Promise<unknown>>();
@@ -147,6 +168,12 @@ export class BuildService {
       outbound: GuardedFetch;
       /** The head of a graph's audit chain, MACed, recorded in each build's manifest (see AuditAnchors). */
       auditHead?: (graphName: string, graph: Graph) => Promise<AuditHeadAnchor | null>;
+      /**
+       * How many versions of a site environment to keep after each build that went well
+       * (`CMS_BUILD_RETENTION`): older ones are deleted, never the live one nor one waiting for its
+       * scheduled switch; 0 keeps every version.
+       */
+      retention?: number;
     },
   ) {}
 
@@ -156,6 +183,11 @@ export class BuildService {
 
   /** The deploy target a build writes to: the environment's, or a preview's own folder. */
   private targetFor(input: StartBuildInput, buildId: string): DeployTarget {
+    try {
+      linkSiteFolder(this.options.dataDir, input.site.slug, input.site.graphName);
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'could not link the site folder by slug (sites/by-slug/)');
+    }
     if (input.purpose === 'preview') {
       return createDirectoryTarget({
         root: previewRoot(this.options.dataDir, input.site.graphName, buildId),
@@ -204,6 +236,56 @@ export class BuildService {
     return inQueue ? run() : this.serialize(`${graphName}/${env}`, run);
   }
 
+  /**
+   * Deletes old versions of a site environment, in its build queue: all but the live one, the
+   * `keep` newest and those a pending deployment or a running build still needs. Rolling back to
+   * a deleted version builds it again (release-publisher.ts).
+   */
+  async prune({
+    graph,
+    graphName,
+    env,
+    keep,
+  }: {
+    graph: GraphReader;
+    graphName: string;
+    env: string;
+    keep: number;
+  }): Promise<PruneResult> {
+    return this.serialize(`${graphName}/${env}`, () => this.pruneInQueue(graph, graphName, env, keep));
+  }
+
+  private async pruneInQueue(graph: GraphReader, graphName: string, env: string, keep: number) {
+    const protect = new Set<string>();
+    const waiting = await graph.findNodes({
+      label: DEPLOYMENT_LABEL,
+      where: [
+        { prop: 'status', op: 'eq', value: 'pending' },
+        { prop: 'environmentId', op: 'eq', value: `env:${env}` },
+      ],
+      limit: 10_000,
+    });
+    for (const node of waiting.nodes) {
+      if (typeof node.props.prebuiltBuildId === 'string') protect.add(node.props.prebuiltBuildId);
+    }
+    const running = await graph.findNodes({
+      label: BUILD_LABEL,
+      where: [{ prop: 'status', op: 'eq', value: 'running' }],
+      limit: 10_000,
+    });
+    for (const node of running.nodes) {
+      if (typeof node.props.buildId === 'string') protect.add(node.props.buildId);
+    }
+    const result = await this.target(graphName, env).prune!({ keep, protect });
+    if (result.removed.length > 0) {
+      this.options.log.info(
+        { graphName, envId: `env:${env}`, removed: result.removed.length, kept: result.kept },
+        'pruned old build versions',
+      );
+    }
+    return result;
+  }
+
   /** Runs `fn` in a site environment's build queue: no build of the environment runs meanwhile. */
   exclusive<T>(graphName: string, env: string, fn: () => Promise<T>): Promise<T> {
     return this.serialize(`${graphName}/${env}`, fn);
@@ -231,7 +313,9 @@ export class BuildService {
     const buildId = newBuildId(this.options.clock.now());
     if (input.mode === 'validate') return this.validate(input, buildId);
     await this.record(input, buildId);
-    return this.enqueue(input, () => this.execute(input, buildId));
+    return this.enqueue(input, () => this.execute(input, buildId)).finally(() =>
+      this.inFlight.delete(buildId),
+    );
   }
 
   /** Starts a build and resolves at once with its id; the build runs in the background. */
@@ -245,9 +329,11 @@ export class BuildService {
     await this.record(input, buildId);
     // The build outlives the request: the request's query budget does not bound it.
     const background = { ...input, graph: unboundedGraph(input.graph) };
-    const task = this.enqueue(input, () => this.execute(background, buildId)).catch((error: unknown) => {
-      this.options.log.error({ err: error, buildId }, 'async build failed');
-    });
+    const task = this.enqueue(input, () => this.execute(background, buildId))
+      .catch((error: unknown) => {
+        this.options.log.error({ err: error, buildId }, 'async build failed');
+      })
+      .finally(() => this.inFlight.delete(buildId));
     this.running.add(task);
     void task.finally(() => this.running.delete(task));
     return {
@@ -268,7 +354,51 @@ export class BuildService {
     if (!node?.labels.includes(BUILD_LABEL)) {
       throw TrellisError.of('not_found', { resource: `Build \`${buildId}\`` });
     }
-    return toBuildStatus(node);
+    const status = toBuildStatus(node);
+    const running = this.inFlight.get(buildId);
+    return running && status.status === 'running' ? { ...status, progress: running.progress } : status;
+  }
+
+  /**
+   * Asks a queued or running build to stop: this process aborts it at once (rendering stops
+   * between pages, nothing is deployed, the live version stays); a build another server runs
+   * sees the request on the graph within about a second. The build then ends `error` with
+   * `cancelled: true`. 409 when it is no longer running.
+   */
+  async cancel(graph: Graph, buildId: string, actor: string): Promise<BuildStatus> {
+    const node = await graph.getNode(buildNodeId(buildId));
+    if (!node?.labels.includes(BUILD_LABEL)) {
+      throw TrellisError.of('not_found', { resource: `Build \`${buildId}\`` });
+    }
+    if (node.props.status !== 'running') {
+      throw TrellisError.of('conflict', {
+        detail: `build ${buildId} is not running (it ended ${String(node.props.status)}); there is nothing to cancel`,
+      });
+    }
+    await graph.transaction(async (tx) => {
+      const current = await tx.getNode(node.id);
+      if (!current) return;
+      await tx.updateNode(node.id, { props: { ...current.props, cancelRequested: true } });
+      await tx.appendAudit({ actor, action: 'build.cancel', target: publicResourceId(node.id) });
+    });
+    this.inFlight.get(buildId)?.controller.abort();
+    return this.status(graph, buildId);
+  }
+
+  /** Moves a build's progress on; at most once a second, also looks for a cancel request from another server. */
+  private advance(graph: GraphReader, buildId: string, progress: Omit<BuildProgress, 'at'>): void {
+    const running = this.inFlight.get(buildId);
+    if (!running) return;
+    running.progress = { ...progress, at: this.options.clock.now().toISOString() };
+    const now = Date.now();
+    if (now - running.checkedAt < 1000 || running.controller.signal.aborted) return;
+    running.checkedAt = now;
+    void graph.getNode(buildNodeId(buildId)).then(
+      (node) => {
+        if (node?.props.cancelRequested === true) running.controller.abort();
+      },
+      () => undefined,
+    );
   }
 
   /** A page of an environment's builds (every environment's without `env`), newest first, with their count. */
@@ -439,6 +569,11 @@ export class BuildService {
         data: { env: input.env, mode: input.mode, purpose, deploymentId: input.deploymentId ?? null },
       });
     });
+    this.inFlight.set(buildId, {
+      controller: new AbortController(),
+      progress: { phase: 'queued', done: 0, total: 0, at: startedAt },
+      checkedAt: Date.now(),
+    });
   }
 
   /**
@@ -494,7 +629,10 @@ export class BuildService {
     let final: BuildResult;
     let fingerprint: string | undefined;
     let timeout: unknown = null;
+    const signal = this.inFlight.get(buildId)?.controller.signal;
     try {
+      this.advance(graph, buildId, { phase: 'snapshot', done: 0, total: 0 });
+      if (signal?.aborted) throw new BuildCancelled();
       // Read before the snapshot: every record up to this head is in the graph the build reads.
       const auditHead =
         purpose === 'preview' ? null : await this.options.auditHead?.(input.site.graphName, input.graph);
@@ -511,11 +649,15 @@ export class BuildService {
         mediaBaseUrl: '/media',
         activate: purpose === 'preview',
         auditHead,
+        signal,
+        onProgress: (progress) => this.advance(graph, buildId, progress),
       });
+      if (signal?.aborted) throw new BuildCancelled();
       final = this.toResult(result, input);
     } catch (error) {
       if (isQueryTimeout(error)) timeout = error;
-      else this.options.log.error({ err: error, buildId }, 'build failed');
+      else if (!(error instanceof BuildCancelled))
+        this.options.log.error({ err: error, buildId }, 'build failed');
       final = {
         ok: false,
         buildId,
@@ -547,6 +689,7 @@ export class BuildService {
         error: final.error ?? null,
         finishedAt,
         ...(fingerprint ? { fingerprint } : {}),
+        ...(signal?.aborted && !final.ok ? { cancelled: true } : {}),
       };
       await tx.putNode({ id: buildNodeId(buildId), labels: [BUILD_LABEL], props });
       if (goesLive) await setLiveBuild(tx, `env:${input.env}`, buildId, this.options.clock.now());
@@ -584,6 +727,18 @@ export class BuildService {
         stored.deploy = deploy;
       }
     }
+    const retention = this.options.retention ?? 0;
+    if (final.ok && final.deploy !== null && purpose !== 'preview' && retention > 0) {
+      // Only the environment's own queue prunes (a build ahead runs in its own queue beside it).
+      const pruning =
+        purpose === 'prebuild'
+          ? Promise.resolve()
+          : this.pruneInQueue(graph, input.site.graphName, input.env, retention).then(() => undefined);
+      await pruning.catch((error: unknown) =>
+        this.options.log.warn({ err: error, buildId }, 'could not prune old build versions'),
+      );
+    }
+    this.inFlight.delete(buildId);
     this.options.onFinished?.(stored as unknown as BuildStatus);
     if (timeout !== null) throw timeout;
     return {

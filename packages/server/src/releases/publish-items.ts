@@ -41,6 +41,7 @@ export async function publishItems({
   now,
   cause = 'publish',
   tx: outer,
+  auditData,
 }: {
   graph: Graph;
   environment: Environment;
@@ -50,6 +51,8 @@ export async function publishItems({
   cause?: LiveCause;
   /** Join this transaction instead of opening one. */
   tx?: GraphWriter;
+  /** Extra data of the audit entry (e.g. the workflow move the publish is). */
+  auditData?: Record<string, unknown>;
 }): Promise<PublishOutcome> {
   const run = async (tx: GraphWriter): Promise<PublishOutcome> => {
     const unique = [...new Set(ids)];
@@ -65,7 +68,16 @@ export async function publishItems({
       const { meta } = splitItemProps(found.get(id)!.props);
       return { itemId: id, type: typeOfId(id), version: meta.version, hash: meta.hash };
     });
-    return change(tx, { environment, targets, actor, now, cause, action: 'content.publish', ids: unique });
+    return change(tx, {
+      environment,
+      targets,
+      actor,
+      now,
+      cause,
+      action: 'content.publish',
+      ids: unique,
+      auditData,
+    });
   };
   return outer ? run(outer) : graph.transaction(run);
 }
@@ -81,15 +93,21 @@ export async function unpublishItems({
   ids,
   actor,
   now,
+  tx: outer,
+  auditData,
 }: {
   graph: Graph;
   environment: Environment;
   ids: readonly string[];
   actor: string;
   now: Date;
+  /** Join this transaction instead of opening one. */
+  tx?: GraphWriter;
+  /** Extra data of the audit entry (e.g. the workflow move the unpublish is). */
+  auditData?: Record<string, unknown>;
 }): Promise<PublishOutcome> {
   const unique = [...new Set(ids)];
-  return graph.transaction((tx) =>
+  const run = (tx: GraphWriter) =>
     change(tx, {
       environment,
       targets: unique.map((id) => ({ itemId: id, version: null, hash: null })),
@@ -98,8 +116,9 @@ export async function unpublishItems({
       cause: 'unpublish',
       action: 'content.unpublish',
       ids: unique,
-    }),
-  );
+      auditData,
+    });
+  return outer ? run(outer) : graph.transaction(run);
 }
 
 async function change(
@@ -112,6 +131,7 @@ async function change(
     cause,
     action,
     ids,
+    auditData,
   }: {
     environment: Environment;
     targets: LiveTarget[];
@@ -120,6 +140,7 @@ async function change(
     cause: LiveCause;
     action: string;
     ids: string[];
+    auditData?: Record<string, unknown> | undefined;
   },
 ): Promise<PublishOutcome> {
   const { revision, unchanged } = await applyLiveChanges(tx, {
@@ -140,6 +161,7 @@ async function change(
         revision: revision?.seq ?? null,
         changed: changed.length,
         ...(ids.length === 1 ? { version: revision?.changes[0]?.version ?? null } : {}),
+        ...auditData,
       },
     });
   }

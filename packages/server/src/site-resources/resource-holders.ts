@@ -1,7 +1,8 @@
-import type { Holder } from '@trelliscms/core';
+import type { Holder, Workflow } from '@trelliscms/core';
 import { CONTENT_LABEL, splitItemProps } from '../content/item-record';
 import type { GraphReader } from '../engines/port';
 import { nodePages } from '../shared/node-pages';
+import { itemsInWorkflow } from '../workflows/item-workflow';
 import { OTHER_RESOURCES, ROUTES, TRANSFORMS } from './resource-specs';
 import { listSiteResources, type SiteResourceSpec } from './site-resources';
 
@@ -13,6 +14,8 @@ import { listSiteResources, type SiteResourceSpec } from './site-resources';
  * - a script: the `script` transforms that run it; a cascade deletes those transforms;
  * - a block type: the items whose body has a block of it and the page kits whose blocks use
  *   it (no cascade: content is never rewritten by a delete);
+ * - a workflow: the items a move left in one of its states other than the initial and the
+ *   published ones (deleting it would drop them back to the initial state); no cascade;
  * - transforms, widgets and page kits: nothing names them.
  */
 export async function findResourceHolders(
@@ -36,6 +39,13 @@ export async function findResourceHolders(
         }));
     case 'block-types':
       return blockTypeUses(reader, key);
+    case 'workflows':
+      return (await itemsInWorkflow(reader, resource as Workflow)).map(({ itemId, state }) => ({
+        kind: 'item',
+        id: itemId,
+        detail: `in state ${state}`,
+        cascades: false,
+      }));
     default:
       return [];
   }

@@ -31,6 +31,11 @@ export interface SiteResourceSpec {
   writePermission: Permission;
   /** Update verbs to register (default PATCH and PUT, both partial). */
   updateMethods?: Array<'patch' | 'put'>;
+  /**
+   * Checks a resource about to be stored (created, or merged by an update) against the rest of
+   * the site, in the write's transaction; throws a TrellisError to refuse it.
+   */
+  check?: (reader: GraphReader, resource: Record<string, unknown>) => Promise<void>;
 }
 
 /** The node id of a resource: `~<label in lowercase>:<key>` (shared/internal-ids). */

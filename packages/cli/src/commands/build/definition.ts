@@ -17,19 +17,20 @@ export function defineBuildCommand(program: Command, { action }: CommandKit): vo
   subcommand(
     program,
     'build',
-    'Build and deploy the site (sync, or --async following its status)',
-    'cms build --env dev --mode full --async',
+    'Build and deploy the site, showing its phases and counts (Ctrl-C cancels it)',
+    'cms build --env dev --mode full',
   )
     .option('--env <name>', 'environment, e.g. dev or prod')
     .addOption(new Option('--mode <mode>', 'build mode').choices(BuildMode.options))
-    .option('--async', 'start the build in the background and follow its status to the end')
+    .option('--async', 'kept for scripts: every build is started in the background and followed to its end')
     .option('--dry-run', 'validate only: render in memory, deploy nothing')
-    .option('--poll-interval <ms>', 'with --async: ms between status reads', toPositiveInt, 1000)
+    .option('--poll-interval <ms>', 'ms between status reads while following a build', toPositiveInt, 500)
     .action(
       action<BuildFlags>(async (context, _args, options) =>
         build({
           site: await context.site(),
           out: context.out,
+          io: context.io,
           env: options.env,
           mode: options.mode,
           async: options.async === true,

@@ -62,3 +62,18 @@ describe('cms builds', () => {
     expect(server.hits('POST /api/build/rollback/b1')).toHaveLength(1);
   });
 });
+
+describe('cms builds cancel and prune', () => {
+  it('asks a running build to stop, and prunes old versions', async () => {
+    const server = await t.serve({
+      'POST /api/build/cancel/b3': () => ({ body: build('b3', { status: 'running' }) }),
+      'POST /api/build/prune': () => ({ body: { envId: 'env:dev', removed: ['b1', 'b2'], kept: 3 } }),
+    });
+    const cancelled = await t.cli(['builds', 'cancel', 'b3']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout).toContain('Asked build b3 to stop');
+    const pruned = await t.cli(['builds', 'prune', '--env', 'dev', '--keep', '3']);
+    expect(pruned.stdout).toBe('Pruned 2 build version(s) of env:dev (b1, b2); 3 kept.\n');
+    expect(server.hits('POST /api/build/prune')[0]?.body).toEqual({ env: 'dev', keep: 3 });
+  });
+});

@@ -88,3 +88,34 @@ export async function buildsRollback({ site, out, buildId }: Deps & { buildId: s
   );
   return answer.ok ? ExitCode.ok : ExitCode.apiError;
 }
+
+/** `cms builds cancel <buildId>`: asks a queued or running build to stop (409 when it already ended). */
+export async function buildsCancel({ site, out, buildId }: Deps & { buildId: string }): Promise<number> {
+  const build = await site.build.cancel(buildId);
+  out.result(build, () =>
+    build.status === 'running'
+      ? `Asked build ${build.buildId} to stop; it ends as soon as its current step does (cms builds status ${build.buildId}).`
+      : `Build ${build.buildId} stopped: ${build.status}.`,
+  );
+  return ExitCode.ok;
+}
+
+/**
+ * `cms builds prune [--env] [--keep n]`: deletes old build versions of an environment from the
+ * server's disk, keeping the newest (`keep`, else the server's retention), the live one and any
+ * a pending deployment needs.
+ */
+export async function buildsPrune({
+  site,
+  out,
+  env,
+  keep,
+}: Deps & { env?: string; keep?: number }): Promise<number> {
+  const answer = await site.build.prune({ ...(env ? { env } : {}), ...(keep ? { keep } : {}) });
+  out.result(answer, () =>
+    answer.removed.length === 0
+      ? `Nothing to prune on ${answer.envId}: ${answer.kept} build version(s) kept.`
+      : `Pruned ${answer.removed.length} build version(s) of ${answer.envId} (${answer.removed.join(', ')}); ${answer.kept} kept.`,
+  );
+  return ExitCode.ok;
+}

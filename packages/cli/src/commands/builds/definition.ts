@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { type CommandKit, group, subcommand, toNonNegativeInt, toPositiveInt } from '../command-kit';
-import { buildsHistory, buildsRollback, buildsShow } from './builds';
+import { buildsCancel, buildsHistory, buildsPrune, buildsRollback, buildsShow } from './builds';
 
-/** `cms builds history|status|last|rollback` (`cms build` runs one) */
+/** `cms builds history|status|last|cancel|rollback|prune` (`cms build` runs one) */
 export function defineBuildsCommands(program: Command, { action }: CommandKit): void {
-  const builds = group(program, 'builds', 'Past builds: history, status, rollback (cms build runs one)', [
-    'cms builds history --env prod --limit 10',
-    'cms builds rollback b-20261125-0907',
-  ]);
+  const builds = group(
+    program,
+    'builds',
+    'Builds: history, status, cancel, rollback, prune (cms build runs one)',
+    ['cms builds history --env prod --limit 10', 'cms builds rollback b-20261125-0907'],
+  );
   subcommand(
     builds,
     'history',
@@ -52,6 +54,32 @@ export function defineBuildsCommands(program: Command, { action }: CommandKit): 
     .action(
       action(async (context, [buildId]) =>
         buildsRollback({ site: await context.site(), out: context.out, buildId: buildId! }),
+      ),
+    );
+  subcommand(
+    builds,
+    'cancel',
+    'Ask a queued or running build to stop (it deploys nothing)',
+    'cms builds cancel b-20261125-0907',
+  )
+    .argument('<buildId>', 'build id (cms builds history lists them)')
+    .action(
+      action(async (context, [buildId]) =>
+        buildsCancel({ site: await context.site(), out: context.out, buildId: buildId! }),
+      ),
+    );
+  subcommand(
+    builds,
+    'prune',
+    "Delete old build versions of an environment from the server's disk",
+    ['cms builds prune --env dev', 'cms builds prune --env prod --keep 5'],
+    'The live build and builds a pending deployment needs are always kept. Without --keep the server keeps its retention (CMS_BUILD_RETENTION).',
+  )
+    .option('--env <name>', 'environment (default dev)')
+    .option('--keep <n>', 'how many of the newest to keep', toPositiveInt)
+    .action(
+      action<{ env?: string; keep?: number }>(async (context, _args, options) =>
+        buildsPrune({ site: await context.site(), out: context.out, env: options.env, keep: options.keep }),
       ),
     );
 }

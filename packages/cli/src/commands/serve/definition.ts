@@ -1,18 +1,16 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { CliIo } from '../../io/cli-io';
 import { type CommandKit, subcommand, toNonNegativeInt } from '../command-kit';
 import { serve } from './serve';
 
-/** Resolves on the first Ctrl-C (SIGINT) or SIGTERM. */
-function untilInterrupted(): Promise<void> {
+/** Resolves on Ctrl-C (through `io.onInterrupt`); never without it (the process then just ends). */
+function untilInterrupted(io: CliIo): Promise<void> {
   return new Promise((resolvePromise) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+    const stop = io.onInterrupt?.(() => {
+      stop?.();
       resolvePromise();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    });
   });
 }
 
@@ -37,7 +35,7 @@ Only this machine can connect unless --host says otherwise.`,
           dir: resolve(io.cwd, dir ?? '.'),
           host: options.host,
           port: options.port,
-          stop: untilInterrupted(),
+          stop: untilInterrupted(io),
         }),
       ),
     );

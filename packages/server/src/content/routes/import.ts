@@ -17,6 +17,7 @@ import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
+import { assertImportMayPublish } from '../../workflows/move-item';
 import { importEdges } from '../import-edges';
 import { importRecords } from '../import-records';
 import { removeEdges } from '../remove-edges';
@@ -87,6 +88,8 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       const graph = siteOf(request).graph;
       const type = await getTypeForWrite(graph, body.typeName);
       const publishTo = body.publish ? await getEnvironment(graph, body.publish) : null;
+      if (publishTo)
+        await assertImportMayPublish({ reader: graph, typeName: type.name, role: siteOf(request).role });
       return importRecords({
         publishTo,
         now: app.releases.now(),

@@ -27,9 +27,11 @@ import { expectedVersionFrom } from '../../http/etag';
 import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
-import { defaultPublishEnvironment, publishItems, unpublishItems } from '../../releases/publish-items';
+import { defaultPublishEnvironment } from '../../releases/publish-items';
 import { autoBuild } from '../../releases/routes/auto-build';
 import { versionTag } from '../../shared/entity-tag';
+import { withMoves } from '../../workflows/item-workflow';
+import { publishThroughWorkflow } from '../../workflows/move-item';
 import { itemListFilter } from '../item-list-query';
 import {
   appendBlock,
@@ -213,7 +215,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['content'],
         summary: 'The version history of an item, newest first',
-        description: WHOLE_LIST_PAGING,
+        description: `${WHOLE_LIST_PAGING} Each version lists in \`transitions\` the workflow moves made while it was the head (docs/workflows.md).`,
         params: ContentItemParams,
         querystring: PageQuery,
         response: { 200: ItemVersionList, ...errors },
@@ -225,7 +227,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       const type = await getType(graph, request.params.type);
       await getItem({ graph, type, id: request.params.id });
       const page = pageOf(await listVersions(graph, request.params.id), request.query);
-      return withTotal(reply, page.total).send(page.items);
+      return withTotal(reply, page.total).send(await withMoves(graph, request.params.id, page.items));
     },
   );
 
@@ -249,7 +251,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
           resource: `Version ${request.params.version} of ${request.params.id}`,
         });
       }
-      return version;
+      return (await withMoves(graph, request.params.id, [version]))[0]!;
     },
   );
 
@@ -331,8 +333,8 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
             kind === 'publish' ? 'Publish an item to an environment' : 'Take an item out of an environment',
           description:
             kind === 'publish'
-              ? 'Puts the item’s head version live in the environment (query `env`, else body `env`, else the lowest-order environment above dev, `prod` unless others were added): the environment’s next build renders that version, whatever is edited after. Sets status `published` and adds the environment to `publishedEnvs`; records no new version (the ETag stays). With `expectedVersion` (or If-Match), 409 `version_conflict` unless that is the head. The environment must exist on the site (400 `unknown_environment`: publishing never creates one). When the environment has `autoBuild`, a build of it starts.'
-              : 'Takes the item out of the environment’s live state (same `env` rule as publish): its next build gives the item the stub page. Removes the environment from `publishedEnvs` (status `draft` when it is live nowhere). When the environment has `autoBuild`, a build of it starts.',
+              ? 'Puts the item’s head version live in the environment (query `env`, else body `env`, else the lowest-order environment above dev, `prod` unless others were added): the environment’s next build renders that version, whatever is edited after. Sets status `published` and adds the environment to `publishedEnvs`; records no new version (the ETag stays). With `expectedVersion` (or If-Match), 409 `version_conflict` unless that is the head. The environment must exist on the site (400 `unknown_environment`: publishing never creates one). When the environment has `autoBuild`, a build of it starts. A publish is a workflow move into the `published` state (docs/workflows.md): when the item’s workflow has no such move from its state, 409 `workflow_transition_invalid`; when the caller’s role may not take it, 403 `workflow_transition_forbidden`; when it needs a comment, 400 `workflow_comment_required` (use POST /api/workflows/{vvId}/transition). With the built-in workflow, every role that may publish can.'
+              : 'Takes the item out of the environment’s live state (same `env` rule as publish): its next build gives the item the stub page. Removes the environment from `publishedEnvs` (status `draft` when it is live nowhere). When the environment has `autoBuild`, a build of it starts. Taking an item down from the last environment it is live in is the workflow move out of `published` (same refusals as publish).',
           params: ContentItemParams,
           querystring: PublishContentQuery,
           body: PublishContentBody.nullable().optional(),
@@ -351,14 +353,15 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         const current = await getItem({ graph, type, id });
         const expected = expectedVersionFrom(request.headers['if-match']) ?? request.body?.expectedVersion;
         if (kind === 'publish') assertItemVersion(id, expected, current.version);
-        const args = {
+        const outcome = await publishThroughWorkflow({
           graph,
+          kind,
           environment,
           ids: [id],
+          role: siteOf(request).role,
           actor: actorOf(request.principal!),
           now: app.releases.now(),
-        };
-        const outcome = kind === 'publish' ? await publishItems(args) : await unpublishItems(args);
+        });
         if (outcome.changed.length > 0) await autoBuild(app, request, environment);
         const written = await getItem({ graph, type, id });
         return withEtag(reply, written.version).send(written.record);

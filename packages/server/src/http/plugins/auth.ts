@@ -9,6 +9,7 @@ import { siteRoleFor } from '../../auth/site-role';
 import type { Permission, Role, SiteScope } from '../../auth/types';
 import type { Config } from '../../config';
 import { bootstrapOwner, type OwnerBootstrap } from '../../platform/bootstrap-owner';
+import { type OwnerKeyStatus, ownerKeyStatus, ownerKeyWarning } from '../../platform/owner-key';
 import type { GuardedFetch } from '../../shared/outbound/guarded-fetch';
 
 /** A route as registered, for the authorization matrix and docs. */
@@ -30,6 +31,11 @@ declare module 'fastify' {
     routeTable: RouteEntry[];
     /** Set on the first start only: the platform owner and their key (main.ts prints a generated one once). */
     ownerBootstrap: OwnerBootstrap | null;
+    /**
+     * On a later start with `CMS_OWNER_KEY` set: whether it is still the owner's key (null when
+     * unset or on the first start). Anything but `active` is logged as a warning at start.
+     */
+    ownerKeyStatus: OwnerKeyStatus | null;
   }
 }
 
@@ -78,14 +84,20 @@ export const authPlugin = fp(
   async (app: FastifyInstance) => {
     const { trellis } = app;
     const verifyIdToken = idTokenVerifierFrom(trellis.config, trellis.outbound);
-    app.decorate(
-      'ownerBootstrap',
-      await bootstrapOwner({
-        platform: trellis.platform,
-        ownerKey: trellis.config.CMS_OWNER_KEY,
-        clock: trellis.clock,
-      }),
-    );
+    const bootstrap = await bootstrapOwner({
+      platform: trellis.platform,
+      ownerKey: trellis.config.CMS_OWNER_KEY,
+      clock: trellis.clock,
+    });
+    app.decorate('ownerBootstrap', bootstrap);
+    const givenKey = trellis.config.CMS_OWNER_KEY;
+    const keyStatus =
+      bootstrap === null && givenKey
+        ? await ownerKeyStatus(trellis.platform, givenKey, trellis.clock.now())
+        : null;
+    app.decorate('ownerKeyStatus', keyStatus);
+    const keyWarning = ownerKeyWarning(keyStatus);
+    if (keyWarning) app.log.warn({ code: 'owner_key_mismatch', status: keyStatus }, keyWarning);
     const routeTable: RouteEntry[] = [];
     app.decorate('routeTable', routeTable);
     app.addHook('onRoute', (route) => {

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { listSites, toSiteView } from '../../platform/sites';
 import { BuildService } from '../../publishing/build-service';
+import { relinkSiteFolders } from '../../publishing/site-folders';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,6 +29,7 @@ export const publishingPlugin = fp(
       clock: app.trellis.clock,
       outbound: app.trellis.outbound,
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
+      retention: app.trellis.config.CMS_BUILD_RETENTION,
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
@@ -38,6 +40,11 @@ export const publishingPlugin = fp(
 
     app.addHook('onReady', async () => {
       const sites = await listSites(app.trellis.platform);
+      try {
+        relinkSiteFolders(dataDir, sites.map(toSiteView));
+      } catch (error) {
+        app.log.warn({ err: error }, 'could not link site folders by slug (sites/by-slug/)');
+      }
       for (const site of sites.map(toSiteView)) {
         const graph = await app.trellis.engine.openGraph(site.graphName);
         if (!graph) continue;

@@ -7,6 +7,8 @@ import {
   BuildHistoryQuery,
   BuildIdParams,
   BuildLastQuery,
+  BuildPruneBody,
+  BuildPruneResponse,
   BuildQuery,
   BuildResult,
   BuildRollbackResponse,
@@ -221,6 +223,58 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
         buildId: request.params.buildId,
         actor: actorOf(request.principal!),
       }),
+  );
+
+  app.post(
+    '/api/build/cancel/:buildId',
+    {
+      schema: {
+        tags: ['build'],
+        summary: 'Stop a queued or running build',
+        description:
+          'The build stops between pages (on another server within about a second), deploys nothing and ends `error` with `cancelled: true`; the environment keeps serving what it served. Answers the build’s status with `cancelRequested: true`; 409 when it is no longer running. `cms build` sends this on Ctrl-C.',
+        params: BuildIdParams,
+        response: { 200: BuildStatus, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'build:run' },
+    },
+    async (request) =>
+      app.builds.cancel(siteOf(request).graph, request.params.buildId, actorOf(request.principal!)),
+  );
+
+  app.post(
+    '/api/build/prune',
+    {
+      schema: {
+        tags: ['build'],
+        summary: 'Delete old build versions of an environment from disk',
+        description:
+          'Keeps the `keep` newest versions (default `CMS_BUILD_RETENTION`, or 10 when that is 0), the live one, and any a pending deployment or a running build needs; every other version folder and its manifest are deleted. Build records stay in the history; rolling back to a pruned build builds it again. The server also prunes after each build when `CMS_BUILD_RETENTION` is above 0.',
+        body: BuildPruneBody.optional().nullable(),
+        response: { 200: BuildPruneResponse, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'build:run' },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      const env = envName(body.env);
+      const graph = siteOf(request).graph;
+      await getEnvironment(graph, env);
+      const site = await siteViewOf(app, request);
+      const keep = body.keep ?? (app.trellis.config.CMS_BUILD_RETENTION || 10);
+      const result = await app.builds.prune({ graph, graphName: site.graphName, env, keep });
+      if (result.removed.length > 0) {
+        await graph.transaction((tx) =>
+          tx.appendAudit({
+            actor: actorOf(request.principal!),
+            action: 'build.prune',
+            target: `env:${env}`,
+            data: { removed: result.removed, kept: result.kept },
+          }),
+        );
+      }
+      return { envId: `env:${env}`, ...result };
+    },
   );
 
   app.get(

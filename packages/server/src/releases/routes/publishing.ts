@@ -7,9 +7,10 @@ import type { GraphReader } from '../../engines/port';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
 import { nodePages } from '../../shared/node-pages';
+import { publishThroughWorkflow } from '../../workflows/move-item';
 import { getEnvironment } from '../environments';
 import { getLiveHead } from '../live-state';
-import { BULK_PUBLISH_MAX, defaultPublishEnvironment, publishItems, unpublishItems } from '../publish-items';
+import { BULK_PUBLISH_MAX, defaultPublishEnvironment } from '../publish-items';
 import { autoBuild } from './auto-build';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
@@ -53,7 +54,7 @@ export const publishingRoutes: FastifyPluginAsyncZod = async (app) => {
             kind === 'publish'
               ? 'Puts each item’s head version live; every id must exist (400 naming the missing ones, nothing published).'
               : 'Items not live there are counted `unchanged`.'
-          } \`env\` defaults to the lowest-order environment above dev. All in one transaction and one live revision (GET /api/releases/live); with \`autoBuild\` on the environment, one build starts.`,
+          } Each item's change is its workflow move (docs/workflows.md): one refused item (403 \`workflow_transition_forbidden\`, 409 \`workflow_transition_invalid\`, 400 \`workflow_comment_required\`, naming it) refuses the call and nothing changes. \`env\` defaults to the lowest-order environment above dev. All in one transaction and one live revision (GET /api/releases/live); with \`autoBuild\` on the environment, one build starts.`,
           body: BulkPublishBody,
           response: { 200: BulkPublishResponse, ...errors },
         },
@@ -65,19 +66,18 @@ export const publishingRoutes: FastifyPluginAsyncZod = async (app) => {
           ? await getEnvironment(graph, request.body.env)
           : await defaultPublishEnvironment(graph);
         const ids = await selectedIds(graph, request.body);
-        const args = {
-          graph,
-          environment,
-          ids,
-          actor: actorOf(request.principal!),
-          now: app.releases.now(),
-        };
         const outcome =
           ids.length === 0
             ? { envId: environment.id, changed: [], unchanged: 0, revision: null }
-            : kind === 'publish'
-              ? await publishItems(args)
-              : await unpublishItems(args);
+            : await publishThroughWorkflow({
+                graph,
+                kind,
+                environment,
+                ids,
+                role: siteOf(request).role,
+                actor: actorOf(request.principal!),
+                now: app.releases.now(),
+              });
         if (outcome.changed.length > 0) await autoBuild(app, request, environment);
         return {
           ok: true,

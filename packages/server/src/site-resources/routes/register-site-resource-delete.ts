@@ -18,6 +18,8 @@ const HOLDERS: Record<string, string> = {
   scripts: 'Held by the `script` transforms that run it; `?cascade=1` deletes those transforms with it.',
   'block-types':
     'Held by the items whose body has a block of it and the page kits whose blocks use it; no cascade (content is never rewritten by a delete).',
+  workflows:
+    'Held by the items a move left in one of its states other than the initial and the published ones (move them first); no cascade. Deleting it puts its types back on the built-in default workflow.',
 };
 
 /** Registers `DELETE /api/<base>/:<key>` for one namespace (204, or 409 `in_use` naming the holders). */

@@ -80,6 +80,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
             detail: `A ${noun} \`${key}\` already exists; PATCH /api/${spec.base}/${key} changes it.`,
           });
         }
+        await spec.check?.(tx, props);
         await tx.createNode({ id: resourceNodeId(spec, key), labels: [spec.label], props });
         await tx.appendAudit({
           actor: actorOf(request.principal!),
@@ -129,6 +130,7 @@ export function registerSiteResource(app: FastifyInstance, spec: SiteResourceSpe
             }
           }
           const props = { ...merged, createdAt, updatedAt: app.trellis.clock.now().toISOString() };
+          await spec.check?.(tx, props);
           await tx.updateNode(resourceNodeId(spec, key), { props });
           await tx.appendAudit({
             actor: actorOf(request.principal!),
