@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, type CliRun, cms, type ServerProcess, startServer } from './harness';
+import { assertBuilt, CLI_MAIN, type CliRun, cms, type ServerProcess, startServer } from './harness';
 
 /**
  * A site kept as files, through the built `cms` against the built server: log in with the key
@@ -129,6 +130,38 @@ describe('site folder session through the cms CLI', { timeout: 180_000 }, () => 
     expect(page).toContain('<em>files</em>');
     const history = JSON.parse((await ok(['builds', 'history', '--env', 'dev', '--json'])).stdout);
     expect(history[0]).toMatchObject({ buildId: build.buildId, status: 'ok' });
+  });
+
+  it('serves the deployed environment folder locally with working links, until Ctrl-C', async () => {
+    // The server keeps each environment as a directory deploy target under sites/by-slug/<slug>/<env>.
+    const folder = join(server.dataDir, 'data', 'sites', 'by-slug', 'folder', 'dev');
+    const child = spawn(process.execPath, [CLI_MAIN, 'serve', folder, '--port', '0', '--json'], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          const line = text.split('\n')[0];
+          if (text.includes('\n') && line) resolve(JSON.parse(line).url);
+        });
+        child.once('close', () => reject(new Error(`cms serve ended before listening: ${text}`)));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const home = await (await fetch(url)).text();
+      const href = /href="([^"]*hello[^"]*)"/.exec(home)?.[1];
+      expect(href, home).toBeDefined();
+      const post = await fetch(new URL(href!, url));
+      expect(post.status).toBe(200);
+      expect(await post.text()).toContain('Hello folder');
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await closed).toBe(0);
   });
 
   it('pulls the site into a new folder that pushes back unchanged', async () => {

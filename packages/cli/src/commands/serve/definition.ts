@@ -20,9 +20,9 @@ export function defineServeCommand(program: Command, { io, action }: CommandKit)
     program,
     'serve',
     'Preview a build folder locally (127.0.0.1) with working links, until Ctrl-C',
-    ['cms serve ./dist', 'cms serve ./dist --port 8080'],
+    ['cms serve ./dist', 'cms serve .trellis/sites/by-slug/blog/dev --port 8080'],
     `dir is a build folder (cms-build --out dir), or a directory deploy target (its current build
-is served). /a/ serves a/index.html, /a serves a or a.html, and 404.html answers what is missing.
+is served), such as an environment of the server: <data dir>/sites/by-slug/<slug>/<env>. /a/ serves a/index.html, /a serves a or a.html, and 404.html answers what is missing.
 Only this machine can connect unless --host says otherwise.`,
   )
     .argument('[dir]', 'build folder (default: the current one)')
