@@ -43,7 +43,10 @@ export function formatError(error: unknown): string {
     const lines = [`Error: ${error.status}${code}: ${inCmsTerms(error.error)}`];
     lines.push(...holderLines(error.body));
     if (error.hint) lines.push(`Hint: ${inCmsTerms(error.hint)}`);
-    else if (error.status === 401) lines.push('Hint: check the API key (cms login --url <url> --key <key>).');
+    else if (error.status === 401)
+      lines.push(
+        'Hint: check the API key: cms whoami shows the one in use; cms login --key-stdin saves another.',
+      );
     else if (error.status === 403) lines.push('Hint: the key has no access to this site or action.');
     return lines.join('\n');
   }

@@ -44,7 +44,7 @@ export function resolveConnection({
   }
   const url = flags.url ?? nonEmpty(env.CMS_URL) ?? profile?.url;
   if (!url) {
-    throw new UsageError('No server: run cms login --url <url> --key <key>, or pass --url, or set CMS_URL.');
+    throw new UsageError('No server: run cms login --url <url> --key-stdin, or pass --url, or set CMS_URL.');
   }
   const site = flags.site ?? nonEmpty(env.CMS_SITE) ?? profile?.site;
   return {
