@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { ExitCode, UsageError } from '../../errors';
 import type { CliIo } from '../../io/cli-io';
 import type { Output } from '../../io/output';
@@ -106,15 +106,17 @@ export async function init({
     await io.fs.writeFile(target, text);
     written.push(file);
   }
+  const shown = relative(io.cwd, dir) || '.';
   out.result({ ok: true, dir, site, written, kept }, () => [
     `Initialised ${dir} for ${site}:`,
     ...written.map((file) => `  created ${file}`),
     ...kept.map((file) => `  kept    ${file} (already there)`),
     '',
     'Next:',
-    `  cms push ${dir === io.cwd ? '' : `${dir} `}--dry-run   # what would change on ${site}`,
-    `  cms push${dir === io.cwd ? '' : ` ${dir}`}`,
-    `  cms build             # then browse /sites/${site.slice('site:'.length)}/dev/ on the server`,
+    ...(shown === '.' ? [] : [`  cd ${shown}`]),
+    `  cms push --dry-run   # what would change on ${site}`,
+    '  cms push',
+    `  cms build --site ${site.slice('site:'.length)}   # then browse /sites/${site.slice('site:'.length)}/dev/ on the server`,
   ]);
   return ExitCode.ok;
 }
