@@ -17,7 +17,7 @@ export async function readJsonFile(fs: Fs, cwd: string, file: string): Promise<u
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(`${file} is not valid JSON: ${jsonErrorMessage(text, error)}`);
   }
 }
 
@@ -33,4 +33,20 @@ export function parseJsonObject(text: string, what: string): Record<string, unkn
     throw new UsageError(`${what} must be a JSON object`);
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * A JSON parse error as `line L, column C: message`, from the position V8 reports (`…at
+ * position 16`): a person finds the mistake in an editor, not by counting characters.
+ */
+export function jsonErrorMessage(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const match = /at position (\d+)/.exec(message);
+  if (!match) return message;
+  const position = Number(match[1]);
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - before.lastIndexOf('\n');
+  const plain = message.replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/, '');
+  return `line ${line}, column ${column}: ${plain}`;
 }

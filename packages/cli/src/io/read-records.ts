@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { UsageError } from '../errors';
 import type { Fs } from './cli-io';
-import { readText } from './read-json-file';
+import { jsonErrorMessage, readText } from './read-json-file';
 
 /** The input formats of `cms import` (the choices of its `--format`). */
 export const RECORD_FORMATS = ['json', 'ndjson', 'csv'] as const;
@@ -24,6 +24,14 @@ export function formatOf(file: string, format: string | undefined): RecordFormat
   );
 }
 
+/** A CSV row that could not be read (wrong number of cells, a bad quote): it goes to the errors file. */
+export interface RejectedRow {
+  /** 1-based line of the file where the row starts. */
+  line: number;
+  error: string;
+  raw: string | null;
+}
+
 /**
  * Parses `text` into objects:
  * - json: an array; or an object with an array under `key` (`records`, `edges`); or, when
@@ -39,12 +47,15 @@ export function parseRecords({
   file,
   key,
   pick,
+  rejected,
 }: {
   text: string;
   format: RecordFormat;
   file: string;
   key: 'records' | 'edges';
   pick?: string;
+  /** When given, CSV rows that cannot be read are put here instead of failing the whole file. */
+  rejected?: RejectedRow[];
 }): Record<string, unknown>[] {
   if (format === 'csv') {
     try {
@@ -53,6 +64,17 @@ export function parseRecords({
         skip_empty_lines: true,
         trim: true,
         bom: true,
+        ...(rejected
+          ? {
+              skip_records_with_error: true,
+              on_skip: (error: { message: string; lines?: number } | undefined) => {
+                const line = error?.lines ?? 0;
+                const raw = line > 0 ? (text.split(/\r?\n/)[line - 1] ?? null) : null;
+                rejected.push({ line, error: error?.message ?? 'unreadable row', raw });
+                return undefined;
+              },
+            }
+          : {}),
       });
       return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== '')));
     } catch (error) {
@@ -67,7 +89,9 @@ export function parseRecords({
       try {
         value = JSON.parse(line);
       } catch (error) {
-        throw new UsageError(`${file} line ${index + 1}: not valid JSON: ${(error as Error).message}`);
+        throw new UsageError(
+          `${file} line ${index + 1}: not valid JSON: ${jsonErrorMessage(line, error).replace(/^line 1, /, '')}`,
+        );
       }
       if (!isObject(value))
         throw new UsageError(`${file} line ${index + 1}: each line must be a JSON object`);
@@ -79,7 +103,7 @@ export function parseRecords({
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${file}: not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(`${file}: not valid JSON at ${jsonErrorMessage(text, error)}`);
   }
   let list: unknown = value;
   if (isObject(value) && key in value) {
@@ -108,10 +132,18 @@ export async function readRecords(options: {
   format?: string;
   key: 'records' | 'edges';
   pick?: string;
+  rejected?: RejectedRow[];
 }): Promise<Record<string, unknown>[]> {
   const format = formatOf(options.file, options.format);
   const text = await readText(options.fs, options.cwd, options.file);
-  return parseRecords({ text, format, file: options.file, key: options.key, pick: options.pick });
+  return parseRecords({
+    text,
+    format,
+    file: options.file,
+    key: options.key,
+    pick: options.pick,
+    rejected: options.rejected,
+  });
 }
 
 /**

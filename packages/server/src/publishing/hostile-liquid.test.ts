@@ -51,10 +51,16 @@ function probeHealth() {
   });
 }
 
+/**
+ * Health kept answering: no request failed and none waited anywhere near the 2 s a parse (or the
+ * 5 s a page render) may take, which is what running it on the main thread would cost. The bounds
+ * leave room for a busy 2-core machine (measured alone: p99 5-22 ms; with 8 processes beside it,
+ * p99 up to ~260 ms).
+ */
 function expectResponsive(report: ResponsivenessReport): void {
   expect(report.statuses).toEqual({ 200: report.count });
-  expect(report.p99Ms).toBeLessThan(250);
-  expect(report.maxMs).toBeLessThan(1000);
+  expect(report.p99Ms).toBeLessThan(600);
+  expect(report.maxMs).toBeLessThan(1500);
 }
 
 describe('hostile Liquid', () => {

@@ -207,6 +207,64 @@ describe('cms import records', () => {
     expect(server.requests[0]?.body).toMatchObject({ typeName: 'region', records: [{ slug: 'europe' }] });
   });
 
+  it('names the line and column of bad JSON', async () => {
+    await t.serve({});
+    await writeFile(join(t.dir, 'bad.json'), '[\n  {"slug": "a"},\n  {"slug" "b"}\n]\n');
+    const result = await t.cli(['import', 'records', 'bad.json', '--type', 'post']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('bad.json: not valid JSON at line 3, column 11');
+  });
+
+  it('imports the readable rows of a CSV file and writes the unreadable ones to the errors file', async () => {
+    const server = await t.serve({
+      'GET /api/types/region': () => ({
+        body: {
+          name: 'region',
+          label: 'Region',
+          nodeLabel: 'Region',
+          keyField: 'slug',
+          fields: [
+            { name: 'slug', type: 'string' },
+            { name: 'name', type: 'string' },
+          ],
+        },
+      }),
+      'POST /api/import/json': (request) => {
+        const records = (request.body as { records: unknown[] }).records;
+        return {
+          body: {
+            ok: true,
+            totalRecords: records.length,
+            created: records.length,
+            failed: 0,
+            batches: 1,
+            tookMs: 5,
+            recordsPerSec: 100,
+            errors: [],
+            gatewayTimeoutWarning: null,
+          },
+        };
+      },
+    });
+    await writeFile(
+      join(t.dir, 'regions.csv'),
+      'slug,name\neurope,Europe\nasia,Asia,extra cell\noceania,Oceania\n',
+    );
+    const result = await t.cli(['import', 'records', 'regions.csv', '--type', 'region']);
+    expect(result.code).toBe(4);
+    expect(server.hits('POST /api/import/json')[0]?.body).toMatchObject({
+      records: [{ slug: 'europe' }, { slug: 'oceania' }],
+    });
+    expect(result.stdout).toContain('1 unreadable CSV row(s)');
+    const errors = (await readFile(join(t.dir, 'regions.errors.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(errors).toEqual([
+      expect.objectContaining({ line: 3, raw: expect.stringContaining('asia,Asia,extra cell') }),
+    ]);
+  });
+
   it('names the file and line of bad NDJSON and exits 2 without calling the server', async () => {
     const server = await t.serve({});
     await writeFile(join(t.dir, 'bad.ndjson'), '{"a":1}\n{"a":\n');

@@ -3,7 +3,7 @@ import { type EdgeTriple, recordFromCsvRow } from '@trelliscms/core';
 import { ExitCode, UsageError } from '../../errors';
 import type { Fs } from '../../io/cli-io';
 import { createProgress } from '../../io/progress';
-import { formatOf, propValueFromCell, readRecords } from '../../io/read-records';
+import { formatOf, propValueFromCell, type RejectedRow, readRecords } from '../../io/read-records';
 import type { SiteCommandDeps } from '../context';
 
 export interface ImportRecordsCommandOptions {
@@ -32,6 +32,8 @@ export async function importRecords({
   io,
   ...options
 }: SiteCommandDeps & ImportRecordsCommandOptions): Promise<number> {
+  // Rows of a CSV file that cannot be read go to the errors file; the others are imported.
+  const rejected: RejectedRow[] = [];
   const rows = await readRecords({
     fs: io.fs,
     cwd: io.cwd,
@@ -39,6 +41,7 @@ export async function importRecords({
     format: options.format,
     key: 'records',
     pick: options.type,
+    rejected,
   });
   const records =
     formatOf(options.file, options.format) === 'csv'
@@ -60,9 +63,13 @@ export async function importRecords({
   } finally {
     progress.stop();
   }
+  const failures: object[] = [
+    ...rejected.map((row) => ({ ...row, error: `unreadable CSV row: ${row.error}` })),
+    ...result.errors,
+  ];
   const errorsFile =
-    result.errors.length > 0
-      ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), result.errors)
+    failures.length > 0
+      ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), failures)
       : null;
   // A dry run writes nothing: it says what a real import would do.
   const would = options.dryRun ? 'would be ' : '';
@@ -72,16 +79,23 @@ export async function importRecords({
     ...(result.unchanged ? [`${result.unchanged} unchanged`] : []),
     ...(result.skipped ? [`${result.skipped} skipped`] : []),
     `${result.failed} failed`,
+    ...(rejected.length > 0 ? [`${rejected.length} unreadable CSV row(s)`] : []),
   ];
-  out.result({ ...result, errorsFile }, () => [
+  out.result({ ...result, unreadableRows: rejected.length, errorsFile }, () => [
     `${options.dryRun ? 'Dry run, nothing written: checked' : 'Imported'} ${result.totalRecords} ${options.type} record(s) in ${seconds(result.tookMs)}: ` +
       `${counts.join(', ')} (${result.recordsPerSec} records/s, ${result.calls} request(s)).`,
     ...(result.published
       ? [`Published ${result.published.count} item(s) to ${result.published.envId}.`]
       : []),
-    ...(errorsFile ? [`Errors written to ${errorsFile}.`, ...firstErrors(result.errors)] : []),
+    ...(errorsFile
+      ? [
+          `Errors written to ${errorsFile}.`,
+          ...rejected.slice(0, 5).map((row) => `  line ${row.line}: ${row.error}`),
+          ...firstErrors(result.errors),
+        ]
+      : []),
   ]);
-  return result.failed > 0 ? ExitCode.partial : ExitCode.ok;
+  return result.failed > 0 || rejected.length > 0 ? ExitCode.partial : ExitCode.ok;
 }
 
 /** CSV rows as records of `typeName`, each cell converted by its field's declared type. */
