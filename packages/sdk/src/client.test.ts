@@ -199,10 +199,18 @@ describe('retries', () => {
         { status: 201, body: site },
       ),
     });
-    const created = await createClient({ baseUrl: server.url, apiKey: 'k', retry: fastRetry }).sites.create({
+    const waits: unknown[] = [];
+    const created = await createClient({
+      baseUrl: server.url,
+      apiKey: 'k',
+      retry: fastRetry,
+      onRetryWait: (wait) => waits.push(wait),
+    }).sites.create({
       name: 'Blog',
     });
     expect(created.id).toBe('site:blog');
+    // Told before the wait, so a person can see why nothing moves.
+    expect(waits).toEqual([{ status: 429, method: 'POST', url: `${server.url}/api/sites`, waitMs: 1000 }]);
     const [first, second] = server.hits('POST /api/sites');
     expect(second).toBeDefined();
     // The 1 ms fallback delay is not used: the server asked for a second.

@@ -48,6 +48,21 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * Called when the server answers 429 (or 503) with `Retry-After` and the request will be
+   * retried after that wait (within the retry limit): so a person waiting can be told why and
+   * for how long.
+   */
+  onRetryWait?: (wait: RetryWait) => void;
+}
+
+/** See {@link ClientOptions.onRetryWait}. */
+export interface RetryWait {
+  status: number;
+  method: string;
+  url: string;
+  /** How long the client waits before the next attempt (Retry-After, at most `maxRetryAfterMs`). */
+  waitMs: number;
 }
 
 /** The namespaces that work on one site: every request sends `X-Site-Id`. */
@@ -111,6 +126,7 @@ export function createClient(options: ClientOptions): TrellisClient {
     retry: options.retry ?? 2,
     fetch: options.fetch,
     headers: options.headers,
+    onRetryWait: options.onRetryWait,
   });
   const sites = createSitesApi(transport);
   const access = createAccessApi(transport);

@@ -114,7 +114,13 @@ export type {
   WorkflowTransitionBody,
   WorkflowTransitionResponse,
 } from '@trelliscms/core';
-export { type ClientOptions, createClient, type SiteClient, type TrellisClient } from './client';
+export {
+  type ClientOptions,
+  createClient,
+  type RetryWait,
+  type SiteClient,
+  type TrellisClient,
+} from './client';
 export * from './errors';
 export type { NoRollbackReason, RollbackTarget } from './helpers/rollback-target';
 export { isRetryable } from './http/retry-policy';

@@ -51,9 +51,18 @@ export function createCommandKit(io: CliIo, state: { exitCode: number }): Comman
         return connection;
       },
       client: () => {
-        client ??= context
-          .connection()
-          .then((resolved) => createClient({ baseUrl: resolved.url, apiKey: resolved.key, fetch: io.fetch }));
+        client ??= context.connection().then((resolved) =>
+          createClient({
+            baseUrl: resolved.url,
+            apiKey: resolved.key,
+            fetch: io.fetch,
+            // A rate limit (or a busy server) is waited out; say so, or a person thinks it hangs.
+            onRetryWait: (wait) =>
+              io.stderr.write(
+                `${wait.status === 429 ? 'Rate limited by the server' : 'The server is busy'} (${wait.status}): waiting ${Math.ceil(wait.waitMs / 1000)} s before retrying ${wait.method} ${new URL(wait.url).pathname}…\n`,
+              ),
+          }),
+        );
         return client;
       },
       site: async () => {

@@ -13,6 +13,8 @@ export interface CommandTest {
   serve(routes: Record<string, Handler>): Promise<TestServer>;
   /** Runs `cms` in-process against the served server, with `--key k --site site:blog`. */
   cli(argv: string[]): ReturnType<typeof runCli>;
+  /** The flags `cli` adds (`--url <served> --key k --site site:blog`), for calling `runCli` directly. */
+  connection(): string[];
 }
 
 /** Gives every test of the file a fresh temp dir and removes it, and its server, afterwards. */
@@ -34,6 +36,10 @@ export function setUpCommandTests(prefix = 'cms-cmd-'): CommandTest {
     serve: async (routes) => {
       server = await createTestServer(routes);
       return server;
+    },
+    connection: () => {
+      if (!server) throw new Error('serve() the test server first');
+      return ['--url', server.url, '--key', 'k', '--site', 'site:blog'];
     },
     cli: (argv) => {
       if (!server) throw new Error('serve() the test server first');

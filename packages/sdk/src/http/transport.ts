@@ -75,6 +75,16 @@ export interface TransportOptions {
   retry: RetryOptions | number | false;
   fetch?: typeof fetch;
   headers?: Record<string, string>;
+  onRetryWait?: (wait: { status: number; method: string; url: string; waitMs: number }) => void;
+}
+
+/** The wait a `Retry-After` header asks for, in ms (seconds or an HTTP date), or null. */
+function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 const ERROR_BODY = Symbol('trellisErrorBody');
@@ -118,6 +128,21 @@ export class Transport {
         delay: retry.delayMs,
       },
       hooks: {
+        afterResponse: options.onRetryWait
+          ? [
+              (request, _options, response) => {
+                if (retry.limit === 0 || (response.status !== 429 && response.status !== 503)) return;
+                const wait = retryAfterMs(response.headers.get('retry-after'));
+                if (wait === null) return;
+                options.onRetryWait?.({
+                  status: response.status,
+                  method: request.method,
+                  url: request.url,
+                  waitMs: Math.min(wait, retry.maxRetryAfterMs),
+                });
+              },
+            ]
+          : [],
         beforeRequest: token
           ? [
               async (request) => {

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setUpCommandTests } from '../../test-support/command-test';
+import { runCli } from '../../test-support/run-cli';
 
 const t = setUpCommandTests();
 
@@ -38,6 +39,45 @@ function created(records: unknown[], extra: Record<string, unknown> = {}) {
 }
 
 describe('cms import records', () => {
+  it('Ctrl-C stops the import, says what was done and how to resume, exits 130', async () => {
+    let interrupt: (() => void) | undefined;
+    let calls = 0;
+    const server = await t.serve({
+      'POST /api/import/json': async ({ body }) => {
+        const { records } = body as { records: unknown[] };
+        calls++;
+        // Ctrl-C while the second request is on its way: its answer never arrives.
+        if (calls === 2) {
+          interrupt?.();
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        return { body: created(records) };
+      },
+    });
+    const records = Array.from({ length: 6 }, (_, n) => ({ slug: `c${n}`, name: `City ${n}` }));
+    await writeFile(join(t.dir, 'cities.json'), JSON.stringify(records));
+    const result = await runCli(
+      ['import', 'records', 'cities.json', '--type', 'city', '--call-size', '2', ...t.connection()],
+      {
+        env: { XDG_CONFIG_HOME: join(t.dir, 'config') },
+        cwd: t.dir,
+        onInterrupt: (handler) => {
+          interrupt = handler;
+          return () => {
+            interrupt = undefined;
+          };
+        },
+      },
+    );
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain(
+      'Interrupted: 2 of 6 city record(s) were imported before Ctrl-C (2 created, 0 failed)',
+    );
+    expect(result.stderr).toContain('cms import records cities.json --type city');
+    expect(server.hits('POST /api/import/json').length).toBeLessThanOrEqual(2);
+    expect(interrupt).toBeUndefined();
+  });
+
   it('imports a CSV in calls, prints progress lines and a summary, writes failures to the errors file, exits 4', async () => {
     const server = await t.serve({
       'GET /api/types/city': () => ({ body: cityType }),

@@ -1,5 +1,6 @@
 import { basename, resolve } from 'node:path';
 import { type EdgeTriple, recordFromCsvRow } from '@trelliscms/core';
+import type { ImportProgress } from '@trelliscms/sdk';
 import { ExitCode, UsageError } from '../../errors';
 import type { Fs } from '../../io/cli-io';
 import { createProgress } from '../../io/progress';
@@ -49,6 +50,9 @@ export async function importRecords({
       : rows;
   const progress = createProgress({ stderr: io.stderr, label: `${options.type}`, total: records.length });
   let result: Awaited<ReturnType<typeof site.import.records>>;
+  let last: ImportProgress | null = null;
+  const interrupted = new AbortController();
+  const stopListening = io.onInterrupt?.(() => interrupted.abort());
   try {
     result = await site.import.records({
       typeName: options.type,
@@ -58,9 +62,19 @@ export async function importRecords({
       skipExisting: options.skipExisting,
       dryRun: options.dryRun,
       publish: options.publish,
-      onProgress: (p) => progress.update(p),
+      signal: interrupted.signal,
+      onProgress: (p) => {
+        last = p;
+        progress.update(p);
+      },
     });
+  } catch (error) {
+    if (!interrupted.signal.aborted) throw error;
+    // The bar hid the cursor: give the terminal back before saying anything.
+    progress.stop();
+    return reportInterrupted(out, options, records.length, last);
   } finally {
+    stopListening?.();
     progress.stop();
   }
   const failures: object[] = [
@@ -96,6 +110,27 @@ export async function importRecords({
       : []),
   ]);
   return result.failed > 0 || rejected.length > 0 ? ExitCode.partial : ExitCode.ok;
+}
+
+/**
+ * Ctrl-C during an import: what was done, and how to go on. Records sent before are stored
+ * (each request is its own transaction); the one in flight either fully happened or not at all.
+ */
+function reportInterrupted(
+  out: SiteCommandDeps['out'],
+  options: ImportRecordsCommandOptions,
+  total: number,
+  last: ImportProgress | null,
+): number {
+  const done = last?.done ?? 0;
+  out.note(
+    [
+      `Interrupted: ${done} of ${total} ${options.type} record(s) were imported before Ctrl-C (${last?.created ?? 0} created, ${last?.failed ?? 0} failed); the request in flight was either stored whole or not at all.`,
+      `To resume, run the same command again: records already imported come back unchanged (no new version), so nothing is done twice.`,
+      `  cms import records ${options.file} --type ${options.type}${options.publish ? ` --publish ${options.publish}` : ''}`,
+    ].join('\n'),
+  );
+  return 130;
 }
 
 /** CSV rows as records of `typeName`, each cell converted by its field's declared type. */
