@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import * as fs from 'node:fs/promises';
+import { processStdin } from './io/process-stdin';
 import { run } from './program';
 
 // The bin is only this: real process I/O in, exit code out.
@@ -9,6 +10,7 @@ run(process.argv.slice(2), {
   env: process.env,
   fs,
   cwd: process.cwd(),
+  stdin: processStdin(),
   onInterrupt: (handler) => {
     let pressed = false;
     const listener = () => {

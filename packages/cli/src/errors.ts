@@ -1,4 +1,5 @@
 import { isApiError, isConnectionError, isSchemaError } from '@trelliscms/sdk';
+import { inCmsTerms } from './io/cms-terms';
 
 /** The exit codes of `cms` (documented in the README). */
 export const ExitCode = {
@@ -39,10 +40,13 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
 export function formatError(error: unknown): string {
   if (isApiError(error)) {
     const code = error.code ? ` ${error.code}` : '';
-    const lines = [`Error: ${error.status}${code}: ${error.error}`];
+    const lines = [`Error: ${error.status}${code}: ${inCmsTerms(error.error)}`];
     lines.push(...holderLines(error.body));
-    if (error.hint) lines.push(`Hint: ${error.hint}`);
-    else if (error.status === 401) lines.push('Hint: check the API key (cms login --url <url> --key <key>).');
+    if (error.hint) lines.push(`Hint: ${inCmsTerms(error.hint)}`);
+    else if (error.status === 401)
+      lines.push(
+        'Hint: check the API key: cms whoami shows the one in use; cms login --key-stdin saves another.',
+      );
     else if (error.status === 403) lines.push('Hint: the key has no access to this site or action.');
     return lines.join('\n');
   }

@@ -82,6 +82,25 @@ describe('cms login and profiles', () => {
   });
 });
 
+describe('--url and --site forms', () => {
+  it('takes a bare host, a trailing /api and a bare site slug', async () => {
+    server = await createTestServer({ 'GET /api/types': () => ({ body: [] }) });
+    const host = server.url.replace('http://', '');
+    for (const url of [host, `${host}/api`, `${server.url}/api/`]) {
+      const result = await runCli(['types', 'list', '--url', url, '--site', 'blog', '--key', 'k'], {
+        env: env(),
+        cwd: dir,
+      });
+      expect(result.code, `${url}: ${result.stderr}`).toBe(0);
+    }
+    expect(server.hits('GET /api/types').map((hit) => hit.headers['x-site-id'])).toEqual([
+      'site:blog',
+      'site:blog',
+      'site:blog',
+    ]);
+  });
+});
+
 describe('errors and exit codes', () => {
   it('prints status, code and hint of an API error without a stack, and exits 1', async () => {
     server = await createTestServer({
@@ -140,23 +159,38 @@ describe('errors and exit codes', () => {
 });
 
 describe('help', () => {
-  it('gives every command an example in its --help', () => {
+  it('gives every command and every group an example in its --help', () => {
     const program = createProgram(
       { stdout: capture(), stderr: capture(), env: {}, fs: {} as never, cwd: dir },
       { exitCode: 0 },
     );
-    const leaves: Command[] = [];
+    const commands: Command[] = [];
     const walk = (command: Command) => {
-      if (command.commands.length === 0) leaves.push(command);
+      commands.push(command);
       for (const child of command.commands) walk(child);
     };
     walk(program);
-    expect(leaves.length).toBeGreaterThan(25);
-    for (const command of leaves) {
+    expect(commands.filter((command) => command.commands.length > 0).length).toBeGreaterThan(15);
+    expect(commands.length).toBeGreaterThan(60);
+    for (const command of commands) {
       let text = '';
       command.configureOutput({ writeOut: (chunk) => (text += chunk) });
       command.outputHelp();
       expect(text, command.name()).toMatch(/Examples?:\n {2}\$ cms /);
+    }
+  });
+
+  it('suggests the nearest command, subcommand or option for a typo', async () => {
+    const cases: [string[], string][] = [
+      [['sitse'], 'Did you mean sites?'],
+      [['sites', 'lsit'], 'Did you mean list?'],
+      [['sites', 'list', '--jsn'], 'Did you mean --json?'],
+      [['profiles', 'lst'], 'Did you mean list?'],
+    ];
+    for (const [argv, suggestion] of cases) {
+      const result = await runCli(argv, { env: env(), cwd: dir });
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr).toContain(suggestion);
     }
   });
 

@@ -1,20 +1,27 @@
 import { Command, CommanderError } from 'commander';
 import { defineAuditCommands } from './commands/audit/definition';
+import { defineBlocksCommands } from './commands/blocks/definition';
 import { defineBuildCommand } from './commands/build/definition';
-import { createCommandKit } from './commands/command-kit';
+import { defineBuildsCommands } from './commands/builds/definition';
+import { addGroupExamples, createCommandKit } from './commands/command-kit';
+import { defineCompletionCommands } from './commands/completion/definition';
 import { defineContentCommands } from './commands/content/definition';
 import { defineDeployCommand } from './commands/deploy/definition';
 import { defineDeploymentsCommands } from './commands/deployments/definition';
 import { defineDripCommands } from './commands/drip/definition';
 import { defineEdgesCommands } from './commands/edges/definition';
 import { defineEnvsCommands } from './commands/envs/definition';
+import { defineExportCommand } from './commands/export/definition';
 import { defineHealthCommand } from './commands/health/definition';
 import { defineImportCommands } from './commands/import/definition';
 import { defineKeysCommands } from './commands/keys/definition';
 import { defineLiveCommand } from './commands/live/definition';
 import { defineLocalesCommands } from './commands/locales/definition';
 import { defineLoginCommand } from './commands/login/definition';
+import { defineMaintenanceCommands } from './commands/maintenance/definition';
+import { defineMediaCommands } from './commands/media/definition';
 import { defineMembersCommands } from './commands/members/definition';
+import { defineProfilesCommands } from './commands/profiles/definition';
 import { definePublishCommands } from './commands/publish/definition';
 import { defineQueriesCommands } from './commands/queries/definition';
 import { defineQueueCommand } from './commands/queue/definition';
@@ -24,9 +31,12 @@ import { defineResourceCommands } from './commands/resources/definition';
 import { defineRollbackCommand } from './commands/rollback/definition';
 import { defineRoutesCommands } from './commands/routes/definition';
 import { defineScriptsCommands } from './commands/scripts/definition';
+import { defineServeCommand } from './commands/serve/definition';
+import { defineSiteFolderCommands } from './commands/site-folder/definition';
 import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
 import { defineTypesCommands } from './commands/types/definition';
+import { defineVersionsCommands } from './commands/versions/definition';
 import { defineWorkflowsCommands } from './commands/workflows/definition';
 import { ExitCode, errorJson, exitCodeOf, formatError } from './errors';
 import type { CliIo } from './io/cli-io';
@@ -35,20 +45,26 @@ import { VERSION } from './version';
 /** The command groups in the order `cms --help` lists them. */
 const GROUPS = [
   defineLoginCommand,
+  defineProfilesCommands,
   defineHealthCommand,
   defineSitesCommands,
+  defineSiteFolderCommands,
   defineTypesCommands,
   defineRoutesCommands,
   defineResourceCommands,
   defineQueriesCommands,
   defineScriptsCommands,
   defineContentCommands,
+  defineVersionsCommands,
+  defineBlocksCommands,
   definePublishCommands,
   defineWorkflowsCommands,
   defineImportCommands,
   defineEdgesCommands,
   defineTemplatesCommands,
+  defineMediaCommands,
   defineBuildCommand,
+  defineBuildsCommands,
   defineReleasesCommands,
   defineDeployCommand,
   defineDeploymentsCommands,
@@ -62,6 +78,10 @@ const GROUPS = [
   defineMembersCommands,
   defineKeysCommands,
   defineAuditCommands,
+  defineMaintenanceCommands,
+  defineExportCommand,
+  defineServeCommand,
+  defineCompletionCommands,
 ];
 
 /**
@@ -75,9 +95,15 @@ export function createProgram(io: CliIo, state: { exitCode: number }): Command {
       'Operate a Trellis server: sites, types, content, publishing, imports, templates, builds, releases and deployments, members and keys.',
     )
     .version(VERSION, '-v, --version')
-    .option('--url <url>', 'server URL (env CMS_URL; default: the profile)')
+    .option(
+      '--url <url>',
+      'server URL; a bare host and a trailing /api are fine (env CMS_URL; default: the profile)',
+    )
     .option('--key <key>', 'API key (env CMS_API_KEY; default: the profile)')
-    .option('--site <id>', 'site id site:<slug> for site commands (env CMS_SITE; default: the profile)')
+    .option(
+      '--site <slug>',
+      'site of site commands: its slug or id site:<slug> (env CMS_SITE; default: the profile)',
+    )
     .option(
       '--profile <name>',
       'profile of the config file to use (env CMS_PROFILE; default: the current one)',
@@ -98,6 +124,7 @@ Example:
     );
   const kit = createCommandKit(io, state);
   for (const defineGroup of GROUPS) defineGroup(program, kit);
+  addGroupExamples(program);
   return program;
 }
 

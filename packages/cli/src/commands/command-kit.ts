@@ -102,12 +102,63 @@ export function subcommand(
   details?: string,
 ): Command {
   const examples = typeof example === 'string' ? [example] : example;
+  const command = parent.command(name).description(description);
+  EXAMPLES.set(command, examples);
+  if (details) DETAILS.set(command, details.trim());
+  return command.addHelpText('after', `\n${details ? `${details.trim()}\n\n` : ''}${examplesText(examples)}`);
+}
+
+/** The examples each command was given ({@link subcommand}, {@link group}); the CLI reference reads them. */
+const EXAMPLES = new WeakMap<Command, readonly string[]>();
+
+/** The paragraphs after the options of each command's help ({@link subcommand}'s `details`). */
+const DETAILS = new WeakMap<Command, string>();
+
+/** The details paragraphs `command` was given, if any. */
+export function detailsOf(command: Command): string | undefined {
+  return DETAILS.get(command);
+}
+
+/** The examples `command` was given, if any. */
+export function examplesOf(command: Command): readonly string[] | undefined {
+  return EXAMPLES.get(command);
+}
+
+function examplesText(examples: readonly string[]): string {
   const heading = examples.length > 1 ? 'Examples' : 'Example';
-  const text = `${heading}:\n${examples.map((line) => `  $ ${line}`).join('\n')}`;
-  return parent
-    .command(name)
-    .description(description)
-    .addHelpText('after', `\n${details ? `${details.trim()}\n\n` : ''}${text}`);
+  return `${heading}:\n${examples.map((line) => `  $ ${line}`).join('\n')}`;
+}
+
+/** Adds the command group `name` (a command with subcommands) to `parent`, with its examples in its help. */
+export function group(
+  parent: Command,
+  name: string,
+  description: string,
+  example: string | readonly string[],
+): Command {
+  const examples = typeof example === 'string' ? [example] : example;
+  const command = parent.command(name).description(description);
+  EXAMPLES.set(command, examples);
+  return command.addHelpText('after', `\n${examplesText(examples)}`);
+}
+
+/**
+ * Gives every group under `program` that was made without {@link group} the examples of its
+ * first subcommands (up to three), so each group's `--help` shows how it is used.
+ */
+export function addGroupExamples(program: Command): void {
+  for (const command of program.commands) {
+    if (command.commands.length === 0) continue;
+    addGroupExamples(command);
+    if (EXAMPLES.has(command)) continue;
+    const examples = command.commands
+      .map((child) => EXAMPLES.get(child)?.[0])
+      .filter((line): line is string => line !== undefined)
+      .slice(0, 3);
+    if (examples.length === 0) continue;
+    EXAMPLES.set(command, examples);
+    command.addHelpText('after', `\n${examplesText(examples)}`);
+  }
 }
 
 /** Parses an option value that must be a time (ISO with a zone, `now`, `+10m`, `-2h`), as ISO in UTC. */

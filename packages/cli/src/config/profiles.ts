@@ -6,7 +6,8 @@ import type { Fs } from '../io/cli-io';
 /** One saved connection. */
 export interface Profile {
   url: string;
-  key: string;
+  /** Absent after `cms logout`. */
+  key?: string;
   /** The default site (`site:<slug>`) of site-scoped commands. */
   site?: string;
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors';
+import { normalizeSite, normalizeUrl } from './normalize';
 import type { ConfigFile } from './profiles';
 
 /** The global options every command accepts. */
@@ -22,7 +23,8 @@ export interface Connection {
 /**
  * Picks each setting from, in order: the command-line flag, the environment variable
  * (CMS_URL, CMS_API_KEY, CMS_SITE; CMS_PROFILE picks the profile), the profile in the
- * config file. Throws a UsageError when no server URL is known.
+ * config file. The URL may be a bare host or end in `/api`, the site a bare slug (both
+ * normalised). Throws a UsageError when no server URL is known.
  */
 export function resolveConnection({
   flags,
@@ -42,12 +44,13 @@ export function resolveConnection({
   }
   const url = flags.url ?? nonEmpty(env.CMS_URL) ?? profile?.url;
   if (!url) {
-    throw new UsageError('No server: run cms login --url <url> --key <key>, or pass --url, or set CMS_URL.');
+    throw new UsageError('No server: run cms login --url <url> --key-stdin, or pass --url, or set CMS_URL.');
   }
+  const site = flags.site ?? nonEmpty(env.CMS_SITE) ?? profile?.site;
   return {
-    url,
+    url: normalizeUrl(url),
     key: flags.key ?? nonEmpty(env.CMS_API_KEY) ?? profile?.key,
-    site: flags.site ?? nonEmpty(env.CMS_SITE) ?? profile?.site,
+    site: site === undefined ? undefined : normalizeSite(site),
     profile: profileName,
   };
 }

@@ -163,21 +163,22 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the built `cms` as a child process (no terminal), with `env` and `cwd`. */
+/** Runs the built `cms` as a child process (no terminal), with `env` and `cwd`; `input` is piped to its stdin. */
 export function cms(
   args: string[],
-  { env, cwd }: { env: Record<string, string>; cwd: string },
+  { env, cwd, input }: { env: Record<string, string>; cwd: string; input?: string },
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_MAIN, ...args], {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (input !== undefined) child.stdin?.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });

@@ -78,7 +78,7 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     expect(sites.map((entry: { id: string }) => entry.id)).toContain('site:factbook');
   });
 
-  it('applies the fixture types, and applying again only updates them', async () => {
+  it('applies the fixture types, and applying again leaves them unchanged', async () => {
     const first = await json('types', 'apply', FIXTURE);
     expect(first.types).toEqual([
       { name: 'region', action: 'created' },
@@ -87,9 +87,9 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     ]);
     const second = await json('types', 'apply', FIXTURE);
     expect(second.types.map((type: { action: string }) => type.action)).toEqual([
-      'updated',
-      'updated',
-      'updated',
+      'unchanged',
+      'unchanged',
+      'unchanged',
     ]);
     const country = await json('types', 'get', 'country');
     expect(country).toMatchObject({ name: 'country', routePattern: '/countries/{slug}/', keyField: 'code' });

@@ -33,19 +33,37 @@ export class Output {
   }
 }
 
-/** Lays rows out as aligned columns with a header. */
-export function table(rows: Record<string, unknown>[], columns: string[]): string[] {
+/** A column of {@link table}: a row key (its header is the key in words), or `[key, header]`. */
+export type Column = string | readonly [key: string, header: string];
+
+/**
+ * Lays rows out as aligned columns under a header. Headers read as words: the key
+ * `publicUrl` is headed `PUBLIC URL`; `[key, header]` gives its own header (`''` for a mark
+ * column such as the current site's `*`).
+ */
+export function table(rows: Record<string, unknown>[], columns: readonly Column[]): string[] {
   if (rows.length === 0) return ['(none)'];
-  const cells = rows.map((row) => columns.map((column) => cell(row[column])));
-  const widths = columns.map((column, index) =>
-    Math.min(60, Math.max(column.length, ...cells.map((line) => line[index]?.length ?? 0))),
+  const keys = columns.map((column) => (typeof column === 'string' ? column : column[0]));
+  const headers = columns.map((column) => (typeof column === 'string' ? headerOf(column) : column[1]));
+  const cells = rows.map((row) => keys.map((key) => cell(row[key])));
+  const widths = headers.map((header, index) =>
+    Math.min(60, Math.max(header.length, ...cells.map((line) => line[index]?.length ?? 0))),
   );
   const render = (line: string[]) =>
     line
       .map((value, index) => (index === line.length - 1 ? value : value.padEnd(widths[index] ?? 0)))
       .join('  ')
       .trimEnd();
-  return [render(columns.map((column) => column.toUpperCase())), ...cells.map(render)];
+  return [render(headers), ...cells.map(render)];
+}
+
+/** `latestVersion` as `LATEST VERSION`, `siteId` as `SITE ID`, `envId` as `ENV ID`. */
+export function headerOf(key: string): string {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .toUpperCase();
 }
 
 function cell(value: unknown): string {

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import type { TextSource } from '../io/cli-io';
 import { run } from '../program';
 
 /** A text sink that keeps what was written. */
@@ -25,11 +26,14 @@ export async function runCli(
   {
     env = {},
     cwd,
+    stdin,
     onInterrupt,
     tty = false,
   }: {
     env?: Record<string, string | undefined>;
     cwd: string;
+    /** Standard input (see {@link cannedStdin}); none by default. */
+    stdin?: TextSource;
     /** Stands in for Ctrl-C: see CliIo.onInterrupt. */
     onInterrupt?: (handler: () => void) => () => void;
     /** Whether stderr is a terminal. */
@@ -38,6 +42,22 @@ export async function runCli(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = capture();
   const stderr = capture(tty);
-  const code = await run(argv, { stdout, stderr, env, fs, cwd, onInterrupt });
+  const code = await run(argv, { stdout, stderr, env, fs, cwd, onInterrupt, ...(stdin ? { stdin } : {}) });
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Standard input that holds `text` (a pipe), or a terminal whose hidden prompt answers `typed`. */
+export function cannedStdin({ text = '', typed }: { text?: string; typed?: string }): TextSource & {
+  prompts: string[];
+} {
+  const prompts: string[] = [];
+  return {
+    isTTY: typed !== undefined,
+    prompts,
+    readAll: async () => text,
+    readSecret: async (prompt) => {
+      prompts.push(prompt);
+      return typed ?? '';
+    },
+  };
 }

@@ -109,3 +109,32 @@ describe('cms audit verify', () => {
     expect(server.hits('GET /api/audit/verify')).toHaveLength(2);
   });
 });
+
+describe('cms audit checklist', () => {
+  it("prints the site's verification checklist with word headers", async () => {
+    const server = await t.serve({
+      'GET /api/sites/site%3Ablog': () => ({
+        body: {
+          id: 'site:blog',
+          name: 'Blog',
+          slug: 'blog',
+          graphName: 'g-1',
+          createdAt: '2026-11-22T03:00:00.000Z',
+        },
+      }),
+      'POST /api/audit/checklist': () => ({
+        body: {
+          rows: [
+            { feature: 'audit-chain', status: 'ok', version: '1', last_verified_at: null, message: null },
+          ],
+        },
+      }),
+    });
+    const result = await t.cli(['audit', 'checklist']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^FEATURE\s+STATUS\s+VERSION\s+LAST VERIFIED AT\s+MESSAGE\naudit-chain\s+ok\s+1\n$/,
+    );
+    expect(server.hits('POST /api/audit/checklist')[0]?.url).toBe('/api/audit/checklist?graph=g-1');
+  });
+});

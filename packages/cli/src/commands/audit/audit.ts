@@ -52,3 +52,19 @@ export async function auditLog({
   });
   return ExitCode.ok;
 }
+
+/** `cms audit checklist`: the verification checklist of the site's graph (admins). */
+export async function auditChecklist({
+  site,
+  out,
+  graph,
+}: Pick<SiteCommandDeps, 'site' | 'out'> & { graph?: string }): Promise<number> {
+  const answer = await site.audit.checklist(graph ? { graph } : {});
+  out.result(answer, () =>
+    table(
+      answer.rows.map((row) => ({ ...row, lastVerifiedAt: row.last_verified_at })),
+      ['feature', 'status', 'version', 'lastVerifiedAt', 'message'],
+    ),
+  );
+  return ExitCode.ok;
+}

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { type CommandKit, subcommand, toNonNegativeInt, toPositiveInt, toTime } from '../command-kit';
-import { auditLog, auditVerify } from './audit';
+import { auditChecklist, auditLog, auditVerify } from './audit';
 
 export interface AuditVerifyFlags {
   graph?: string;
@@ -18,7 +18,7 @@ export interface AuditLogFlags {
   graph?: string;
 }
 
-/** `cms audit verify|log` */
+/** `cms audit verify|log|checklist` */
 export function defineAuditCommands(program: Command, { action }: CommandKit): void {
   const audit = program.command('audit').description('Audit chain');
   subcommand(audit, 'verify', "Verify the site's audit hash chain (exit 1 when broken)", 'cms audit verify')
@@ -65,6 +65,18 @@ export function defineAuditCommands(program: Command, { action }: CommandKit): v
             graph: options.graph,
           },
         }),
+      ),
+    );
+  subcommand(
+    audit,
+    'checklist',
+    "Show the site's verification checklist: each feature, its status and when it was last verified (admins)",
+    'cms audit checklist',
+  )
+    .option('--graph <name>', "graph name (default: the site's graph)")
+    .action(
+      action<AuditVerifyFlags>(async (context, _args, options) =>
+        auditChecklist({ site: await context.site(), out: context.out, graph: options.graph }),
       ),
     );
 }

@@ -17,7 +17,7 @@ describe('cms deployments', () => {
     const result = await t.cli(['deployments', 'list', '--env', 'prod', '--limit', '10']);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+RELEASE\s+ENV\s+VALIDFROM\s+BUILD\s+NOTE$/);
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+RELEASE\s+ENV\s+VALID FROM\s+BUILD\s+NOTE$/);
     expect(lines[1]).toMatch(
       /^deploy:2\s+failed\s+release:spring\s+env:prod\s+\S+\s+template post does not parse$/,
     );

@@ -40,7 +40,7 @@ describe('cms drip preview', () => {
       '30m',
     ]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^VALIDFROM\s+RELEASEID\n2026-05-04T09:00:00.000Z\s+release:w1\n/);
+    expect(result.stdout).toMatch(/^VALID FROM\s+RELEASE ID\n2026-05-04T09:00:00.000Z\s+release:w1\n/);
     expect(server.hits('POST /api/releases/drip-preview')[0]?.body).toEqual({
       windowStart: from,
       windowEnd: to,
@@ -69,7 +69,7 @@ describe('cms drip preview', () => {
       'spring',
     ]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^N\s+VALIDFROM\n1\s+2026-05-04T09:00:00.000Z\n2\s+2026-05-06/);
+    expect(result.stdout).toMatch(/^N\s+VALID FROM\n1\s+2026-05-04T09:00:00.000Z\n2\s+2026-05-06/);
     expect(server.hits('POST /api/releases/drip-preview')[0]?.body).toMatchObject({
       count: 2,
       seed: 'spring',

@@ -18,7 +18,7 @@ describe('cms envs', () => {
     await t.serve({ 'GET /api/releases/environments': () => ({ body: [dev, prod] }) });
     const result = await t.cli(['envs', 'list']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^ID\s+NAME\s+ORDER\s+AUTOBUILD\s+REQUIRESAPPROVAL\s+PUBLICURL\n/);
+    expect(result.stdout).toMatch(/^ID\s+NAME\s+ORDER\s+AUTO BUILD\s+REQUIRES APPROVAL\s+PUBLIC URL\n/);
     expect(result.stdout).toMatch(/env:prod\s+prod\s+10\s+false\s+true\s+https:\/\/www.example.org\n/);
   });
 

@@ -85,16 +85,18 @@ export async function importRecords({
     failures.length > 0
       ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), failures)
       : null;
+  // A dry run writes nothing: it says what a real import would do.
+  const would = options.dryRun ? 'would be ' : '';
   const counts = [
-    `${result.created} created`,
-    ...(result.updated ? [`${result.updated} updated`] : []),
+    `${result.created} ${would}created`,
+    ...(result.updated ? [`${result.updated} ${would}updated`] : []),
     ...(result.unchanged ? [`${result.unchanged} unchanged`] : []),
     ...(result.skipped ? [`${result.skipped} skipped`] : []),
     `${result.failed} failed`,
     ...(rejected.length > 0 ? [`${rejected.length} unreadable CSV row(s)`] : []),
   ];
   out.result({ ...result, unreadableRows: rejected.length, errorsFile }, () => [
-    `${options.dryRun ? 'Checked' : 'Imported'} ${result.totalRecords} ${options.type} record(s) in ${seconds(result.tookMs)}: ` +
+    `${options.dryRun ? 'Dry run, nothing written: checked' : 'Imported'} ${result.totalRecords} ${options.type} record(s) in ${seconds(result.tookMs)}: ` +
       `${counts.join(', ')} (${result.recordsPerSec} records/s, ${result.calls} request(s)).`,
     ...(result.published
       ? [`Published ${result.published.count} item(s) to ${result.published.envId}.`]

@@ -37,7 +37,7 @@ describe('cms members find', () => {
     });
     const result = await t.cli(['members', 'find', 'ada', '--limit', '2']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/USERID\s+NAME\s+EMAIL\s+ROLE\n/);
+    expect(result.stdout).toMatch(/USER ID\s+NAME\s+EMAIL\s+ROLE\n/);
     expect(result.stdout).toMatch(/user:adam\s+Adam\s+adam@example.org\s+viewer\n/);
     expect(result.stdout).toContain('2 of 5; narrow the query');
     expect(server.hits('GET /api/access/users')[0]!.url).toBe('/api/access/users?q=ada&limit=2');

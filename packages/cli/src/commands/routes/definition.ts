@@ -10,24 +10,24 @@ export function defineRoutesCommands(program: Command, { io, action }: CommandKi
   subcommand(routes, 'list', 'List routes', 'cms routes list').action(
     action(async (context) => routesList({ site: await context.site(), out: context.out })),
   );
-  subcommand(
-    routes,
-    'apply',
-    'Create or update routes from a JSON file or a folder of them (idempotent)',
+  subcommand(routes, 'apply', 'Create or update routes from a JSON file or a folder of them (idempotent)', [
+    'cms routes apply routes.json --dry-run',
     'cms routes apply routes.json',
-  )
+  ])
     .argument(
       '<file-or-folder>',
       'a .json file (one route, an array, or {"routes": [...]}) or a folder of .json files',
     )
+    .option('--dry-run', 'read only: say what would be created or updated')
     .action(
-      action(async (context, [target]) =>
+      action<{ dryRun?: boolean }>(async (context, [target], options) =>
         routesApply({
           site: await context.site(),
           client: await context.client(),
           out: context.out,
           io,
           target: target!,
+          dryRun: options.dryRun === true,
         }),
       ),
     );

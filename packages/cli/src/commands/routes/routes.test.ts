@@ -23,7 +23,14 @@ describe('cms routes apply', () => {
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout).routes).toEqual([{ slug: 'home', path: '/', action: 'created' }]);
     const second = await t.cli(['routes', 'apply', 'routes.json']);
-    expect(second.stdout).toContain('Applied 1 route(s): 0 created, 1 updated.');
+    expect(second.stdout).toContain('Applied 1 route(s): 0 created, 0 updated, 1 unchanged.');
+    expect(server.hits('PATCH /api/routes/home')).toEqual([]);
+    await writeFile(join(t.dir, 'routes.json'), JSON.stringify({ routes: [{ ...route, title: 'Home' }] }));
+    const dry = await t.cli(['routes', 'apply', 'routes.json', '--dry-run']);
+    expect(dry.stdout).toBe('Dry run: would create 0, would update 1, 0 unchanged.\n');
+    expect(server.hits('PATCH /api/routes/home')).toEqual([]);
+    const third = await t.cli(['routes', 'apply', 'routes.json']);
+    expect(third.stdout).toContain('Applied 1 route(s): 0 created, 1 updated, 0 unchanged.');
     expect(server.hits('PATCH /api/routes/home')[0]?.body).not.toHaveProperty('slug');
   });
 });

@@ -4,6 +4,7 @@ import { ExitCode } from '../../errors';
 import { table } from '../../io/output';
 import { readDefinitions } from '../../io/read-definitions';
 import type { SiteCommandDeps } from '../context';
+import { isSubset } from '../site-folder/site-folder';
 
 /** `cms routes list`: the hand-made URLs of the site (pages, listings, redirects). */
 export async function routesList({ site, out }: Pick<SiteCommandDeps, 'site' | 'out'>): Promise<number> {
@@ -30,15 +31,17 @@ export async function routesDelete({
 }
 
 /**
- * `cms routes apply <file-or-folder>`: creates each route whose slug does not exist and
- * updates the others. Safe to run again.
+ * `cms routes apply <file-or-folder> [--dry-run]`: creates each route whose slug does not
+ * exist, updates the ones that differ and leaves the others unchanged. Safe to run again; a
+ * dry run reads only.
  */
 export async function routesApply({
   site,
   out,
   io,
   target,
-}: SiteCommandDeps & { target: string }): Promise<number> {
+  dryRun = false,
+}: SiteCommandDeps & { target: string; dryRun?: boolean }): Promise<number> {
   const definitions = await readDefinitions<CreateRouteBody>({
     fs: io.fs,
     cwd: io.cwd,
@@ -46,28 +49,29 @@ export async function routesApply({
     key: 'routes',
     idField: 'slug',
   });
-  const results: { slug: string; path: string; action: 'created' | 'updated' }[] = [];
+  const results: { slug: string; path: string; action: 'created' | 'updated' | 'unchanged' }[] = [];
   for (const definition of definitions) {
-    let exists = true;
+    let current: unknown = null;
     try {
-      await site.routes.get(definition.slug);
+      current = await site.routes.get(definition.slug);
     } catch (error) {
       if (!(isApiError(error) && error.status === 404)) throw error;
-      exists = false;
     }
-    if (exists) {
+    const action = !current ? 'created' : isSubset(definition, current) ? 'unchanged' : 'updated';
+    if (!dryRun && action === 'updated') {
       const { slug, ...patch } = definition;
       await site.routes.update(slug, patch);
-    } else {
-      await site.routes.create(definition);
     }
-    const action = exists ? 'updated' : 'created';
+    if (!dryRun && action === 'created') await site.routes.create(definition);
     results.push({ slug: definition.slug, path: definition.path, action });
-    out.note(`${action} ${definition.slug} (${definition.path})`);
+    const verb = dryRun && action !== 'unchanged' ? `would ${action.replace(/d$/, '')}` : action;
+    out.note(`${verb} ${definition.slug} (${definition.path})`);
   }
-  out.result({ ok: true, routes: results }, () => {
-    const created = results.filter((result) => result.action === 'created').length;
-    return `Applied ${results.length} route(s): ${created} created, ${results.length - created} updated.`;
+  out.result({ ok: true, dryRun, routes: results }, () => {
+    const count = (action: string) => results.filter((result) => result.action === action).length;
+    return dryRun
+      ? `Dry run: would create ${count('created')}, would update ${count('updated')}, ${count('unchanged')} unchanged.`
+      : `Applied ${results.length} route(s): ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged.`;
   });
   return ExitCode.ok;
 }

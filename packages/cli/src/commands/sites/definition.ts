@@ -1,5 +1,6 @@
 import { SearchEmission, SiteCollections, StarterKit } from '@trelliscms/core';
 import { type Command, Option } from 'commander';
+import { normalizeSite } from '../../config/normalize';
 import { UsageError } from '../../errors';
 import { type CommandKit, subcommand } from '../command-kit';
 import { sitesCreate, sitesDelete, sitesGet, sitesList, sitesUpdate, sitesUse } from './sites';
@@ -48,8 +49,19 @@ export interface SitesDeleteFlags {
 /** `cms sites list|create|get|update|delete|use` */
 export function defineSitesCommands(program: Command, { io, action }: CommandKit): void {
   const sites = program.command('sites').description('List, create, inspect, update and delete sites');
-  subcommand(sites, 'list', 'List the sites you can access', 'cms sites list --json').action(
-    action(async (context) => sitesList({ client: await context.client(), out: context.out })),
+  subcommand(
+    sites,
+    'list',
+    'List the sites you can access (the current one marked *)',
+    'cms sites list --json',
+  ).action(
+    action(async (context) =>
+      sitesList({
+        client: await context.client(),
+        out: context.out,
+        current: (await context.connection()).site,
+      }),
+    ),
   );
   subcommand(
     sites,
@@ -80,17 +92,17 @@ export function defineSitesCommands(program: Command, { io, action }: CommandKit
       }),
     );
   subcommand(sites, 'get', 'Show a site', 'cms sites get site:blog')
-    .argument('<id>', 'site id site:<slug>')
+    .argument('<id>', 'site slug or id (blog or site:blog)')
     .action(
       action(async (context, [id]) =>
-        sitesGet({ client: await context.client(), out: context.out, id: id! }),
+        sitesGet({ client: await context.client(), out: context.out, id: normalizeSite(id!) }),
       ),
     );
   subcommand(sites, 'update', 'Change a site (only the options given)', [
     'cms sites update site:blog --public-url https://blog.example.com',
     `cms sites update site:blog --collections '{"tags": {"type": "post", "groupBy": "tags"}}'`,
   ])
-    .argument('<id>', 'site id')
+    .argument('<id>', 'site slug or id')
     .option('--name <name>', 'new name')
     .option('--public-url <url>', 'public URL')
     .option('--description <text>', 'description')
@@ -108,7 +120,7 @@ export function defineSitesCommands(program: Command, { io, action }: CommandKit
         sitesUpdate({
           client: await context.client(),
           out: context.out,
-          id: id!,
+          id: normalizeSite(id!),
           body: {
             ...(options.name ? { name: options.name } : {}),
             ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
@@ -121,15 +133,23 @@ export function defineSitesCommands(program: Command, { io, action }: CommandKit
       ),
     );
   subcommand(sites, 'delete', 'Soft-delete a site (owner only)', 'cms sites delete site:old --yes')
-    .argument('<id>', 'site id')
+    .argument('<id>', 'site slug or id')
     .option('--yes', 'confirm')
     .action(
       action<SitesDeleteFlags>(async (context, [id], options) =>
-        sitesDelete({ client: await context.client(), out: context.out, id: id!, yes: options.yes === true }),
+        sitesDelete({
+          client: await context.client(),
+          out: context.out,
+          id: normalizeSite(id!),
+          yes: options.yes === true,
+        }),
       ),
     );
-  subcommand(sites, 'use', 'Make a site the default of the current profile', 'cms sites use site:blog')
-    .argument('<id>', 'site id')
+  subcommand(sites, 'use', 'Make a site the default of the current profile', [
+    'cms sites use blog',
+    'cms sites use site:blog',
+  ])
+    .argument('<id>', 'site slug or id')
     .action(
       action(async (context, [id]) => {
         const connection = await context.connection();
@@ -137,7 +157,7 @@ export function defineSitesCommands(program: Command, { io, action }: CommandKit
           client: await context.client(),
           out: context.out,
           io,
-          id: id!,
+          id: normalizeSite(id!),
           configFile: context.configFile,
           profile: connection.profile,
         });

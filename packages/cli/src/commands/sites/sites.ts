@@ -13,10 +13,15 @@ const describe = (site: Site) => [
   `  search: ${site.searchEmission ?? 'bm25'}  created: ${site.createdAt}`,
 ];
 
-/** `cms sites list` */
-export async function sitesList({ client, out }: Deps): Promise<number> {
+/** `cms sites list`: the current site (of --site, CMS_SITE or the profile) marked `*`. */
+export async function sitesList({ client, out, current }: Deps & { current?: string }): Promise<number> {
   const sites = await client.sites.list();
-  out.result(sites, () => table(sites, ['id', 'name', 'publicUrl', 'createdAt']));
+  out.result(sites, () =>
+    table(
+      sites.map((site) => ({ ...site, current: site.id === current ? '*' : '' })),
+      [['current', ''], 'id', 'name', 'publicUrl', 'createdAt'],
+    ),
+  );
   return ExitCode.ok;
 }
 

@@ -15,14 +15,16 @@ export function defineTemplatesCommands(program: Command, { io, action }: Comman
     'cms templates push ./templates',
   )
     .argument('<dir>', 'folder of .liquid files (optional templates.json: {"<name>": {"boundType": "post"}})')
+    .option('--dry-run', 'read only: say what would be created or updated')
     .action(
-      action(async (context, [dir]) =>
+      action<{ dryRun?: boolean }>(async (context, [dir], options) =>
         templatesPush({
           site: await context.site(),
           client: await context.client(),
           out: context.out,
           io,
           dir: dir!,
+          dryRun: options.dryRun === true,
         }),
       ),
     );

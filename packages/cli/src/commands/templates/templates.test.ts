@@ -30,6 +30,11 @@ describe('cms templates', () => {
     await writeFile(join(src, 'post.liquid'), '<h1>{{ item.fields.title }}</h1>');
     await writeFile(join(src, 'card.liquid'), '<div>{{ item.id }}</div>');
     await writeFile(join(src, 'templates.json'), JSON.stringify({ post: { boundType: 'post' } }));
+    const dry = await t.cli(['templates', 'push', 'src', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toBe('Dry run: would create 1, would update 1, 1 unchanged.\n');
+    expect(dry.stderr).toContain('would create card\n');
+    expect(server.requests.filter((request) => request.method !== 'GET')).toEqual([]);
     const push = await t.cli(['templates', 'push', 'src']);
     expect(push.code).toBe(0);
     expect(push.stdout).toContain('Pushed 3 template(s): 1 created, 1 updated, 1 unchanged.');

@@ -30,7 +30,8 @@ export async function templatesPush({
   out,
   io,
   dir,
-}: SiteCommandDeps & { dir: string }): Promise<number> {
+  dryRun = false,
+}: SiteCommandDeps & { dir: string; dryRun?: boolean }): Promise<number> {
   const folder = resolve(io.cwd, dir);
   let names: string[];
   try {
@@ -50,7 +51,9 @@ export async function templatesPush({
     let template: Template;
     let action: 'created' | 'updated' | 'unchanged';
     if (!current) {
-      template = await site.templates.create({ name, content, ...settings });
+      template = dryRun
+        ? { name, content, version: 0, ...settings }
+        : await site.templates.create({ name, content, ...settings });
       action = 'created';
     } else if (
       current.content === content &&
@@ -60,15 +63,18 @@ export async function templatesPush({
       template = current;
       action = 'unchanged';
     } else {
-      template = await site.templates.update(name, { content, ...settings });
+      template = dryRun ? current : await site.templates.update(name, { content, ...settings });
       action = 'updated';
     }
     results.push({ name, action, version: template.version });
-    out.note(`${action.padEnd(9)} ${name} (version ${template.version})`);
+    if (dryRun && action !== 'unchanged') out.note(`would ${action.replace(/d$/, '')} ${name}`);
+    else out.note(`${action.padEnd(9)} ${name} (version ${template.version})`);
   }
-  out.result({ ok: true, templates: results }, () => {
+  out.result({ ok: true, dryRun, templates: results }, () => {
     const count = (action: string) => results.filter((result) => result.action === action).length;
-    return `Pushed ${results.length} template(s): ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged.`;
+    return dryRun
+      ? `Dry run: would create ${count('created')}, would update ${count('updated')}, ${count('unchanged')} unchanged.`
+      : `Pushed ${results.length} template(s): ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged.`;
   });
   return ExitCode.ok;
 }

@@ -15,24 +15,24 @@ export function defineTypesCommands(program: Command, { io, action }: CommandKit
         typesGet({ site: await context.site(), out: context.out, name: name! }),
       ),
     );
-  subcommand(
-    types,
-    'apply',
-    'Create or update types from a JSON file or a folder of them (idempotent)',
+  subcommand(types, 'apply', 'Create or update types from a JSON file or a folder of them (idempotent)', [
+    'cms types apply ./types/ --dry-run',
     'cms types apply ./types/',
-  )
+  ])
     .argument(
       '<file-or-folder>',
       'a .json file (one type, an array, or {"types": [...]}) or a folder of .json files',
     )
+    .option('--dry-run', 'read only: say what would be created or updated')
     .action(
-      action(async (context, [target]) =>
+      action<{ dryRun?: boolean }>(async (context, [target], options) =>
         typesApply({
           site: await context.site(),
           client: await context.client(),
           out: context.out,
           io,
           target: target!,
+          dryRun: options.dryRun === true,
         }),
       ),
     );

@@ -9,7 +9,7 @@ describe('cms types apply', () => {
   it('creates missing types and patches existing ones from a folder, in file order', async () => {
     const stored = new Map<string, Record<string, unknown>>([['tag', { name: 'tag' }]]);
     const server = await t.serve({
-      'GET /api/types/tag': () => ({ body: full('tag', stored.get('tag')) }),
+      'GET /api/types/tag': () => ({ body: full('tag', { ...stored.get('tag'), label: 'Old label' }) }),
       'GET /api/types/post': () =>
         stored.has('post')
           ? { body: full('post', stored.get('post')) }
@@ -26,13 +26,30 @@ describe('cms types apply', () => {
     await writeFile(join(t.dir, 'types', 'README.md'), 'not a type');
     const result = await t.cli(['types', 'apply', 'types']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Applied 2 type(s): 1 created, 1 updated.');
+    expect(result.stdout).toContain('Applied 2 type(s): 1 created, 1 updated, 0 unchanged.');
     expect(server.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
       'GET /api/types/tag',
       'PATCH /api/types/tag',
       'GET /api/types/post',
       'POST /api/types',
     ]);
+  });
+});
+
+describe('cms types apply: unchanged and --dry-run', () => {
+  it('says unchanged for a type that already matches, and would create/update in a dry run', async () => {
+    const server = await t.serve({
+      'GET /api/types/tag': () => ({
+        body: { ...full('tag', {}), fields: [{ name: 'slug', type: 'string', required: false }] },
+      }),
+      'GET /api/types/post': () => ({ status: 404, body: { error: 'no', code: 'not_found' } }),
+    });
+    await writeFile(join(t.dir, 'types.json'), JSON.stringify([def('tag'), def('post')]));
+    const dry = await t.cli(['types', 'apply', 'types.json', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toBe('unchanged tag\nwould create post\n');
+    expect(dry.stdout).toBe('Dry run: would create 1, would update 0, 1 unchanged.\n');
+    expect(server.requests.every((request) => request.method === 'GET')).toBe(true);
   });
 });
 

@@ -1,8 +1,10 @@
 import type { CreateContentTypeBody } from '@trelliscms/core';
+import { isApiError } from '@trelliscms/sdk';
 import { ExitCode } from '../../errors';
 import { table } from '../../io/output';
 import { readDefinitions } from '../../io/read-definitions';
 import type { SiteCommandDeps } from '../context';
+import { isSubset } from '../site-folder/site-folder';
 
 type Deps = Pick<SiteCommandDeps, 'site' | 'out'>;
 
@@ -40,15 +42,17 @@ export async function typesDelete({
 }
 
 /**
- * `cms types apply <file-or-folder>`: creates each type that does not exist and PATCHes the
- * others, in file order (so referenced types can come first). Safe to run again.
+ * `cms types apply <file-or-folder> [--dry-run]`: creates each type that does not exist,
+ * PATCHes the ones that differ and leaves the others unchanged, in file order (so referenced
+ * types can come first). Safe to run again; a dry run reads only.
  */
 export async function typesApply({
   site,
   out,
   io,
   target,
-}: SiteCommandDeps & { target: string }): Promise<number> {
+  dryRun = false,
+}: SiteCommandDeps & { target: string; dryRun?: boolean }): Promise<number> {
   const definitions = await readDefinitions<CreateContentTypeBody>({
     fs: io.fs,
     cwd: io.cwd,
@@ -56,15 +60,30 @@ export async function typesApply({
     key: 'types',
     idField: 'name',
   });
-  const results: { name: string; action: string }[] = [];
+  const results: { name: string; action: 'created' | 'updated' | 'unchanged' }[] = [];
   for (const definition of definitions) {
-    const { action } = await site.types.apply(definition);
+    let current: unknown = null;
+    try {
+      current = await site.types.get(definition.name);
+    } catch (error) {
+      if (!(isApiError(error) && error.status === 404)) throw error;
+    }
+    const action = !current ? 'created' : isSubset(definition, current) ? 'unchanged' : 'updated';
+    if (!dryRun && action === 'created') await site.types.create(definition);
+    if (!dryRun && action === 'updated') {
+      const { name, ...patch } = definition;
+      await site.types.update(name, patch);
+    }
     results.push({ name: definition.name, action });
-    out.note(`${action === 'created' ? 'created' : 'updated'} ${definition.name}`);
+    out.note(
+      `${dryRun && action !== 'unchanged' ? `would ${action.replace(/d$/, '')}` : action} ${definition.name}`,
+    );
   }
-  out.result({ ok: true, types: results }, () => {
-    const created = results.filter((result) => result.action === 'created').length;
-    return `Applied ${results.length} type(s): ${created} created, ${results.length - created} updated.`;
+  out.result({ ok: true, dryRun, types: results }, () => {
+    const count = (action: string) => results.filter((result) => result.action === action).length;
+    return dryRun
+      ? `Dry run: would create ${count('created')}, would update ${count('updated')}, ${count('unchanged')} unchanged.`
+      : `Applied ${results.length} type(s): ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged.`;
   });
   return ExitCode.ok;
 }
