@@ -48,7 +48,7 @@ describe('cms scripts', () => {
     });
     const list = await t.cli(['scripts', 'list']);
     expect(list.stdout).toMatch(
-      /^NAME\s+EVENT\s+TYPE\s+ENABLED\s+TIMEOUTMS\s+MEMORYMB\nrequire-summary\s+beforeSave\s+post\s+true\s+500\s+16\n$/,
+      /^NAME\s+EVENT\s+TYPE\s+ENABLED\s+TIMEOUT MS\s+MEMORY MB\nrequire-summary\s+beforeSave\s+post\s+true\s+500\s+16\n$/,
     );
     const shown = await t.cli(['scripts', 'show', 'require-summary']);
     expect(shown.stdout).toContain(SCRIPT.source);
