@@ -6,6 +6,7 @@ import { createProgress } from '../../io/progress';
 import { readJsonFile, readText } from '../../io/read-json-file';
 import { formatOf, parseRecords, type RejectedRow } from '../../io/read-records';
 import type { SiteCommandDeps } from '../context';
+import { sendEdges, toEdge } from './import';
 
 /** One type's records to import, as read from the file or folder. */
 interface TypeBatch {
@@ -86,7 +87,7 @@ async function readAll(
       const rejected: RejectedRow[] = [];
       if (base === 'edges') {
         edges = parseRecords({ text, format, file: name, key: 'edges' }).map((row, index) =>
-          edgeOf(row, index, name),
+          toEdge(row, index, name, format === 'csv'),
         );
         edgesSource = name;
         continue;
@@ -114,7 +115,7 @@ async function readAll(
     }
     const rawEdges = (value as { edges?: unknown }).edges;
     if (Array.isArray(rawEdges)) {
-      edges = rawEdges.map((row, index) => edgeOf(row as Record<string, unknown>, index, path));
+      edges = rawEdges.map((row, index) => toEdge(row as Record<string, unknown>, index, path, false));
       edgesSource = path;
     }
   }
@@ -124,16 +125,6 @@ async function readAll(
     );
   }
   return { batches, edges, edgesSource };
-}
-
-function edgeOf(row: Record<string, unknown>, index: number, file: string): EdgeTriple {
-  const { from, edge, to, props } = row;
-  if (typeof from !== 'string' || typeof edge !== 'string' || typeof to !== 'string') {
-    throw new UsageError(`${file}: edge ${index} needs string "from", "edge" and "to"`);
-  }
-  return props && typeof props === 'object'
-    ? { from, edge, to, props: props as Record<string, unknown> }
-    : { from, edge, to };
 }
 
 /**
@@ -200,22 +191,7 @@ export async function importAll({
     );
   }
   if (edges.length > 0 && !options.dryRun) {
-    const progress = createProgress({
-      stderr: io.stderr,
-      label: 'edges',
-      total: edges.length,
-      createdLabel: 'merged',
-    });
-    let result: Awaited<ReturnType<typeof site.import.allEdges>>;
-    try {
-      result = await site.import.allEdges({
-        edges,
-        callSize: options.callSize,
-        onProgress: (p: ImportProgress) => progress.update(p),
-      });
-    } finally {
-      progress.stop();
-    }
+    const result = await sendEdges(site, io, edges, { callSize: options.callSize });
     failures.push(...result.errors.map((error) => ({ type: 'edges', ...error })));
     failed += result.failed;
     summary.edges = result;

@@ -171,23 +171,10 @@ export async function importEdges({
   });
   const isCsv = formatOf(options.file, options.format) === 'csv';
   const edges = rows.map((row, index) => toEdge(row, index, options.file, isCsv));
-  const progress = createProgress({
-    stderr: io.stderr,
-    label: 'edges',
-    total: edges.length,
-    createdLabel: 'merged',
+  const result = await sendEdges(site, io, edges, {
+    batchSize: options.batchSize,
+    callSize: options.callSize,
   });
-  let result: Awaited<ReturnType<typeof site.import.allEdges>>;
-  try {
-    result = await site.import.allEdges({
-      edges,
-      batchSize: options.batchSize,
-      callSize: options.callSize,
-      onProgress: (p) => progress.update(p),
-    });
-  } finally {
-    progress.stop();
-  }
   const errorsFile =
     result.errors.length > 0
       ? await writeErrors(io.fs, io.cwd, options.errorsFile ?? defaultErrorsFile(options.file), result.errors)
@@ -201,8 +188,38 @@ export async function importEdges({
   return result.failed > 0 ? ExitCode.partial : ExitCode.ok;
 }
 
+/** Sends edges with a progress bar (`cms import edges`, and the edges of a multi-type import). */
+export async function sendEdges(
+  site: SiteCommandDeps['site'],
+  io: SiteCommandDeps['io'],
+  edges: EdgeTriple[],
+  options: { batchSize?: number; callSize?: number },
+): Promise<Awaited<ReturnType<SiteCommandDeps['site']['import']['allEdges']>>> {
+  const progress = createProgress({
+    stderr: io.stderr,
+    label: 'edges',
+    total: edges.length,
+    createdLabel: 'merged',
+  });
+  try {
+    return await site.import.allEdges({
+      edges,
+      batchSize: options.batchSize,
+      callSize: options.callSize,
+      onProgress: (p) => progress.update(p),
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
 /** An edge from a row; the other columns of a CSV row are its props (see propValueFromCell). */
-function toEdge(row: Record<string, unknown>, index: number, file: string, isCsv: boolean): EdgeTriple {
+export function toEdge(
+  row: Record<string, unknown>,
+  index: number,
+  file: string,
+  isCsv: boolean,
+): EdgeTriple {
   const { from, edge, to, props, ...rest } = row;
   if (typeof from !== 'string' || typeof edge !== 'string' || typeof to !== 'string') {
     throw new UsageError(`${file}: edge ${index} needs string "from", "edge" and "to"`);
