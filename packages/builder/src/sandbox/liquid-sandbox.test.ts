@@ -41,21 +41,38 @@ describe('checkTemplateInWorker', () => {
 });
 
 describe('LiquidSandbox', () => {
+  it('refuses an input too large for its heap before sending it (receiving it could end the process)', async () => {
+    const sandbox = new LiquidSandbox({ memoryMb: 32 });
+    try {
+      const failure = await sandbox
+        .run(
+          { type: 'transforms', snapshotJson: 'x'.repeat(9_000_000), env: 'dev', limits: {} },
+          { timeoutMs: 60_000 },
+        )
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      expect(failure).toBeInstanceOf(SandboxStoppedError);
+      expect((failure as Error).message).toContain('too large for the sandbox');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('stops a worker that runs out of its heap and starts a new one for the next job', async () => {
     const sandbox = new LiquidSandbox({ memoryMb: 32 });
     try {
+      // Under a quarter of the heap as text; many small objects once parsed and transformed.
       const huge = JSON.stringify({
         format: 'trellis-snapshot',
         site: { id: 'site:x', name: 'x', slug: 'x', graphName: 'x' },
         types: [],
-        items: Array.from({ length: 400_000 }, (_, i) => ({
-          id: `a:${i}`,
-          type: 'a',
-          fields: { t: 'x'.repeat(50) },
-        })),
+        items: Array.from({ length: 160_000 }, (_, i) => ({ id: `a:${i}`, type: 'a', fields: { t: 'x' } })),
         templates: [],
-        transforms: [{ id: 't', kind: 'set-field', field: 'u', value: '{{ item.t }}' }],
+        transforms: [{ id: 't', kind: 'set-field', field: 'u', value: '{{ item.t }}{{ item.id }}' }],
       });
+      expect(huge.length).toBeLessThan(8_000_000);
       const failure = await sandbox
         .run({ type: 'transforms', snapshotJson: huge, env: 'dev', limits: {} }, { timeoutMs: 60_000 })
         .then(

@@ -31,11 +31,24 @@ export class LiquidSandbox {
 
   constructor(private readonly options: { memoryMb: number }) {}
 
-  /** Runs `job`; rejects with {@link SandboxStoppedError} when it takes longer than `timeoutMs`. */
+  /**
+   * Runs `job`; rejects with {@link SandboxStoppedError} when it takes longer than `timeoutMs`,
+   * runs out of memory, or its input is too large for the worker's heap: a snapshot of more than
+   * a quarter of the heap is refused before it is sent, since receiving it is one allocation that
+   * V8 cannot stop gracefully (it would end the whole process, not just the worker).
+   */
   run<J extends SandboxJob>(
     job: J,
     { timeoutMs }: { timeoutMs: number },
   ): Promise<SandboxResults[J['type']]> {
+    const inputBytes = job.type === 'transforms' ? job.snapshotJson.length : 0;
+    if (inputBytes > (this.options.memoryMb * 1_000_000) / 4) {
+      return Promise.reject(
+        new SandboxStoppedError(
+          `the ${job.type} job's input (${(inputBytes / 1e6).toFixed(1)} MB) is too large for the sandbox's ${this.options.memoryMb} MB heap`,
+        ),
+      );
+    }
     const result = this.queue.then(() => this.runNow(job, timeoutMs));
     this.queue = result.catch(() => undefined);
     return result;

@@ -235,7 +235,7 @@ describe('ID tokens', () => {
         .json()
         .map((t: { name: string }) => t.name)
         .sort(),
-    ).toEqual(['doc', 'page', 'release-note']);
+    ).toEqual(['author', 'doc', 'page', 'release-note', 'tag']);
   });
 
   it('rejects alg none', async () => {
