@@ -71,7 +71,7 @@ try {
 
   step('cms-build builds the exported snapshot into a folder');
   const snapshot = join(home, 'snapshot.json');
-  writeFileSync(snapshot, JSON.stringify(await client.export.snapshot()));
+  writeFileSync(snapshot, JSON.stringify(await client.site('site:pack').export.snapshot()));
   const outDir = join(home, 'site');
   const built = spawnSync(bin('cms-build'), ['--snapshot', snapshot, '--out', outDir, '--env', 'dev'], {
     env,
