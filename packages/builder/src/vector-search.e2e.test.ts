@@ -1,61 +1,18 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { embeddingText, hashedBagOfWords } from '@trelliscms/core';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, openChromium, serveFolder } from '../test/browser';
 import { type Fixture, loadFixture } from '../test/load-fixture';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `Skipping the vector search browser test: ${CHROMIUM} is absent (apt-get install -y chromium).`,
-  );
-}
-
-const types: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.json': 'application/json',
-  '.xml': 'application/xml',
-};
-
-/** A tiny static server over a folder: `/x/` serves `/x/index.html`. */
-function serve(root: string): Promise<{ server: Server; url: string }> {
-  const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
-    const file = join(root, path.endsWith('/') ? `${path}index.html` : path);
-    if (!file.startsWith(root)) {
-      res.statusCode = 403;
-      res.end();
-      return;
-    }
-    try {
-      const body = await readFile(file);
-      res.setHeader('content-type', types[extname(file)] ?? 'application/octet-stream');
-      res.end(body);
-    } catch {
-      res.statusCode = 404;
-      res.end('not found');
-    }
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    ),
-  );
-}
+const hasChromium = chromiumAvailable('the vector search browser test');
 
 describe.skipIf(!hasChromium)('the published vector search index in headless Chromium', () => {
   let fixture: Fixture;
-  let server: Server;
   let url: string;
   let browser: BrowserContext;
-  let profile: string;
+  let closeServer: (() => Promise<void>) | undefined;
+  let closeBrowser: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     fixture = loadFixture('blog');
@@ -79,29 +36,18 @@ describe.skipIf(!hasChromium)('the published vector search index in headless Chr
     }
     const result = await fixture.build({ mode: 'full' });
     expect(result.ok).toBe(true);
-    ({ server, url } = await serve(join(fixture.root, 'site', 'current')));
-    profile = mkdtempSync(join(tmpdir(), 'trellis-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const served = await serveFolder(join(fixture.root, 'site', 'current'));
+    ({ url } = served);
+    closeServer = served.close;
+    const chromium = await openChromium();
+    ({ browser } = chromium);
+    closeBrowser = chromium.close;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await closeBrowser?.();
+    await closeServer?.();
     fixture?.cleanup();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('ranks by the vector index in the browser: finds a page BM25 alone misses, and keeps BM25 hits', async () => {

@@ -25,7 +25,8 @@ export interface ServerProcess {
   cleanup(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on right now: listen on port 0, read the port, close. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.unref();

@@ -15,6 +15,27 @@ import { buildApp } from '../app';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The engine with every graph it creates or opens passed through `wrap` (everything else as it is). */
+function withGraphs(engine: GraphEngine, wrap: (graph: Graph) => Graph): GraphEngine {
+  return {
+    get name() {
+      return engine.name;
+    },
+    init: () => engine.init(),
+    close: () => engine.close(),
+    endpoint: () => engine.endpoint(),
+    createGraph: async (name) => wrap(await engine.createGraph(name)),
+    openGraph: async (name) => {
+      const graph = await engine.openGraph(name);
+      return graph && wrap(graph);
+    },
+    dropGraph: (name) => engine.dropGraph(name),
+    listGraphs: () => engine.listGraphs(),
+    procedures: () => engine.procedures(),
+    probe: (timeoutMs) => engine.probe(timeoutMs),
+  };
+}
+
 /**
  * The engine with every graph call taking at least `delayMs` more: engine work that lasts,
  * whatever the machine's speed, so a 1 ms budget is always spent by the handler's first query.
@@ -31,23 +52,7 @@ function slowEngine(engine: GraphEngine, delayMs: number): GraphEngine {
         };
       },
     });
-  return {
-    get name() {
-      return engine.name;
-    },
-    init: () => engine.init(),
-    close: () => engine.close(),
-    endpoint: () => engine.endpoint(),
-    createGraph: async (name) => slow(await engine.createGraph(name)),
-    openGraph: async (name) => {
-      const graph = await engine.openGraph(name);
-      return graph && slow(graph);
-    },
-    dropGraph: (name) => engine.dropGraph(name),
-    listGraphs: () => engine.listGraphs(),
-    procedures: () => engine.procedures(),
-    probe: (timeoutMs) => engine.probe(timeoutMs),
-  };
+  return withGraphs(engine, slow);
 }
 
 let site: ContentTestSite;
@@ -103,23 +108,7 @@ function countingEngine(engine: GraphEngine, calls: Map<string, number>): GraphE
     wrappers.set(graph, wrapper);
     return wrapper;
   };
-  return {
-    get name() {
-      return engine.name;
-    },
-    init: () => engine.init(),
-    close: () => engine.close(),
-    endpoint: () => engine.endpoint(),
-    createGraph: async (name) => counted(await engine.createGraph(name)),
-    openGraph: async (name) => {
-      const graph = await engine.openGraph(name);
-      return graph && counted(graph);
-    },
-    dropGraph: (name) => engine.dropGraph(name),
-    listGraphs: () => engine.listGraphs(),
-    procedures: () => engine.procedures(),
-    probe: (timeoutMs) => engine.probe(timeoutMs),
-  };
+  return withGraphs(engine, counted);
 }
 
 /** A second app on the site's data, with the query budget given (and optionally a slow engine). */
