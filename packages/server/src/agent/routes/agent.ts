@@ -80,14 +80,8 @@ export const agentRoutes: FastifyPluginAsyncZod = async (app) => {
     app.route({
       method,
       url: '/api/agent',
-      schema: {
-        tags: ['agent'],
-        summary:
-          method === 'GET'
-            ? 'No event stream: the MCP endpoint is stateless (405)'
-            : 'No session to end: the MCP endpoint is stateless (405)',
-        response: errorResponses(401, 403, 405),
-      },
+      // Never a success, so left out of the OpenAPI document; the POST operation says they answer 405.
+      schema: { hide: true },
       config: { siteScope: 'site', permission: 'content:read' },
       handler: async () => {
         throw TrellisError.of(
