@@ -316,6 +316,19 @@ describe('/api/agent (MCP over Streamable HTTP)', () => {
     expect(fine.status).toBe(200);
     expect((await fine.json()).result.serverInfo.name).toBe('trellis');
 
+    const notRpc = await fetch(`${base}/api/agent`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${keys.editor}`,
+        'x-site-id': site.siteId,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ hello: 'world' }),
+    });
+    expect(notRpc.status).toBe(400);
+    expect((await notRpc.json()).code).toBe('validation_failed');
+
     await expect(connect(keys.foreign)).rejects.toThrow();
     await expect(connect('tk_000000000000_not-a-real-key')).rejects.toThrow();
     const get = await fetch(`${base}/api/agent`, {
