@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { registerTypeResources } from './agent-resources';
 import { AGENT_TOOLS, type ToolContext, ToolFailure, type ToolResult } from './agent-tools';
 
 /** What the agent tells an MCP client about itself when it connects. */
@@ -7,7 +8,7 @@ export const AGENT_INSTRUCTIONS =
   'Trellis CMS, one site (the X-Site-Id of this connection), acting with the role of your API key. ' +
   'Read with list_types, search_content, list_items, get_item and run_saved_query; write drafts with ' +
   'create_draft and update_draft; check templates with start_validate_build; bundle items for review with ' +
-  'propose_release. Nothing here publishes or deploys: people do that after review. A refused call is a ' +
+  'propose_release; the content types are also resources (trellis://types/{name}). Nothing here publishes or deploys: people do that after review. A refused call is a ' +
   'tool error naming the Trellis error code (e.g. `forbidden` when your role lacks the permission).';
 
 /**
@@ -30,7 +31,7 @@ export function createAgentServer({
 }): McpServer {
   const server = new McpServer(
     { name: 'trellis', title: 'Trellis CMS', version },
-    { capabilities: { tools: {} }, instructions: AGENT_INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: {} }, instructions: AGENT_INSTRUCTIONS },
   );
   for (const tool of AGENT_TOOLS) {
     server.registerTool(
@@ -62,5 +63,6 @@ export function createAgentServer({
       }) as never,
     );
   }
+  registerTypeResources(server, context);
   return server;
 }

@@ -60,7 +60,7 @@ export class ToolFailure extends Error {
 }
 
 /** The body of a 2xx answer, else a {@link ToolFailure} with the API's `{error, code, hint}`. */
-function ok(answer: ApiAnswer): unknown {
+export function ok(answer: ApiAnswer): unknown {
   if (answer.status < 300) return answer.body;
   const body = (answer.body ?? {}) as { error?: unknown; code?: unknown; hint?: unknown };
   throw new ToolFailure(

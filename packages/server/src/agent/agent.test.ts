@@ -136,6 +136,19 @@ describe('/api/agent (MCP over Streamable HTTP)', () => {
     );
   });
 
+  it('offers the content types as resources', async () => {
+    const client = await connect(keys.viewer);
+    const { resources } = await client.listResources();
+    expect(resources).toEqual([
+      expect.objectContaining({ uri: 'trellis://types/post', name: 'post', mimeType: 'application/json' }),
+    ]);
+    const read = await client.readResource({ uri: 'trellis://types/post' });
+    const type = JSON.parse(String((read.contents[0] as { text: string }).text));
+    expect(type).toMatchObject({ name: 'post', routePattern: '/posts/{slug}/' });
+    expect(type.fields.map((field: { name: string }) => field.name)).toEqual(['title', 'body']);
+    await expect(client.readResource({ uri: 'trellis://types/nope' })).rejects.toThrow(/not_found/);
+  });
+
   it('writes drafts as an editor, visible through the HTTP API, and refuses a stale version', async () => {
     const client = await connect(keys.editor);
     const created = data(
@@ -239,8 +252,12 @@ describe('/api/agent (MCP over Streamable HTTP)', () => {
       expect(JSON.stringify(validated)).toContain('missing-partial');
       const again = data(await call(client, 'get_build', { buildId: validated.buildId }));
       expect(again).toEqual(validated);
-      // Another site's key never reads it, and an unknown id is not found.
+      // An unknown id is not found, and another site's connection never reads this one.
       expect(refusal(await call(client, 'get_build', { buildId: 'b-nope' })).code).toBe('not_found');
+      const elsewhere = await connect(keys.foreign, otherSiteId);
+      expect(refusal(await call(elsewhere, 'get_build', { buildId: validated.buildId })).code).toBe(
+        'not_found',
+      );
       const history = await site.request({ method: 'GET', url: '/api/build/history?env=dev' });
       expect(history.json()).toEqual([]);
     } finally {
