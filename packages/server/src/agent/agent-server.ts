@@ -38,7 +38,9 @@ export function createAgentServer({
       tool.name,
       {
         title: tool.title,
-        description: `${tool.description} (Needs ${tool.permission}.)`,
+        description: tool.description.includes('Needs ')
+          ? tool.description
+          : `${tool.description} Needs ${tool.permission}.`,
         inputSchema: tool.input,
         annotations: {
           title: tool.title,

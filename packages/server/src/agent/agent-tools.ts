@@ -28,6 +28,8 @@ export interface AgentTool {
    * The route checks it; this is only what the tool list tells the agent.
    */
   permission: 'content:read' | 'content:write' | 'build:run' | 'release:manage';
+  /** The route whose permission that is (`METHOD pattern`); a test checks the two agree. */
+  route: string;
   isReadOnly: boolean;
   input: z.ZodRawShape;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
@@ -137,6 +139,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       "The site's content types with their fields (name and type). With `name`, that one type in full: every field's rules (required, enum values, lengths), its relationships and route pattern.",
     permission: 'content:read',
+    route: 'GET /api/types',
     isReadOnly: true,
     input: { name: TypeName.optional() },
     async run(args, { api }) {
@@ -152,6 +155,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       'Full-text search over the text fields of items (the same search as `q` on GET /api/content/{type}), best matches first. Searches one type with `type`, else every type (results grouped by type, types without a match left out). Drafts and published items alike.',
     permission: 'content:read',
+    route: 'GET /api/content/:type',
     isReadOnly: true,
     input: {
       q: z.string().min(1).max(500).describe('The words to search for.'),
@@ -188,6 +192,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       'One item by its full id (`<type>:<slug>`): its fields, relationships, status and `version` (pass it to update_draft as `expectedVersion`).',
     permission: 'content:read',
+    route: 'GET /api/content/:type/:id',
     isReadOnly: true,
     input: { id: ItemId },
     async run(args, { api }) {
@@ -200,6 +205,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     title: 'List items of a type',
     description: `Items of one type, paged (\`total\` counts every match). ${WHERE_HELP} \`status\` is \`draft\` or \`published\`; \`q\` adds full-text search. Listed items carry no relationships (get_item has them).`,
     permission: 'content:read',
+    route: 'GET /api/content/:type',
     isReadOnly: true,
     input: {
       type: TypeName,
@@ -235,6 +241,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       'Creates an item of `type` as a draft (live nowhere until a person publishes it). The id is `<type>:<slug>`: the slug from `slug`, else from the type’s key field. Fields are checked against the type (400 `validation_failed` names each problem). Needs the content:write permission (editor or above).',
     permission: 'content:write',
+    route: 'POST /api/content/:type',
     isReadOnly: false,
     input: {
       type: TypeName,
@@ -267,6 +274,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       'Changes an item’s fields (given ones replace the stored ones, `null` clears one) or relationships, as a new version of it. What is live stays live: an environment keeps serving the version published there until a person publishes again. With `expectedVersion` (from get_item), 409 `version_conflict` instead of overwriting a change made since. Needs the content:write permission (editor or above).',
     permission: 'content:write',
+    route: 'PATCH /api/content/:type/:id',
     isReadOnly: false,
     input: {
       id: ItemId,
@@ -302,6 +310,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       'The site’s saved queries (name, description, the query and its parameters), for run_saved_query.',
     permission: 'content:read',
+    route: 'GET /api/queries',
     isReadOnly: true,
     input: {},
     async run(_args, { api }) {
@@ -314,6 +323,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       'Runs a saved query by name with its parameters (checked against the declared types: 400 `invalid_query_params`). Rows hold `id`, `type` and the selected values; `total` counts every match.',
     permission: 'content:read',
+    route: 'POST /api/queries/:name/run',
     isReadOnly: true,
     input: {
       name: z.string().min(1).max(100).describe('The saved query’s name (list_saved_queries lists them).'),
@@ -339,6 +349,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       'Renders the site in memory as a build of `env` would (default `dev`: every item at its head version, drafts included), deploys nothing and records no build. Answers when it has rendered: `ok`, the artifact count and `transformErrors` (each `{contentId, transform, error}`: a template that does not render, with the item it failed on). get_build reads the result again by `buildId`. Needs the build:run permission (publisher or above).',
     permission: 'build:run',
+    route: 'POST /api/build',
     isReadOnly: true,
     input: {
       env: z.string().min(1).max(64).optional().describe('The environment to validate (default `dev`).'),
@@ -362,6 +373,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       'A build by id: a validate build started by start_validate_build (kept by this server for 30 minutes), or a recorded build (`status` running, ok or error, with its counts and errors).',
     permission: 'content:read',
+    route: 'GET /api/build/status/:buildId',
     isReadOnly: true,
     input: { buildId: z.string().min(1).max(200) },
     async run(args, { api, validateResults, siteId }) {
@@ -383,6 +395,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     description:
       'Creates a draft release bundling exact item versions (each item at `version`, default its current head), for a person to review, approve and deploy. It publishes and deploys nothing. 409 when a release of that name exists. Needs the release:manage permission (publisher or above).',
     permission: 'release:manage',
+    route: 'POST /api/releases',
     isReadOnly: false,
     input: {
       name: z

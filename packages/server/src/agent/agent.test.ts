@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedBlog } from '../../test/helpers/blog-site';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
+import { AGENT_TOOLS } from './agent-tools';
 
 /**
  * `/api/agent` end to end: the MCP SDK's own client (Client + StreamableHTTPClientTransport)
@@ -104,6 +105,17 @@ describe('/api/agent (MCP over Streamable HTTP)', () => {
     const create = tools.find((tool) => tool.name === 'create_draft');
     expect(create?.inputSchema.required).toEqual(expect.arrayContaining(['type', 'fields']));
     expect(create?.annotations?.readOnlyHint).toBe(false);
+  });
+
+  it('states in each tool the permission of the route it calls', () => {
+    for (const tool of AGENT_TOOLS) {
+      const [method, url] = tool.route.split(' ');
+      const route = site.platform.app.routeTable.find(
+        (entry) => entry.method === method && entry.url === url,
+      );
+      expect(route, tool.route).toBeDefined();
+      expect(route?.config.permission, tool.name).toBe(tool.permission);
+    }
   });
 
   it('reads: list_types, search_content, get_item, list_items', async () => {
