@@ -378,12 +378,9 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
     input: { buildId: z.string().min(1).max(200) },
     async run(args, { api, validateResults, siteId }) {
       const buildId = args.buildId as string;
-      // A validate result is the caller's only if the caller may still read the site now.
+      // Kept per site: the request that brought this call was just checked against the site.
       const kept = validateResults.get(siteId, buildId);
-      if (kept) {
-        ok(await api({ method: 'GET', url: '/api/types' }));
-        return result(kept);
-      }
+      if (kept) return result(kept);
       return result(
         ok(await api({ method: 'GET', url: `/api/build/status/${seg(buildId)}` })) as Record<string, unknown>,
       );

@@ -198,6 +198,10 @@ describe('/api/agent (MCP over Streamable HTTP)', () => {
       await call(client, 'create_draft', { type: 'post', fields: { body: 'no title' } }),
     );
     expect(invalid.code).toBe('validation_failed');
+    // Arguments outside the tool's input schema are refused by the SDK before the tool runs.
+    const malformed = await call(client, 'create_draft', { type: 'post' });
+    expect(malformed.isError).toBe(true);
+    expect(malformed.content[0]?.text).toMatch(/validation/i);
   });
 
   it('refuses writes to a viewer key: nothing is created or changed', async () => {
