@@ -207,25 +207,35 @@ describe.skipIf(!endpoint)('s3 deploy target (S3_TEST_ENDPOINT)', () => {
     await expect(target.activate!('b1')).rejects.toMatchObject({ code: 'build_version_not_found' });
   });
 
-  it('flat layout: the live files sit at the prefix itself, mirrored before the pointer moves', async () => {
-    const target = createS3Target({ client, bucket, prefix: 'flat/example.com/', layout: 'flat' });
+  it('flat layout: the live files are mirrored under the flat prefix before the pointer moves', async () => {
+    const target = createS3Target({
+      client,
+      bucket,
+      prefix: 'sites/g5/prod/',
+      flatPrefix: 'domains/example.com/',
+    });
     const first = await commit(target, 'f1', 1000, { 'index.html': 'home 1', 'old.html': 'old' });
-    expect(first).toEqual({ bucket, keyPrefix: 'flat/example.com/' });
+    expect(first).toEqual({ bucket, keyPrefix: 'domains/example.com/' });
     await commit(target, 'f2', 2000, { 'index.html': 'home 2', 'new.html': 'new' });
 
-    const all = await keys('flat/example.com/');
-    expect(all.filter((k) => !k.startsWith('flat/example.com/.trellis/'))).toEqual([
-      'flat/example.com/index.html',
-      'flat/example.com/new.html',
+    expect(await keys('domains/example.com/')).toEqual([
+      'domains/example.com/index.html',
+      'domains/example.com/new.html',
     ]);
-    expect(await text('flat/example.com/index.html')).toBe('home 2');
-    expect(JSON.parse(await text('flat/example.com/.trellis/current.json')).buildId).toBe('f2');
+    expect(await text('domains/example.com/index.html')).toBe('home 2');
+    expect(JSON.parse(await text('sites/g5/prod/current.json')).buildId).toBe('f2');
     expect(await live(target, '')).toBe('home 2');
 
     await target.rollback!('f1');
-    expect(await text('flat/example.com/index.html')).toBe('home 1');
-    expect(await text('flat/example.com/old.html')).toBe('old');
-    expect(await keys('flat/example.com/new.html')).toEqual([]);
+    expect(await keys('domains/example.com/')).toEqual([
+      'domains/example.com/index.html',
+      'domains/example.com/old.html',
+    ]);
+    expect(await text('domains/example.com/index.html')).toBe('home 1');
+    // Prune never touches the flat copy (nor the live version it mirrors).
+    await target.prune!({ keep: 0 });
+    expect(await text('domains/example.com/old.html')).toBe('old');
+    expect(() => createS3Target({ client, bucket, prefix: 'a/', flatPrefix: 'a/b/' })).toThrow(/contain/);
   });
 
   it('aborting a session deletes what it wrote and leaves the live version', async () => {

@@ -36,12 +36,13 @@ export interface S3TargetOptions {
   /** the key prefix of this site environment, e.g. `trellis/sites/<graph>/<env>/` ('' = bucket root) */
   prefix: string;
   /**
-   * `versioned` (default): the site is served through the pointer (`<prefix>current.json`).
-   * `flat`: in addition, the live version's files are kept at `<prefix><file>` (a bucket a CDN
-   * or a static website host serves as it is, e.g. for a custom domain); the versions, manifests
-   * and pointer then live under `<prefix>.trellis/`.
+   * The flat layout (a site with a custom domain): the live version's files are also kept,
+   * as they are, under this key prefix (e.g. `domains/www.example.com/`), which a CDN or a static
+   * website host serves directly. It is brought up to date by server-side copies and deletes
+   * before the pointer moves (also on rollback). Versions, manifests and the pointer stay under
+   * `prefix`, so a site can move to (or between) flat prefixes without losing its versions.
    */
-  layout?: 'versioned' | 'flat';
+  flatPrefix?: string | null;
 }
 
 /** What the pointer object holds. */
@@ -59,8 +60,8 @@ interface Pointer {
  * file of the version). Rolling back and activating a version built ahead are one pointer
  * write. Unchanged files of an incremental build are copied server-side (CopyObject) from the
  * live version, never uploaded again; so is a written file whose bytes equal the live one's.
- * With the `flat` layout the live files are also mirrored to `<prefix><file>` (server-side
- * copies of changed files, deletes of removed ones) before the pointer moves.
+ * With the flat layout (`flatPrefix`) the live files are also mirrored to `<flatPrefix><file>`
+ * (server-side copies of changed files, deletes of removed ones) before the pointer moves.
  */
 export function createS3Target(options: S3TargetOptions): DeployTarget {
   const { client, bucket } = options;
@@ -71,14 +72,26 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
     });
   }
   const prefix = options.prefix ?? '';
-  if (prefix !== '' && !prefix.endsWith('/')) {
+  const flatPrefix = options.flatPrefix ?? null;
+  for (const [name, value] of [
+    ['prefix', prefix],
+    ['flatPrefix', flatPrefix ?? ''],
+  ] as const) {
+    if (value !== '' && !value.endsWith('/')) {
+      throw TrellisError.of('invalid_deploy_options', {
+        target: 's3',
+        detail: `\`${name}\` must be empty or end with "/" (got "${value}")`,
+      });
+    }
+  }
+  if (flatPrefix !== null && (flatPrefix.startsWith(prefix) || prefix.startsWith(flatPrefix))) {
     throw TrellisError.of('invalid_deploy_options', {
       target: 's3',
-      detail: `\`prefix\` must be empty or end with "/" (got "${prefix}")`,
+      detail: `\`flatPrefix\` ("${flatPrefix}") and \`prefix\` ("${prefix}") must not contain each other`,
     });
   }
-  const flat = options.layout === 'flat';
-  const base = flat ? `${prefix}.trellis/` : prefix;
+  const flat = flatPrefix !== null;
+  const base = prefix;
   const versionPrefix = (buildId: string) => `${base}versions/${buildId}/`;
   const manifestKey = (buildId: string) => `${base}manifests/${buildId}.json`;
   const pointerKey = `${base}current.json`;
@@ -124,17 +137,15 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
     for (const object of await listAll(client, bucket, from))
       wanted.set(object.key.slice(from.length), object.etag);
     const present = new Map<string, string>();
-    for (const object of await listAll(client, bucket, prefix)) {
-      const file = object.key.slice(prefix.length);
-      if (file.startsWith('.trellis/')) continue;
-      present.set(file, object.etag);
-    }
+    const root = flatPrefix ?? '';
+    for (const object of await listAll(client, bucket, root))
+      present.set(object.key.slice(root.length), object.etag);
     const copies = [...wanted].filter(([file, etag]) => present.get(file) !== etag).map(([file]) => file);
-    await inBatches(copies, (file) => copy(client, bucket, `${from}${file}`, `${prefix}${file}`));
+    await inBatches(copies, (file) => copy(client, bucket, `${from}${file}`, `${root}${file}`));
     await deleteKeys(
       client,
       bucket,
-      [...present.keys()].filter((file) => !wanted.has(file)).map((file) => `${prefix}${file}`),
+      [...present.keys()].filter((file) => !wanted.has(file)).map((file) => `${root}${file}`),
     );
   };
 
@@ -163,7 +174,7 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
   const target: DeployTarget = {
     name: 's3',
     capabilities: { atomic: true, rollback: true },
-    location: { bucket, keyPrefix: prefix, layout: flat ? 'flat' : 'versioned' },
+    location: { bucket, keyPrefix: flatPrefix ?? prefix, layout: flat ? 'flat' : 'versioned' },
     liveDir: () => null,
     liveBuildId: () => lastPointer,
     readLiveBuildId: async () => (await readPointer())?.buildId ?? null,
@@ -258,7 +269,7 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
             if (flat) await mirror(buildId);
             await writePointer(buildId, previous);
           }
-          return { bucket, keyPrefix: flat ? prefix : to };
+          return { bucket, keyPrefix: flatPrefix ?? to };
         },
         async abort() {
           await Promise.allSettled(pending);

@@ -94,8 +94,9 @@ export interface DeployTarget {
    */
   prune?(params: PruneParams): Promise<PruneResult>;
   /**
-   * Where an object-storage target keeps the site (the S3 target): its bucket, key prefix and
-   * layout. Absent for local targets.
+   * Where an object-storage target keeps the site (the S3 target): its bucket, the key prefix
+   * of its versions (or, in the flat layout, of the live files) and its layout. Absent for local
+   * targets.
    */
   readonly location?: { bucket: string; keyPrefix: string; layout: 'versioned' | 'flat' };
   /** the build id of the live version read from the store itself (not a cached pointer) */
