@@ -226,7 +226,8 @@ describe.skipIf(!endpoint)('s3 deploy target (S3_TEST_ENDPOINT)', () => {
     expect(JSON.parse(await text('sites/g5/prod/current.json')).buildId).toBe('f2');
     expect(await live(target, '')).toBe('home 2');
 
-    await target.rollback!('f1');
+    // Any target instance (another server, one not told the flat prefix) mirrors the version where it was built for.
+    await createS3Target({ client, bucket, prefix: 'sites/g5/prod/' }).rollback!('f1');
     expect(await keys('domains/example.com/')).toEqual([
       'domains/example.com/index.html',
       'domains/example.com/old.html',

@@ -36,11 +36,13 @@ export interface S3TargetOptions {
   /** the key prefix of this site environment, e.g. `trellis/sites/<graph>/<env>/` ('' = bucket root) */
   prefix: string;
   /**
-   * The flat layout (a site with a custom domain): the live version's files are also kept,
-   * as they are, under this key prefix (e.g. `domains/www.example.com/`), which a CDN or a static
-   * website host serves directly. It is brought up to date by server-side copies and deletes
-   * before the pointer moves (also on rollback). Versions, manifests and the pointer stay under
-   * `prefix`, so a site can move to (or between) flat prefixes without losing its versions.
+   * The flat layout (a site with a custom domain): while a version built by this target is
+   * live, its files are also kept, as they are, under this key prefix (e.g.
+   * `domains/www.example.com/`), which a CDN or a static website host serves directly. The
+   * flat copy is brought up to date by server-side copies and deletes before the pointer moves;
+   * each version records its flat prefix, so making it live again later (rollback, a version
+   * built ahead) mirrors it to the same place, whatever target instance does it. Versions,
+   * manifests and the pointer stay under `prefix`.
    */
   flatPrefix?: string | null;
 }
@@ -90,7 +92,6 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
       detail: `\`flatPrefix\` ("${flatPrefix}") and \`prefix\` ("${prefix}") must not contain each other`,
     });
   }
-  const flat = flatPrefix !== null;
   const base = prefix;
   const versionPrefix = (buildId: string) => `${base}versions/${buildId}/`;
   const manifestKey = (buildId: string) => `${base}manifests/${buildId}.json`;
@@ -127,17 +128,27 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
     }
   };
 
-  const hasVersion = async (buildId: string): Promise<boolean> =>
-    safeId.test(buildId) && (await exists(client, bucket, manifestKey(buildId)));
+  const hasVersion = async (buildId: string): Promise<boolean> => (await versionHead(buildId)) !== null;
 
-  /** Makes the flat root hold exactly the files of `buildId` (server-side copies and deletes). */
-  const mirror = async (buildId: string) => {
+  /** The flat prefix a committed version is mirrored to when live ('' none), or null when it does not exist. */
+  const versionHead = async (buildId: string): Promise<string | null> => {
+    if (!safeId.test(buildId)) return null;
+    try {
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: manifestKey(buildId) }));
+      return head.Metadata?.['flat-prefix'] ?? '';
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  };
+
+  /** Makes `root` hold exactly the files of `buildId` (server-side copies and deletes). */
+  const mirror = async (buildId: string, root: string) => {
     const from = versionPrefix(buildId);
     const wanted = new Map<string, string>();
     for (const object of await listAll(client, bucket, from))
       wanted.set(object.key.slice(from.length), object.etag);
     const present = new Map<string, string>();
-    const root = flatPrefix ?? '';
     for (const object of await listAll(client, bucket, root))
       present.set(object.key.slice(root.length), object.etag);
     const copies = [...wanted].filter(([file, etag]) => present.get(file) !== etag).map(([file]) => file);
@@ -150,9 +161,10 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
   };
 
   const activate = async (buildId: string): Promise<ActivateResult> => {
-    if (!(await hasVersion(buildId))) throw TrellisError.of('build_version_not_found', { buildId });
+    const flatTo = await versionHead(buildId);
+    if (flatTo === null) throw TrellisError.of('build_version_not_found', { buildId });
     const previous = (await readPointer())?.buildId ?? null;
-    if (flat) await mirror(buildId);
+    if (flatTo) await mirror(buildId, flatTo);
     await writePointer(buildId, previous);
     return { buildId, previousBuildId: previous };
   };
@@ -174,7 +186,7 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
   const target: DeployTarget = {
     name: 's3',
     capabilities: { atomic: true, rollback: true },
-    location: { bucket, keyPrefix: flatPrefix ?? prefix, layout: flat ? 'flat' : 'versioned' },
+    location: { bucket, keyPrefix: flatPrefix ?? prefix, layout: flatPrefix ? 'flat' : 'versioned' },
     liveDir: () => null,
     liveBuildId: () => lastPointer,
     readLiveBuildId: async () => (await readPointer())?.buildId ?? null,
@@ -260,13 +272,16 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
               Key: manifestKey(buildId),
               Body: JSON.stringify(manifest),
               ContentType: 'application/json',
-              Metadata: { 'created-at': manifest.createdAt ?? new Date().toISOString() },
+              Metadata: {
+                'created-at': manifest.createdAt ?? new Date().toISOString(),
+                ...(flatPrefix ? { 'flat-prefix': flatPrefix } : {}),
+              },
             }),
           );
           cachedManifest = manifest;
           if (goLive) {
             const previous = (await readPointer())?.buildId ?? null;
-            if (flat) await mirror(buildId);
+            if (flatPrefix) await mirror(buildId, flatPrefix);
             await writePointer(buildId, previous);
           }
           return { bucket, keyPrefix: flatPrefix ?? to };

@@ -42,6 +42,7 @@ export const publishingPlugin = fp(
       ownOrigin: () => ownOrigin(app),
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
       retention: app.trellis.config.CMS_BUILD_RETENTION,
+      objectStore: app.trellis.objectStore,
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
