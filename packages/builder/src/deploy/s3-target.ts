@@ -1,15 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import {
-  CopyObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { BuildManifest } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
 import type {
@@ -23,6 +14,14 @@ import type {
 } from './types';
 
 const safeId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+// The AWS SDK is loaded on first use: importing it costs about a second and 60 MB, which a
+// builder that never deploys to S3 should not pay.
+let sdkModule: Promise<typeof import('@aws-sdk/client-s3')> | null = null;
+const sdk = () => {
+  sdkModule ??= import('@aws-sdk/client-s3');
+  return sdkModule;
+};
 /** Files larger than this go up as a multipart upload (@aws-sdk/lib-storage). */
 const MULTIPART_BYTES = 8 * 1024 * 1024;
 /** Requests in flight at once while copying, uploading or deleting many objects. */
@@ -134,7 +133,9 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
   const versionHead = async (buildId: string): Promise<string | null> => {
     if (!safeId.test(buildId)) return null;
     try {
-      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: manifestKey(buildId) }));
+      const head = await client.send(
+        new (await sdk()).HeadObjectCommand({ Bucket: bucket, Key: manifestKey(buildId) }),
+      );
       return head.Metadata?.['flat-prefix'] ?? '';
     } catch (error) {
       if (isMissing(error)) return null;
@@ -172,7 +173,7 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
   const writePointer = async (buildId: string, previous: string | null) => {
     const pointer: Pointer = { buildId, previousBuildId: previous, switchedAt: new Date().toISOString() };
     await client.send(
-      new PutObjectCommand({
+      new (await sdk()).PutObjectCommand({
         Bucket: bucket,
         Key: pointerKey,
         Body: JSON.stringify(pointer),
@@ -267,7 +268,7 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
           await settle();
           // The manifest makes the version exist (hasVersion, versions); the pointer, last, makes it live.
           await client.send(
-            new PutObjectCommand({
+            new (await sdk()).PutObjectCommand({
               Bucket: bucket,
               Key: manifestKey(buildId),
               Body: JSON.stringify(manifest),
@@ -309,7 +310,9 @@ export function createS3Target(options: S3TargetOptions): DeployTarget {
         const buildId = object.key.slice(dir.length, -'.json'.length);
         let created = object.lastModified;
         try {
-          const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: object.key }));
+          const head = await client.send(
+            new (await sdk()).HeadObjectCommand({ Bucket: bucket, Key: object.key }),
+          );
           created = head.Metadata?.['created-at'] ?? created;
         } catch {
           // Listed but gone (pruned meanwhile): its listing date will do.
@@ -363,7 +366,7 @@ function isMissing(error: unknown): boolean {
 
 async function exists(client: S3Client, bucket: string, key: string): Promise<boolean> {
   try {
-    await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    await client.send(new (await sdk()).HeadObjectCommand({ Bucket: bucket, Key: key }));
     return true;
   } catch (error) {
     if (isMissing(error)) return false;
@@ -373,7 +376,7 @@ async function exists(client: S3Client, bucket: string, key: string): Promise<bo
 
 async function getText(client: S3Client, bucket: string, key: string): Promise<string | null> {
   try {
-    const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    const out = await client.send(new (await sdk()).GetObjectCommand({ Bucket: bucket, Key: key }));
     return (await out.Body?.transformToString('utf8')) ?? null;
   } catch (error) {
     if (isMissing(error)) return null;
@@ -387,7 +390,7 @@ async function getObject(
   key: string,
 ): Promise<Omit<StoredFile, 'path'> | null> {
   try {
-    const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    const out = await client.send(new (await sdk()).GetObjectCommand({ Bucket: bucket, Key: key }));
     return {
       body: out.Body as Readable,
       bytes: out.ContentLength ?? null,
@@ -402,6 +405,7 @@ async function getObject(
 
 async function put(client: S3Client, bucket: string, key: string, body: Uint8Array, type: string) {
   if (body.byteLength > MULTIPART_BYTES) {
+    const { Upload } = await import('@aws-sdk/lib-storage');
     await new Upload({
       client,
       params: { Bucket: bucket, Key: key, Body: body, ContentType: type },
@@ -410,12 +414,14 @@ async function put(client: S3Client, bucket: string, key: string, body: Uint8Arr
     }).done();
     return;
   }
-  await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: type }));
+  await client.send(
+    new (await sdk()).PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: type }),
+  );
 }
 
 async function copy(client: S3Client, bucket: string, from: string, to: string) {
   await client.send(
-    new CopyObjectCommand({
+    new (await sdk()).CopyObjectCommand({
       Bucket: bucket,
       Key: to,
       CopySource: `${bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
@@ -433,7 +439,7 @@ async function listAll(
   let token: string | undefined;
   do {
     const page = await client.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+      new (await sdk()).ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
     );
     for (const object of page.Contents ?? []) {
       if (object.Key)
@@ -453,7 +459,7 @@ async function deleteKeys(client: S3Client, bucket: string, keys: readonly strin
   for (let i = 0; i < keys.length; i += 1000) {
     const batch = keys.slice(i, i + 1000);
     const out = await client.send(
-      new DeleteObjectsCommand({
+      new (await sdk()).DeleteObjectsCommand({
         Bucket: bucket,
         Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
       }),

@@ -1,13 +1,6 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStore } from '../shared/object-store';
 
 /** One stored media file being read. */
@@ -61,6 +54,9 @@ export function localMediaFiles(dataDir: string): MediaFiles {
   };
 }
 
+/** The AWS SDK, loaded on first use (importing it costs about a second; a local store never does). */
+const sdk = () => import('@aws-sdk/client-s3');
+
 /** Files larger than this go up as a multipart upload. */
 const MULTIPART_BYTES = 8 * 1024 * 1024;
 
@@ -78,7 +74,7 @@ export function s3MediaFiles(store: ObjectStore): MediaFiles {
     async put(name, content, mimetype) {
       const key = keyOf(name);
       try {
-        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        await client.send(new (await sdk()).HeadObjectCommand({ Bucket: bucket, Key: key }));
         return;
       } catch (error) {
         if (!isMissing(error)) throw error;
@@ -91,14 +87,17 @@ export function s3MediaFiles(store: ObjectStore): MediaFiles {
         CacheControl: 'public, max-age=31536000, immutable',
       };
       if (content.length > MULTIPART_BYTES) {
+        const { Upload } = await import('@aws-sdk/lib-storage');
         await new Upload({ client, params, partSize: MULTIPART_BYTES, queueSize: 4 }).done();
       } else {
-        await client.send(new PutObjectCommand(params));
+        await client.send(new (await sdk()).PutObjectCommand(params));
       }
     },
     async get(name) {
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(name) }));
+        const out = await client.send(
+          new (await sdk()).GetObjectCommand({ Bucket: bucket, Key: keyOf(name) }),
+        );
         return { body: out.Body as NodeJS.ReadableStream, bytes: out.ContentLength ?? 0 };
       } catch (error) {
         if (isMissing(error)) return null;
@@ -106,7 +105,7 @@ export function s3MediaFiles(store: ObjectStore): MediaFiles {
       }
     },
     async remove(name) {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(name) }));
+      await client.send(new (await sdk()).DeleteObjectCommand({ Bucket: bucket, Key: keyOf(name) }));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config';
 
 /**
@@ -17,9 +17,13 @@ export interface ObjectStore {
   endpoint: string | null;
 }
 
-/** The object store the configuration names, or null with `CMS_STORAGE=local`. */
-export function objectStoreFrom(config: Config): ObjectStore | null {
+/**
+ * The object store the configuration names, or null with `CMS_STORAGE=local` (the AWS SDK is
+ * then never loaded: importing it costs about a second).
+ */
+export async function objectStoreFrom(config: Config): Promise<ObjectStore | null> {
   if (config.CMS_STORAGE !== 's3' || !config.S3_BUCKET) return null;
+  const { S3Client } = await import('@aws-sdk/client-s3');
   const endpoint = config.S3_ENDPOINT ?? null;
   const client = new S3Client({
     region: config.S3_REGION,
@@ -45,6 +49,7 @@ export function objectStoreFrom(config: Config): ObjectStore | null {
 export async function assertBucketReachable(store: ObjectStore): Promise<void> {
   const where = `${store.endpoint ?? 'AWS S3'} (CMS_STORAGE=s3)`;
   try {
+    const { HeadBucketCommand } = await import('@aws-sdk/client-s3');
     await store.client.send(new HeadBucketCommand({ Bucket: store.bucket }));
   } catch (error) {
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;

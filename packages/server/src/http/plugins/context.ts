@@ -82,7 +82,7 @@ export const contextPlugin = fp(
     opts: { config: Config; engine: GraphEngine; version: string; clock: Clock },
   ) => {
     const { config } = opts;
-    const objectStore = objectStoreFrom(config);
+    const objectStore = await objectStoreFrom(config);
     // A missing bucket stops the start here, with a message saying so.
     if (objectStore) await assertBucketReachable(objectStore);
     const accessCache = new PlatformAccessCache({ ttlMs: config.ACCESS_CACHE_MS, clock: opts.clock });
