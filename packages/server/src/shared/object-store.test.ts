@@ -220,4 +220,65 @@ describe.skipIf(!s3TestEndpoint)('CMS_STORAGE=s3 (S3_TEST_ENDPOINT)', () => {
       (await site.platform.app.inject({ method: 'GET', url: '/sites/blog/dev/posts/hello-world/' })).body,
     ).toContain('<h1>Hello world</h1>');
   });
+
+  it('mirrors an environment with a custom domain to its flat prefix, and serves previews from the bucket', async () => {
+    const site = await open(bucket.env, 'docs');
+    await seedBlog(site);
+    const env = await site.request({
+      method: 'PUT',
+      url: '/api/releases/environments/env:staging',
+      payload: {
+        name: 'staging',
+        order: 1,
+        autoBuild: false,
+        requiresApproval: false,
+        publicUrlOverride: 'https://Docs.Example.com/guide/',
+      },
+    });
+    expect(env.statusCode, env.body).toBeLessThan(300);
+    const built = await site.request({
+      method: 'POST',
+      url: '/api/build?env=staging',
+      payload: { mode: 'full' },
+    });
+    expect(built.statusCode, built.body).toBe(200);
+    const result = built.json();
+    expect(result.deploy).toMatchObject({
+      bucket: bucket.name,
+      keyPrefix: 'cms/domains/docs.example.com/guide/',
+    });
+    const flat = await bucket.keys('cms/domains/docs.example.com/guide/');
+    expect(flat).toContain('cms/domains/docs.example.com/guide/index.html');
+    // The flat copy holds exactly the live version's files, byte for byte.
+    const graphName = (await site.request({ method: 'GET', url: `/api/sites/${site.siteId}` })).json()
+      .graphName;
+    const version = `cms/sites/${graphName}/staging/versions/${result.buildId}/`;
+    const versionKeys = await bucket.keys(version);
+    expect(flat.map((key) => key.slice('cms/domains/docs.example.com/guide/'.length))).toEqual(
+      versionKeys.map((key) => key.slice(version.length)),
+    );
+    expect(
+      (await bucket.bytes(flat[0]!)).equals(await bucket.bytes(`${version}${flat[0]!.split('/guide/')[1]}`)),
+    ).toBe(true);
+    const home = await site.platform.app.inject({ method: 'GET', url: '/sites/docs/staging/' });
+    expect(home.statusCode).toBe(200);
+    expect(home.body).toBe((await bucket.bytes('cms/domains/docs.example.com/guide/index.html')).toString());
+
+    // A preview (asOf) is written to the bucket and served from it.
+    const preview = await site.request({
+      method: 'POST',
+      url: '/api/build',
+      payload: { env: 'dev', asOf: new Date(Date.now() + 86_400_000).toISOString() },
+    });
+    expect(preview.statusCode, preview.body).toBe(200);
+    const { previewUrl, buildId } = preview.json();
+    expect(previewUrl).toBe(`/previews/docs/${buildId}/`);
+    expect(await bucket.keys(`cms/previews/${graphName}/${buildId}/current.json`)).toHaveLength(1);
+    const page = await site.platform.app.inject({ method: 'GET', url: `${previewUrl}posts/hello-world/` });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>Hello world</h1>');
+    expect(
+      (await site.platform.app.inject({ method: 'GET', url: '/previews/docs/b-unknown/' })).statusCode,
+    ).toBe(404);
+  });
 });
