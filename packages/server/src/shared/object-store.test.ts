@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seedBlog } from '../../test/helpers/blog-site';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
@@ -219,6 +220,23 @@ describe.skipIf(!s3TestEndpoint)('CMS_STORAGE=s3 (S3_TEST_ENDPOINT)', () => {
     expect(
       (await site.platform.app.inject({ method: 'GET', url: '/sites/blog/dev/posts/hello-world/' })).body,
     ).toContain('<h1>Hello world</h1>');
+
+    // Another server switching the pointer (here: written straight into the bucket) is what this
+    // one serves on the next request: nothing about the live version is kept in the process.
+    await bucket.client.send(
+      new PutObjectCommand({
+        Bucket: bucket.name,
+        Key: `${envPrefix}current.json`,
+        Body: JSON.stringify({
+          buildId: two.buildId,
+          previousBuildId: one.buildId,
+          switchedAt: new Date().toISOString(),
+        }),
+      }),
+    );
+    expect(
+      (await site.platform.app.inject({ method: 'GET', url: '/sites/blog/dev/posts/hello-world/' })).body,
+    ).toContain('<h1>Hello again</h1>');
   });
 
   it('mirrors an environment with a custom domain to its flat prefix, and serves previews from the bucket', async () => {
