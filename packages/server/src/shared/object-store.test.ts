@@ -135,6 +135,16 @@ describe.skipIf(!s3TestEndpoint)('CMS_STORAGE=s3 (S3_TEST_ENDPOINT)', () => {
       expect([header, b.headers[header]]).toEqual([header, a.headers[header]]);
     }
     expect(b.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(b.headers.etag).toBe(`"${name.split('.')[0]}"`);
+    for (const store of [local, s3]) {
+      const again = await store.platform.app.inject({
+        method: 'GET',
+        url: fromS3.url,
+        headers: { 'if-none-match': b.headers.etag as string },
+      });
+      expect(again.statusCode).toBe(304);
+      expect(again.rawPayload.length).toBe(0);
+    }
     expect(
       (await s3.platform.app.inject({ method: 'GET', url: `/media/assets/${'0'.repeat(64)}.png` }))
         .statusCode,

@@ -194,7 +194,8 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'A stored media file (public)',
         params: MediaFileParams,
         response: {
-          200: z.any().describe('The file, with its media type'),
+          200: z.any().describe('The file, with its media type; `ETag` is its sha256'),
+          304: z.null().describe('Not modified: `If-None-Match` names the file’s `ETag`'),
           ...errorResponses(400, 404),
         },
         security: [],
@@ -210,7 +211,23 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!mimetype || !file) {
         throw TrellisError.of('not_found', { resource: `Media file \`${sha}.${ext}\`` });
       }
+      // The name is the sha256 of the bytes: a strong tag that never changes, whichever store.
+      const etag = `"${sha.toLowerCase()}"`;
+      const wanted = request.headers['if-none-match'];
+      if (
+        wanted &&
+        (wanted.trim() === '*' || wanted.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
+      ) {
+        // Not sent: let go of the file (or the object's connection).
+        (file.body as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+        return reply
+          .code(304)
+          .header('etag', etag)
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .send();
+      }
       return reply
+        .header('etag', etag)
         .header('content-type', mimetype)
         .header('content-length', file.bytes)
         .header('x-content-type-options', 'nosniff')
