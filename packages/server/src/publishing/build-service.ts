@@ -153,7 +153,8 @@ export type ServiceBuildResult = BuildResult & { fingerprint?: string };
 /**
  * Runs builds for the server: one at a time per site and environment (later ones queue), off
  * the request thread (the builder renders in worker threads with memory and time limits),
- * deployed to the directory target under CMS_DATA_DIR with an atomic pointer switch. A
+ * deployed to the directory target under CMS_DATA_DIR (or, with CMS_STORAGE=s3, the S3 target
+ * in the bucket) with an atomic pointer switch. A
  * non-validate build is recorded as a `Build` node whose `status` moves from `running` to
  * `ok` or `error`; validate builds are not recorded.
  */

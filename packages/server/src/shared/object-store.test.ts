@@ -247,6 +247,22 @@ describe.skipIf(!s3TestEndpoint)('CMS_STORAGE=s3 (S3_TEST_ENDPOINT)', () => {
     expect(
       (await site.platform.app.inject({ method: 'GET', url: '/sites/blog/dev/posts/hello-world/' })).body,
     ).toContain('<h1>Hello again</h1>');
+
+    // Prune deletes the old prefix, never the live one (the pointer's).
+    const pruned = await site.request({
+      method: 'POST',
+      url: '/api/build/prune',
+      payload: { env: 'dev', keep: 1 },
+    });
+    expect(pruned.statusCode, pruned.body).toBe(200);
+    expect(pruned.json()).toEqual({ envId: 'env:dev', removed: [one.buildId], kept: 1 });
+    expect(await bucket.keys(`${envPrefix}versions/${one.buildId}/`)).toEqual([]);
+    expect(await bucket.keys(`${envPrefix}manifests/`)).toEqual([
+      `${envPrefix}manifests/${two.buildId}.json`,
+    ]);
+    expect(
+      (await site.platform.app.inject({ method: 'GET', url: '/sites/blog/dev/posts/hello-world/' })).body,
+    ).toContain('<h1>Hello again</h1>');
   });
 
   it('mirrors an environment with a custom domain to its flat prefix, and serves previews from the bucket', async () => {
