@@ -96,8 +96,9 @@ export class Neo4jGraph implements Graph {
 
   /**
    * A read of one statement as an auto-commit transaction (`session.run`): RUN and PULL go out
-   * together, one Bolt round trip, where a managed transaction adds BEGIN and COMMIT. The
-   * session shares the engine's bookmark manager, so it still sees every committed write.
+   * together, one Bolt round trip, where a managed transaction adds BEGIN and COMMIT. On a
+   * cluster the session shares the engine's bookmark manager, so it still sees every committed
+   * write.
    * Retried (a few times) after a failure the driver calls retryable, as executeRead would.
    */
   private async readOnce<T>(fn: (ops: GraphOps) => Promise<T>, options?: CallOptions): Promise<T> {
