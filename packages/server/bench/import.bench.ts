@@ -19,7 +19,7 @@ import Fastify from 'fastify';
 import { loadConfig } from '../src/config';
 import { buildApp } from '../src/http/app';
 import { benchmarksDoc, cpuTicks, readDocSection, stealBetween, writeDocSection } from './doc-section';
-import { isBusy, loadNow, neo4jServerInfo } from './neo4j-server';
+import { isBusy, loadNow, neo4jCpuClock, neo4jServerInfo } from './neo4j-server';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 20_000);
 const EDGES = Number(process.env.BENCH_EDGES ?? 50_000);
@@ -55,6 +55,9 @@ interface Result {
   /** Load averages before and after this engine's run, and whether the machine was busy when it started. */
   load: string;
   busy: boolean;
+  /** Neo4j only: the server's CPU time (JMX ProcessCpuTime) during each import. */
+  serverRecordsCpuMs: number | null;
+  serverEdgesCpuMs: number | null;
 }
 
 const placeType = {
@@ -137,7 +140,11 @@ function cpuNote(result: Result): string {
     result.readCpuUs !== null && result.bareCpuUs !== null
       ? ` Serving CPU time per request on ${result.engine}: GET item ${result.readCpuUs.toFixed(1)} µs, the bare route ${result.bareCpuUs.toFixed(1)} µs.`
       : '';
-  return `Import CPU time on ${result.engine} (this process: the server and the client sending the request): records ${Math.round(result.recordsCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.records, result.recordsCpuMs)} records per CPU-second), edges ${Math.round(result.edgesCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.edges, result.edgesCpuMs)} edges per CPU-second).${reads}`;
+  const server =
+    result.serverRecordsCpuMs !== null && result.serverEdgesCpuMs !== null
+      ? ` The Neo4j server's CPU time (JMX ProcessCpuTime, every JVM thread): records ${Math.round(result.serverRecordsCpuMs).toLocaleString('en-US')} ms (${((result.serverRecordsCpuMs * 1000) / result.records).toFixed(0)} µs per record), edges ${Math.round(result.serverEdgesCpuMs).toLocaleString('en-US')} ms (${((result.serverEdgesCpuMs * 1000) / result.edges).toFixed(0)} µs per edge).`
+      : '';
+  return `Import CPU time on ${result.engine} (this process: the server and the client sending the request): records ${Math.round(result.recordsCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.records, result.recordsCpuMs)} records per CPU-second), edges ${Math.round(result.edgesCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.edges, result.edgesCpuMs)} edges per CPU-second).${server}${reads}`;
 }
 
 async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges: number, withReads: boolean) {
@@ -173,6 +180,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       records: Array.from({ length: records }, (_, i) => record(i)),
       batchSize: 500,
     });
+    const clock = engine === 'neo4j' ? neo4jCpuClock(process.env.NEO4J_URI as string) : null;
+    const serverCpu0 = (await clock?.now()) ?? null;
     let started = performance.now();
     let cpu = process.cpuUsage();
     const imported = await fetch(`${base}/api/import/json`, {
@@ -190,6 +199,7 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     if (importBody.created !== records) throw new Error(`import created ${importBody.created} of ${records}`);
     console.error(`[${engine}] records imported in ${Math.round(importMs)} ms; importing ${edges} edges`);
 
+    const serverCpu1 = (await clock?.now()) ?? null;
     const edgeList = Array.from({ length: edges }, (_, i) => ({
       from: `place:place-${i % records}`,
       edge: 'NEAR',
@@ -211,6 +221,10 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     const edgeBody = (await merged.json()) as { merged: number; failed: number; mismatch: number };
     const edgesMs = performance.now() - started;
     const edgesCpuMs = cpuMs(process.cpuUsage(cpu));
+    const serverCpu2 = (await clock?.now()) ?? null;
+    await clock?.close();
+    const between = (from: number | null, to: number | null) =>
+      from === null || to === null ? null : to - from;
     if (edgeBody.failed > 0 || edgeBody.mismatch > 0)
       throw new Error(`edge import: ${JSON.stringify(edgeBody)}`);
 
@@ -275,6 +289,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       uncachedP99Ms,
       load: `${loadBefore} → ${loadNow()}`,
       busy,
+      serverRecordsCpuMs: between(serverCpu0, serverCpu1),
+      serverEdgesCpuMs: between(serverCpu1, serverCpu2),
     } satisfies Result;
   } finally {
     await bare.close();
