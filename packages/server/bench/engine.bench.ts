@@ -248,7 +248,7 @@ async function benchNeo4j(uri: string): Promise<Result> {
     const perOp = (from: number | null, to: number | null, count: number) =>
       from === null || to === null ? '–' : `${(((to - from) * 1000) / count).toFixed(0)} µs`;
     neo4jNotes.push(
-      `Neo4j server this run${busy ? ' (busy machine: 1-minute load ≥ 1 before it started)' : ''}: ${info === null ? 'JVM settings not readable (dbms.queryJmx refused)' : `${info.vm}, JIT ${info.jit}, page cache ${info.pageCache}, JVM flags \`${info.jvm}\``}; load ${loadBefore} before the Neo4j run and ${loadNow()} after. Server CPU time (JMX ProcessCpuTime, all JVM threads) per node: bulk insert ${perOp(cpu0, cpu1, nodes)}, node by node ${perOp(cpu1, cpu2, singleNodes)}; per getNode ${perOp(cpu2, cpu3, reads)} (the read's warm-up included).`,
+      `Neo4j server this run${busy ? ' (busy machine: 1-minute load ≥ 1 before it started)' : ''}: ${info === null ? 'JVM settings not readable (dbms.queryJmx refused)' : `${info.vm}, JIT ${info.jit}, page cache ${info.pageCache}, JVM flags \`${info.jvm}\``}; load ${loadBefore} before the Neo4j run and ${loadNow()} after. Server CPU time (JMX ProcessCpuTime, all JVM threads) per node: bulk insert ${perOp(cpu0, cpu1, nodes)}, node by node ${perOp(cpu1, cpu2, singleNodes)}; per getNode ${perOp(cpu2, cpu3, reads + Math.min(reads, 20_000))} (the warm-up reads before the timed ones counted as reads).`,
     );
     return {
       engine: `neo4j (Bolt, Community${info === null ? '' : `, JIT ${info.jit}`})${busy ? ' (busy machine)' : ''}`,
