@@ -77,6 +77,8 @@ export class WebhookDispatcher {
   private chain: Promise<unknown> = Promise.resolve();
   private queued: Promise<void> | null = null;
   private stopped = false;
+  /** Whether this server sends deliveries ({@link start}); without it, it only queues them. */
+  private sending = false;
   private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly options: WebhookDispatcherOptions) {}
@@ -130,6 +132,7 @@ export class WebhookDispatcher {
   start(): void {
     if (this.timer) return;
     this.stopped = false;
+    this.sending = true;
     this.timer = setInterval(() => this.poke(), this.options.intervalMs);
     this.timer.unref();
     this.poke();
@@ -138,6 +141,7 @@ export class WebhookDispatcher {
   /** Stops listening and polling, and waits for the tick in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.sending = false;
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.timer) clearInterval(this.timer);
@@ -147,9 +151,9 @@ export class WebhookDispatcher {
     await this.chain.catch(() => undefined);
   }
 
-  /** Asks for a tick soon (one waiting tick covers any number of pokes). Never throws. */
+  /** Asks for a tick soon when this server sends (one waiting tick covers any number of pokes). Never throws. */
   poke(): void {
-    if (this.stopped || this.queued) return;
+    if (!this.sending || this.queued) return;
     this.queued = this.tick()
       .then(() => undefined)
       .catch((error: unknown) => this.options.log.error({ err: error }, 'webhook delivery tick failed'));
