@@ -330,3 +330,29 @@ describe('the delivery queue survives a restart', () => {
     }
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('lists the webhook and notification routes and the delivery the server sends', async () => {
+    site = await siteWithWebhooks(handClock('2026-06-01T10:00:00.000Z').clock);
+    const doc = (await site.platform.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    for (const route of [
+      '/api/webhooks',
+      '/api/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      '/api/webhooks/{id}/test',
+      '/api/notifications',
+      '/api/notifications/read-all',
+    ]) {
+      expect(Object.keys(doc.paths), route).toContain(route);
+    }
+    expect(doc.webhooks.trellisEvent.post.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/TrellisEvent',
+    );
+    expect(doc.components.schemas.TrellisEvent.required).toEqual([
+      'id',
+      'type',
+      'siteId',
+      'occurredAt',
+      'data',
+    ]);
+  });
+});
