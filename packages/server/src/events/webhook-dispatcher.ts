@@ -182,24 +182,33 @@ export class WebhookDispatcher {
     let soonest = Number.POSITIVE_INFINITY;
     for (const record of await listSites(this.options.platform)) {
       if (this.stopped) break;
-      const graph = await this.options.engine.openGraph(toSiteView(record).graphName);
-      if (!graph) continue;
-      const hooks = new Map<string, WebhookRecord | null>();
-      for (const due of await dueDeliveries(graph, { now: this.options.clock.now(), limit: DUE_PER_TICK })) {
-        if (this.stopped) break;
-        if (!hooks.has(due.webhookId)) {
-          hooks.set(due.webhookId, await getWebhook(graph, due.webhookId).catch(() => null));
-        }
-        const hook = hooks.get(due.webhookId) ?? null;
-        const done = await this.attempt({ graph, delivery: due, hook });
-        if (done) attempted.push(done);
-        if (done && hook && !hook.enabled) hooks.set(hook.id, hook);
+      try {
+        const next = await this.tickSite(toSiteView(record).graphName, attempted);
+        if (next !== null) soonest = Math.min(soonest, next);
+      } catch (error) {
+        // One site's trouble (a graph being dropped, a failing engine) does not stop the others.
+        this.options.log.error({ err: error, siteId: record.id }, 'webhook deliveries of a site failed');
       }
-      const next = await soonestPending(graph);
-      if (next !== null) soonest = Math.min(soonest, next);
     }
     if (Number.isFinite(soonest)) this.armFor(soonest);
     return attempted;
+  }
+
+  /** Sends the due deliveries of one site; returns when its soonest pending one is due, or null. */
+  private async tickSite(graphName: string, attempted: WebhookDelivery[]): Promise<number | null> {
+    const graph = await this.options.engine.openGraph(graphName);
+    if (!graph) return null;
+    const hooks = new Map<string, WebhookRecord | null>();
+    for (const due of await dueDeliveries(graph, { now: this.options.clock.now(), limit: DUE_PER_TICK })) {
+      if (this.stopped) break;
+      if (!hooks.has(due.webhookId)) {
+        hooks.set(due.webhookId, await getWebhook(graph, due.webhookId).catch(() => null));
+      }
+      const hook = hooks.get(due.webhookId) ?? null;
+      const done = await this.attempt({ graph, delivery: due, hook });
+      if (done) attempted.push(done);
+    }
+    return soonestPending(graph);
   }
 
   /** Times one tick for `at` when that is before the next poll. */
