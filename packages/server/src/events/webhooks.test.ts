@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { verifyWebhookSignature } from '@trelliscms/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 import { TEST_OWNER_KEY } from '../../test/helpers/test-platform';
@@ -9,6 +10,7 @@ import { loadConfig } from '../config';
 import { createEmbeddedEngine } from '../engines/embedded';
 import { buildApp } from '../http/app';
 import type { Clock } from '../shared/clock';
+import { WebhookDispatcher } from './webhook-dispatcher';
 
 const SECRET = 'whsec_test_0123456789abcdef';
 const BASE_MS = 10_000;
@@ -111,6 +113,14 @@ describe('webhook deliveries', () => {
 
     for (const got of receiver.received) {
       expect(got.isSignatureValid).toBe(true);
+      // The SDK's helper accepts what the server sent (at the server's time) and returns the event.
+      const verified = await verifyWebhookSignature({
+        payload: got.body,
+        header: got.headers['trellis-signature'] as string,
+        secret: SECRET,
+        now: new Date(got.t * 1000),
+      });
+      expect(verified.id).toBe(delivery!.eventId);
       expect(got.headers['trellis-event-type']).toBe('item.created');
       expect(got.headers['trellis-event-id']).toBe(delivery!.eventId);
       expect(got.headers['trellis-delivery-id']).toBe(delivery!.id);
@@ -234,6 +244,40 @@ describe('webhook deliveries', () => {
     expect(delivery!.attempts[0]).toMatchObject({ ok: false, status: null });
     expect(delivery!.attempts[0].error).toMatch(/refused|not allowed|private|loopback/i);
     expect(receiver.received).toHaveLength(0);
+  });
+
+  it('two dispatchers on the same data send each attempt once (claimed with a compare-and-set)', async () => {
+    const time = handClock('2026-06-01T10:00:00.000Z');
+    site = await siteWithWebhooks(time.clock);
+    receiver = await startWebhookReceiver({ secret: SECRET });
+    const hook = await subscribe(site, { url: receiver.url, secret: SECRET });
+    for (let i = 0; i < 5; i += 1) {
+      expect((await site.request({ method: 'POST', url: `/api/webhooks/${hook.id}/test` })).statusCode).toBe(
+        202,
+      );
+    }
+    const app = site.platform.app;
+    const other = () =>
+      new WebhookDispatcher({
+        engine: app.trellis.engine,
+        platform: app.trellis.platform,
+        bus: app.events.bus,
+        clock: time.clock,
+        outbound: app.trellis.outbound,
+        log: app.log,
+        retryBaseMs: BASE_MS,
+        retryMaxMs: BASE_MS,
+        maxAttempts: 3,
+        disableAfter: 10,
+        intervalMs: 60_000,
+        leaseMs: 60_000,
+        userAgent: 'test',
+      });
+    const [a, b, c] = await Promise.all([other().tick(), other().tick(), app.events.webhooks.tick()]);
+    expect(a.length + b.length + c.length).toBe(5);
+    expect(receiver.received).toHaveLength(5);
+    expect(new Set(receiver.received.map((r) => r.headers['trellis-delivery-id'])).size).toBe(5);
+    expect((await deliveries(site, hook.id)).every((d) => d.status === 'succeeded')).toBe(true);
   });
 
   it('only admins manage webhooks', async () => {
