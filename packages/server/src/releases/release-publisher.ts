@@ -83,7 +83,8 @@ export class ReleasePublisher {
         status: deployment.status,
         buildId: deployment.buildId,
         createdBy: deployment.createdBy,
-        scheduled: Date.parse(deployment.validFrom) > Date.parse(deployment.createdAt ?? deployment.validFrom),
+        scheduled:
+          Date.parse(deployment.validFrom) > Date.parse(deployment.createdAt ?? deployment.validFrom),
         ...extra,
       },
     });
