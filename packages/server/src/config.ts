@@ -161,6 +161,8 @@ export const ConfigSchema = z
     CMS_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
     /** Failed delivery attempts in a row after which a webhook subscription is disabled. */
     CMS_WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(10_000).default(20),
+    /** Days a finished (succeeded or failed) webhook delivery is kept; 0 keeps them all. */
+    CMS_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
     /** A stock photo search endpoint answering `{items}` in the StockResponse shape for `?provider=&q=&orientation=`; unset: GET /api/media/stock answers 502. */
     STOCK_PROVIDER_URL: z.url().optional(),
     /** An OpenAI-compatible embeddings endpoint (`…/v1` or `…/v1/embeddings`); unset: the offline hashed-bow provider. */

@@ -249,3 +249,20 @@ export async function failPending({
     return page.nodes.length;
   });
 }
+
+/** Deletes finished (succeeded or failed) deliveries made before `before`, at most `limit`; returns how many. */
+export async function pruneDeliveries(graph: Graph, { before, limit }: { before: Date; limit: number }) {
+  const page = await graph.findNodes({
+    label: WEBHOOK_DELIVERY_LABEL,
+    where: [
+      { prop: 'status', op: 'in', value: ['succeeded', 'failed'] },
+      { prop: 'createdAt', op: 'lt', value: before.toISOString() },
+    ],
+    limit,
+  });
+  if (page.nodes.length === 0) return 0;
+  await graph.transaction(async (tx) => {
+    for (const node of page.nodes) await tx.deleteNode(node.id);
+  });
+  return page.nodes.length;
+}

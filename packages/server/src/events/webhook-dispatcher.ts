@@ -12,6 +12,7 @@ import {
   dueDeliveries,
   enqueueDelivery,
   failPending,
+  pruneDeliveries,
   recordAttempt,
   soonestPending,
 } from './webhook-deliveries';
@@ -20,6 +21,9 @@ import { countAttempt, getWebhook, listensTo, listWebhooks, type WebhookRecord }
 
 /** How many due deliveries one tick sends per site at most (the rest wait for the next tick). */
 const DUE_PER_TICK = 50;
+/** How often one server prunes a site's old deliveries (ms), and how many at most each time. */
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 500;
 /** How much of a receiver's answer an attempt keeps. */
 const EXCERPT_CHARS = 500;
 
@@ -43,6 +47,8 @@ export interface WebhookDispatcherOptions {
   intervalMs: number;
   /** How long a claim on a delivery holds (longer than one request can take). */
   leaseMs: number;
+  /** Days finished deliveries are kept (0: all); pruned at most once an hour per site. */
+  retentionDays?: number;
   /** The `User-Agent` of deliveries. */
   userAgent: string;
 }
@@ -80,6 +86,8 @@ export class WebhookDispatcher {
   /** Whether this server sends deliveries ({@link start}); without it, it only queues them. */
   private sending = false;
   private unsubscribe: (() => void) | null = null;
+  /** When each site graph's old deliveries were last pruned (by this server's clock). */
+  private readonly prunedAt = new Map<string, number>();
 
   constructor(private readonly options: WebhookDispatcherOptions) {}
 
@@ -208,7 +216,22 @@ export class WebhookDispatcher {
       const done = await this.attempt({ graph, delivery: due, hook });
       if (done) attempted.push(done);
     }
+    await this.prune(graphName, graph);
     return soonestPending(graph);
+  }
+
+  /** Deletes the site's finished deliveries older than the retention, at most once an hour. */
+  private async prune(graphName: string, graph: Graph): Promise<void> {
+    const days = this.options.retentionDays ?? 0;
+    const now = this.options.clock.now().getTime();
+    if (days <= 0 || now - (this.prunedAt.get(graphName) ?? Number.NEGATIVE_INFINITY) < PRUNE_EVERY_MS)
+      return;
+    this.prunedAt.set(graphName, now);
+    const removed = await pruneDeliveries(graph, {
+      before: new Date(now - days * 86_400_000),
+      limit: PRUNE_BATCH,
+    });
+    if (removed > 0) this.options.log.info({ graphName, removed }, 'pruned old webhook deliveries');
   }
 
   /** Times one tick for `at` when that is before the next poll. */

@@ -272,12 +272,28 @@ describe('webhook deliveries', () => {
         intervalMs: 60_000,
         leaseMs: 60_000,
         userAgent: 'test',
+        retentionDays: 0,
       });
     const [a, b, c] = await Promise.all([other().tick(), other().tick(), app.events.webhooks.tick()]);
     expect(a.length + b.length + c.length).toBe(5);
     expect(receiver.received).toHaveLength(5);
     expect(new Set(receiver.received.map((r) => r.headers['trellis-delivery-id'])).size).toBe(5);
     expect((await deliveries(site, hook.id)).every((d) => d.status === 'succeeded')).toBe(true);
+  });
+
+  it('deletes finished deliveries older than the retention, never pending ones', async () => {
+    const time = handClock('2026-06-01T10:00:00.000Z');
+    site = await siteWithWebhooks(time.clock, { CMS_WEBHOOK_RETENTION_DAYS: '2' });
+    receiver = await startWebhookReceiver({ secret: SECRET, answer: (n) => (n === 1 ? 200 : 500) });
+    const hook = await subscribe(site, { url: receiver.url, secret: SECRET });
+    const old = (await site.request({ method: 'POST', url: `/api/webhooks/${hook.id}/test` })).json();
+    await settle(site); // the first succeeds (and prunes nothing: it is new)
+    time.advance(3 * 86_400_000);
+    const failing = (await site.request({ method: 'POST', url: `/api/webhooks/${hook.id}/test` })).json();
+    await settle(site); // the second fails and stays pending; the old one is past the retention
+    const left = (await deliveries(site, hook.id)).map((d) => [d.id, d.status]);
+    expect(left).toEqual([[failing.id, 'pending']]);
+    expect(left.flat()).not.toContain(old.id);
   });
 
   it('only admins manage webhooks', async () => {

@@ -46,6 +46,7 @@ export const eventsPlugin = fp(
       disableAfter: config.CMS_WEBHOOK_DISABLE_AFTER,
       intervalMs: WEBHOOK_POLL_MS,
       leaseMs: Math.max(60_000, config.CMS_OUTBOUND_TIMEOUT_MS * 2),
+      retentionDays: config.CMS_WEBHOOK_RETENTION_DAYS,
       userAgent: `Trellis-Webhooks/${app.trellis.version}`,
     });
     webhooks.listen();
