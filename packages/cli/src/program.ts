@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { defineAgentCommands } from './commands/agent/definition';
 import { defineAuditCommands } from './commands/audit/definition';
 import { defineBlocksCommands } from './commands/blocks/definition';
 import { defineBuildCommand } from './commands/build/definition';
@@ -84,6 +85,7 @@ const GROUPS = [
   defineAuditCommands,
   defineMaintenanceCommands,
   defineExportCommand,
+  defineAgentCommands,
   defineServeCommand,
   defineCompletionCommands,
 ];
