@@ -22,6 +22,7 @@ import { defineLoginCommand } from './commands/login/definition';
 import { defineMaintenanceCommands } from './commands/maintenance/definition';
 import { defineMediaCommands } from './commands/media/definition';
 import { defineMembersCommands } from './commands/members/definition';
+import { defineNotificationsCommands } from './commands/notifications/definition';
 import { defineProfilesCommands } from './commands/profiles/definition';
 import { definePublishCommands } from './commands/publish/definition';
 import { defineQueriesCommands } from './commands/queries/definition';
@@ -38,6 +39,7 @@ import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
 import { defineTypesCommands } from './commands/types/definition';
 import { defineVersionsCommands } from './commands/versions/definition';
+import { defineWebhooksCommands } from './commands/webhooks/definition';
 import { defineWorkflowsCommands } from './commands/workflows/definition';
 import { ExitCode, errorJson, exitCodeOf, formatError } from './errors';
 import type { CliIo } from './io/cli-io';
@@ -78,6 +80,8 @@ const GROUPS = [
   defineLocalesCommands,
   defineMembersCommands,
   defineKeysCommands,
+  defineWebhooksCommands,
+  defineNotificationsCommands,
   defineAuditCommands,
   defineMaintenanceCommands,
   defineExportCommand,

@@ -11,6 +11,7 @@ import { createLocalesApi, type LocalesApi } from './namespaces/locales';
 import { createMaintenanceApi, type MaintenanceApi } from './namespaces/maintenance';
 import { createMediaApi, type MediaApi } from './namespaces/media';
 import { createMembersApi, type MembersApi } from './namespaces/members';
+import { createNotificationsApi, type NotificationsApi } from './namespaces/notifications';
 import { createQueriesApi, type QueriesApi } from './namespaces/queries';
 import { createReleasesApi, type ReleasesApi } from './namespaces/releases';
 import {
@@ -32,6 +33,7 @@ import {
 import { createSitesApi, type SitesApi } from './namespaces/sites';
 import { createTemplatesApi, type TemplatesApi } from './namespaces/templates';
 import { createTypesApi, type TypesApi } from './namespaces/types';
+import { createWebhooksApi, type WebhooksApi } from './namespaces/webhooks';
 import { createWorkflowsApi, type WorkflowsApi } from './namespaces/workflows';
 
 /** Options of {@link createClient}; the README documents each with its default. */
@@ -96,6 +98,8 @@ export interface SiteClient {
   readonly locales: LocalesApi;
   /** Workflow definitions, item states and transitions (docs/workflows.md). */
   readonly workflows: WorkflowsApi;
+  /** Webhook subscriptions and their deliveries (admins). */
+  readonly webhooks: WebhooksApi;
 }
 
 /** The platform-level client. `site(id)` gives the site-scoped namespaces. */
@@ -104,6 +108,8 @@ export interface TrellisClient {
   readonly sites: SitesApi;
   /** Only `mySites` and `acceptInvitation` work without a site; use `client.site(id).access` for the rest. */
   readonly access: Pick<AccessApi, 'mySites' | 'acceptInvitation'>;
+  /** The caller's notifications, across their sites. */
+  readonly notifications: NotificationsApi;
   /** A client for one site (sends `X-Site-Id: id`). */
   site(id: string): SiteClient;
 }
@@ -139,6 +145,7 @@ export function createClient(options: ClientOptions): TrellisClient {
     health: createHealthApi(transport),
     sites,
     access: { mySites: access.mySites, acceptInvitation: access.acceptInvitation },
+    notifications: createNotificationsApi(transport),
     site(id: string): SiteClient {
       if (typeof id !== 'string' || id.length === 0) throw new TypeError('site(id): id must be a site id');
       const scoped = transport.withSite(id);
@@ -172,6 +179,7 @@ export function createClient(options: ClientOptions): TrellisClient {
         pageKits: createPageKitsApi(scoped),
         locales: createLocalesApi(scoped),
         workflows: createWorkflowsApi(scoped),
+        webhooks: createWebhooksApi(scoped),
       };
     },
   };

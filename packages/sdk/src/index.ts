@@ -156,6 +156,7 @@ export type { LocalesApi } from './namespaces/locales';
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
 export type { MembersApi } from './namespaces/members';
+export type { NotificationListQuery, NotificationsApi } from './namespaces/notifications';
 export type { QueriesApi } from './namespaces/queries';
 export {
   type DeploymentWaitOptions,
@@ -179,4 +180,12 @@ export type {
 export type { SitesApi } from './namespaces/sites';
 export type { TemplatesApi } from './namespaces/templates';
 export type { ApplyTypeResult, TypesApi } from './namespaces/types';
+export type { DeliveryListQuery, WebhooksApi } from './namespaces/webhooks';
 export type { WorkflowsApi } from './namespaces/workflows';
+export {
+  isWebhookSignatureError,
+  type VerifyWebhookSignatureInput,
+  verifyWebhookSignature,
+  WebhookSignatureError,
+  type WebhookSignatureProblem,
+} from './webhooks/verify-signature';

@@ -151,6 +151,18 @@ export const ConfigSchema = z
      * another process, or to itself after a restart, once this has passed.
      */
     CMS_DEPLOY_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+    /** Whether this server sends webhook deliveries (every server queues them; docs/events.md). */
+    CMS_WEBHOOKS: Bool.default(true),
+    /** The delay before a failed webhook delivery's second attempt, in ms; doubled for each further one. */
+    CMS_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+    /** The longest delay between two attempts of a webhook delivery, in ms. */
+    CMS_WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).max(86_400_000).default(3_600_000),
+    /** Attempts per webhook delivery before it ends `failed` (it can still be redelivered). */
+    CMS_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+    /** Failed delivery attempts in a row after which a webhook subscription is disabled. */
+    CMS_WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(10_000).default(20),
+    /** Days a finished (succeeded or failed) webhook delivery is kept; 0 keeps them all. */
+    CMS_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
     /**
      * Where media files and published sites are kept (docs/storage.md): `local` (under
      * CMS_DATA_DIR) or `s3` (an S3-compatible bucket, S3_*): what several servers need to serve

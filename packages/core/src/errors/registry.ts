@@ -102,6 +102,16 @@ export const errorRegistry = {
     message: 'The type change would make {count} stored item(s) invalid at `{field}`: {detail}.',
   },
   review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
+  webhook_delivery_pending: {
+    status: 409,
+    message:
+      'Delivery `{id}` is still being tried; redeliver it once it has succeeded or failed (GET its deliveries to follow it).',
+  },
+  webhook_disabled: {
+    status: 409,
+    message:
+      'Webhook `{id}` is disabled; enable it first with PATCH /api/webhooks/{id} {"enabled": true} (cms webhooks enable <id>).',
+  },
   workflow_transition_invalid: {
     status: 409,
     message:

@@ -8,6 +8,7 @@ export * from './content';
 export * from './content-type';
 export * from './deletes';
 export * from './diagnostics';
+export * from './events';
 export * from './health';
 export * from './import';
 export * from './locales';

@@ -11,6 +11,8 @@ import { diagnosticsRoutes } from '../diagnostics/routes/diagnostics';
 import { healthRoutes } from '../diagnostics/routes/health';
 import { createEngine } from '../engines';
 import type { GraphEngine } from '../engines/port';
+import { notificationRoutes } from '../events/routes/notifications';
+import { webhookRoutes } from '../events/routes/webhooks';
 import { mediaRoutes } from '../media/routes/media';
 import { accessRoutes } from '../platform/routes/access';
 import { apiKeysRoutes } from '../platform/routes/api-keys';
@@ -34,6 +36,7 @@ import { conditionalRequestsPlugin } from './plugins/conditional-requests';
 import { contextPlugin } from './plugins/context';
 import { corsPlugin } from './plugins/cors';
 import { errorsPlugin } from './plugins/errors';
+import { eventsPlugin } from './plugins/events';
 import { gracefulShutdownPlugin } from './plugins/graceful-shutdown';
 import { idempotencyPlugin } from './plugins/idempotency';
 import { loadSheddingPlugin } from './plugins/load-shedding';
@@ -92,6 +95,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     version: VERSION,
     clock: options.clock ?? systemClock,
   });
+  await app.register(eventsPlugin);
   await app.register(loadSheddingPlugin, {
     maxEventLoopDelayMs: config.LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS,
     maxHeapUsedBytes: config.LOAD_SHED_MAX_HEAP_USED_BYTES,
@@ -132,6 +136,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(releasesRoutes);
   await app.register(publishingRoutes);
   await app.register(mediaRoutes);
+  await app.register(webhookRoutes);
+  await app.register(notificationRoutes);
   await app.register(agentRoutes);
   return app;
 }

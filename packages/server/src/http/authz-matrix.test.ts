@@ -300,6 +300,13 @@ describe('authorization matrix', () => {
       'HEAD /api/access/my-sites',
       // Redeemed with the invitation's token, signed in or not.
       'POST /api/auth/invitations/accept',
+      // The caller's own inbox.
+      'GET /api/notifications',
+      'HEAD /api/notifications',
+      'GET /api/notifications/unread-count',
+      'HEAD /api/notifications/unread-count',
+      'POST /api/notifications/:id/read',
+      'POST /api/notifications/read-all',
     ]);
     const undeclared = tp.app.routeTable
       .filter((route) => !route.config.public && !route.config.permission && !route.config.siteParam)

@@ -25,6 +25,7 @@ import {
 } from '@trelliscms/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
+import type { EventSink } from '../events/event-bus';
 import type { SiteView } from '../platform/sites';
 import { getEnvironment } from '../releases/environments';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
@@ -174,6 +175,8 @@ export class BuildService {
       /** Stamps build ids, `startedAt` and `finishedAt`. */
       clock: Clock;
       onFinished?: (status: BuildStatus) => void;
+      /** Where `build.started`, `build.finished` and `build.failed` go (not for previews). */
+      events?: EventSink;
       /** Called when an environment's pointer was switched to a build. */
       onSwitched?: (live: { buildId: string; at: string }) => void;
       /** How serve checks reach the deployed site: the server's guarded fetcher. */
@@ -718,6 +721,20 @@ export class BuildService {
         data: { env: input.env, mode: input.mode, purpose, deploymentId: input.deploymentId ?? null },
       });
     });
+    if (purpose !== 'preview') {
+      this.options.events?.emit({
+        type: 'build.started',
+        siteId: input.site.id,
+        data: {
+          buildId,
+          env: input.env,
+          mode: input.mode,
+          purpose,
+          deploymentId: input.deploymentId ?? null,
+          requestedBy: input.actor,
+        },
+      });
+    }
     this.inFlight.set(buildId, {
       controller: new AbortController(),
       progress: { phase: 'queued', done: 0, total: 0, at: startedAt },
@@ -899,6 +916,25 @@ export class BuildService {
     }
     this.inFlight.delete(buildId);
     this.options.onFinished?.(stored as unknown as BuildStatus);
+    if (purpose !== 'preview') {
+      this.options.events?.emit({
+        type: final.ok ? 'build.finished' : 'build.failed',
+        siteId: input.site.id,
+        data: {
+          buildId,
+          env: input.env,
+          mode: final.mode,
+          purpose,
+          deploymentId: input.deploymentId ?? null,
+          artifacts: final.artifacts,
+          durationMs: final.durationMs,
+          live: goesLive,
+          error: final.error ?? null,
+          cancelled: stored.cancelled === true,
+          requestedBy: input.actor,
+        },
+      });
+    }
     if (purpose !== 'preview' && this.options.afterBuild) {
       const build = {
         buildId,

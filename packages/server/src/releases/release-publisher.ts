@@ -4,6 +4,7 @@ import type { Deployment, LiveEntry } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Graph } from '../engines/port';
+import type { EventSink } from '../events/event-bus';
 import type { SiteView } from '../platform/sites';
 import { type BuildService, envName } from '../publishing/build-service';
 import type { Clock } from '../shared/clock';
@@ -33,6 +34,8 @@ export interface ReleasePublisherOptions {
   onSwitched?: (live: { buildId: string; at: string }) => void;
   /** How long a claim on a deployment holds, in ms (renewed every third of it while building). Default 60000. */
   leaseMs?: number;
+  /** Where `deployment.live`, `deployment.failed` and `deployment.rolled_back` go. */
+  events?: EventSink;
 }
 
 /**
@@ -60,6 +63,31 @@ export class ReleasePublisher {
 
   private now(): Date {
     return this.options.clock.now();
+  }
+
+  /** Tells the event stream about a deployment; `scheduled` when it was dated later than it was made. */
+  private emitDeployment(
+    site: SiteView,
+    type: 'deployment.live' | 'deployment.failed' | 'deployment.rolled_back',
+    deployment: Deployment,
+    extra: Record<string, unknown>,
+  ): void {
+    this.options.events?.emit({
+      type,
+      siteId: site.id,
+      data: {
+        deploymentId: deployment.id,
+        releaseId: deployment.releaseId,
+        environmentId: deployment.environmentId,
+        validFrom: deployment.validFrom,
+        status: deployment.status,
+        buildId: deployment.buildId,
+        createdBy: deployment.createdBy,
+        scheduled:
+          Date.parse(deployment.validFrom) > Date.parse(deployment.createdAt ?? deployment.validFrom),
+        ...extra,
+      },
+    });
   }
 
   /**
@@ -139,6 +167,7 @@ export class ReleasePublisher {
             buildId: result.buildId,
           });
           this.options.log.error({ ...logFields, buildId: result.buildId, error }, 'deployment failed');
+          if (failed) this.emitDeployment(site, 'deployment.failed', failed, { error });
           return failed ? { deployment: failed, handled: true } : other();
         }
         buildId = result.buildId;
@@ -169,6 +198,7 @@ export class ReleasePublisher {
         },
         'deployment live',
       );
+      this.emitDeployment(site, 'deployment.live', outcome.deployment, { prebuilt });
       return { deployment: outcome.deployment, handled: true };
     } catch (error) {
       await releaseClaim(graph, deploymentId, this.instanceId).catch(() => undefined);
@@ -364,6 +394,10 @@ export class ReleasePublisher {
       },
       'deployment rolled back',
     );
+    this.emitDeployment(site, 'deployment.rolled_back', deployment, {
+      rolledBack: deploymentId,
+      rendered,
+    });
     return deployment;
   }
 

@@ -31,6 +31,7 @@ export const publishingPlugin = fp(
       clock: app.trellis.clock,
       transformBudgetMs: app.trellis.config.TRANSFORM_BUDGET_MS,
       outbound: app.trellis.outbound,
+      events: app.events.bus,
       afterBuild: ({ graph, site, actor, build }) =>
         runAfterBuildHooks({
           graph,
@@ -74,5 +75,5 @@ export const publishingPlugin = fp(
       await service.close();
     });
   },
-  { name: 'trellis-publishing', dependencies: ['trellis-context', 'trellis-scripts'] },
+  { name: 'trellis-publishing', dependencies: ['trellis-context', 'trellis-events', 'trellis-scripts'] },
 );
