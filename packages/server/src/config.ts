@@ -77,6 +77,21 @@ export const ConfigSchema = z
     CMS_OWNER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
     CMS_ENGINE: z.enum(['embedded', 'neo4j']).default('embedded'),
     /**
+     * This server's name among the servers sharing one platform (shown by GET /api/health, the
+     * holder of its build leases and deployment claims); unset: `<hostname>:<pid>:<random>`.
+     * Must differ between servers running at the same time.
+     */
+    CMS_INSTANCE_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'letters, digits, . _ : - (at most 128)')
+      .optional(),
+    /**
+     * How long a server's lease on a site environment's build queue holds (renewed every third of
+     * it while the build runs); a server stopped during a build leaves the lease to another
+     * once it has passed.
+     */
+    CMS_BUILD_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+    /**
      * The secret the audit chains are keyed with (HMAC-SHA256, docs/audit.md); unset: the file
      * `CMS_DATA_DIR/audit.key`, created on first start (mode 0600). Servers sharing one Neo4j
      * database from several hosts must set the same value.

@@ -1,4 +1,5 @@
 import type { ApiKey, PlatformRole } from '@trelliscms/core';
+import { bumpAccessEpoch } from '../auth/access-epoch';
 import { apiKeyLookupId, hashToken, mintApiKey } from '../auth/api-key-secret';
 import type { Role } from '../auth/types';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
@@ -151,5 +152,6 @@ export async function revokeApiKey(
   if (!node?.labels.includes(API_KEY_LABEL)) return null;
   await tx.updateNode(input.id, { props: { ...node.props, revokedAt: input.clock.now().toISOString() } });
   await tx.appendAudit({ actor: input.actor, action: 'apikey.revoke', target: input.id });
+  await bumpAccessEpoch(tx);
   return toRecord(node);
 }

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Deployment, LiveEntry } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyBaseLogger } from 'fastify';
@@ -7,6 +5,7 @@ import type { Graph } from '../engines/port';
 import type { SiteView } from '../platform/sites';
 import { type BuildService, envName } from '../publishing/build-service';
 import type { Clock } from '../shared/clock';
+import { makeInstanceId } from '../shared/instance-id';
 import {
   claimDeployment,
   commitRollback,
@@ -33,6 +32,8 @@ export interface ReleasePublisherOptions {
   onSwitched?: (live: { buildId: string; at: string }) => void;
   /** How long a claim on a deployment holds, in ms (renewed every third of it while building). Default 60000. */
   leaseMs?: number;
+  /** Who claims deployments (`CMS_INSTANCE_ID`); default: a fresh id for this process. */
+  instanceId?: string;
 }
 
 /**
@@ -49,13 +50,14 @@ export interface ReleasePublisherOptions {
  */
 export class ReleasePublisher {
   /** Who claims deployments: this process. */
-  readonly instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly instanceId: string;
   private readonly prebuilding = new Set<string>();
   /** How long its claims on deployments hold, in ms (CMS_DEPLOY_LEASE_MS). */
   readonly leaseMs: number;
 
   constructor(private readonly options: ReleasePublisherOptions) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.instanceId = options.instanceId ?? makeInstanceId();
   }
 
   private now(): Date {

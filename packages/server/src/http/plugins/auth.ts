@@ -214,19 +214,40 @@ export const authPlugin = fp(
         else siteMissing = true;
       }
       const key = site ? `${hash}\u0000${site.unknownIs}\u0000${site.id}` : hash;
+      // First the cross-instance signal: a key revoked or a member changed on another server
+      // since this request arrived drops the caches before they are used (auth/access-epoch.ts).
+      trellis.accessEpoch
+        .check()
+        .then(() => resolveRequest(request, config, token, hash, key, site, siteMissing, done));
+    });
 
+    function resolveRequest(
+      request: FastifyRequest,
+      config: RouteEntry['config'],
+      token: string,
+      hash: string,
+      key: string,
+      site: NamedSite | null,
+      siteMissing: boolean,
+      done: (error?: Error) => void,
+    ): void {
       const known = trellis.accessCache.resolvedAccess(key);
       if (known !== undefined) {
         trellis.apiKeyCache.countHit();
         request.principal = known.principal;
         request.site = known.site;
-        if (siteMissing) return done(TrellisError.of('site_required'));
+        if (siteMissing) {
+          done(TrellisError.of('site_required'));
+          return;
+        }
         try {
           checkPermission(request, config);
         } catch (error) {
-          return done(error as Error);
+          done(error as Error);
+          return;
         }
-        return done();
+        done();
+        return;
       }
 
       const generation = trellis.accessCache.generation;
@@ -248,7 +269,7 @@ export const authPlugin = fp(
           () => done(),
           (error: Error) => done(error),
         );
-    });
+    }
   },
   { name: 'trellis-auth', dependencies: ['trellis-context'] },
 );

@@ -50,6 +50,7 @@ export const releasesPlugin = fp(
       log,
       clock,
       leaseMs: app.trellis.config.CMS_DEPLOY_LEASE_MS,
+      instanceId: app.trellis.instanceId,
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
       },
