@@ -746,6 +746,13 @@ export class BuildService {
             'took over an expired build lease (its holder stopped renewing it)',
           );
         }
+        // When this build got the queue: across servers, no two of one queue overlap from here to `finishedAt`.
+        await graph
+          .transaction(async (tx) => {
+            const node = await tx.getNode(buildNodeId(buildId));
+            if (node) await tx.updateNode(node.id, { props: { ...node.props, leasedAt: Date.now() } });
+          })
+          .catch(() => undefined);
         break;
       }
       if (!waited) {
@@ -888,6 +895,8 @@ export class BuildService {
         deploy: final.deploy,
         error: final.error ?? null,
         finishedAt,
+        // Wall time (`finishedAt` follows the app clock): with `leasedAt`, when it held its queue.
+        endedAt: Date.now(),
         ...(fingerprint ? { fingerprint } : {}),
         ...(final.rendered === undefined
           ? {}
