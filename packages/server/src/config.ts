@@ -178,6 +178,13 @@ export const ConfigSchema = z
     CONTENT_READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     /** How long the auth hook may reuse a user, site or membership read, in ms (0 = off); this instance's writes show at once. */
     ACCESS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+    /**
+     * Before an authenticated request uses the access and API-key caches, read the platform's
+     * access epoch (one point read, shared by concurrent requests) so a key revoked or a member
+     * changed on another server applies at once. Off only for a server that is alone on its
+     * platform: changes made elsewhere then show within ACCESS_CACHE_MS (keys: 60 s).
+     */
+    ACCESS_EPOCH_CHECK: Bool.default(true),
     /** Load shedding (503): mean event-loop delay over a sample, in ms; 0 turns the check off. */
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().min(0).default(1000),
     /** Load shedding (503): V8 heap used, in bytes; 0 turns the check off. */

@@ -45,6 +45,8 @@ export interface AccessEpochStats {
  * When the read fails (the engine is unreachable) the caches are kept: the request's own reads
  * fail, or the API-key cache serves its stale entry as it does without this check.
  */
+const RESOLVED = Promise.resolve();
+
 export class AccessEpochWatch {
   #seen: string | null | undefined;
   #running: Promise<void> | null = null;
@@ -54,10 +56,13 @@ export class AccessEpochWatch {
   constructor(
     private readonly read: () => Promise<string | null>,
     private readonly onChange: () => void,
+    /** False (`ACCESS_EPOCH_CHECK=0`): {@link check} reads nothing and resolves at once. */
+    private readonly enabled = true,
   ) {}
 
   /** Resolves (never rejects) once a read started after this call has been compared. */
   check(): Promise<void> {
+    if (!this.enabled) return RESOLVED;
     this.#stats.checks += 1;
     if (this.#running === null) return this.#start();
     if (this.#queued === null) {

@@ -123,6 +123,7 @@ export const contextPlugin = fp(
         accessCache.invalidateAll();
         apiKeyCache.clear();
       },
+      config.ACCESS_EPOCH_CHECK,
     );
     app.decorate('trellis', {
       config,
