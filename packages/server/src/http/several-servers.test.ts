@@ -5,6 +5,7 @@ import { AccessEpochWatch } from '../auth/access-epoch';
 import { loadConfig } from '../config';
 import { createEmbeddedEngine } from '../engines/embedded';
 import { buildLeaseId, readBuildLease, releaseBuildLease, takeBuildLease } from '../publishing/build-lease';
+import { BUILD_LABEL, buildNodeId } from '../publishing/build-service';
 import { buildApp } from './app';
 
 /**
@@ -164,6 +165,31 @@ describe('two servers on one embedded data directory', () => {
       (await takeBuildLease(graph, { queue: 'prod', holder: 'live', buildId: 'b2', nowMs, leaseMs: 60_000 }))
         .taken,
     ).toBe(true);
+  });
+});
+
+describe('builds in flight on another server', () => {
+  it('a server starting up marks as interrupted only builds whose aliveUntil has passed', async () => {
+    const graph = site.graph;
+    const running = (buildId: string, aliveUntil?: number) =>
+      graph.createNode({
+        id: buildNodeId(buildId),
+        labels: [BUILD_LABEL],
+        props: {
+          ok: true,
+          buildId,
+          envId: 'env:dev',
+          status: 'running',
+          ...(aliveUntil ? { aliveUntil } : {}),
+        },
+      });
+    await running('b-elsewhere', Date.now() + 600_000);
+    await running('b-dead', Date.now() - 1000);
+    await running('b-old');
+    expect(await b.builds.recoverInterrupted(graph)).toBe(2);
+    expect((await graph.getNode(buildNodeId('b-elsewhere')))?.props.status).toBe('running');
+    expect((await graph.getNode(buildNodeId('b-dead')))?.props.status).toBe('error');
+    expect((await graph.getNode(buildNodeId('b-old')))?.props.status).toBe('error');
   });
 });
 

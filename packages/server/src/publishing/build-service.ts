@@ -229,6 +229,8 @@ export class BuildService {
   readonly instanceId: string;
   readonly leaseMs: number;
   #heartbeat: NodeJS.Timeout | null = null;
+  readonly #recheck = new Set<NodeJS.Timeout>();
+  #closed = false;
 
   target(graphName: string, env: string): DeployTarget {
     return createDirectoryTarget({ root: siteEnvRoot(this.options.dataDir, graphName, env) });
@@ -398,6 +400,9 @@ export class BuildService {
 
   /** Waits for builds in flight (graceful shutdown), then ends the render workers. */
   async close(): Promise<void> {
+    this.#closed = true;
+    for (const timer of this.#recheck) clearTimeout(timer);
+    this.#recheck.clear();
     await Promise.allSettled([...this.running]);
     if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
     this.#heartbeat = null;
@@ -548,9 +553,23 @@ export class BuildService {
     });
     // A build another live server has in flight renews its `aliveUntil`: it is left alone.
     const nowMs = Date.now();
-    const dead = page.nodes.filter(
-      (node) => !(typeof node.props.aliveUntil === 'number' && node.props.aliveUntil > nowMs),
-    );
+    const alive = (node: GraphNode) =>
+      typeof node.props.aliveUntil === 'number' && node.props.aliveUntil > nowMs;
+    const dead = page.nodes.filter((node) => !alive(node) && !this.inFlight.has(String(node.props.buildId)));
+    // Looked at again once their time has passed: a server that died meanwhile (or this one's
+    // previous life, restarted quickly) stops renewing them, and they are marked then.
+    const later = page.nodes.filter(alive).map((node) => Number(node.props.aliveUntil));
+    if (later.length > 0 && !this.#closed) {
+      const timer = setTimeout(
+        () => {
+          this.#recheck.delete(timer);
+          void this.recoverInterrupted(graph).catch(() => undefined);
+        },
+        Math.max(...later) - nowMs + 1000,
+      );
+      timer.unref();
+      this.#recheck.add(timer);
+    }
     if (dead.length === 0) return 0;
     await graph.transaction(async (tx) => {
       for (const node of dead) {
