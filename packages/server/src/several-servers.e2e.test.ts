@@ -3,12 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ensureOwnerKey } from '../test/helpers/neo4j-owner-key';
 import { type ServerProcess, startServerProcess } from '../test/helpers/server-process';
 import { createEmbeddedEngine } from './engines/embedded';
 import { createNeo4jEngine } from './engines/neo4j';
 import type { Graph, GraphEngine } from './engines/port';
 import { createApiKey } from './platform/api-keys';
-import { bootstrapOwner } from './platform/bootstrap-owner';
 import { setMembership } from './platform/members';
 import { PLATFORM_GRAPH } from './platform/platform-graph';
 import { createUser } from './platform/users';
@@ -55,30 +55,7 @@ const variants: Variant[] = [
       });
       await engine.init();
       // The Neo4j platform graph may exist from earlier runs: make sure the owner key is ours.
-      const platform = (await engine.openGraph(PLATFORM_GRAPH)) ?? (await engine.createGraph(PLATFORM_GRAPH));
-      const first = await bootstrapOwner({ platform, ownerKey, clock: systemClock });
-      if (first === null) {
-        const owners = await platform.findNodes({
-          label: 'User',
-          where: [{ prop: 'platformRole', op: 'eq', value: 'owner' }],
-          limit: 1,
-        });
-        const owner = owners.nodes[0];
-        if (!owner) throw new Error('the Neo4j platform graph has users but no owner');
-        await platform.transaction((tx) =>
-          createApiKey(tx, {
-            name: `several-servers e2e ${seed}`,
-            role: 'owner',
-            userId: owner.id,
-            siteId: null,
-            allowedSites: null,
-            platformRole: 'owner',
-            actor: 'test',
-            token: ownerKey,
-            clock: systemClock,
-          }),
-        );
-      }
+      await ensureOwnerKey(engine, ownerKey);
       return { env, engine, cleanup: () => engine.close() };
     },
   },
