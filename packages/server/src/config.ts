@@ -77,6 +77,21 @@ export const ConfigSchema = z
     CMS_OWNER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
     CMS_ENGINE: z.enum(['embedded', 'neo4j']).default('embedded'),
     /**
+     * This server's name among the servers sharing one platform (shown by GET /api/health, the
+     * holder of its build leases and deployment claims); unset: `<hostname>:<pid>:<random>`.
+     * Must differ between servers running at the same time.
+     */
+    CMS_INSTANCE_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'letters, digits, . _ : - (at most 128)')
+      .optional(),
+    /**
+     * How long a server's lease on a site environment's build queue holds (renewed every third of
+     * it while the build runs); a server stopped during a build leaves the lease to another
+     * once it has passed.
+     */
+    CMS_BUILD_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+    /**
      * The secret the audit chains are keyed with (HMAC-SHA256, docs/audit.md); unset: the file
      * `CMS_DATA_DIR/audit.key`, created on first start (mode 0600). Servers sharing one Neo4j
      * database from several hosts must set the same value.
@@ -201,6 +216,13 @@ export const ConfigSchema = z
     CONTENT_READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     /** How long the auth hook may reuse a user, site or membership read, in ms (0 = off); this instance's writes show at once. */
     ACCESS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+    /**
+     * Before an authenticated request uses the access and API-key caches, read the platform's
+     * access epoch (one point read, shared by concurrent requests) so a key revoked or a member
+     * changed on another server applies at once. Off only for a server that is alone on its
+     * platform: changes made elsewhere then show within ACCESS_CACHE_MS (keys: 60 s).
+     */
+    ACCESS_EPOCH_CHECK: Bool.default(true),
     /** Load shedding (503): mean event-loop delay over a sample, in ms; 0 turns the check off. */
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().min(0).default(1000),
     /** Load shedding (503): V8 heap used, in bytes; 0 turns the check off. */

@@ -32,9 +32,11 @@ import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import { DEPLOYMENT_LABEL } from '../releases/release-records';
 import type { Clock } from '../shared/clock';
 import { isQueryTimeout, unboundedGraph } from '../shared/deadline-graph';
+import { makeInstanceId } from '../shared/instance-id';
 import { internalNodeId, publicResourceId } from '../shared/internal-ids';
 import type { ObjectStore } from '../shared/object-store';
 import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
+import { releaseBuildLease, takeBuildLease } from './build-lease';
 import { linkSiteFolder } from './site-folders';
 import { takeSnapshot } from './take-snapshot';
 
@@ -143,10 +145,14 @@ interface InFlightBuild {
   progress: BuildProgress;
   /** When the graph was last asked whether another server asked to cancel it. */
   checkedAt: number;
+  /** The graph it is recorded in: its `aliveUntil` is renewed there while it is in flight. */
+  graph: Graph;
 }
 
 /** Where live (or preview) pages are read from: a folder, or a target that reads its store. */
 export type LiveSource = { dir: string; target?: undefined } | { target: DeployTarget; dir?: undefined };
+/** The default of `CMS_BUILD_LEASE_MS`. */
+export const DEFAULT_BUILD_LEASE_MS = 30_000;
 
 /** A build's result with what the server keeps beside it. */
 export type ServiceBuildResult = BuildResult & { fingerprint?: string };
@@ -218,8 +224,27 @@ export class BuildService {
        * `<prefix>previews/<graphName>/<buildId>/`. Null: the directory target under dataDir.
        */
       objectStore?: ObjectStore | null;
+      /** This server among those sharing the platform (`CMS_INSTANCE_ID`): the holder of its build leases. */
+      instanceId?: string;
+      /**
+       * How long a build queue's lease holds, in ms (`CMS_BUILD_LEASE_MS`): renewed every third
+       * of it while the build runs; a server that died leaves it to another once it has passed.
+       */
+      leaseMs?: number;
+      /** How often a build waiting for another server's lease asks again, in ms (default 500). */
+      leasePollMs?: number;
     },
-  ) {}
+  ) {
+    this.instanceId = options.instanceId ?? makeInstanceId();
+    this.leaseMs = options.leaseMs ?? DEFAULT_BUILD_LEASE_MS;
+  }
+
+  /** Who holds this service's build leases. */
+  readonly instanceId: string;
+  readonly leaseMs: number;
+  #heartbeat: NodeJS.Timeout | null = null;
+  readonly #recheck = new Set<NodeJS.Timeout>();
+  #closed = false;
 
   /**
    * A site environment's deploy target. With an object store, `flatPrefix` (the flat layout of
@@ -433,7 +458,7 @@ export class BuildService {
     const buildId = newBuildId(this.options.clock.now());
     if (input.mode === 'validate') return this.validate(input, buildId);
     await this.record(input, buildId);
-    return this.enqueue(input, () => this.execute(input, buildId)).finally(() =>
+    return this.enqueue(input, buildId, () => this.execute(input, buildId)).finally(() =>
       this.inFlight.delete(buildId),
     );
   }
@@ -449,7 +474,7 @@ export class BuildService {
     await this.record(input, buildId);
     // The build outlives the request: the request's query budget does not bound it.
     const background = { ...input, graph: unboundedGraph(input.graph) };
-    const task = this.enqueue(input, () => this.execute(background, buildId))
+    const task = this.enqueue(input, buildId, () => this.execute(background, buildId))
       .catch((error: unknown) => {
         this.options.log.error({ err: error, buildId }, 'async build failed');
       })
@@ -465,7 +490,12 @@ export class BuildService {
 
   /** Waits for builds in flight (graceful shutdown), then ends the render workers. */
   async close(): Promise<void> {
+    this.#closed = true;
+    for (const timer of this.#recheck) clearTimeout(timer);
+    this.#recheck.clear();
     await Promise.allSettled([...this.running]);
+    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
     await Promise.all([...this.pools.values()].map((pool) => pool.close()));
   }
 
@@ -611,9 +641,28 @@ export class BuildService {
       where: [{ prop: 'status', op: 'eq', value: 'running' }],
       limit: 1000,
     });
-    if (page.nodes.length === 0) return 0;
+    // A build another live server has in flight renews its `aliveUntil`: it is left alone.
+    const nowMs = Date.now();
+    const alive = (node: GraphNode) =>
+      typeof node.props.aliveUntil === 'number' && node.props.aliveUntil > nowMs;
+    const dead = page.nodes.filter((node) => !alive(node) && !this.inFlight.has(String(node.props.buildId)));
+    // Looked at again once their time has passed: a server that died meanwhile (or this one's
+    // previous life, restarted quickly) stops renewing them, and they are marked then.
+    const later = page.nodes.filter(alive).map((node) => Number(node.props.aliveUntil));
+    if (later.length > 0 && !this.#closed) {
+      const timer = setTimeout(
+        () => {
+          this.#recheck.delete(timer);
+          void this.recoverInterrupted(graph).catch(() => undefined);
+        },
+        Math.max(...later) - nowMs + 1000,
+      );
+      timer.unref();
+      this.#recheck.add(timer);
+    }
+    if (dead.length === 0) return 0;
     await graph.transaction(async (tx) => {
-      for (const node of page.nodes) {
+      for (const node of dead) {
         await tx.updateNode(node.id, {
           props: {
             ...node.props,
@@ -630,7 +679,7 @@ export class BuildService {
         });
       }
     });
-    return page.nodes.length;
+    return dead.length;
   }
 
   /** The snapshot a build of `input` renders: the environment's live state (or `input.live`); heads for dev. */
@@ -712,6 +761,8 @@ export class BuildService {
           startedAt,
           finishedAt: null,
           requestedBy: input.actor,
+          instance: this.instanceId,
+          aliveUntil: Date.now() + this.leaseMs,
         },
       });
       await tx.appendAudit({
@@ -739,7 +790,35 @@ export class BuildService {
       controller: new AbortController(),
       progress: { phase: 'queued', done: 0, total: 0, at: startedAt },
       checkedAt: Date.now(),
+      graph: unboundedGraph(input.graph),
     });
+    this.#startHeartbeat();
+  }
+
+  /**
+   * While builds are in flight here (queued or running), renews their `aliveUntil` every third
+   * of the lease, so a server starting meanwhile does not take them for interrupted.
+   */
+  #startHeartbeat(): void {
+    if (this.#heartbeat !== null) return;
+    this.#heartbeat = setInterval(() => {
+      if (this.inFlight.size === 0) {
+        if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+        this.#heartbeat = null;
+        return;
+      }
+      const aliveUntil = Date.now() + this.leaseMs;
+      for (const [buildId, running] of this.inFlight) {
+        void running.graph
+          .transaction(async (tx) => {
+            const node = await tx.getNode(buildNodeId(buildId));
+            if (node?.props.status === 'running')
+              await tx.updateNode(node.id, { props: { ...node.props, aliveUntil } });
+          })
+          .catch(() => undefined);
+      }
+    }, this.leaseMs / 3);
+    this.#heartbeat.unref();
   }
 
   /**
@@ -753,8 +832,86 @@ export class BuildService {
     return key;
   }
 
-  private enqueue<T>(input: StartBuildInput, run: () => Promise<T>): Promise<T> {
-    return this.serialize(this.queueKey(input), run);
+  private enqueue<T>(input: StartBuildInput, buildId: string, run: () => Promise<T>): Promise<T> {
+    // Previews build into their own folders: they need no lease.
+    if (input.purpose === 'preview') return this.serialize(this.queueKey(input), run);
+    return this.serialize(this.queueKey(input), () => this.underLease(input, buildId, run));
+  }
+
+  /**
+   * Runs `run` holding the graph lease of the build's queue, so one server at a time builds a
+   * site environment (docs/scaling.md § Several API servers). While another server holds it,
+   * the build stays queued and asks again every `leasePollMs` (a cancel request is seen
+   * meanwhile); a lease whose holder stopped renewing it is taken over once it has expired.
+   * The lease is renewed every third of its time while `run` runs and given back after.
+   */
+  private async underLease<T>(input: StartBuildInput, buildId: string, run: () => Promise<T>): Promise<T> {
+    const graph = unboundedGraph(input.graph);
+    const queue = this.queueKey(input).slice(input.site.graphName.length + 1);
+    const holder = this.instanceId;
+    const log = this.options.log;
+    const signal = this.inFlight.get(buildId)?.controller.signal;
+    const pollMs = this.options.leasePollMs ?? 500;
+    let waited = false;
+    for (;;) {
+      const lease = await takeBuildLease(graph, {
+        queue,
+        holder,
+        buildId,
+        nowMs: Date.now(),
+        leaseMs: this.leaseMs,
+      });
+      if (lease.taken) {
+        const previous = lease.previous;
+        if (previous && previous.holder !== holder && previous.holder) {
+          log.warn(
+            { buildId, queue, previousHolder: previous.holder, previousBuildId: previous.buildId },
+            'took over an expired build lease (its holder stopped renewing it)',
+          );
+        }
+        // When this build got the queue: across servers, no two of one queue overlap from here to `finishedAt`.
+        await graph
+          .transaction(async (tx) => {
+            const node = await tx.getNode(buildNodeId(buildId));
+            if (node) await tx.updateNode(node.id, { props: { ...node.props, leasedAt: Date.now() } });
+          })
+          .catch(() => undefined);
+        break;
+      }
+      if (!waited) {
+        waited = true;
+        log.info(
+          { buildId, queue, heldBy: lease.heldBy.holder, heldFor: lease.heldBy.buildId },
+          'build queued: another server is building this site environment',
+        );
+      }
+      const node = await graph.getNode(buildNodeId(buildId)).catch(() => null);
+      if (node?.props.cancelRequested === true) this.inFlight.get(buildId)?.controller.abort();
+      // A cancelled build runs on only to record that it was cancelled; it touches nothing.
+      if (signal?.aborted) return run();
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+    const renew = setInterval(() => {
+      void takeBuildLease(graph, { queue, holder, buildId, nowMs: Date.now(), leaseMs: this.leaseMs }).then(
+        (lease) => {
+          if (!lease.taken)
+            log.error(
+              { buildId, queue, heldBy: lease.heldBy.holder },
+              'lost the build lease to another server (this process stalled past CMS_BUILD_LEASE_MS)',
+            );
+        },
+        (error: unknown) => log.warn({ err: error, buildId }, 'could not renew the build lease'),
+      );
+    }, this.leaseMs / 3);
+    renew.unref();
+    try {
+      return await run();
+    } finally {
+      clearInterval(renew);
+      await releaseBuildLease(graph, { queue, holder }).catch((error: unknown) =>
+        log.warn({ err: error, buildId }, 'could not give the build lease back (it expires by itself)'),
+      );
+    }
   }
 
   private serialize<T>(key: string, run: () => Promise<T>): Promise<T> {
@@ -861,6 +1018,8 @@ export class BuildService {
         deploy: final.deploy,
         error: final.error ?? null,
         finishedAt,
+        // Wall time (`finishedAt` follows the app clock): with `leasedAt`, when it held its queue.
+        endedAt: Date.now(),
         ...(fingerprint ? { fingerprint } : {}),
         ...(final.rendered === undefined
           ? {}

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Deployment, LiveEntry } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyBaseLogger } from 'fastify';
@@ -8,6 +6,7 @@ import type { EventSink } from '../events/event-bus';
 import type { SiteView } from '../platform/sites';
 import { type BuildService, envName } from '../publishing/build-service';
 import type { Clock } from '../shared/clock';
+import { makeInstanceId } from '../shared/instance-id';
 import {
   claimDeployment,
   commitRollback,
@@ -36,6 +35,8 @@ export interface ReleasePublisherOptions {
   leaseMs?: number;
   /** Where `deployment.live`, `deployment.failed` and `deployment.rolled_back` go. */
   events?: EventSink;
+  /** Who claims deployments (`CMS_INSTANCE_ID`); default: a fresh id for this process. */
+  instanceId?: string;
 }
 
 /**
@@ -52,13 +53,14 @@ export interface ReleasePublisherOptions {
  */
 export class ReleasePublisher {
   /** Who claims deployments: this process. */
-  readonly instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly instanceId: string;
   private readonly prebuilding = new Set<string>();
   /** How long its claims on deployments hold, in ms (CMS_DEPLOY_LEASE_MS). */
   readonly leaseMs: number;
 
   constructor(private readonly options: ReleasePublisherOptions) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.instanceId = options.instanceId ?? makeInstanceId();
   }
 
   private now(): Date {

@@ -44,6 +44,8 @@ export const publishingPlugin = fp(
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
       retention: app.trellis.config.CMS_BUILD_RETENTION,
       objectStore: app.trellis.objectStore,
+      instanceId: app.trellis.instanceId,
+      leaseMs: app.trellis.config.CMS_BUILD_LEASE_MS,
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };

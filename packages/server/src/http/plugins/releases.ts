@@ -51,6 +51,7 @@ export const releasesPlugin = fp(
       clock,
       leaseMs: app.trellis.config.CMS_DEPLOY_LEASE_MS,
       events: app.events.bus,
+      instanceId: app.trellis.instanceId,
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
       },
