@@ -174,6 +174,7 @@ export const EXPECTED_ACCESS: Record<string, string> = {
   'GET,HEAD /api/media': 'site viewer',
   'DELETE /api/media/:id': 'site editor',
   'GET,HEAD /api/media/stock': 'site viewer',
+  'POST /api/media/stock/import': 'site editor',
   'GET,HEAD /media/assets/:sha.:ext': 'public',
   'GET,HEAD /api/openapi.json': 'public',
 };
