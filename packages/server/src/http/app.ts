@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { aiRoutes } from '../ai/routes/ai';
 import type { Config } from '../config';
 import { embeddingsRoutes } from '../content/routes/embeddings';
 import { importRoutes } from '../content/routes/import';
@@ -131,5 +132,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(releasesRoutes);
   await app.register(publishingRoutes);
   await app.register(mediaRoutes);
+  await app.register(aiRoutes);
   return app;
 }

@@ -175,6 +175,11 @@ export const EXPECTED_ACCESS: Record<string, string> = {
   'DELETE /api/media/:id': 'site editor',
   'GET,HEAD /api/media/stock': 'site viewer',
   'POST /api/media/stock/import': 'site editor',
+  'POST /api/ai/seo-description': 'site editor',
+  'POST /api/ai/alt-text': 'site editor',
+  'POST /api/ai/suggest-tags': 'site editor',
+  'POST /api/ai/summarize': 'site editor',
+  'POST /api/ai/translate': 'site editor',
   'GET,HEAD /media/assets/:sha.:ext': 'public',
   'GET,HEAD /api/openapi.json': 'public',
 };
