@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { defineAiCommands } from './commands/ai/definition';
 import { defineAuditCommands } from './commands/audit/definition';
 import { defineBlocksCommands } from './commands/blocks/definition';
 import { defineBuildCommand } from './commands/build/definition';
@@ -63,6 +64,7 @@ const GROUPS = [
   defineEdgesCommands,
   defineTemplatesCommands,
   defineMediaCommands,
+  defineAiCommands,
   defineBuildCommand,
   defineBuildsCommands,
   defineReleasesCommands,
