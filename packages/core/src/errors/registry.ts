@@ -156,7 +156,8 @@ export const errorRegistry = {
   engine_unavailable: { status: 503, message: 'The graph engine is not available: {detail}' },
   ai_not_configured: {
     status: 503,
-    message: 'No AI provider is configured on this server: set AI_URL (and AI_MODEL, AI_API_KEY) to an OpenAI-compatible chat completions endpoint.',
+    message:
+      'No AI provider is configured on this server: set AI_URL (and AI_MODEL, AI_API_KEY) to an OpenAI-compatible chat completions endpoint.',
   },
   shutting_down: {
     status: 503,
