@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { defineAgentCommands } from './commands/agent/definition';
 import { defineAiCommands } from './commands/ai/definition';
 import { defineAuditCommands } from './commands/audit/definition';
 import { defineBlocksCommands } from './commands/blocks/definition';
@@ -82,6 +83,7 @@ const GROUPS = [
   defineAuditCommands,
   defineMaintenanceCommands,
   defineExportCommand,
+  defineAgentCommands,
   defineServeCommand,
   defineCompletionCommands,
 ];

@@ -81,6 +81,11 @@ export const errorRegistry = {
   not_found: { status: 404, message: '{resource} not found.' },
   route_not_found: { status: 404, message: 'No route {method} {url}. See GET /api/openapi.json.' },
   graph_not_found: { status: 404, message: 'Graph `{graph}` not found, or you have no access to it.' },
+  // 405
+  method_not_allowed: {
+    status: 405,
+    message: '{method} is not offered on {url}: {detail}',
+  },
   // 409
   conflict: { status: 409, message: '{detail}' },
   unique_violation: {

@@ -1,4 +1,5 @@
 export * from './access';
+export * from './agent';
 export * from './ai';
 export * from './api-key';
 export * from './block-types';

@@ -214,6 +214,8 @@ describe('the audit chain, keyed and anchored outside the graph', () => {
   });
 
   it('reports an anchor that fails its MAC', async () => {
+    // An anchor write still in flight from the writes before would replace the forged file.
+    await app.trellis.auditAnchors.settle();
     const path = join(dataDir, PLATFORM_ANCHOR_FILE);
     const file = JSON.parse(await readFile(path, 'utf8'));
     await writeFile(path, JSON.stringify({ ...file, seq: file.seq - 1 }));

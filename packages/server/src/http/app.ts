@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { agentRoutes } from '../agent/routes/agent';
 import { aiRoutes } from '../ai/routes/ai';
 import type { Config } from '../config';
 import { embeddingsRoutes } from '../content/routes/embeddings';
@@ -133,5 +134,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(publishingRoutes);
   await app.register(mediaRoutes);
   await app.register(aiRoutes);
+  await app.register(agentRoutes);
   return app;
 }

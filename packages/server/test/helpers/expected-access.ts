@@ -182,6 +182,10 @@ export const EXPECTED_ACCESS: Record<string, string> = {
   'POST /api/ai/translate': 'site editor',
   'GET,HEAD /media/assets/:sha.:ext': 'public',
   'GET,HEAD /api/openapi.json': 'public',
+  // The MCP endpoint: any role reads through it; each tool is checked like the route it calls.
+  'POST /api/agent': 'site viewer',
+  'GET,HEAD /api/agent': 'site viewer',
+  'DELETE /api/agent': 'site viewer',
 };
 
 /** Roles from lowest to highest; each holds everything the roles below it hold. */

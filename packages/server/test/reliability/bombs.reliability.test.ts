@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   api,
+  apiEarlyAnswer,
   createBlogSite,
   type LatencyReport,
   LONG,
@@ -61,7 +62,7 @@ async function fire(path: string, body: string, headers: Record<string, string> 
   }, 20);
   const health = latencyProbe(server.url);
   const started = performance.now();
-  const answer = await api(server, 'POST', path, { site: site.id, body, headers });
+  const answer = await apiEarlyAnswer(server, 'POST', path, { site: site.id, body, headers });
   const ms = Math.round(performance.now() - started);
   const report = await health.stop();
   clearInterval(sampler);
