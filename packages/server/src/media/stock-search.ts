@@ -132,6 +132,9 @@ function pexelsAdapter(config: StockConfig, key: string): StockAdapter {
   };
 }
 
+/** Unsplash pages hold at most 30 photos. */
+const UNSPLASH_MAX_PER_PAGE = 30;
+
 function unsplashAdapter(config: StockConfig, key: string): StockAdapter {
   const headers = { authorization: `Client-ID ${key}`, 'accept-version': 'v1' };
   const toItem = (value: unknown): StockItem => {
@@ -161,7 +164,7 @@ function unsplashAdapter(config: StockConfig, key: string): StockAdapter {
       const url = endpoint(config.UNSPLASH_URL, '/search/photos');
       url.searchParams.set('query', query.q);
       url.searchParams.set('page', String(query.page ?? 1));
-      url.searchParams.set('per_page', String(perPage));
+      url.searchParams.set('per_page', String(Math.min(perPage, UNSPLASH_MAX_PER_PAGE)));
       // Unsplash calls a square photo `squarish`.
       if (query.orientation)
         url.searchParams.set('orientation', query.orientation === 'square' ? 'squarish' : query.orientation);
@@ -172,7 +175,7 @@ function unsplashAdapter(config: StockConfig, key: string): StockAdapter {
       return {
         items: arr(answer.results).map(toItem),
         page: query.page ?? 1,
-        perPage,
+        perPage: Math.min(perPage, UNSPLASH_MAX_PER_PAGE),
         total: int(answer.total),
       };
     },

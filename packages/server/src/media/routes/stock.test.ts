@@ -132,10 +132,11 @@ describe('GET /api/media/stock against each provider', () => {
   it('asks Unsplash with Client-ID and Accept-Version, orientation square as squarish', async () => {
     const res = await site.request({
       method: 'GET',
-      url: '/api/media/stock?provider=unsplash&q=mountain&orientation=square&page=3',
+      url: '/api/media/stock?provider=unsplash&q=mountain&orientation=square&page=3&perPage=50',
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ page: 3, perPage: 20, total: 133 });
+    // Unsplash pages hold at most 30.
+    expect(res.json()).toMatchObject({ page: 3, perPage: 30, total: 133 });
     expect(res.json().items).toEqual([
       {
         id: 'eOLpJytrbsQ',
@@ -157,7 +158,7 @@ describe('GET /api/media/stock against each provider', () => {
     expect(Object.fromEntries(asked.searchParams)).toEqual({
       query: 'mountain',
       page: '3',
-      per_page: '20',
+      per_page: '30',
       orientation: 'squarish',
     });
     expect(seen[0]!.headers.authorization).toBe('Client-ID unsplash-key');
