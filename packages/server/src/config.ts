@@ -152,6 +152,32 @@ export const ConfigSchema = z
      */
     CMS_DEPLOY_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
     /**
+     * Where media files and published sites are kept (docs/storage.md): `local` (under
+     * CMS_DATA_DIR) or `s3` (an S3-compatible bucket, S3_*): what several servers need to serve
+     * the same files.
+     */
+    CMS_STORAGE: z.enum(['local', 's3']).default('local'),
+    /** The S3 endpoint (`http://127.0.0.1:9090`, `https://s3.eu-west-1.amazonaws.com`); unset: AWS's for S3_REGION. */
+    S3_ENDPOINT: z.url().optional(),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    /** The bucket media and sites go to (required with CMS_STORAGE=s3; it must exist). */
+    S3_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 of a-z 0-9 . -)')
+      .optional(),
+    /** Static credentials; unset: the AWS SDK's default chain (environment, profile, instance role). */
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /** Path-style addressing (`<endpoint>/<bucket>/<key>`); unset: on when S3_ENDPOINT is set. */
+    S3_FORCE_PATH_STYLE: Bool.optional(),
+    /** A key prefix everything goes under (`trellis/` → `trellis/media/…`, `trellis/sites/…`); default none. */
+    S3_KEY_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9!_.*'()/-]*$/, "may hold only letters, digits and !_.*'()/-")
+      .refine((value) => !value.startsWith('/') && !value.includes('//'), 'must not start with / nor hold //')
+      .transform((value) => (value === '' || value.endsWith('/') ? value : `${value}/`))
+      .default(''),
+    /**
      * A stock photo search endpoint answering `{items}` in the StockResponse shape for
      * `?provider=&q=&orientation=&page=&perPage=`: asked for a provider whose own key below is unset.
      */
@@ -203,6 +229,16 @@ export const ConfigSchema = z
   .superRefine((config, ctx) => {
     if (config.CMS_ENGINE === 'neo4j' && !config.NEO4J_URI) {
       ctx.addIssue({ code: 'custom', path: ['NEO4J_URI'], message: 'is required when CMS_ENGINE=neo4j' });
+    }
+    if (config.CMS_STORAGE === 's3' && !config.S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when CMS_STORAGE=s3' });
+    }
+    if (!config.S3_ACCESS_KEY_ID !== !config.S3_SECRET_ACCESS_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [config.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID'],
+        message: 'is required with the other one: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY together',
+      });
     }
   });
 

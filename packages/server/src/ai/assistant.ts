@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   type AiAltTextBody,
   type AiAltTextResponse,
@@ -20,7 +18,8 @@ import { typeOfId } from '../content/item-record';
 import { getItem, listItems } from '../content/item-repository';
 import { findType, getTypeForRead, listTypes } from '../content/type-repository';
 import type { GraphReader } from '../engines/port';
-import { assetNodeId, assetsDir, MEDIA_LABEL } from '../media/media-store';
+import type { MediaFiles } from '../media/media-files';
+import { assetNodeId, MEDIA_LABEL } from '../media/media-store';
 import { listLocales } from '../site-resources/locales';
 import type { ChatContentPart, ChatMessage, ChatProvider } from './chat-provider';
 
@@ -35,7 +34,13 @@ const MAX_TAG_CHOICES = 500;
 export interface AssistantContext {
   graph: GraphReader;
   provider: ChatProvider;
-  dataDir: string;
+  files: MediaFiles;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks);
 }
 
 const SYSTEM =
@@ -186,8 +191,8 @@ export async function altText(context: AssistantContext, body: AiAltTextBody): P
     notes.push(`File name: ${String(node.props.filename)}`);
     const bytes = Number(node.props.bytes);
     if (bytes <= MAX_INLINE_IMAGE_BYTES) {
-      const file = join(assetsDir(context.dataDir), String(node.props.url).split('/').pop()!);
-      const content = await readFile(file).catch(() => null);
+      const file = await context.files.get(String(node.props.url).split('/').pop()!);
+      const content = file ? await readAll(file.body).catch(() => null) : null;
       if (content)
         parts.push({
           type: 'image_url',

@@ -1,7 +1,4 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { type MediaAsset, type StockCredit, TrellisError } from '@trelliscms/core';
 import { imageSize } from 'image-size';
 import { clearFieldsIn } from '../content/item-repository';
@@ -10,15 +7,13 @@ import { listSites } from '../platform/sites';
 import { assertDeletable } from '../shared/in-use';
 import { internalNodeIdOf, publicResourceId } from '../shared/internal-ids';
 import { assetHolders, findAssetUses } from './asset-holders';
+import { localMediaFiles, type MediaFiles } from './media-files';
 import { sniffMediaType } from './sniff-media-type';
 
 /** Node label of a media asset in a site graph. */
 export const MEDIA_LABEL = 'MediaAsset';
 
-/** The folder asset files live in: `<dataDir>/media/assets/`, one `<sha>.<ext>` per content. */
-export function assetsDir(dataDir: string): string {
-  return join(dataDir, 'media', 'assets');
-}
+export { assetsDir } from './media-files';
 
 /** The asset id of a file: `asset:` and the first 24 hex digits of its sha256. */
 export function assetIdOf(sha256: string): string {
@@ -111,6 +106,7 @@ function cleanFilename(name: string | undefined, fallback: string): string {
 export async function saveAsset({
   graph,
   dataDir,
+  files = localMediaFiles(dataDir),
   content,
   filename,
   actor,
@@ -119,6 +115,8 @@ export async function saveAsset({
 }: {
   graph: Graph;
   dataDir: string;
+  /** where the file goes (default: `<dataDir>/media/assets/`) */
+  files?: MediaFiles;
   content: Buffer;
   filename: string | undefined;
   actor: string;
@@ -138,14 +136,7 @@ export async function saveAsset({
   const existing = await graph.getNode(assetNodeId(id));
   if (existing?.labels.includes(MEDIA_LABEL)) return { asset: toMediaAsset(existing), created: false };
 
-  const dir = assetsDir(dataDir);
-  const file = join(dir, `${sha256}.${type.ext}`);
-  if (!existsSync(file)) {
-    await mkdir(dir, { recursive: true });
-    const temp = `${file}.${process.pid}.${crypto.randomUUID()}.tmp`;
-    await writeFile(temp, content);
-    await rename(temp, file);
-  }
+  await files.put(`${sha256}.${type.ext}`, content, type.mimetype);
   const { width, height } = dimensions(content, type.kind);
   const asset: MediaAsset = {
     ok: true,
@@ -209,6 +200,7 @@ export async function deleteAsset({
   engine,
   platform,
   dataDir,
+  files = localMediaFiles(dataDir),
   id,
   cascade = false,
   actor,
@@ -217,6 +209,8 @@ export async function deleteAsset({
   engine: GraphEngine;
   platform: Graph;
   dataDir: string;
+  /** where the file is (default: `<dataDir>/media/assets/`) */
+  files?: MediaFiles;
   id: string;
   cascade?: boolean;
   actor: string;
@@ -259,6 +253,5 @@ export async function deleteAsset({
     const other = await engine.openGraph(site.graphName);
     if ((await other?.getNode(assetNodeId(id)))?.labels.includes(MEDIA_LABEL)) return;
   }
-  const file = join(assetsDir(dataDir), asset.url.slice('/media/assets/'.length));
-  await rm(file, { force: true });
+  await files.remove(asset.url.slice('/media/assets/'.length));
 }

@@ -5,6 +5,7 @@ import {
   type BuildResult as BuilderResult,
   build,
   createDirectoryTarget,
+  createS3Target,
   type DeployTarget,
   type PruneResult,
   RenderPool,
@@ -31,6 +32,7 @@ import { DEPLOYMENT_LABEL } from '../releases/release-records';
 import type { Clock } from '../shared/clock';
 import { isQueryTimeout, unboundedGraph } from '../shared/deadline-graph';
 import { internalNodeId, publicResourceId } from '../shared/internal-ids';
+import type { ObjectStore } from '../shared/object-store';
 import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
 import { linkSiteFolder } from './site-folders';
 import { takeSnapshot } from './take-snapshot';
@@ -142,13 +144,17 @@ interface InFlightBuild {
   checkedAt: number;
 }
 
+/** Where live (or preview) pages are read from: a folder, or a target that reads its store. */
+export type LiveSource = { dir: string; target?: undefined } | { target: DeployTarget; dir?: undefined };
+
 /** A build's result with what the server keeps beside it. */
 export type ServiceBuildResult = BuildResult & { fingerprint?: string };
 
 /**
  * Runs builds for the server: one at a time per site and environment (later ones queue), off
  * the request thread (the builder renders in worker threads with memory and time limits),
- * deployed to the directory target under CMS_DATA_DIR with an atomic pointer switch. A
+ * deployed to the directory target under CMS_DATA_DIR (or, with CMS_STORAGE=s3, the S3 target
+ * in the bucket) with an atomic pointer switch. A
  * non-validate build is recorded as a `Build` node whose `status` moves from `running` to
  * `ok` or `error`; validate builds are not recorded.
  */
@@ -203,15 +209,48 @@ export class BuildService {
        * scheduled switch; 0 keeps every version.
        */
       retention?: number;
+      /**
+       * The S3-compatible bucket sites are deployed to (CMS_STORAGE=s3): the S3 deploy target,
+       * each environment under `<prefix>sites/<graphName>/<env>/`, previews under
+       * `<prefix>previews/<graphName>/<buildId>/`. Null: the directory target under dataDir.
+       */
+      objectStore?: ObjectStore | null;
     },
   ) {}
 
-  target(graphName: string, env: string): DeployTarget {
+  /**
+   * A site environment's deploy target. With an object store, `flatPrefix` (the flat layout of
+   * an environment with a custom domain) is where a build made through it is mirrored.
+   */
+  target(graphName: string, env: string, flatPrefix: string | null = null): DeployTarget {
+    const store = this.options.objectStore;
+    if (store) {
+      return createS3Target({
+        client: store.client,
+        bucket: store.bucket,
+        prefix: `${store.prefix}sites/${graphName}/${env}/`,
+        flatPrefix,
+      });
+    }
     return createDirectoryTarget({ root: siteEnvRoot(this.options.dataDir, graphName, env) });
   }
 
+  /** The S3 target of a preview build (`<prefix>previews/<graphName>/<buildId>/`). */
+  private previewTarget(store: ObjectStore, graphName: string, buildId: string): DeployTarget {
+    return createS3Target({
+      client: store.client,
+      bucket: store.bucket,
+      prefix: `${store.prefix}previews/${graphName}/${buildId}/`,
+    });
+  }
+
   /** The deploy target a build writes to: the environment's, or a preview's own folder. */
-  private targetFor(input: StartBuildInput, buildId: string): DeployTarget {
+  private async targetFor(input: StartBuildInput, buildId: string): Promise<DeployTarget> {
+    const store = this.options.objectStore;
+    if (store) {
+      if (input.purpose === 'preview') return this.previewTarget(store, input.site.graphName, buildId);
+      return this.target(input.site.graphName, input.env, await this.flatPrefixFor(store, input));
+    }
     try {
       linkSiteFolder(this.options.dataDir, input.site.slug, input.site.graphName);
     } catch (error) {
@@ -225,6 +264,30 @@ export class BuildService {
     return this.target(input.site.graphName, input.env);
   }
 
+  /**
+   * The flat layout (docs/storage.md): an environment with a custom domain — its own
+   * `publicUrlOverride`, or for `prod` the site's `publicUrl` — is also mirrored, file for file,
+   * under `<prefix>domains/<host>[/<path>]/`, what a CDN for that domain serves. Null: none.
+   */
+  private async flatPrefixFor(store: ObjectStore, input: StartBuildInput): Promise<string | null> {
+    const override = await getEnvironment(input.graph, input.env).then(
+      (environment) => environment.publicUrlOverride ?? null,
+      () => null,
+    );
+    const url = override ?? (input.env === 'prod' ? input.site.publicUrl : null);
+    if (!url) return null;
+    try {
+      const parsed = new URL(url);
+      const path = parsed.pathname
+        .split('/')
+        .filter((part) => part !== '' && part !== '.' && part !== '..')
+        .map(encodeURIComponent);
+      return `${store.prefix}domains/${[parsed.host.toLowerCase(), ...path].join('/')}/`;
+    } catch {
+      return null;
+    }
+  }
+
   /** The folder a preview build is served from, or null when there is no such preview. */
   previewDir(graphName: string, buildId: string): string | null {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId)) return null;
@@ -232,17 +295,42 @@ export class BuildService {
     return existsSync(root) ? createDirectoryTarget({ root }).liveDir() : null;
   }
 
-  /** Whether a site environment still holds the version folder of `buildId` (it can be switched in). */
-  hasVersion(graphName: string, env: string, buildId: string): boolean {
-    return (
-      /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId) &&
-      existsSync(join(siteEnvRoot(this.options.dataDir, graphName, env), 'versions', buildId))
-    );
+  /**
+   * Where a preview is served from: its folder, or (object store) its target, whose files are
+   * read through its pointer; null when there is no such preview.
+   */
+  previewSource(graphName: string, buildId: string): LiveSource | null {
+    const store = this.options.objectStore;
+    if (!store) {
+      const dir = this.previewDir(graphName, buildId);
+      return dir ? { dir } : null;
+    }
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId)) return null;
+    return { target: this.previewTarget(store, graphName, buildId) };
   }
 
-  /** The build a site environment serves now (its pointer), or null. */
-  servedBuildId(graphName: string, env: string): string | null {
-    return this.target(graphName, env).liveBuildId?.() ?? null;
+  /**
+   * Where a site environment's live pages are served from: the live folder, or (object store)
+   * the target, whose files are read through the pointer in the bucket, so any server serves them.
+   */
+  liveSource(graphName: string, env: string): LiveSource | null {
+    if (this.options.objectStore) return { target: this.target(graphName, env) };
+    const dir = this.liveDir(graphName, env);
+    return dir ? { dir } : null;
+  }
+
+  /** Whether a site environment still holds the version of `buildId` (it can be switched in). */
+  async hasVersion(graphName: string, env: string, buildId: string): Promise<boolean> {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId)) return false;
+    if (this.options.objectStore) return this.target(graphName, env).hasVersion!(buildId);
+    return existsSync(join(siteEnvRoot(this.options.dataDir, graphName, env), 'versions', buildId));
+  }
+
+  /** The build a site environment serves now (its pointer, read from the store), or null. */
+  async servedBuildId(graphName: string, env: string): Promise<string | null> {
+    const target = this.target(graphName, env);
+    if (target.readLiveBuildId) return target.readLiveBuildId();
+    return target.liveBuildId?.() ?? null;
   }
 
   /**
@@ -258,7 +346,7 @@ export class BuildService {
   ): Promise<{ previousBuildId: string | null }> {
     const run = async () => {
       const target = this.target(graphName, env);
-      if (target.liveBuildId?.() === buildId) return { previousBuildId: buildId };
+      if ((await this.servedBuildId(graphName, env)) === buildId) return { previousBuildId: buildId };
       const result = await target.activate!(buildId);
       return { previousBuildId: result.previousBuildId };
     };
@@ -495,10 +583,10 @@ export class BuildService {
       });
     }
     const env = envName(status.envId);
-    if (!this.hasVersion(site.graphName, env, buildId)) {
+    if (!(await this.hasVersion(site.graphName, env, buildId))) {
       throw TrellisError.of('build_version_not_found', { buildId });
     }
-    const previous = this.servedBuildId(site.graphName, env);
+    const previous = await this.servedBuildId(site.graphName, env);
     await graph.transaction(async (tx) => {
       await setLiveBuild(tx, status.envId, buildId, this.options.clock.now());
       await tx.appendAudit({
@@ -704,7 +792,7 @@ export class BuildService {
         env: input.env,
         mode: input.mode,
         buildId,
-        target: this.targetFor(input, buildId),
+        target: await this.targetFor(input, buildId),
         pool: purpose === 'preview' ? undefined : this.pool(key),
         serveCheckUrl: purpose === 'build' ? input.serveCheckUrl : null,
         // media_url gives the assets' own `/media/assets/…` paths, as `cms-build` does

@@ -196,7 +196,7 @@ export class ReleasePublisher {
     const buildId = node?.props.prebuiltBuildId;
     const fingerprint = node?.props.prebuildFingerprint;
     if (typeof buildId !== 'string' || typeof fingerprint !== 'string') return null;
-    if (!this.options.builds.hasVersion(site.graphName, env, buildId)) return null;
+    if (!(await this.options.builds.hasVersion(site.graphName, env, buildId))) return null;
     const now = await this.options.builds.fingerprint({ site, graph, env, live });
     if (now !== fingerprint) {
       this.options.log.info(
@@ -324,7 +324,7 @@ export class ReleasePublisher {
     const env = envName(plan.current.environmentId);
     let buildId = plan.earlier.buildId ?? null;
     let rendered = false;
-    if (!buildId || !this.options.builds.hasVersion(site.graphName, env, buildId)) {
+    if (!buildId || !(await this.options.builds.hasVersion(site.graphName, env, buildId))) {
       const result = await this.options.builds.runSync({
         site,
         graph,
@@ -378,8 +378,8 @@ export class ReleasePublisher {
       if (!head.buildId) continue;
       const env = envName(head.envId);
       if (!this.options.builds.isIdle(site.graphName, env)) continue;
-      if (!this.options.builds.hasVersion(site.graphName, env, head.buildId)) continue;
-      const served = this.options.builds.servedBuildId(site.graphName, env);
+      if (!(await this.options.builds.hasVersion(site.graphName, env, head.buildId))) continue;
+      const served = await this.options.builds.servedBuildId(site.graphName, env);
       if (served === head.buildId) continue;
       await this.options.builds.activate(site.graphName, env, head.buildId);
       this.options.log.warn(

@@ -16,6 +16,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../http/error-responses';
 import { siteOf } from '../../http/site-of';
+import { mediaFilesFor } from '../../media/media-files';
 import {
   type AssistantContext,
   altText,
@@ -42,7 +43,7 @@ export const aiRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config } = app.trellis;
   const provider = createChatProvider(config, app.trellis.outbound);
   const limiter = new SiteRateLimiter({ perMinute: config.AI_RATE_LIMIT, clock: app.trellis.clock });
-  const dataDir = resolve(config.CMS_DATA_DIR);
+  const files = mediaFilesFor(app.trellis.objectStore, resolve(config.CMS_DATA_DIR));
 
   /** The task's context, once the provider is known to be configured and the site has a call left. */
   function contextOf(request: FastifyRequest): AssistantContext {
@@ -57,7 +58,7 @@ export const aiRoutes: FastifyPluginAsyncZod = async (app) => {
     }
     const site = siteOf(request);
     limiter.take(site.id);
-    return { graph: site.graph, provider, dataDir };
+    return { graph: site.graph, provider, files };
   }
 
   // Editors and above: the calls draft content and spend the provider's tokens.

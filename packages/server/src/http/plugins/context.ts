@@ -14,6 +14,7 @@ import { migrateSiteGraphs } from '../../migrations/site-migrations';
 import type { ApiKeyRecord } from '../../platform/api-keys';
 import { PLATFORM_GRAPH } from '../../platform/platform-graph';
 import type { Clock } from '../../shared/clock';
+import { assertBucketReachable, type ObjectStore, objectStoreFrom } from '../../shared/object-store';
 import { createGuardedFetch, type GuardedFetch } from '../../shared/outbound/guarded-fetch';
 import { writeNotifyingEngine } from './write-notifying-graph';
 
@@ -54,6 +55,11 @@ export interface TrellisContext {
    * OpenAI-compatible when EMBEDDINGS_URL is set, else the offline hashed bag of words.
    */
   embeddings: EmbeddingProvider;
+  /**
+   * The S3-compatible bucket media files and published sites are kept in (`CMS_STORAGE=s3`,
+   * shared/object-store.ts), or null: they are kept under CMS_DATA_DIR.
+   */
+  objectStore: ObjectStore | null;
 }
 
 declare module 'fastify' {
@@ -76,6 +82,9 @@ export const contextPlugin = fp(
     opts: { config: Config; engine: GraphEngine; version: string; clock: Clock },
   ) => {
     const { config } = opts;
+    const objectStore = await objectStoreFrom(config);
+    // A missing bucket stops the start here, with a message saying so.
+    if (objectStore) await assertBucketReachable(objectStore);
     const accessCache = new PlatformAccessCache({ ttlMs: config.ACCESS_CACHE_MS, clock: opts.clock });
     const itemReadCache = new ItemReadCache({ ttlMs: config.CONTENT_READ_CACHE_MS });
     let auditAnchors: AuditAnchors | null = null;
@@ -120,10 +129,12 @@ export const contextPlugin = fp(
       outbound,
       auditAnchors,
       embeddings: createEmbeddingProvider(config, outbound),
+      objectStore,
     } satisfies TrellisContext);
     app.addHook('onClose', async () => {
       await auditAnchors?.settle();
       await engine.close();
+      objectStore?.client.destroy();
     });
   },
   { name: 'trellis-context' },

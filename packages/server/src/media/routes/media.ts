@@ -1,6 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import {
   DeleteQuery,
@@ -22,7 +20,8 @@ import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
-import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media-store';
+import { mediaFilesFor } from '../media-files';
+import { deleteAsset, listAssets, saveAsset } from '../media-store';
 import { mimetypeOfExtension } from '../sniff-media-type';
 import { downloadStockPhoto, findStockPhoto, searchStock } from '../stock-search';
 
@@ -62,7 +61,8 @@ function fromMultipartError(error: unknown): unknown {
 /**
  * Spec §4 Media (site-scoped) and the public file route `GET /media/assets/{sha}.{ext}`.
  * Uploads are typed by their magic bytes (images, videos, PDFs), at most 25 MB, stored once
- * per content under `CMS_DATA_DIR/media/assets/<sha256>.<ext>`.
+ * per content under `CMS_DATA_DIR/media/assets/<sha256>.<ext>`, or in the S3 bucket with
+ * `CMS_STORAGE=s3` (media-files.ts).
  */
 export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(fastifyMultipart, {
@@ -70,6 +70,8 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     throwFileSizeLimit: true,
   });
   const dataDir = resolve(app.trellis.config.CMS_DATA_DIR);
+  // The data folder, or the bucket with CMS_STORAGE=s3 (any server behind it serves every file).
+  const files = mediaFilesFor(app.trellis.objectStore, dataDir);
 
   app.post(
     '/api/media/upload',
@@ -105,6 +107,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         throw TrellisError.of('media_type_not_allowed', { detail: 'no file was sent in the field `file`' });
       }
       const { asset, created } = await saveAsset({
+        files,
         graph: siteOf(request).graph,
         dataDir,
         content,
@@ -156,6 +159,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       await deleteAsset({
+        files,
         graph: siteOf(request).graph,
         engine: app.trellis.engine,
         platform: app.trellis.platform,
@@ -212,6 +216,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         timeoutMs: app.trellis.config.CMS_OUTBOUND_TIMEOUT_MS,
       });
       const { asset, created } = await saveAsset({
+        files,
         graph: siteOf(request).graph,
         dataDir,
         content,
@@ -233,7 +238,8 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'A stored media file (public)',
         params: MediaFileParams,
         response: {
-          200: z.any().describe('The file, with its media type'),
+          200: z.any().describe('The file, with its media type; `ETag` is its sha256'),
+          304: z.null().describe('Not modified: `If-None-Match` names the file’s `ETag`'),
           ...errorResponses(400, 404),
         },
         security: [],
@@ -243,18 +249,34 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { sha, ext } = request.params;
       const mimetype = mimetypeOfExtension(ext);
-      // sha and ext are validated to hex and alphanumerics, so the path cannot leave the folder.
-      const file = join(assetsDir(dataDir), `${sha}.${ext.toLowerCase()}`);
-      const info = mimetype ? await stat(file).catch(() => null) : null;
-      if (!mimetype || !info?.isFile()) {
+      // sha and ext are validated to hex and alphanumerics, so the name cannot leave the folder
+      // (or the key prefix).
+      const file = mimetype ? await files.get(`${sha}.${ext.toLowerCase()}`) : null;
+      if (!mimetype || !file) {
         throw TrellisError.of('not_found', { resource: `Media file \`${sha}.${ext}\`` });
       }
+      // The name is the sha256 of the bytes: a strong tag that never changes, whichever store.
+      const etag = `"${sha.toLowerCase()}"`;
+      const wanted = request.headers['if-none-match'];
+      if (
+        wanted &&
+        (wanted.trim() === '*' || wanted.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
+      ) {
+        // Not sent: let go of the file (or the object's connection).
+        (file.body as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+        return reply
+          .code(304)
+          .header('etag', etag)
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .send();
+      }
       return reply
+        .header('etag', etag)
         .header('content-type', mimetype)
-        .header('content-length', info.size)
+        .header('content-length', file.bytes)
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'public, max-age=31536000, immutable')
-        .send(createReadStream(file));
+        .send(file.body);
     },
   );
 };
