@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { defineAgentCommands } from './commands/agent/definition';
+import { defineAiCommands } from './commands/ai/definition';
 import { defineAuditCommands } from './commands/audit/definition';
 import { defineBlocksCommands } from './commands/blocks/definition';
 import { defineBuildCommand } from './commands/build/definition';
@@ -66,6 +67,7 @@ const GROUPS = [
   defineEdgesCommands,
   defineTemplatesCommands,
   defineMediaCommands,
+  defineAiCommands,
   defineBuildCommand,
   defineBuildsCommands,
   defineReleasesCommands,

@@ -1,5 +1,6 @@
 import { type RetryOptions, Transport } from './http/transport';
 import { type AccessApi, createAccessApi } from './namespaces/access';
+import { type AiApi, createAiApi } from './namespaces/ai';
 import { type ApiKeysApi, createApiKeysApi } from './namespaces/api-keys';
 import { type AuditApi, createAuditApi } from './namespaces/audit';
 import { type BuildApi, createBuildApi } from './namespaces/build';
@@ -83,6 +84,8 @@ export interface SiteClient {
   readonly build: BuildApi;
   readonly releases: ReleasesApi;
   readonly media: MediaApi;
+  /** Assistant suggestions on the site's content (docs/ai.md): SEO descriptions, alt text, tags, summaries, translations. */
+  readonly ai: AiApi;
   readonly audit: AuditApi;
   readonly maintenance: MaintenanceApi;
   readonly export: ExportApi;
@@ -166,6 +169,7 @@ export function createClient(options: ClientOptions): TrellisClient {
         build: createBuildApi(scoped),
         releases: createReleasesApi(scoped),
         media: createMediaApi(scoped),
+        ai: createAiApi(scoped),
         audit: createAuditApi(scoped, graphOfSite),
         maintenance: createMaintenanceApi(scoped),
         export: createExportApi(scoped),

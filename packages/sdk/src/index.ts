@@ -6,6 +6,18 @@
 export type {
   AccessEntry,
   AddIncludeBody,
+  AiAltTextBody,
+  AiAltTextResponse,
+  AiSeoDescriptionBody,
+  AiSeoDescriptionResponse,
+  AiSuggestTagsBody,
+  AiSuggestTagsResponse,
+  AiSummarizeBody,
+  AiSummarizeResponse,
+  AiTag,
+  AiTranslateBody,
+  AiTranslateResponse,
+  AiUsage,
   ApiKey,
   ApiKeyCacheMetrics,
   ApiKeyCreated,
@@ -94,6 +106,9 @@ export type {
   Seo,
   Site,
   SiteSnapshot,
+  StockCredit,
+  StockImportBody,
+  StockItem,
   StockResponse,
   Template,
   Transform,
@@ -138,6 +153,7 @@ export type { NoRollbackReason, RollbackTarget } from './helpers/rollback-target
 export { isRetryable } from './http/retry-policy';
 export type { CallOptions, ListPage, RetryOptions } from './http/transport';
 export type { AccessApi } from './namespaces/access';
+export type { AiApi } from './namespaces/ai';
 export type { ApiKeysApi } from './namespaces/api-keys';
 export type { AuditApi, AuditLogFilters } from './namespaces/audit';
 export { type BuildApi, BuildWaitTimeoutError, type WaitOptions } from './namespaces/build';

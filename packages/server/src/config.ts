@@ -204,8 +204,31 @@ export const ConfigSchema = z
       .refine((value) => !value.startsWith('/') && !value.includes('//'), 'must not start with / nor hold //')
       .transform((value) => (value === '' || value.endsWith('/') ? value : `${value}/`))
       .default(''),
-    /** A stock photo search endpoint answering `{items}` in the StockResponse shape for `?provider=&q=&orientation=`; unset: GET /api/media/stock answers 502. */
+    /**
+     * A stock photo search endpoint answering `{items}` in the StockResponse shape for
+     * `?provider=&q=&orientation=&page=&perPage=`: asked for a provider whose own key below is unset.
+     */
     STOCK_PROVIDER_URL: z.url().optional(),
+    /** Pexels API key (sent as `Authorization`): GET /api/media/stock?provider=pexels asks Pexels itself. */
+    PEXELS_API_KEY: z.string().optional(),
+    /** The Pexels API base URL (tests point it at a local server). */
+    PEXELS_URL: z.url().default('https://api.pexels.com/v1'),
+    /** Unsplash access key (sent as `Authorization: Client-ID …`). */
+    UNSPLASH_ACCESS_KEY: z.string().optional(),
+    /** The Unsplash API base URL. */
+    UNSPLASH_URL: z.url().default('https://api.unsplash.com'),
+    /** Pixabay API key (sent as the `key` query parameter). */
+    PIXABAY_API_KEY: z.string().optional(),
+    /** The Pixabay API base URL. */
+    PIXABAY_URL: z.url().default('https://pixabay.com/api'),
+    /** An OpenAI-compatible chat completions endpoint (`…/v1` or `…/v1/chat/completions`) for /api/ai; unset: /api/ai answers 503. */
+    AI_URL: z.url().optional(),
+    AI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    AI_API_KEY: z.string().optional(),
+    /** /api/ai calls per site per minute (429 with Retry-After past it). */
+    AI_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(20),
+    /** How long one chat completion may take, in ms. */
+    AI_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
     /** An OpenAI-compatible embeddings endpoint (`…/v1` or `…/v1/embeddings`); unset: the offline hashed-bow provider. */
     EMBEDDINGS_URL: z.url().optional(),
     EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),

@@ -165,9 +165,15 @@ export const errorRegistry = {
   },
   stock_provider_unavailable: { status: 502, message: 'No stock photo provider is reachable: {detail}' },
   embedding_provider_failed: { status: 502, message: 'The embedding provider failed: {detail}' },
+  ai_provider_failed: { status: 502, message: 'The AI provider failed: {detail}' },
   // 503 / 504
   overloaded: { status: 503, message: 'The server is under pressure ({reason}); retry shortly.' },
   engine_unavailable: { status: 503, message: 'The graph engine is not available: {detail}' },
+  ai_not_configured: {
+    status: 503,
+    message:
+      'No AI provider is configured on this server: set AI_URL (and AI_MODEL, AI_API_KEY) to an OpenAI-compatible chat completions endpoint.',
+  },
   shutting_down: {
     status: 503,
     message: 'The server is shutting down; send the request again (it did nothing here).',

@@ -1,5 +1,6 @@
 export * from './access';
 export * from './agent';
+export * from './ai';
 export * from './api-key';
 export * from './block-types';
 export * from './build';

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { agentRoutes } from '../agent/routes/agent';
+import { aiRoutes } from '../ai/routes/ai';
 import type { Config } from '../config';
 import { embeddingsRoutes } from '../content/routes/embeddings';
 import { importRoutes } from '../content/routes/import';
@@ -138,6 +139,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(mediaRoutes);
   await app.register(webhookRoutes);
   await app.register(notificationRoutes);
+  await app.register(aiRoutes);
   await app.register(agentRoutes);
   return app;
 }

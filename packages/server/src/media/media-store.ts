@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type MediaAsset, TrellisError } from '@trelliscms/core';
+import { type MediaAsset, type StockCredit, TrellisError } from '@trelliscms/core';
 import { imageSize } from 'image-size';
 import { clearFieldsIn } from '../content/item-repository';
 import type { Graph, GraphEngine, GraphNode, GraphReader } from '../engines/port';
@@ -28,8 +28,39 @@ export function assetNodeId(assetId: string): string {
   return internalNodeIdOf(assetId);
 }
 
+/** The props a stock photo's credit is stored in (flat: graph props are scalars). */
+const CREDIT_PROPS = {
+  provider: 'creditProvider',
+  id: 'creditId',
+  photographer: 'creditPhotographer',
+  photographerUrl: 'creditPhotographerUrl',
+  pageUrl: 'creditPageUrl',
+  license: 'creditLicense',
+} as const satisfies Record<keyof StockCredit, string>;
+
+function creditProps(credit: StockCredit | undefined): Record<string, string | null> {
+  if (!credit) return {};
+  return Object.fromEntries(
+    Object.entries(CREDIT_PROPS).map(([key, prop]) => [prop, credit[key as keyof StockCredit] ?? null]),
+  );
+}
+
+function creditOf(props: Record<string, unknown>): StockCredit | undefined {
+  if (typeof props.creditProvider !== 'string') return undefined;
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    provider: props.creditProvider as StockCredit['provider'],
+    id: String(props.creditId),
+    photographer: text(props.creditPhotographer),
+    photographerUrl: text(props.creditPhotographerUrl),
+    pageUrl: text(props.creditPageUrl),
+    license: String(props.creditLicense),
+  };
+}
+
 export function toMediaAsset(node: GraphNode): MediaAsset {
   const props = node.props;
+  const credit = creditOf(props);
   return {
     ok: true,
     id: publicResourceId(node.id),
@@ -42,6 +73,7 @@ export function toMediaAsset(node: GraphNode): MediaAsset {
     height: typeof props.height === 'number' ? props.height : null,
     uploadedBy: String(props.uploadedBy),
     uploadedAt: String(props.uploadedAt),
+    ...(credit ? { credit } : {}),
   };
 }
 
@@ -79,6 +111,7 @@ export async function saveAsset({
   filename,
   actor,
   now,
+  credit,
 }: {
   graph: Graph;
   dataDir: string;
@@ -88,6 +121,8 @@ export async function saveAsset({
   filename: string | undefined;
   actor: string;
   now: Date;
+  /** An imported stock photo's credit, stored with a new asset. */
+  credit?: StockCredit;
 }): Promise<{ asset: MediaAsset; created: boolean }> {
   const type = sniffMediaType(content);
   if (!type) {
@@ -115,14 +150,25 @@ export async function saveAsset({
     height,
     uploadedBy: actor,
     uploadedAt: now.toISOString(),
+    ...(credit ? { credit } : {}),
   };
-  const { ok: _ok, id: _id, ...props } = asset;
+  const { ok: _ok, id: _id, credit: _credit, ...fields } = asset;
+  const props = { ...fields, ...creditProps(credit) };
   return graph.transaction(async (tx) => {
     // A concurrent upload of the same content may have won: answer its asset.
     const stored = await tx.getNode(assetNodeId(id));
     if (stored?.labels.includes(MEDIA_LABEL)) return { asset: toMediaAsset(stored), created: false };
     await tx.createNode({ id: assetNodeId(id), labels: [MEDIA_LABEL], props });
-    await tx.appendAudit({ actor, action: 'media.upload', target: id, data: { sha256, bytes: asset.bytes } });
+    await tx.appendAudit({
+      actor,
+      action: credit ? 'media.stock-import' : 'media.upload',
+      target: id,
+      data: {
+        sha256,
+        bytes: asset.bytes,
+        ...(credit ? { provider: credit.provider, stockId: credit.id } : {}),
+      },
+    });
     return { asset, created: true };
   });
 }

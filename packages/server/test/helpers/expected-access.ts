@@ -187,6 +187,12 @@ export const EXPECTED_ACCESS: Record<string, string> = {
   'GET,HEAD /api/notifications/unread-count': 'signed-in',
   'POST /api/notifications/:id/read': 'signed-in',
   'POST /api/notifications/read-all': 'signed-in',
+  'POST /api/media/stock/import': 'site editor',
+  'POST /api/ai/seo-description': 'site editor',
+  'POST /api/ai/alt-text': 'site editor',
+  'POST /api/ai/suggest-tags': 'site editor',
+  'POST /api/ai/summarize': 'site editor',
+  'POST /api/ai/translate': 'site editor',
   'GET,HEAD /media/assets/:sha.:ext': 'public',
   'GET,HEAD /api/openapi.json': 'public',
   // The MCP endpoint: any role reads through it; each tool is checked like the route it calls.

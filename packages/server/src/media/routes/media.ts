@@ -9,6 +9,7 @@ import {
   MediaFileParams,
   MediaListQuery,
   MediaParams,
+  StockImportBody,
   StockQuery,
   StockResponse,
   TrellisError,
@@ -22,7 +23,13 @@ import { siteOf } from '../../http/site-of';
 import { mediaFilesFor } from '../media-files';
 import { deleteAsset, listAssets, saveAsset } from '../media-store';
 import { mimetypeOfExtension } from '../sniff-media-type';
-import { searchStock } from '../stock-search';
+import { downloadStockPhoto, findStockPhoto, searchStock } from '../stock-search';
+
+/** `.jpg` for `https://…/photo.jpeg?w=…`; empty when the URL's path names no image extension. */
+function extensionOf(url: string): string {
+  const match = /\.(jpe?g|png|webp|gif|avif)$/i.exec(new URL(url).pathname);
+  return match ? `.${match[1]!.toLowerCase().replace('jpeg', 'jpg')}` : '';
+}
 
 const errors = errorResponses(400, 401, 403, 404, 409, 413, 502);
 
@@ -172,18 +179,55 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['media'],
         summary: 'Search stock photos (Pexels, Unsplash, Pixabay)',
         description:
-          'Asks the endpoint set in STOCK_PROVIDER_URL (the server has no network to Pexels, Unsplash or Pixabay itself). Without one, or when it fails, 502 `stock_provider_unavailable` with a hint — never made-up results.',
+          "Asks the provider's own API with the key the server holds (PEXELS_API_KEY, UNSPLASH_ACCESS_KEY, PIXABAY_API_KEY) and normalises its answer; `page` (from 1) and `perPage` (default 20, at most 80) page it. A provider without a key is asked through STOCK_PROVIDER_URL when that is set (an endpoint answering `{items}` itself). Without either, or when the provider fails, 502 `stock_provider_unavailable` with a hint — never made-up results.",
         querystring: StockQuery,
         response: { 200: StockResponse, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) =>
-      searchStock({
-        providerUrl: app.trellis.config.STOCK_PROVIDER_URL,
-        query: request.query,
+      searchStock({ config: app.trellis.config, query: request.query, outbound: app.trellis.outbound }),
+  );
+
+  app.post(
+    '/api/media/stock/import',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'Import a stock photo as a media asset',
+        description:
+          "Looks the photo up by `id` in the provider's API (its key must be configured), fetches its full-size file through the server's guarded fetcher (the file's host must be public or in CMS_OUTBOUND_ALLOW) and stores it as an upload is stored, with `credit` (photographer, page, licence). 201 with the asset; 200 when the same file was stored before. 404 `not_found` for an id the provider does not know; 502 `stock_provider_unavailable` when the provider or the file fails.",
+        body: StockImportBody,
+        response: { 200: MediaAsset, 201: MediaAsset, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request, reply) => {
+      const { provider, id, filename } = request.body;
+      const photo = await findStockPhoto({
+        config: app.trellis.config,
+        provider,
+        id,
         outbound: app.trellis.outbound,
-      }),
+      });
+      const content = await downloadStockPhoto({
+        photo,
+        outbound: app.trellis.outbound,
+        timeoutMs: app.trellis.config.CMS_OUTBOUND_TIMEOUT_MS,
+      });
+      const { asset, created } = await saveAsset({
+        files,
+        graph: siteOf(request).graph,
+        dataDir,
+        content,
+        // The type (and so the extension) comes from the content; the name only shows.
+        filename: filename ?? `${provider}-${id}${extensionOf(photo.downloadUrl)}`,
+        actor: actorOf(request.principal!),
+        now: app.trellis.clock.now(),
+        credit: photo.credit,
+      });
+      return reply.status(created ? 201 : 200).send(asset);
+    },
   );
 
   app.get(
