@@ -1,6 +1,7 @@
 export * from './access';
 export * from './api-key';
 export * from './block-types';
+export * from './bugs';
 export * from './build';
 export * from './common';
 export * from './content';
@@ -9,6 +10,7 @@ export * from './deletes';
 export * from './diagnostics';
 export * from './health';
 export * from './import';
+export * from './leads';
 export * from './locales';
 export * from './media';
 export * from './page-kits';

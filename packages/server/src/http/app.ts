@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { bugsRoutes } from '../bugs/routes/bugs';
 import type { Config } from '../config';
 import { embeddingsRoutes } from '../content/routes/embeddings';
 import { importRoutes } from '../content/routes/import';
@@ -10,6 +11,7 @@ import { diagnosticsRoutes } from '../diagnostics/routes/diagnostics';
 import { healthRoutes } from '../diagnostics/routes/health';
 import { createEngine } from '../engines';
 import type { GraphEngine } from '../engines/port';
+import { leadsRoutes } from '../leads/routes/leads';
 import { mediaRoutes } from '../media/routes/media';
 import { accessRoutes } from '../platform/routes/access';
 import { apiKeysRoutes } from '../platform/routes/api-keys';
@@ -42,6 +44,9 @@ import { queryTimeoutPlugin } from './plugins/query-timeout';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { releasesPlugin } from './plugins/releases';
 import { scriptsPlugin } from './plugins/scripts';
+
+/** The response header carrying the request's id (the `requestId` of its log lines). */
+export const REQUEST_ID_HEADER = 'x-request-id';
 
 export interface BuildAppOptions {
   config: Config;
@@ -77,6 +82,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  // Every answer names its request id: the `requestId` of the server's log lines for it, so a
+  // user's report (POST /api/bugs `requestId`) can be matched with the log.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
   await app.register(errorsPlugin);
   // Before every route: it sets the body limit of bulk routes as they are registered.
   await app.register(bodyParsingPlugin, { importBodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
@@ -131,5 +142,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(releasesRoutes);
   await app.register(publishingRoutes);
   await app.register(mediaRoutes);
+  await app.register(leadsRoutes);
+  await app.register(bugsRoutes);
   return app;
 }

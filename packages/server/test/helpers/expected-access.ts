@@ -176,6 +176,15 @@ export const EXPECTED_ACCESS: Record<string, string> = {
   'GET,HEAD /api/media/stock': 'site viewer',
   'GET,HEAD /media/assets/:sha.:ext': 'public',
   'GET,HEAD /api/openapi.json': 'public',
+  // Forms on published sites post leads without a credential (docs/leads.md).
+  'POST /api/leads': 'public',
+  'OPTIONS /api/leads': 'public',
+  'GET,HEAD /api/leads': 'site editor',
+  'GET,HEAD /api/leads.csv': 'site editor',
+  'DELETE /api/leads/:id': 'site editor',
+  'POST /api/bugs': 'signed-in',
+  'GET,HEAD /api/bugs': 'platform admin',
+  'DELETE /api/bugs/:id': 'platform admin',
 };
 
 /** Roles from lowest to highest; each holds everything the roles below it hold. */
