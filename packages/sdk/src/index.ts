@@ -16,6 +16,7 @@ export type {
   AuditStatus,
   BlockChangeResponse,
   BlockType,
+  BugReport,
   BuildAccepted,
   BuildBody,
   BuildResult,
@@ -29,6 +30,7 @@ export type {
   ContentTypeSummary,
   CreateApiKeyBody,
   CreateBlockTypeBody,
+  CreateBugReportBody,
   CreateContentBody,
   CreateContentTypeBody,
   CreateInvitationBody,
@@ -71,6 +73,7 @@ export type {
   InvitationCreated,
   ItemTranslation,
   ItemVersion,
+  Lead,
   LiveEntry,
   LiveState,
   LiveStateQuery,
@@ -132,6 +135,8 @@ export {
   type RetryWait,
   type SiteClient,
   type TrellisClient,
+  type TypedSiteClient,
+  withContentTypes,
 } from './client';
 export * from './errors';
 export type { NoRollbackReason, RollbackTarget } from './helpers/rollback-target';
@@ -140,6 +145,7 @@ export type { CallOptions, ListPage, RetryOptions } from './http/transport';
 export type { AccessApi } from './namespaces/access';
 export type { ApiKeysApi } from './namespaces/api-keys';
 export type { AuditApi, AuditLogFilters } from './namespaces/audit';
+export type { BugsApi } from './namespaces/bugs';
 export { type BuildApi, BuildWaitTimeoutError, type WaitOptions } from './namespaces/build';
 export type { ContentApi, ContentFilter, ContentPageQuery, IterateOptions } from './namespaces/content';
 export type { ExportApi } from './namespaces/export';
@@ -152,6 +158,7 @@ export type {
   ImportRecordsOptions,
   ImportRecordsResult,
 } from './namespaces/import';
+export type { LeadsApi } from './namespaces/leads';
 export type { LocalesApi } from './namespaces/locales';
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
@@ -167,6 +174,7 @@ export {
 } from './namespaces/release-helpers';
 export type { DeploymentListQuery, ReleaseListQuery, ReleasesApi } from './namespaces/releases';
 export type { DeleteQuery, ResourceApi } from './namespaces/resource';
+export type { SdkFilesApi } from './namespaces/sdk-files';
 export type {
   BlockTypesApi,
   PageKitsApi,
@@ -178,5 +186,12 @@ export type {
 } from './namespaces/site-resources';
 export type { SitesApi } from './namespaces/sites';
 export type { TemplatesApi } from './namespaces/templates';
+export type {
+  ContentTypeMap,
+  TypedContentApi,
+  TypedContentRecord,
+  TypedCreateBody,
+  TypedUpdateBody,
+} from './namespaces/typed-content';
 export type { ApplyTypeResult, TypesApi } from './namespaces/types';
 export type { WorkflowsApi } from './namespaces/workflows';

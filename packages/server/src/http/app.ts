@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import { embeddingsRoutes } from '../content/routes/embeddings';
 import { importRoutes } from '../content/routes/import';
 import { contentRoutes } from '../content/routes/items';
+import { sdkFilesRoutes } from '../content/routes/sdk-files';
 import { typesRoutes } from '../content/routes/types';
 import { auditLogRoutes } from '../diagnostics/routes/audit-log';
 import { diagnosticsRoutes } from '../diagnostics/routes/diagnostics';
@@ -144,5 +145,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(mediaRoutes);
   await app.register(leadsRoutes);
   await app.register(bugsRoutes);
+  await app.register(sdkFilesRoutes);
   return app;
 }

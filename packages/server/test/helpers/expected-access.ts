@@ -185,6 +185,8 @@ export const EXPECTED_ACCESS: Record<string, string> = {
   'POST /api/bugs': 'signed-in',
   'GET,HEAD /api/bugs': 'platform admin',
   'DELETE /api/bugs/:id': 'platform admin',
+  'GET,HEAD /api/sdk/types.d.ts': 'site viewer',
+  'GET,HEAD /api/sdk/client.ts': 'site viewer',
 };
 
 /** Roles from lowest to highest; each holds everything the roles below it hold. */
