@@ -24,6 +24,24 @@ describe('/api/leads', () => {
     site.platform.app.inject({ method: 'POST', url: '/api/leads', ...options });
   const storedLeads = async () => (await site.graph.findNodes({ label: LEAD_LABEL, limit: 100 })).nodes;
 
+  it('is described in the OpenAPI document', async () => {
+    const doc = (await site.platform.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    expect(Object.keys(doc.paths['/api/leads'])).toEqual(expect.arrayContaining(['get', 'post', 'options']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/leads.csv',
+        '/api/leads/{id}',
+        '/api/bugs',
+        '/api/bugs/{id}',
+        '/api/sdk/types.d.ts',
+        '/api/sdk/client.ts',
+      ]),
+    );
+    expect(Object.keys(doc.paths['/api/leads'].post.requestBody.content)).toEqual(
+      expect.arrayContaining(['application/json', 'application/x-www-form-urlencoded']),
+    );
+  });
+
   it('stores a JSON lead from the site’s origin (found by Origin, no credential) with CORS for that origin', async () => {
     const response = await publicPost({
       headers: { origin: SITE_ORIGIN, referer: `${SITE_ORIGIN}/contact/` },

@@ -179,6 +179,7 @@ export const leadsRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: 'Send a lead from a form on a published site (public)',
         description: `JSON or \`${FORM_TYPE}\`. The site is the one whose slug is in \`site\`, else the one whose origin is the request’s \`Origin\`. A post with an \`Origin\` that is not the site’s is refused (403 \`lead_origin_not_allowed\`, no CORS header). A filled \`_honeypot\` is answered as if accepted and nothing is stored. A form post (or one with \`_redirect\`) is answered 303 to \`_redirect\` or to the page (\`Referer\`), on the site’s origins only; otherwise 200 \`{ok: true}\`. Rate-limited per client address (\`LEADS_RATE_LIMIT\` per \`LEADS_RATE_WINDOW_MS\`: 429 with \`Retry-After\`); bodies up to \`LEADS_BODY_LIMIT_BYTES\` (413).`,
+        consumes: ['application/json', FORM_TYPE],
         body: LeadSubmission,
         response: { 200: LeadAccepted, ...errorResponses(400, 403, 404, 413, 429) },
       },
