@@ -14,6 +14,21 @@ const report = {
 };
 
 describe('cms bugs', () => {
+  it('prints the request id of a server error, ready for a report', async () => {
+    await t.serve({
+      'GET /api/bugs': () => ({
+        status: 500,
+        body: { error: 'An internal error occurred.', code: 'internal_error' },
+        headers: { 'x-request-id': 'req-42' },
+      }),
+    });
+    const failed = await t.cli(['bugs', 'list']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain(
+      'Request id: req-42 (report it: cms bugs report "<what you did>" --request-id req-42)',
+    );
+  });
+
   it('reports a problem with its request id and context, and lists reports by request id', async () => {
     const server = await t.serve({
       'POST /api/bugs': () => ({ status: 201, body: report }),
@@ -41,6 +56,7 @@ describe('cms bugs', () => {
     expect(server.hits('GET /api/bugs')[0]?.url).toBe(`/api/bugs?requestId=${report.requestId}`);
 
     const bad = await t.cli(['bugs', 'report', 'x', '--context', '[1]']);
+    expect(bad.stderr).toContain('--context must be a JSON object');
     expect(bad.code).toBe(2);
   });
 });

@@ -40,7 +40,7 @@ export function defineBugsCommands(program: Command, { action }: CommandKit): vo
       'cms bugs report "Publishing hangs" --request-id 6f1c…',
       'cms bugs report "Slow list" --context \'{"page":"/types"}\'',
     ],
-    'The request id is the X-Request-Id of the answer that went wrong (the CLI prints it with API errors); the server log lines of that request carry the same id.',
+    'The request id is the X-Request-Id of the answer that went wrong (the CLI prints it with server errors); the server log lines of that request carry the same id.',
   )
     .argument('<message>', 'what went wrong')
     .option('--request-id <id>', 'the X-Request-Id of the failed answer')
