@@ -31,6 +31,7 @@ function doc(text: string, indent = ''): string {
   return `${indent}/** ${text.replaceAll('*/', '*\\/').replace(/\s+/g, ' ').trim()} */\n`;
 }
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a TypeScript template literal type
 const idOf = (type: string | undefined) => (type ? `\`${type}:\${string}\`` : '`${string}:${string}`');
 
 /** The TypeScript type of a field's value (docs/content-types.md, "Field types"). */
@@ -120,7 +121,7 @@ function typeBlock(type: SiteTypescriptSource['types'][number], name: string): s
  * changes when the schema does.
  */
 export function siteTypesDeclaration(source: SiteTypescriptSource): string {
-  const types = [...source.types].sort((a, b) => a.name.localeCompare(b.name));
+  const types = [...source.types].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   // `release-note` and `release_note` would both be `ReleaseNote`: the second gets a number.
   const names = new Map<string, string>();
   const used = new Set<string>();

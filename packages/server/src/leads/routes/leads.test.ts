@@ -228,3 +228,44 @@ describe('/api/leads rate limit', () => {
     }
   });
 });
+
+describe('/api/leads with CMS_CORS_ORIGINS set for an admin UI', () => {
+  it('still answers CORS for the site’s origins, and for the admin origin as configured', async () => {
+    const site = await createContentTestSite({
+      slug: 'both',
+      env: { CMS_CORS_ORIGINS: 'https://admin.example' },
+    });
+    try {
+      await site.request({
+        method: 'PUT',
+        url: `/api/sites/${site.siteId}`,
+        payload: { publicUrl: SITE_ORIGIN },
+      });
+      const preflight = (origin: string) =>
+        site.platform.app.inject({
+          method: 'OPTIONS',
+          url: '/api/leads',
+          headers: {
+            origin,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type',
+          },
+        });
+      expect((await preflight(SITE_ORIGIN)).headers['access-control-allow-origin']).toBe(SITE_ORIGIN);
+      expect((await preflight('https://admin.example')).headers['access-control-allow-origin']).toBe(
+        'https://admin.example',
+      );
+      expect((await preflight(OTHER_ORIGIN)).headers['access-control-allow-origin']).toBeUndefined();
+      const posted = await site.platform.app.inject({
+        method: 'POST',
+        url: '/api/leads',
+        headers: { origin: SITE_ORIGIN },
+        payload: { name: 'Ada' },
+      });
+      expect(posted.statusCode, posted.body).toBe(200);
+      expect(posted.headers['access-control-allow-origin']).toBe(SITE_ORIGIN);
+    } finally {
+      await site.close();
+    }
+  });
+});
