@@ -126,9 +126,9 @@ describe('/api/sdk: generated TypeScript', () => {
     expect(types.body).toContain('export interface PostFields {');
     expect(types.body).toContain('  title: string;');
     expect(types.body).toContain('  category: "news" | "essay";');
-    expect(types.body).toContain('  series?: `author:${string}` | null;');
-    expect(types.body).toContain('  writtenBy: `author:${string}`;');
-    expect(types.body).toContain('  related?: Array<`post:${string}`>;');
+    expect(types.body).toContain(`  series?: \`author:\${string}\` | null;`);
+    expect(types.body).toContain(`  writtenBy: \`author:\${string}\`;`);
+    expect(types.body).toContain(`  related?: Array<\`post:\${string}\`>;`);
     expect(types.body).toContain('"release-note": { fields: ReleaseNoteFields;');
     const client = await site.request({ method: 'GET', url: '/api/sdk/client.ts' });
     expect(client.statusCode).toBe(200);
