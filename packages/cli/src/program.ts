@@ -3,6 +3,7 @@ import { defineAgentCommands } from './commands/agent/definition';
 import { defineAiCommands } from './commands/ai/definition';
 import { defineAuditCommands } from './commands/audit/definition';
 import { defineBlocksCommands } from './commands/blocks/definition';
+import { defineBugsCommands } from './commands/bugs/definition';
 import { defineBuildCommand } from './commands/build/definition';
 import { defineBuildsCommands } from './commands/builds/definition';
 import { addGroupExamples, createCommandKit } from './commands/command-kit';
@@ -17,6 +18,7 @@ import { defineExportCommand } from './commands/export/definition';
 import { defineHealthCommand } from './commands/health/definition';
 import { defineImportCommands } from './commands/import/definition';
 import { defineKeysCommands } from './commands/keys/definition';
+import { defineLeadsCommands } from './commands/leads/definition';
 import { defineLiveCommand } from './commands/live/definition';
 import { defineLocalesCommands } from './commands/locales/definition';
 import { defineLoginCommand } from './commands/login/definition';
@@ -34,6 +36,7 @@ import { defineResourceCommands } from './commands/resources/definition';
 import { defineRollbackCommand } from './commands/rollback/definition';
 import { defineRoutesCommands } from './commands/routes/definition';
 import { defineScriptsCommands } from './commands/scripts/definition';
+import { defineSdkCommands } from './commands/sdk/definition';
 import { defineServeCommand } from './commands/serve/definition';
 import { defineSiteFolderCommands } from './commands/site-folder/definition';
 import { defineSitesCommands } from './commands/sites/definition';
@@ -88,6 +91,9 @@ const GROUPS = [
   defineMaintenanceCommands,
   defineExportCommand,
   defineAgentCommands,
+  defineLeadsCommands,
+  defineSdkCommands,
+  defineBugsCommands,
   defineServeCommand,
   defineCompletionCommands,
 ];

@@ -28,6 +28,7 @@ export type {
   AuditStatus,
   BlockChangeResponse,
   BlockType,
+  BugReport,
   BuildAccepted,
   BuildBody,
   BuildResult,
@@ -41,6 +42,7 @@ export type {
   ContentTypeSummary,
   CreateApiKeyBody,
   CreateBlockTypeBody,
+  CreateBugReportBody,
   CreateContentBody,
   CreateContentTypeBody,
   CreateInvitationBody,
@@ -83,6 +85,7 @@ export type {
   InvitationCreated,
   ItemTranslation,
   ItemVersion,
+  Lead,
   LiveEntry,
   LiveState,
   LiveStateQuery,
@@ -147,6 +150,8 @@ export {
   type RetryWait,
   type SiteClient,
   type TrellisClient,
+  type TypedSiteClient,
+  withContentTypes,
 } from './client';
 export * from './errors';
 export type { NoRollbackReason, RollbackTarget } from './helpers/rollback-target';
@@ -156,6 +161,7 @@ export type { AccessApi } from './namespaces/access';
 export type { AiApi } from './namespaces/ai';
 export type { ApiKeysApi } from './namespaces/api-keys';
 export type { AuditApi, AuditLogFilters } from './namespaces/audit';
+export type { BugsApi } from './namespaces/bugs';
 export { type BuildApi, BuildWaitTimeoutError, type WaitOptions } from './namespaces/build';
 export type { ContentApi, ContentFilter, ContentPageQuery, IterateOptions } from './namespaces/content';
 export type { ExportApi } from './namespaces/export';
@@ -168,6 +174,7 @@ export type {
   ImportRecordsOptions,
   ImportRecordsResult,
 } from './namespaces/import';
+export type { LeadsApi } from './namespaces/leads';
 export type { LocalesApi } from './namespaces/locales';
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
@@ -184,6 +191,7 @@ export {
 } from './namespaces/release-helpers';
 export type { DeploymentListQuery, ReleaseListQuery, ReleasesApi } from './namespaces/releases';
 export type { DeleteQuery, ResourceApi } from './namespaces/resource';
+export type { SdkFilesApi } from './namespaces/sdk-files';
 export type {
   BlockTypesApi,
   PageKitsApi,
@@ -195,6 +203,13 @@ export type {
 } from './namespaces/site-resources';
 export type { SitesApi } from './namespaces/sites';
 export type { TemplatesApi } from './namespaces/templates';
+export type {
+  ContentTypeMap,
+  TypedContentApi,
+  TypedContentRecord,
+  TypedCreateBody,
+  TypedUpdateBody,
+} from './namespaces/typed-content';
 export type { ApplyTypeResult, TypesApi } from './namespaces/types';
 export type { DeliveryListQuery, WebhooksApi } from './namespaces/webhooks';
 export type { WorkflowsApi } from './namespaces/workflows';

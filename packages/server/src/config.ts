@@ -143,6 +143,18 @@ export const ConfigSchema = z
      * address is answered 429 before authentication, whatever credential it sends.
      */
     AUTH_FAILURE_MAX: z.coerce.number().int().min(1).default(30),
+    /** Lead posts (`POST /api/leads`) per client address per `LEADS_RATE_WINDOW_MS`; past it, 429 with `Retry-After`. */
+    LEADS_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
+    LEADS_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+    /** The largest lead post body, in bytes (413 past it). */
+    LEADS_BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024)
+      .default(32 * 1024),
+    /** Bug reports (`POST /api/bugs`) per reporter per `RATE_LIMIT_WINDOW_MS`; past it, 429 with `Retry-After`. */
+    BUGS_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
     /** Non-public destinations outbound requests may reach anyway (see {@link OutboundAllow}). */
     CMS_OUTBOUND_ALLOW: OutboundAllow.default([]),
     /** Upper bound of one outbound request (serve check, stock search, embeddings, OIDC keys) with its redirects, in ms. */

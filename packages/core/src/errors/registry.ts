@@ -77,7 +77,17 @@ export const errorRegistry = {
     status: 400,
     message: 'This endpoint is site-scoped: send the header `X-Site-Id: site:<slug>`.',
   },
+  lead_origin_not_allowed: {
+    status: 403,
+    message:
+      'The lead was posted from {origin}, which is not an origin of site `{site}` (its public URL, its environments’ public URLs or this server). Post from the site’s own pages, or set the site’s publicUrl.',
+  },
   // 404
+  lead_site_unknown: {
+    status: 404,
+    message:
+      'The lead names no known site: send the site’s slug in the form field `site`, or post from one of the site’s origins (its public URL).',
+  },
   not_found: { status: 404, message: '{resource} not found.' },
   route_not_found: { status: 404, message: 'No route {method} {url}. See GET /api/openapi.json.' },
   graph_not_found: { status: 404, message: 'Graph `{graph}` not found, or you have no access to it.' },

@@ -2,10 +2,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { agentRoutes } from '../agent/routes/agent';
 import { aiRoutes } from '../ai/routes/ai';
+import { bugsRoutes } from '../bugs/routes/bugs';
 import type { Config } from '../config';
 import { embeddingsRoutes } from '../content/routes/embeddings';
 import { importRoutes } from '../content/routes/import';
 import { contentRoutes } from '../content/routes/items';
+import { sdkFilesRoutes } from '../content/routes/sdk-files';
 import { typesRoutes } from '../content/routes/types';
 import { auditLogRoutes } from '../diagnostics/routes/audit-log';
 import { diagnosticsRoutes } from '../diagnostics/routes/diagnostics';
@@ -14,6 +16,7 @@ import { createEngine } from '../engines';
 import type { GraphEngine } from '../engines/port';
 import { notificationRoutes } from '../events/routes/notifications';
 import { webhookRoutes } from '../events/routes/webhooks';
+import { leadsRoutes } from '../leads/routes/leads';
 import { mediaRoutes } from '../media/routes/media';
 import { accessRoutes } from '../platform/routes/access';
 import { apiKeysRoutes } from '../platform/routes/api-keys';
@@ -47,6 +50,9 @@ import { queryTimeoutPlugin } from './plugins/query-timeout';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { releasesPlugin } from './plugins/releases';
 import { scriptsPlugin } from './plugins/scripts';
+
+/** The response header carrying the request's id (the `requestId` of its log lines). */
+export const REQUEST_ID_HEADER = 'x-request-id';
 
 export interface BuildAppOptions {
   config: Config;
@@ -82,6 +88,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  // Every answer names its request id: the `requestId` of the server's log lines for it, so a
+  // user's report (POST /api/bugs `requestId`) can be matched with the log.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
   await app.register(errorsPlugin);
   // Before every route: it sets the body limit of bulk routes as they are registered.
   await app.register(bodyParsingPlugin, { importBodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
@@ -141,5 +153,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(notificationRoutes);
   await app.register(aiRoutes);
   await app.register(agentRoutes);
+  await app.register(leadsRoutes);
+  await app.register(bugsRoutes);
+  await app.register(sdkFilesRoutes);
   return app;
 }

@@ -199,6 +199,17 @@ export const EXPECTED_ACCESS: Record<string, string> = {
   'POST /api/agent': 'site viewer',
   'GET,HEAD /api/agent': 'site viewer',
   'DELETE /api/agent': 'site viewer',
+  // Forms on published sites post leads without a credential (docs/leads.md).
+  'POST /api/leads': 'public',
+  'OPTIONS /api/leads': 'public',
+  'GET,HEAD /api/leads': 'site editor',
+  'GET,HEAD /api/leads.csv': 'site editor',
+  'DELETE /api/leads/:id': 'site editor',
+  'POST /api/bugs': 'signed-in',
+  'GET,HEAD /api/bugs': 'platform admin',
+  'DELETE /api/bugs/:id': 'platform admin',
+  'GET,HEAD /api/sdk/types.d.ts': 'site viewer',
+  'GET,HEAD /api/sdk/client.ts': 'site viewer',
 };
 
 /** Roles from lowest to highest; each holds everything the roles below it hold. */
