@@ -13,6 +13,8 @@ const PLATFORM_PREFIXES = [
   '/api/sites',
   '/api/leads',
   '/api/bugs',
+  // The caller's own inbox, across their sites (docs/events.md).
+  '/api/notifications',
   '/api/openapi.json',
 ];
 /** Site-scoped exceptions inside the platform prefixes. */
