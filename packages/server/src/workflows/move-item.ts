@@ -24,10 +24,14 @@ import {
 import { type ItemWorkflowState, type MoveRecord, readItemStates, recordMoves } from './item-workflow';
 import { listWorkflows, workflowOfType } from './workflow-definitions';
 
-/** What a move did: the history entry it recorded and the environments whose live state changed. */
+/**
+ * What a move did: the history entry it recorded, the environments whose live state changed,
+ * and whether those changes put the item live (`publish`) or took it down (`unpublish`).
+ */
 export interface MoveOutcome {
   entry: WorkflowHistoryEntry;
   changedEnvironments: Environment[];
+  liveChange: 'publish' | 'unpublish' | null;
 }
 
 /**
@@ -93,7 +97,8 @@ export async function moveItem({
       now,
       envId,
     });
-    return { entry, changedEnvironments };
+    const liveChange = publishes === true ? 'publish' : publishes === false ? 'unpublish' : null;
+    return { entry, changedEnvironments, liveChange };
   });
 }
 

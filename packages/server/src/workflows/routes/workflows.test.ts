@@ -191,6 +191,12 @@ describe('workflows', () => {
   });
 
   it('moves an item through review: refuses roles, missing comments and moves not from its state', async () => {
+    const liveEvents: string[] = [];
+    site.platform.app.events.bus.on((event) => {
+      if (event.type === 'item.published' || event.type === 'item.unpublished') {
+        liveEvents.push(`${event.type} ${(event.data as { id: string }).id}`);
+      }
+    });
     expect(
       (await site.request({ method: 'POST', url: '/api/workflows', payload: EDITORIAL })).statusCode,
     ).toBe(201);
@@ -278,6 +284,9 @@ describe('workflows', () => {
     const served = await servedProdPage();
     expect(served.statusCode).toBe(200);
     expect(served.body).toContain('<h1>Hello world</h1>');
+    // The move into published is a publish for the event stream (webhooks, notifications) too.
+    await site.platform.app.events.bus.drain();
+    expect(liveEvents).toEqual([`item.published ${HELLO}`]);
 
     // Every move is audited and in the item's history (its state and its versions).
     const audit = await site.request({
@@ -308,6 +317,8 @@ describe('workflows', () => {
     const retracted = await move(as.admin, HELLO, { transition: 'retract' });
     expect(retracted.statusCode, retracted.body).toBe(200);
     expect(retracted.json().state).toMatchObject({ state: 'draft', live: false, publishedEnvs: [] });
+    await site.platform.app.events.bus.drain();
+    expect(liveEvents).toEqual([`item.published ${HELLO}`, `item.unpublished ${HELLO}`]);
   });
 
   it('answers 404 for an unknown item and refuses viewers', async () => {

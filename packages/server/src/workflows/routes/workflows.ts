@@ -9,7 +9,7 @@ import {
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
-import { CONTENT_LABEL } from '../../content/item-record';
+import { CONTENT_LABEL, typeOfId } from '../../content/item-record';
 import type { GraphReader } from '../../engines/port';
 import { errorResponses } from '../../http/error-responses';
 import { expectedVersionFrom } from '../../http/etag';
@@ -100,7 +100,22 @@ export const workflowRoutes: FastifyPluginAsyncZod = async (app) => {
         expectedVersion: expectedVersionFrom(request.headers['if-match']) ?? expectedVersion,
         now: app.releases.now(),
       });
-      for (const environment of outcome.changedEnvironments) await autoBuild(app, request, environment);
+      for (const environment of outcome.changedEnvironments) {
+        // A move into or out of a published state is a publish or unpublish, as the shortcut's.
+        if (outcome.liveChange) {
+          app.events.bus.emit({
+            type: outcome.liveChange === 'publish' ? 'item.published' : 'item.unpublished',
+            siteId: site.id,
+            data: {
+              id: request.params.vvId,
+              type: typeOfId(request.params.vvId),
+              environmentId: environment.id,
+              actor: actorOf(request.principal!),
+            },
+          });
+        }
+        await autoBuild(app, request, environment);
+      }
       return {
         ok: true as const,
         transition: outcome.entry,
