@@ -11,6 +11,7 @@ export {
 } from './build';
 export { createDirectoryTarget } from './deploy/directory-target';
 export { createFolderTarget } from './deploy/folder-target';
+export { contentTypeOf, createS3Target, type S3TargetOptions } from './deploy/s3-target';
 export { serveCheck } from './deploy/serve-check';
 export type {
   ActivateResult,
@@ -20,6 +21,7 @@ export type {
   DeployTarget,
   PruneParams,
   PruneResult,
+  StoredFile,
   WriteSession,
 } from './deploy/types';
 export { BuildCache } from './incremental/build-cache';

@@ -48,6 +48,12 @@ export function formatError(error: unknown): string {
         'Hint: check the API key: cms whoami shows the one in use; cms login --key-stdin saves another.',
       );
     else if (error.status === 403) lines.push('Hint: the key has no access to this site or action.');
+    // The server's log lines of the request carry this id: a report with it can be matched.
+    if (error.status >= 500 && error.requestId) {
+      lines.push(
+        `Request id: ${error.requestId} (report it: cms bugs report "<what you did>" --request-id ${error.requestId})`,
+      );
+    }
     return lines.join('\n');
   }
   if (isConnectionError(error)) {

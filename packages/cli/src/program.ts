@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { defineAgentCommands } from './commands/agent/definition';
+import { defineAiCommands } from './commands/ai/definition';
 import { defineAuditCommands } from './commands/audit/definition';
 import { defineBlocksCommands } from './commands/blocks/definition';
+import { defineBugsCommands } from './commands/bugs/definition';
 import { defineBuildCommand } from './commands/build/definition';
 import { defineBuildsCommands } from './commands/builds/definition';
 import { addGroupExamples, createCommandKit } from './commands/command-kit';
@@ -16,12 +18,14 @@ import { defineExportCommand } from './commands/export/definition';
 import { defineHealthCommand } from './commands/health/definition';
 import { defineImportCommands } from './commands/import/definition';
 import { defineKeysCommands } from './commands/keys/definition';
+import { defineLeadsCommands } from './commands/leads/definition';
 import { defineLiveCommand } from './commands/live/definition';
 import { defineLocalesCommands } from './commands/locales/definition';
 import { defineLoginCommand } from './commands/login/definition';
 import { defineMaintenanceCommands } from './commands/maintenance/definition';
 import { defineMediaCommands } from './commands/media/definition';
 import { defineMembersCommands } from './commands/members/definition';
+import { defineNotificationsCommands } from './commands/notifications/definition';
 import { defineProfilesCommands } from './commands/profiles/definition';
 import { definePublishCommands } from './commands/publish/definition';
 import { defineQueriesCommands } from './commands/queries/definition';
@@ -32,12 +36,14 @@ import { defineResourceCommands } from './commands/resources/definition';
 import { defineRollbackCommand } from './commands/rollback/definition';
 import { defineRoutesCommands } from './commands/routes/definition';
 import { defineScriptsCommands } from './commands/scripts/definition';
+import { defineSdkCommands } from './commands/sdk/definition';
 import { defineServeCommand } from './commands/serve/definition';
 import { defineSiteFolderCommands } from './commands/site-folder/definition';
 import { defineSitesCommands } from './commands/sites/definition';
 import { defineTemplatesCommands } from './commands/templates/definition';
 import { defineTypesCommands } from './commands/types/definition';
 import { defineVersionsCommands } from './commands/versions/definition';
+import { defineWebhooksCommands } from './commands/webhooks/definition';
 import { defineWorkflowsCommands } from './commands/workflows/definition';
 import { ExitCode, errorJson, exitCodeOf, formatError } from './errors';
 import type { CliIo } from './io/cli-io';
@@ -64,6 +70,7 @@ const GROUPS = [
   defineEdgesCommands,
   defineTemplatesCommands,
   defineMediaCommands,
+  defineAiCommands,
   defineBuildCommand,
   defineBuildsCommands,
   defineReleasesCommands,
@@ -78,10 +85,15 @@ const GROUPS = [
   defineLocalesCommands,
   defineMembersCommands,
   defineKeysCommands,
+  defineWebhooksCommands,
+  defineNotificationsCommands,
   defineAuditCommands,
   defineMaintenanceCommands,
   defineExportCommand,
   defineAgentCommands,
+  defineLeadsCommands,
+  defineSdkCommands,
+  defineBugsCommands,
   defineServeCommand,
   defineCompletionCommands,
 ];

@@ -1,18 +1,23 @@
 import { type RetryOptions, Transport } from './http/transport';
 import { type AccessApi, createAccessApi } from './namespaces/access';
+import { type AiApi, createAiApi } from './namespaces/ai';
 import { type ApiKeysApi, createApiKeysApi } from './namespaces/api-keys';
 import { type AuditApi, createAuditApi } from './namespaces/audit';
+import { type BugsApi, createBugsApi } from './namespaces/bugs';
 import { type BuildApi, createBuildApi } from './namespaces/build';
 import { type ContentApi, createContentApi } from './namespaces/content';
 import { createExportApi, type ExportApi } from './namespaces/export';
 import { createHealthApi, type HealthApi } from './namespaces/health';
 import { createImportApi, type ImportApi } from './namespaces/import';
+import { createLeadsApi, type LeadsApi } from './namespaces/leads';
 import { createLocalesApi, type LocalesApi } from './namespaces/locales';
 import { createMaintenanceApi, type MaintenanceApi } from './namespaces/maintenance';
 import { createMediaApi, type MediaApi } from './namespaces/media';
 import { createMembersApi, type MembersApi } from './namespaces/members';
+import { createNotificationsApi, type NotificationsApi } from './namespaces/notifications';
 import { createQueriesApi, type QueriesApi } from './namespaces/queries';
 import { createReleasesApi, type ReleasesApi } from './namespaces/releases';
+import { createSdkFilesApi, type SdkFilesApi } from './namespaces/sdk-files';
 import {
   type BlockTypesApi,
   createBlockTypesApi,
@@ -31,7 +36,9 @@ import {
 } from './namespaces/site-resources';
 import { createSitesApi, type SitesApi } from './namespaces/sites';
 import { createTemplatesApi, type TemplatesApi } from './namespaces/templates';
+import type { ContentTypeMap, TypedContentApi } from './namespaces/typed-content';
 import { createTypesApi, type TypesApi } from './namespaces/types';
+import { createWebhooksApi, type WebhooksApi } from './namespaces/webhooks';
 import { createWorkflowsApi, type WorkflowsApi } from './namespaces/workflows';
 
 /** Options of {@link createClient}; the README documents each with its default. */
@@ -81,6 +88,8 @@ export interface SiteClient {
   readonly build: BuildApi;
   readonly releases: ReleasesApi;
   readonly media: MediaApi;
+  /** Assistant suggestions on the site's content (docs/ai.md): SEO descriptions, alt text, tags, summaries, translations. */
+  readonly ai: AiApi;
   readonly audit: AuditApi;
   readonly maintenance: MaintenanceApi;
   readonly export: ExportApi;
@@ -96,6 +105,24 @@ export interface SiteClient {
   readonly locales: LocalesApi;
   /** Workflow definitions, item states and transitions (docs/workflows.md). */
   readonly workflows: WorkflowsApi;
+  /** Webhook subscriptions and their deliveries (admins). */
+  readonly webhooks: WebhooksApi;
+  readonly leads: LeadsApi;
+  readonly sdk: SdkFilesApi;
+}
+
+/** A {@link SiteClient} whose `content` is typed by the site's content types (`cms sdk generate`). */
+export type TypedSiteClient<M extends ContentTypeMap> = Omit<SiteClient, 'content'> & {
+  readonly content: TypedContentApi<M>;
+};
+
+/**
+ * Types a site client's `content` by a site's {@link ContentTypeMap} (the `ContentTypes` of the
+ * generated `types.d.ts`): the same object, seen through its types, so
+ * `withContentTypes<ContentTypes>(client.site(id)).content.list('post')` returns typed items.
+ */
+export function withContentTypes<M extends ContentTypeMap>(site: SiteClient): TypedSiteClient<M> {
+  return site as unknown as TypedSiteClient<M>;
 }
 
 /** The platform-level client. `site(id)` gives the site-scoped namespaces. */
@@ -104,6 +131,10 @@ export interface TrellisClient {
   readonly sites: SitesApi;
   /** Only `mySites` and `acceptInvitation` work without a site; use `client.site(id).access` for the rest. */
   readonly access: Pick<AccessApi, 'mySites' | 'acceptInvitation'>;
+  /** The caller's notifications, across their sites. */
+  readonly notifications: NotificationsApi;
+  /** Problem reports: `report` for anyone signed in; `list` and `delete` for platform admins. */
+  readonly bugs: BugsApi;
   /** A client for one site (sends `X-Site-Id: id`). */
   site(id: string): SiteClient;
 }
@@ -139,6 +170,8 @@ export function createClient(options: ClientOptions): TrellisClient {
     health: createHealthApi(transport),
     sites,
     access: { mySites: access.mySites, acceptInvitation: access.acceptInvitation },
+    notifications: createNotificationsApi(transport),
+    bugs: createBugsApi(transport),
     site(id: string): SiteClient {
       if (typeof id !== 'string' || id.length === 0) throw new TypeError('site(id): id must be a site id');
       const scoped = transport.withSite(id);
@@ -159,6 +192,7 @@ export function createClient(options: ClientOptions): TrellisClient {
         build: createBuildApi(scoped),
         releases: createReleasesApi(scoped),
         media: createMediaApi(scoped),
+        ai: createAiApi(scoped),
         audit: createAuditApi(scoped, graphOfSite),
         maintenance: createMaintenanceApi(scoped),
         export: createExportApi(scoped),
@@ -172,6 +206,9 @@ export function createClient(options: ClientOptions): TrellisClient {
         pageKits: createPageKitsApi(scoped),
         locales: createLocalesApi(scoped),
         workflows: createWorkflowsApi(scoped),
+        webhooks: createWebhooksApi(scoped),
+        leads: createLeadsApi(scoped),
+        sdk: createSdkFilesApi(scoped),
       };
     },
   };

@@ -6,6 +6,18 @@
 export type {
   AccessEntry,
   AddIncludeBody,
+  AiAltTextBody,
+  AiAltTextResponse,
+  AiSeoDescriptionBody,
+  AiSeoDescriptionResponse,
+  AiSuggestTagsBody,
+  AiSuggestTagsResponse,
+  AiSummarizeBody,
+  AiSummarizeResponse,
+  AiTag,
+  AiTranslateBody,
+  AiTranslateResponse,
+  AiUsage,
   ApiKey,
   ApiKeyCacheMetrics,
   ApiKeyCreated,
@@ -16,6 +28,7 @@ export type {
   AuditStatus,
   BlockChangeResponse,
   BlockType,
+  BugReport,
   BuildAccepted,
   BuildBody,
   BuildResult,
@@ -29,6 +42,7 @@ export type {
   ContentTypeSummary,
   CreateApiKeyBody,
   CreateBlockTypeBody,
+  CreateBugReportBody,
   CreateContentBody,
   CreateContentTypeBody,
   CreateInvitationBody,
@@ -71,6 +85,7 @@ export type {
   InvitationCreated,
   ItemTranslation,
   ItemVersion,
+  Lead,
   LiveEntry,
   LiveState,
   LiveStateQuery,
@@ -94,6 +109,9 @@ export type {
   Seo,
   Site,
   SiteSnapshot,
+  StockCredit,
+  StockImportBody,
+  StockItem,
   StockResponse,
   Template,
   Transform,
@@ -132,14 +150,18 @@ export {
   type RetryWait,
   type SiteClient,
   type TrellisClient,
+  type TypedSiteClient,
+  withContentTypes,
 } from './client';
 export * from './errors';
 export type { NoRollbackReason, RollbackTarget } from './helpers/rollback-target';
 export { isRetryable } from './http/retry-policy';
 export type { CallOptions, ListPage, RetryOptions } from './http/transport';
 export type { AccessApi } from './namespaces/access';
+export type { AiApi } from './namespaces/ai';
 export type { ApiKeysApi } from './namespaces/api-keys';
 export type { AuditApi, AuditLogFilters } from './namespaces/audit';
+export type { BugsApi } from './namespaces/bugs';
 export { type BuildApi, BuildWaitTimeoutError, type WaitOptions } from './namespaces/build';
 export type { ContentApi, ContentFilter, ContentPageQuery, IterateOptions } from './namespaces/content';
 export type { ExportApi } from './namespaces/export';
@@ -152,10 +174,12 @@ export type {
   ImportRecordsOptions,
   ImportRecordsResult,
 } from './namespaces/import';
+export type { LeadsApi } from './namespaces/leads';
 export type { LocalesApi } from './namespaces/locales';
 export type { MaintenanceApi } from './namespaces/maintenance';
 export type { MediaApi } from './namespaces/media';
 export type { MembersApi } from './namespaces/members';
+export type { NotificationListQuery, NotificationsApi } from './namespaces/notifications';
 export type { QueriesApi } from './namespaces/queries';
 export {
   type DeploymentWaitOptions,
@@ -167,6 +191,7 @@ export {
 } from './namespaces/release-helpers';
 export type { DeploymentListQuery, ReleaseListQuery, ReleasesApi } from './namespaces/releases';
 export type { DeleteQuery, ResourceApi } from './namespaces/resource';
+export type { SdkFilesApi } from './namespaces/sdk-files';
 export type {
   BlockTypesApi,
   PageKitsApi,
@@ -178,5 +203,20 @@ export type {
 } from './namespaces/site-resources';
 export type { SitesApi } from './namespaces/sites';
 export type { TemplatesApi } from './namespaces/templates';
+export type {
+  ContentTypeMap,
+  TypedContentApi,
+  TypedContentRecord,
+  TypedCreateBody,
+  TypedUpdateBody,
+} from './namespaces/typed-content';
 export type { ApplyTypeResult, TypesApi } from './namespaces/types';
+export type { DeliveryListQuery, WebhooksApi } from './namespaces/webhooks';
 export type { WorkflowsApi } from './namespaces/workflows';
+export {
+  isWebhookSignatureError,
+  type VerifyWebhookSignatureInput,
+  verifyWebhookSignature,
+  WebhookSignatureError,
+  type WebhookSignatureProblem,
+} from './webhooks/verify-signature';

@@ -25,6 +25,7 @@ import { loadConfig } from '../src/config';
 import { buildApp } from '../src/http/app';
 import { benchmarksDoc, cpuTicks, readDocSection, stealBetween, writeDocSection } from './doc-section';
 import { benchImportSizes, type SizeName, sizeRow, sizeSection } from './import-sizes';
+import { isBusy, loadNow, neo4jCpuClock, neo4jServerInfo } from './neo4j-server';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 20_000);
 const EDGES = Number(process.env.BENCH_EDGES ?? 50_000);
@@ -54,6 +55,15 @@ interface Result {
   /** CPU time of the serving process per request: GET item, and the bare route. */
   readCpuUs: number | null;
   bareCpuUs: number | null;
+  /** GET item with CONTENT_READ_CACHE_MS=0 (every request reads the engine), on a second app over the same data. */
+  uncachedRps: number | null;
+  uncachedP99Ms: number | null;
+  /** Load averages before and after this engine's run, and whether the machine was busy when it started. */
+  load: string;
+  busy: boolean;
+  /** Neo4j only: the server's CPU time (JMX ProcessCpuTime) during each import. */
+  serverRecordsCpuMs: number | null;
+  serverEdgesCpuMs: number | null;
 }
 
 const placeType = {
@@ -136,22 +146,31 @@ function cpuNote(result: Result): string {
     result.readCpuUs !== null && result.bareCpuUs !== null
       ? ` Serving CPU time per request on ${result.engine}: GET item ${result.readCpuUs.toFixed(1)} µs, the bare route ${result.bareCpuUs.toFixed(1)} µs.`
       : '';
-  return `Import CPU time on ${result.engine} (this process: the server and the client sending the request): records ${Math.round(result.recordsCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.records, result.recordsCpuMs)} records per CPU-second), edges ${Math.round(result.edgesCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.edges, result.edgesCpuMs)} edges per CPU-second).${reads}`;
+  const server =
+    result.serverRecordsCpuMs !== null && result.serverEdgesCpuMs !== null
+      ? ` The Neo4j server's CPU time (JMX ProcessCpuTime, every JVM thread): records ${Math.round(result.serverRecordsCpuMs).toLocaleString('en-US')} ms (${((result.serverRecordsCpuMs * 1000) / result.records).toFixed(0)} µs per record), edges ${Math.round(result.serverEdgesCpuMs).toLocaleString('en-US')} ms (${((result.serverEdgesCpuMs * 1000) / result.edges).toFixed(0)} µs per edge).`
+      : '';
+  return `Import CPU time on ${result.engine} (this process: the server and the client sending the request): records ${Math.round(result.recordsCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.records, result.recordsCpuMs)} records per CPU-second), edges ${Math.round(result.edgesCpuMs).toLocaleString('en-US')} ms (${perCpuSecond(result.edges, result.edgesCpuMs)} edges per CPU-second).${server}${reads}`;
 }
 
 async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges: number, withReads: boolean) {
   const dataDir = mkdtempSync(join(tmpdir(), 'trellis-content-bench-'));
-  const config = loadConfig({
-    ...(engine === 'neo4j' ? { ...process.env, CMS_ENGINE: 'neo4j' } : {}),
-    CMS_DATA_DIR: dataDir,
-    CMS_OWNER_KEY: OWNER_KEY,
-    LOG_LEVEL: 'silent',
-    CMS_SCHEDULER: '0',
-    RATE_LIMIT_MAX: '100000000',
-    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-    IMPORT_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
-  });
-  const app = await buildApp({ config, logger: false });
+  const busy = isBusy();
+  const loadBefore = loadNow();
+  const configWith = (readCacheMs?: number) =>
+    loadConfig({
+      ...(engine === 'neo4j' ? { ...process.env, CMS_ENGINE: 'neo4j' } : {}),
+      CMS_DATA_DIR: dataDir,
+      CMS_OWNER_KEY: OWNER_KEY,
+      LOG_LEVEL: 'silent',
+      CMS_SCHEDULER: '0',
+      RATE_LIMIT_MAX: '100000000',
+      LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+      IMPORT_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
+      ...(readCacheMs === undefined ? {} : { CONTENT_READ_CACHE_MS: String(readCacheMs) }),
+    });
+  const config = configWith();
+  let app = await buildApp({ config, logger: false });
   const bare = Fastify({ logger: false });
   try {
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -167,6 +186,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       records: Array.from({ length: records }, (_, i) => record(i)),
       batchSize: 500,
     });
+    const clock = engine === 'neo4j' ? neo4jCpuClock(process.env.NEO4J_URI as string) : null;
+    const serverCpu0 = (await clock?.now()) ?? null;
     let started = performance.now();
     let cpu = process.cpuUsage();
     const imported = await fetch(`${base}/api/import/json`, {
@@ -184,6 +205,7 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     if (importBody.created !== records) throw new Error(`import created ${importBody.created} of ${records}`);
     console.error(`[${engine}] records imported in ${Math.round(importMs)} ms; importing ${edges} edges`);
 
+    const serverCpu1 = (await clock?.now()) ?? null;
     const edgeList = Array.from({ length: edges }, (_, i) => ({
       from: `place:place-${i % records}`,
       edge: 'NEAR',
@@ -205,6 +227,10 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     const edgeBody = (await merged.json()) as { merged: number; failed: number; mismatch: number };
     const edgesMs = performance.now() - started;
     const edgesCpuMs = cpuMs(process.cpuUsage(cpu));
+    const serverCpu2 = (await clock?.now()) ?? null;
+    await clock?.close();
+    const between = (from: number | null, to: number | null) =>
+      from === null || to === null ? null : to - from;
     if (edgeBody.failed > 0 || edgeBody.mismatch > 0)
       throw new Error(`edge import: ${JSON.stringify(edgeBody)}`);
 
@@ -214,6 +240,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     let healthRps: number | null = null;
     let readCpuUs: number | null = null;
     let bareCpuUs: number | null = null;
+    let uncachedRps: number | null = null;
+    let uncachedP99Ms: number | null = null;
     console.error(`[${engine}] edges imported in ${Math.round(edgesMs)} ms`);
     if (withReads) {
       const path = '/api/content/place/place:place-42';
@@ -239,9 +267,18 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       bareRps = plain.rps;
       readCpuUs = read.cpuUsPerRequest;
       bareCpuUs = plain.cpuUsPerRequest;
+      // The same read without the item read cache: a second app over the same data, so every
+      // request reads the item and its edges from the engine.
+      await app.close();
+      app = await buildApp({ config: configWith(0), logger: false });
+      const uncachedBase = await app.listen({ host: '127.0.0.1', port: 0 });
+      await autocannon(`${uncachedBase}${path}`, readHeaders, WARMUP_SECONDS);
+      const uncached = await autocannon(`${uncachedBase}${path}`, readHeaders);
+      uncachedRps = uncached.rps;
+      uncachedP99Ms = uncached.p99;
     }
     return {
-      engine: engine === 'embedded' ? 'embedded (libSQL)' : 'neo4j (Bolt, Community)',
+      engine: engine === 'embedded' ? 'embedded (libSQL)' : `neo4j (Bolt, Community${neo4jJit})`,
       records,
       recordsPerSec: (records / importMs) * 1000,
       edges,
@@ -254,6 +291,12 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       healthRps,
       readCpuUs,
       bareCpuUs,
+      uncachedRps,
+      uncachedP99Ms,
+      load: `${loadBefore} → ${loadNow()}`,
+      busy,
+      serverRecordsCpuMs: between(serverCpu0, serverCpu1),
+      serverEdgesCpuMs: between(serverCpu1, serverCpu2),
     } satisfies Result;
   } finally {
     await bare.close();
@@ -269,7 +312,11 @@ function row(result: Result): string {
     result.readRps !== null && result.bareRps
       ? `${Math.round((result.readRps / result.bareRps) * 100)} %`
       : '–';
-  return `| ${result.engine} | ${rate(result.recordsPerSec)} | ${rate(result.edgesPerSec)} | ${rate(result.readRps)} | ${rate(result.bareRps)} | ${ratio} | ${result.readP99Ms ?? '–'} | ${rate(result.healthRps)} | ${result.records.toLocaleString('en-US')} records, ${result.edges.toLocaleString('en-US')} edges |`;
+  const uncachedRatio =
+    result.uncachedRps !== null && result.bareRps
+      ? `${Math.round((result.uncachedRps / result.bareRps) * 100)} %`
+      : '–';
+  return `| ${result.engine}${result.busy ? ' (busy machine)' : ''} | ${rate(result.recordsPerSec)} | ${rate(result.edgesPerSec)} | ${rate(result.readRps)} | ${rate(result.bareRps)} | ${ratio} | ${result.readP99Ms ?? '–'} | ${rate(result.uncachedRps)} | ${uncachedRatio} | ${result.uncachedP99Ms ?? '–'} | ${rate(result.healthRps)} | ${result.records.toLocaleString('en-US')} records, ${result.edges.toLocaleString('en-US')} edges; load ${result.load} |`;
 }
 
 function writeSection(results: Result[], notes: string[]): void {
@@ -277,9 +324,10 @@ function writeSection(results: Result[], notes: string[]): void {
   const rows = results.map(row);
   if (!results.some((result) => result.engine.startsWith('neo4j'))) {
     const kept = previous.split('\n').find((line) => line.startsWith('| neo4j'));
-    // A row from before the health column: put a dash in it, before the sample.
+    // A row from before the health column, or before the uncached columns: dashes in their place.
     const cells = kept?.split('|') ?? [];
     if (kept !== undefined && cells.length === 10) cells.splice(8, 0, ' – ');
+    if (kept !== undefined && cells.length === 11) cells.splice(8, 0, ' – ', ' – ', ' – ');
     if (kept !== undefined) rows.push(cells.join('|'));
   }
   writeDocSection('content', [
@@ -289,8 +337,8 @@ function writeSection(results: Result[], notes: string[]): void {
     `Through HTTP on loopback against the real app (auth, site context, zod validation, audit): one \`POST /api/import/json\` of all records (batchSize 500; each record validated, with its content hash; per batch one transaction: one read of the batch's ids, one \`createNodes\` of its items, its version nodes stored lazily, one audit entry), then one \`POST /api/import/edges\` (batchSize 2000; per batch one transaction with one \`mergeEdges\`, merge semantics). Reads: \`GET /api/content/{type}/{id}\` under autocannon (10 connections, ${READ_SECONDS} s after a ${WARMUP_SECONDS} s warm-up of each route, a separate process) next to a bare Fastify route serving the same bytes, in the same run; both with logging off, the API route with every hook it has in production (load shedding, rate limit, API-key authentication, site context, permission check, params validation).`,
     `Goals: ≥ ${GOAL_RECORDS.toLocaleString('en-US')} records/s and ≥ ${GOAL_EDGES.toLocaleString('en-US')} edges/s on the embedded engine (the spec's reference service: about 100 records/s); reads ≥ half of the bare route's requests/s.`,
     '',
-    '| Engine | Import (records/s) | Edge import (edges/s) | GET item (req/s) | Bare route, same bytes (req/s) | GET / bare | GET p99 (ms) | GET /api/health, same app (req/s) | Sample |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| Engine | Import (records/s) | Edge import (edges/s) | GET item (req/s) | Bare route, same bytes (req/s) | GET / bare | GET p99 (ms) | GET item, CONTENT_READ_CACHE_MS=0 (req/s) | uncached / bare | uncached p99 (ms) | GET /api/health, same app (req/s) | Sample |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...rows,
     '',
     ...notes,
@@ -334,14 +382,30 @@ const loadAtStart = loadavg()
 const results: Result[] = [];
 const notes: string[] = [
   '`GET /api/health` (public, no engine call) runs every global hook of the app (request id, logging, load shedding, rate limit, auth skip) and nothing else: it is the ceiling any API route can reach, so the gap between it and the bare route is the app-wide per-request cost, and the gap between it and GET item is the content route itself (auth, site context, type and item reads, relationships). Absolute figures move with whatever else runs on the machine (the load average is in the header); the ratios in one run are the comparable part.',
-  'GET item asks for one item over and over, so it measures the item read cache (`CONTENT_READ_CACHE_MS`, default 1 s: the engine is read once a second, and on any write to the site): what a hot item costs. An uncached read adds an item read and an edge read on the engine to every request (start the server with `CONTENT_READ_CACHE_MS=0` to measure it).',
+  'GET item asks for one item over and over, so it measures the item read cache (`CONTENT_READ_CACHE_MS`, default 1 s: the engine is read once a second, and on any write to the site): what a hot item costs. An uncached read adds an item read and an edge read on the engine to every request: the `CONTENT_READ_CACHE_MS=0` columns measure that, on a second app over the same data right after the cached run (goal on Neo4j: ≥ 40 % of the bare route). A row measured while the 1-minute load average was 1 or more (other work on the 2 cores) is marked *busy machine*; its figures are low by an unknown factor.',
 ];
 const embedded = await benchEngine('embedded', RECORDS, EDGES, true);
 results.push(embedded);
 notes.push(cpuNote(embedded));
 console.log(row(embedded));
+let neo4jJit = '';
 if (process.env.NEO4J_URI) {
+  const info = await neo4jServerInfo(process.env.NEO4J_URI);
+  if (info !== null) {
+    neo4jJit = `, JIT ${info.jit}`;
+    notes.push(
+      `Neo4j server this run: ${info.vm}, JIT ${info.jit}, page cache ${info.pageCache}, JVM flags \`${info.jvm}\` (asked of the server: \`dbms.queryJmx\`, \`SHOW SETTINGS\`). \`BENCH_NEO4J=harness\` starts tools/neo4j-harness with its production profile for the run. A discarded run of a fifth of the sample (import only) warms the server first.`,
+    );
+  }
   try {
+    // A discarded smaller run first: a freshly started JVM compiles hot code (C2) only after
+    // many calls, and the embedded run before this one did not exercise the server.
+    await benchEngine(
+      'neo4j',
+      Math.max(500, Math.floor(NEO4J_RECORDS / 5)),
+      Math.max(1000, Math.floor(NEO4J_RECORDS / 5) * 2),
+      false,
+    );
     const neo4j = await benchEngine('neo4j', NEO4J_RECORDS, NEO4J_RECORDS * 2, true);
     results.push(neo4j);
     notes.push(cpuNote(neo4j));

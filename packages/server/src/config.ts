@@ -77,6 +77,21 @@ export const ConfigSchema = z
     CMS_OWNER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
     CMS_ENGINE: z.enum(['embedded', 'neo4j']).default('embedded'),
     /**
+     * This server's name among the servers sharing one platform (shown by GET /api/health, the
+     * holder of its build leases and deployment claims); unset: `<hostname>:<pid>:<random>`.
+     * Must differ between servers running at the same time.
+     */
+    CMS_INSTANCE_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'letters, digits, . _ : - (at most 128)')
+      .optional(),
+    /**
+     * How long a server's lease on a site environment's build queue holds (renewed every third of
+     * it while the build runs); a server stopped during a build leaves the lease to another
+     * once it has passed.
+     */
+    CMS_BUILD_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+    /**
      * The secret the audit chains are keyed with (HMAC-SHA256, docs/audit.md); unset: the file
      * `CMS_DATA_DIR/audit.key`, created on first start (mode 0600). Servers sharing one Neo4j
      * database from several hosts must set the same value.
@@ -128,6 +143,18 @@ export const ConfigSchema = z
      * address is answered 429 before authentication, whatever credential it sends.
      */
     AUTH_FAILURE_MAX: z.coerce.number().int().min(1).default(30),
+    /** Lead posts (`POST /api/leads`) per client address per `LEADS_RATE_WINDOW_MS`; past it, 429 with `Retry-After`. */
+    LEADS_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
+    LEADS_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+    /** The largest lead post body, in bytes (413 past it). */
+    LEADS_BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024)
+      .default(32 * 1024),
+    /** Bug reports (`POST /api/bugs`) per reporter per `RATE_LIMIT_WINDOW_MS`; past it, 429 with `Retry-After`. */
+    BUGS_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
     /** Non-public destinations outbound requests may reach anyway (see {@link OutboundAllow}). */
     CMS_OUTBOUND_ALLOW: OutboundAllow.default([]),
     /** Upper bound of one outbound request (serve check, stock search, embeddings, OIDC keys) with its redirects, in ms. */
@@ -151,8 +178,69 @@ export const ConfigSchema = z
      * another process, or to itself after a restart, once this has passed.
      */
     CMS_DEPLOY_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
-    /** A stock photo search endpoint answering `{items}` in the StockResponse shape for `?provider=&q=&orientation=`; unset: GET /api/media/stock answers 502. */
+    /** Whether this server sends webhook deliveries (every server queues them; docs/events.md). */
+    CMS_WEBHOOKS: Bool.default(true),
+    /** The delay before a failed webhook delivery's second attempt, in ms; doubled for each further one. */
+    CMS_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+    /** The longest delay between two attempts of a webhook delivery, in ms. */
+    CMS_WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).max(86_400_000).default(3_600_000),
+    /** Attempts per webhook delivery before it ends `failed` (it can still be redelivered). */
+    CMS_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+    /** Failed delivery attempts in a row after which a webhook subscription is disabled. */
+    CMS_WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(10_000).default(20),
+    /** Days a finished (succeeded or failed) webhook delivery is kept; 0 keeps them all. */
+    CMS_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+    /**
+     * Where media files and published sites are kept (docs/storage.md): `local` (under
+     * CMS_DATA_DIR) or `s3` (an S3-compatible bucket, S3_*): what several servers need to serve
+     * the same files.
+     */
+    CMS_STORAGE: z.enum(['local', 's3']).default('local'),
+    /** The S3 endpoint (`http://127.0.0.1:9090`, `https://s3.eu-west-1.amazonaws.com`); unset: AWS's for S3_REGION. */
+    S3_ENDPOINT: z.url().optional(),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    /** The bucket media and sites go to (required with CMS_STORAGE=s3; it must exist). */
+    S3_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 of a-z 0-9 . -)')
+      .optional(),
+    /** Static credentials; unset: the AWS SDK's default chain (environment, profile, instance role). */
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /** Path-style addressing (`<endpoint>/<bucket>/<key>`); unset: on when S3_ENDPOINT is set. */
+    S3_FORCE_PATH_STYLE: Bool.optional(),
+    /** A key prefix everything goes under (`trellis/` → `trellis/media/…`, `trellis/sites/…`); default none. */
+    S3_KEY_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9!_.*'()/-]*$/, "may hold only letters, digits and !_.*'()/-")
+      .refine((value) => !value.startsWith('/') && !value.includes('//'), 'must not start with / nor hold //')
+      .transform((value) => (value === '' || value.endsWith('/') ? value : `${value}/`))
+      .default(''),
+    /**
+     * A stock photo search endpoint answering `{items}` in the StockResponse shape for
+     * `?provider=&q=&orientation=&page=&perPage=`: asked for a provider whose own key below is unset.
+     */
     STOCK_PROVIDER_URL: z.url().optional(),
+    /** Pexels API key (sent as `Authorization`): GET /api/media/stock?provider=pexels asks Pexels itself. */
+    PEXELS_API_KEY: z.string().optional(),
+    /** The Pexels API base URL (tests point it at a local server). */
+    PEXELS_URL: z.url().default('https://api.pexels.com/v1'),
+    /** Unsplash access key (sent as `Authorization: Client-ID …`). */
+    UNSPLASH_ACCESS_KEY: z.string().optional(),
+    /** The Unsplash API base URL. */
+    UNSPLASH_URL: z.url().default('https://api.unsplash.com'),
+    /** Pixabay API key (sent as the `key` query parameter). */
+    PIXABAY_API_KEY: z.string().optional(),
+    /** The Pixabay API base URL. */
+    PIXABAY_URL: z.url().default('https://pixabay.com/api'),
+    /** An OpenAI-compatible chat completions endpoint (`…/v1` or `…/v1/chat/completions`) for /api/ai; unset: /api/ai answers 503. */
+    AI_URL: z.url().optional(),
+    AI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    AI_API_KEY: z.string().optional(),
+    /** /api/ai calls per site per minute (429 with Retry-After past it). */
+    AI_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(20),
+    /** How long one chat completion may take, in ms. */
+    AI_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
     /** An OpenAI-compatible embeddings endpoint (`…/v1` or `…/v1/embeddings`); unset: the offline hashed-bow provider. */
     EMBEDDINGS_URL: z.url().optional(),
     EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
@@ -163,6 +251,13 @@ export const ConfigSchema = z
     CONTENT_READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     /** How long the auth hook may reuse a user, site or membership read, in ms (0 = off); this instance's writes show at once. */
     ACCESS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+    /**
+     * Before an authenticated request uses the access and API-key caches, read the platform's
+     * access epoch (one point read, shared by concurrent requests) so a key revoked or a member
+     * changed on another server applies at once. Off only for a server that is alone on its
+     * platform: changes made elsewhere then show within ACCESS_CACHE_MS (keys: 60 s).
+     */
+    ACCESS_EPOCH_CHECK: Bool.default(true),
     /** Load shedding (503): mean event-loop delay over a sample, in ms; 0 turns the check off. */
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().min(0).default(1000),
     /** Load shedding (503): V8 heap used, in bytes; 0 turns the check off. */
@@ -180,6 +275,16 @@ export const ConfigSchema = z
   .superRefine((config, ctx) => {
     if (config.CMS_ENGINE === 'neo4j' && !config.NEO4J_URI) {
       ctx.addIssue({ code: 'custom', path: ['NEO4J_URI'], message: 'is required when CMS_ENGINE=neo4j' });
+    }
+    if (config.CMS_STORAGE === 's3' && !config.S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when CMS_STORAGE=s3' });
+    }
+    if (!config.S3_ACCESS_KEY_ID !== !config.S3_SECRET_ACCESS_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [config.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID'],
+        message: 'is required with the other one: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY together',
+      });
     }
   });
 

@@ -93,6 +93,31 @@ export interface DeployTarget {
    * manifest names. Returns the build ids removed, oldest first
    */
   prune?(params: PruneParams): Promise<PruneResult>;
+  /**
+   * Where an object-storage target keeps the site (the S3 target): its bucket, the key prefix
+   * of its versions (or, in the flat layout, of the live files) and its layout. Absent for local
+   * targets.
+   */
+  readonly location?: { bucket: string; keyPrefix: string; layout: 'versioned' | 'flat' };
+  /** the build id of the live version read from the store itself (not a cached pointer) */
+  readLiveBuildId?(): Promise<string | null>;
+  /** whether a committed version of `buildId` is kept (it can be made live) */
+  hasVersion?(buildId: string): Promise<boolean>;
+  /**
+   * one file of the live version, read from the store (targets without a `liveDir`): `path`
+   * relative to the site root; a folder (or '') gives its `index.html`; null when there is none
+   */
+  readLiveFile?(path: string): Promise<StoredFile | null>;
+}
+
+/** A file read from a target's store ({@link DeployTarget.readLiveFile}). */
+export interface StoredFile {
+  /** the path it was found at (e.g. `blog/index.html` for `blog`) */
+  path: string;
+  body: NodeJS.ReadableStream;
+  bytes: number | null;
+  contentType: string | null;
+  etag: string | null;
 }
 
 /** What {@link DeployTarget.prune} keeps. */

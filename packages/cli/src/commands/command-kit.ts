@@ -100,9 +100,11 @@ export function subcommand(
   description: string,
   example: string | readonly string[],
   details?: string,
+  /** `isDefault`: the parent runs this subcommand when given no subcommand name. */
+  commandOptions?: { isDefault?: boolean },
 ): Command {
   const examples = typeof example === 'string' ? [example] : example;
-  const command = parent.command(name).description(description);
+  const command = parent.command(name, commandOptions).description(description);
   EXAMPLES.set(command, examples);
   if (details) DETAILS.set(command, details.trim());
   return command.addHelpText('after', `\n${details ? `${details.trim()}\n\n` : ''}${examplesText(examples)}`);

@@ -71,6 +71,13 @@ export {
   type WhereParams,
 } from './list-language';
 export { searchText } from './search-text';
+export {
+  fieldTsType,
+  type SiteTypescriptSource,
+  siteClientSource,
+  siteTypesDeclaration,
+  typeIdentifier,
+} from './site-typescript';
 export { findTypeChangeConflicts, type TypeChangeConflict } from './type-change-conflicts';
 export {
   ITEM_STATUSES,

@@ -77,7 +77,17 @@ export const errorRegistry = {
     status: 400,
     message: 'This endpoint is site-scoped: send the header `X-Site-Id: site:<slug>`.',
   },
+  lead_origin_not_allowed: {
+    status: 403,
+    message:
+      'The lead was posted from {origin}, which is not an origin of site `{site}` (its public URL, its environments’ public URLs or this server). Post from the site’s own pages, or set the site’s publicUrl.',
+  },
   // 404
+  lead_site_unknown: {
+    status: 404,
+    message:
+      'The lead names no known site: send the site’s slug in the form field `site`, or post from one of the site’s origins (its public URL).',
+  },
   not_found: { status: 404, message: '{resource} not found.' },
   route_not_found: { status: 404, message: 'No route {method} {url}. See GET /api/openapi.json.' },
   graph_not_found: { status: 404, message: 'Graph `{graph}` not found, or you have no access to it.' },
@@ -102,6 +112,16 @@ export const errorRegistry = {
     message: 'The type change would make {count} stored item(s) invalid at `{field}`: {detail}.',
   },
   review_gate: { status: 409, message: 'The release cannot be deployed: {detail}' },
+  webhook_delivery_pending: {
+    status: 409,
+    message:
+      'Delivery `{id}` is still being tried; redeliver it once it has succeeded or failed (GET its deliveries to follow it).',
+  },
+  webhook_disabled: {
+    status: 409,
+    message:
+      'Webhook `{id}` is disabled; enable it first with PATCH /api/webhooks/{id} {"enabled": true} (cms webhooks enable <id>).',
+  },
   workflow_transition_invalid: {
     status: 409,
     message:
@@ -155,9 +175,15 @@ export const errorRegistry = {
   },
   stock_provider_unavailable: { status: 502, message: 'No stock photo provider is reachable: {detail}' },
   embedding_provider_failed: { status: 502, message: 'The embedding provider failed: {detail}' },
+  ai_provider_failed: { status: 502, message: 'The AI provider failed: {detail}' },
   // 503 / 504
   overloaded: { status: 503, message: 'The server is under pressure ({reason}); retry shortly.' },
   engine_unavailable: { status: 503, message: 'The graph engine is not available: {detail}' },
+  ai_not_configured: {
+    status: 503,
+    message:
+      'No AI provider is configured on this server: set AI_URL (and AI_MODEL, AI_API_KEY) to an OpenAI-compatible chat completions endpoint.',
+  },
   shutting_down: {
     status: 503,
     message: 'The server is shutting down; send the request again (it did nothing here).',

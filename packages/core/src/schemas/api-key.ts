@@ -26,6 +26,11 @@ export const ApiKey = z
     createdBy: z.string().nullable().optional(),
     lastUsedAt: DateTime.nullable().optional(),
     expiresAt: DateTime.nullable().optional(),
+    /**
+     * Set on an engine-direct graph-level key (`tg_…`): the graph it is bound to. It reaches
+     * only that site (`X-Site-Id` implied), never platform-level routes.
+     */
+    graph: z.string().optional(),
   })
   .meta({ id: 'ApiKey' });
 export type ApiKey = z.infer<typeof ApiKey>;
@@ -41,6 +46,8 @@ export const CreateApiKeyBody = z
     role: ApiKeyRole,
     allowedSites: z.array(SiteId).min(1).max(100).optional(),
     expiresAt: DateTime.optional(),
+    /** Mint an engine-direct graph-level key (`tg_…`) bound to the current site's graph; `allowedSites` is refused with it. */
+    graph: z.boolean().optional(),
   })
   .meta({ id: 'CreateApiKeyBody' });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;

@@ -8,6 +8,8 @@ export const HealthResponse = z
     platformGraph: z.string(),
     lastBuildAt: DateTime.nullable(),
     lastBuildId: z.string().nullable(),
+    /** The server process that answered (`CMS_INSTANCE_ID`, else hostname:pid:random); differs between the servers of one platform. Optional for clients of older servers. */
+    instanceId: z.string().optional(),
   })
   .meta({ id: 'Health' });
 export type HealthResponse = z.infer<typeof HealthResponse>;

@@ -4,6 +4,23 @@ import { AssetId, DateTime, QueryFlag, QueryInt } from './common';
 /** The largest media upload, in bytes (docs/api-spec.md §8: 25 MB). */
 export const MAX_MEDIA_BYTES = 25 * 1024 * 1024;
 
+/** The stock photo providers of GET /api/media/stock. */
+export const StockProvider = z.enum(['pexels', 'unsplash', 'pixabay']).meta({ id: 'StockProvider' });
+export type StockProvider = z.infer<typeof StockProvider>;
+
+/** The credit an imported stock photo carries: who took it, where it came from, under which licence. */
+export const StockCredit = z
+  .object({
+    provider: StockProvider,
+    id: z.string(),
+    photographer: z.string().nullable(),
+    photographerUrl: z.string().nullable(),
+    pageUrl: z.string().nullable(),
+    license: z.string(),
+  })
+  .meta({ id: 'StockCredit' });
+export type StockCredit = z.infer<typeof StockCredit>;
+
 /**
  * Spec §2 media asset. The file's sha256 is both its file name (`url`) and its de-duplication
  * key. `width` and `height` are null for files that are not images or videos.
@@ -23,6 +40,8 @@ export const MediaAsset = z
     height: z.number().int().min(0).nullable().optional(),
     uploadedBy: z.string(),
     uploadedAt: DateTime,
+    /** Where an imported stock photo came from, to credit as the provider asks (POST /api/media/stock/import). */
+    credit: StockCredit.optional(),
   })
   .meta({ id: 'MediaAsset' });
 export type MediaAsset = z.infer<typeof MediaAsset>;
@@ -54,15 +73,13 @@ export const DeleteMediaResponse = z
   .meta({ id: 'DeleteMediaResponse' });
 export type DeleteMediaResponse = z.infer<typeof DeleteMediaResponse>;
 
-/** The stock photo providers of GET /api/media/stock. */
-export const StockProvider = z.enum(['pexels', 'unsplash', 'pixabay']).meta({ id: 'StockProvider' });
-export type StockProvider = z.infer<typeof StockProvider>;
-
-/** GET /api/media/stock query. */
+/** GET /api/media/stock query: `page` counts from 1; `perPage` default 20 (at most 80). */
 export const StockQuery = z.object({
   provider: StockProvider,
   q: z.string().trim().min(1).max(200),
   orientation: z.enum(['landscape', 'portrait', 'square']).optional(),
+  page: z.coerce.number().int().min(1).max(1000).optional(),
+  perPage: z.coerce.number().int().min(1).max(80).optional(),
 });
 export type StockQuery = z.infer<typeof StockQuery>;
 
@@ -76,13 +93,41 @@ export const StockItem = z
     source: z.string(),
     width: z.number().int().min(0),
     height: z.number().int().min(0),
+    /** The photo's page on the provider's site (link it when crediting). */
+    pageUrl: z.string().optional(),
+    /** The photographer's page on the provider's site. */
+    photographerUrl: z.string().nullable().optional(),
+    /** The provider's description of the photo, when it has one. */
+    alt: z.string().nullable().optional(),
   })
   .meta({ id: 'StockItem' });
 export type StockItem = z.infer<typeof StockItem>;
 
-/** The answer of GET /api/media/stock. */
-export const StockResponse = z.object({ items: z.array(StockItem) }).meta({ id: 'StockResponse' });
+/** The answer of GET /api/media/stock (`page`, `perPage`, `total` when the provider tells them). */
+export const StockResponse = z
+  .object({
+    items: z.array(StockItem),
+    page: z.number().int().min(1).optional(),
+    perPage: z.number().int().min(1).optional(),
+    total: z.number().int().min(0).optional(),
+  })
+  .meta({ id: 'StockResponse' });
 export type StockResponse = z.infer<typeof StockResponse>;
+
+/** POST /api/media/stock/import: the provider and the photo's id (as GET /api/media/stock answered it). */
+export const StockImportBody = z
+  .object({
+    provider: StockProvider,
+    id: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[A-Za-z0-9_-]+$/, 'must be a provider photo id such as 2014422'),
+    /** The stored file name; default `<provider>-<id>.<ext>`. */
+    filename: z.string().min(1).max(255).optional(),
+  })
+  .meta({ id: 'StockImportBody' });
+export type StockImportBody = z.infer<typeof StockImportBody>;
 
 /** Path parameters of GET /media/assets/{sha}.{ext} (outside /api, no auth): the file's sha256 and extension. */
 export const MediaFileParams = z.object({

@@ -37,6 +37,11 @@ export class ApiError extends Error {
   readonly url: string;
   /** The `Retry-After` header in seconds, when the server sent one as a number. */
   readonly retryAfter: number | undefined;
+  /**
+   * The server's id of the request (its `X-Request-Id` header, the `requestId` of its log
+   * lines): give it to `bugs.report` so an operator finds what happened.
+   */
+  readonly requestId: string | undefined;
 
   constructor(init: ApiErrorInit) {
     const record = isRecord(init.body) ? (init.body as ApiErrorBody) : undefined;
@@ -56,6 +61,7 @@ export class ApiError extends Error {
     this.url = init.url;
     const retryAfter = init.headers?.get('retry-after');
     this.retryAfter = retryAfter != null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined;
+    this.requestId = init.headers?.get('x-request-id') ?? undefined;
   }
 }
 

@@ -1,4 +1,10 @@
-import { MediaAsset, MediaAssetList, MediaCount, StockResponse } from '@trelliscms/core';
+import {
+  MediaAsset,
+  MediaAssetList,
+  MediaCount,
+  type StockImportBody,
+  StockResponse,
+} from '@trelliscms/core';
 import { path } from '../http/path';
 import type { CallOptions, Transport } from '../http/transport';
 import type { DeleteQuery } from './resource';
@@ -45,12 +51,33 @@ export function createMediaApi(transport: Transport) {
         ...options,
       });
     },
-    /** GET /api/media/stock: stock photos from `provider`, normalized. */
+    /**
+     * GET /api/media/stock: stock photos from `provider`, normalised (the server holds the
+     * provider keys); `page` from 1, `perPage` at most 80.
+     */
     stock: (
-      query: { provider: 'pexels' | 'unsplash' | 'pixabay'; q?: string; orientation?: string },
+      query: {
+        provider: 'pexels' | 'unsplash' | 'pixabay';
+        q: string;
+        orientation?: 'landscape' | 'portrait' | 'square';
+        page?: number;
+        perPage?: number;
+      },
       options: CallOptions = {},
     ): Promise<StockResponse> =>
       transport.request({ method: 'get', path: 'media/stock', schema: StockResponse, query, ...options }),
+    /**
+     * POST /api/media/stock/import: stores a stock photo (by the `id` a search answered) as a
+     * media asset with its `credit`; the same file stored before answers that asset.
+     */
+    stockImport: (body: StockImportBody, options: CallOptions = {}): Promise<MediaAsset> =>
+      transport.request({
+        method: 'post',
+        path: 'media/stock/import',
+        schema: MediaAsset,
+        json: body,
+        ...options,
+      }),
   };
 }
 export type MediaApi = ReturnType<typeof createMediaApi>;

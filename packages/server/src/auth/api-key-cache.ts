@@ -30,6 +30,8 @@ export class ApiKeyCache<V extends object = object> {
   #evictions = 0;
   #invalidations = 0;
   #staleServed = 0;
+  /** Moved by {@link clear}: a lookup in flight across it is not stored (it may hold the old record). */
+  #generation = 0;
 
   constructor(options: ApiKeyCacheOptions = {}) {
     this.#cache = new LRUCache<string, V>({
@@ -56,6 +58,7 @@ export class ApiKeyCache<V extends object = object> {
       return fresh;
     }
     this.#misses += 1;
+    const generation = this.#generation;
     let loaded: V | null;
     try {
       loaded = await load();
@@ -68,7 +71,7 @@ export class ApiKeyCache<V extends object = object> {
       throw error;
     }
     if (loaded === null) this.#cache.delete(key);
-    else this.#cache.set(key, loaded);
+    else if (generation === this.#generation) this.#cache.set(key, loaded);
     return loaded;
   }
 
@@ -83,6 +86,16 @@ export class ApiKeyCache<V extends object = object> {
   /** Drops the entry for `key` (a revoked key must stop working at once). */
   invalidate(key: string): void {
     if (this.#cache.delete(key)) this.#invalidations += 1;
+  }
+
+  /**
+   * Drops every entry (the access epoch moved: a key may have been revoked on another server),
+   * and keeps out any lookup in flight meanwhile.
+   */
+  clear(): void {
+    this.#generation += 1;
+    this.#invalidations += this.#cache.size;
+    this.#cache.clear();
   }
 
   /** The counters; `size` counts entries held, fresh or expired. */

@@ -2,6 +2,20 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Service-minted keys look like `tk_<prefixId>_<secret>`: the prefix is a lookup id, not a secret. */
 const KEY_PATTERN = /^tk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+/** Engine-direct graph-level keys look like `tg_<prefixId>_<secret>` (their lookup id is `g<prefixId>`). */
+const GRAPH_KEY_PATTERN = /^tg_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+
+/** Whether `token` looks like an engine-direct graph-level key (`tg_…`). */
+export function isGraphKey(token: string): boolean {
+  return GRAPH_KEY_PATTERN.test(token);
+}
+
+/** Mints an engine-direct graph-level key: `tg_`, 48 bits of lookup prefix, 256 bits of secret. */
+export function mintGraphKey(): MintedApiKey {
+  const prefixId = randomBytes(6).toString('hex');
+  const token = `tg_${prefixId}_${randomBytes(32).toString('base64url')}`;
+  return { prefixId: `g${prefixId}`, token, hash: hashToken(token) };
+}
 
 export interface MintedApiKey {
   /** The non-secret lookup id (12 lowercase hex characters). */
@@ -33,6 +47,8 @@ export function mintApiKey(): MintedApiKey {
 export function apiKeyLookupId(token: string, tokenHash?: string): string {
   const match = KEY_PATTERN.exec(token);
   if (match?.[1]) return match[1];
+  const graph = GRAPH_KEY_PATTERN.exec(token);
+  if (graph?.[1]) return `g${graph[1]}`;
   return `h${(tokenHash ?? hashToken(token)).slice(0, 11)}`;
 }
 

@@ -116,6 +116,7 @@ export async function authenticate({
       platformRole: user?.platformRole ?? null,
       allowedSites: record.allowedSites ?? (record.siteId ? [record.siteId] : []),
       keyRole: record.role,
+      ...(record.graph && record.siteId ? { graphSiteId: record.siteId } : {}),
     },
     keyExpiresAtMs,
   };

@@ -41,6 +41,12 @@ export interface Principal {
    * there. Absent for ID tokens and the platform-owner key.
    */
   keyRole?: Role;
+  /**
+   * An engine-direct graph-level key (`tg_…`): the one site whose graph it is bound to. Its
+   * site-scoped requests need no `X-Site-Id` (this site is implied); other sites and
+   * platform-level routes are refused.
+   */
+  graphSiteId?: string;
 }
 
 /** See `siteScope` of a route's config. */

@@ -139,7 +139,14 @@ describe('GET /api/health', () => {
     const res = await app.inject({ method: 'GET', url: '/api/health' });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(['lastBuildAt', 'lastBuildId', 'platformGraph', 'status']);
+    // The spec's fields, and the instance that answered (docs/scaling.md § Several API servers).
+    expect(Object.keys(body).sort()).toEqual([
+      'instanceId',
+      'lastBuildAt',
+      'lastBuildId',
+      'platformGraph',
+      'status',
+    ]);
     expect(HealthResponse.parse(body)).toEqual(body);
     expect(body.status).toBe('ok');
     expect(typeof body.platformGraph).toBe('string');

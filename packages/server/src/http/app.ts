@@ -1,16 +1,22 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { agentRoutes } from '../agent/routes/agent';
+import { aiRoutes } from '../ai/routes/ai';
+import { bugsRoutes } from '../bugs/routes/bugs';
 import type { Config } from '../config';
 import { embeddingsRoutes } from '../content/routes/embeddings';
 import { importRoutes } from '../content/routes/import';
 import { contentRoutes } from '../content/routes/items';
+import { sdkFilesRoutes } from '../content/routes/sdk-files';
 import { typesRoutes } from '../content/routes/types';
 import { auditLogRoutes } from '../diagnostics/routes/audit-log';
 import { diagnosticsRoutes } from '../diagnostics/routes/diagnostics';
 import { healthRoutes } from '../diagnostics/routes/health';
 import { createEngine } from '../engines';
 import type { GraphEngine } from '../engines/port';
+import { notificationRoutes } from '../events/routes/notifications';
+import { webhookRoutes } from '../events/routes/webhooks';
+import { leadsRoutes } from '../leads/routes/leads';
 import { mediaRoutes } from '../media/routes/media';
 import { accessRoutes } from '../platform/routes/access';
 import { apiKeysRoutes } from '../platform/routes/api-keys';
@@ -34,6 +40,7 @@ import { conditionalRequestsPlugin } from './plugins/conditional-requests';
 import { contextPlugin } from './plugins/context';
 import { corsPlugin } from './plugins/cors';
 import { errorsPlugin } from './plugins/errors';
+import { eventsPlugin } from './plugins/events';
 import { gracefulShutdownPlugin } from './plugins/graceful-shutdown';
 import { idempotencyPlugin } from './plugins/idempotency';
 import { loadSheddingPlugin } from './plugins/load-shedding';
@@ -43,6 +50,9 @@ import { queryTimeoutPlugin } from './plugins/query-timeout';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { releasesPlugin } from './plugins/releases';
 import { scriptsPlugin } from './plugins/scripts';
+
+/** The response header carrying the request's id (the `requestId` of its log lines). */
+export const REQUEST_ID_HEADER = 'x-request-id';
 
 export interface BuildAppOptions {
   config: Config;
@@ -78,6 +88,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  // Every answer names its request id: the `requestId` of the server's log lines for it, so a
+  // user's report (POST /api/bugs `requestId`) can be matched with the log.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
   await app.register(errorsPlugin);
   // Before every route: it sets the body limit of bulk routes as they are registered.
   await app.register(bodyParsingPlugin, { importBodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
@@ -92,6 +108,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     version: VERSION,
     clock: options.clock ?? systemClock,
   });
+  await app.register(eventsPlugin);
   await app.register(loadSheddingPlugin, {
     maxEventLoopDelayMs: config.LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS,
     maxHeapUsedBytes: config.LOAD_SHED_MAX_HEAP_USED_BYTES,
@@ -132,6 +149,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(releasesRoutes);
   await app.register(publishingRoutes);
   await app.register(mediaRoutes);
+  await app.register(webhookRoutes);
+  await app.register(notificationRoutes);
+  await app.register(aiRoutes);
   await app.register(agentRoutes);
+  await app.register(leadsRoutes);
+  await app.register(bugsRoutes);
+  await app.register(sdkFilesRoutes);
   return app;
 }

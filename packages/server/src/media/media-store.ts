@@ -1,8 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type MediaAsset, TrellisError } from '@trelliscms/core';
+import { type MediaAsset, type StockCredit, TrellisError } from '@trelliscms/core';
 import { imageSize } from 'image-size';
 import { clearFieldsIn } from '../content/item-repository';
 import type { Graph, GraphEngine, GraphNode, GraphReader } from '../engines/port';
@@ -10,15 +7,13 @@ import { listSites } from '../platform/sites';
 import { assertDeletable } from '../shared/in-use';
 import { internalNodeIdOf, publicResourceId } from '../shared/internal-ids';
 import { assetHolders, findAssetUses } from './asset-holders';
+import { localMediaFiles, type MediaFiles } from './media-files';
 import { sniffMediaType } from './sniff-media-type';
 
 /** Node label of a media asset in a site graph. */
 export const MEDIA_LABEL = 'MediaAsset';
 
-/** The folder asset files live in: `<dataDir>/media/assets/`, one `<sha>.<ext>` per content. */
-export function assetsDir(dataDir: string): string {
-  return join(dataDir, 'media', 'assets');
-}
+export { assetsDir } from './media-files';
 
 /** The asset id of a file: `asset:` and the first 24 hex digits of its sha256. */
 export function assetIdOf(sha256: string): string {
@@ -33,8 +28,39 @@ export function assetNodeId(assetId: string): string {
   return internalNodeIdOf(assetId);
 }
 
+/** The props a stock photo's credit is stored in (flat: graph props are scalars). */
+const CREDIT_PROPS = {
+  provider: 'creditProvider',
+  id: 'creditId',
+  photographer: 'creditPhotographer',
+  photographerUrl: 'creditPhotographerUrl',
+  pageUrl: 'creditPageUrl',
+  license: 'creditLicense',
+} as const satisfies Record<keyof StockCredit, string>;
+
+function creditProps(credit: StockCredit | undefined): Record<string, string | null> {
+  if (!credit) return {};
+  return Object.fromEntries(
+    Object.entries(CREDIT_PROPS).map(([key, prop]) => [prop, credit[key as keyof StockCredit] ?? null]),
+  );
+}
+
+function creditOf(props: Record<string, unknown>): StockCredit | undefined {
+  if (typeof props.creditProvider !== 'string') return undefined;
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    provider: props.creditProvider as StockCredit['provider'],
+    id: String(props.creditId),
+    photographer: text(props.creditPhotographer),
+    photographerUrl: text(props.creditPhotographerUrl),
+    pageUrl: text(props.creditPageUrl),
+    license: String(props.creditLicense),
+  };
+}
+
 export function toMediaAsset(node: GraphNode): MediaAsset {
   const props = node.props;
+  const credit = creditOf(props);
   return {
     ok: true,
     id: publicResourceId(node.id),
@@ -47,6 +73,7 @@ export function toMediaAsset(node: GraphNode): MediaAsset {
     height: typeof props.height === 'number' ? props.height : null,
     uploadedBy: String(props.uploadedBy),
     uploadedAt: String(props.uploadedAt),
+    ...(credit ? { credit } : {}),
   };
 }
 
@@ -79,17 +106,23 @@ function cleanFilename(name: string | undefined, fallback: string): string {
 export async function saveAsset({
   graph,
   dataDir,
+  files = localMediaFiles(dataDir),
   content,
   filename,
   actor,
   now,
+  credit,
 }: {
   graph: Graph;
   dataDir: string;
+  /** where the file goes (default: `<dataDir>/media/assets/`) */
+  files?: MediaFiles;
   content: Buffer;
   filename: string | undefined;
   actor: string;
   now: Date;
+  /** An imported stock photo's credit, stored with a new asset. */
+  credit?: StockCredit;
 }): Promise<{ asset: MediaAsset; created: boolean }> {
   const type = sniffMediaType(content);
   if (!type) {
@@ -103,14 +136,7 @@ export async function saveAsset({
   const existing = await graph.getNode(assetNodeId(id));
   if (existing?.labels.includes(MEDIA_LABEL)) return { asset: toMediaAsset(existing), created: false };
 
-  const dir = assetsDir(dataDir);
-  const file = join(dir, `${sha256}.${type.ext}`);
-  if (!existsSync(file)) {
-    await mkdir(dir, { recursive: true });
-    const temp = `${file}.${process.pid}.${crypto.randomUUID()}.tmp`;
-    await writeFile(temp, content);
-    await rename(temp, file);
-  }
+  await files.put(`${sha256}.${type.ext}`, content, type.mimetype);
   const { width, height } = dimensions(content, type.kind);
   const asset: MediaAsset = {
     ok: true,
@@ -124,14 +150,25 @@ export async function saveAsset({
     height,
     uploadedBy: actor,
     uploadedAt: now.toISOString(),
+    ...(credit ? { credit } : {}),
   };
-  const { ok: _ok, id: _id, ...props } = asset;
+  const { ok: _ok, id: _id, credit: _credit, ...fields } = asset;
+  const props = { ...fields, ...creditProps(credit) };
   return graph.transaction(async (tx) => {
     // A concurrent upload of the same content may have won: answer its asset.
     const stored = await tx.getNode(assetNodeId(id));
     if (stored?.labels.includes(MEDIA_LABEL)) return { asset: toMediaAsset(stored), created: false };
     await tx.createNode({ id: assetNodeId(id), labels: [MEDIA_LABEL], props });
-    await tx.appendAudit({ actor, action: 'media.upload', target: id, data: { sha256, bytes: asset.bytes } });
+    await tx.appendAudit({
+      actor,
+      action: credit ? 'media.stock-import' : 'media.upload',
+      target: id,
+      data: {
+        sha256,
+        bytes: asset.bytes,
+        ...(credit ? { provider: credit.provider, stockId: credit.id } : {}),
+      },
+    });
     return { asset, created: true };
   });
 }
@@ -163,6 +200,7 @@ export async function deleteAsset({
   engine,
   platform,
   dataDir,
+  files = localMediaFiles(dataDir),
   id,
   cascade = false,
   actor,
@@ -171,6 +209,8 @@ export async function deleteAsset({
   engine: GraphEngine;
   platform: Graph;
   dataDir: string;
+  /** where the file is (default: `<dataDir>/media/assets/`) */
+  files?: MediaFiles;
   id: string;
   cascade?: boolean;
   actor: string;
@@ -213,6 +253,5 @@ export async function deleteAsset({
     const other = await engine.openGraph(site.graphName);
     if ((await other?.getNode(assetNodeId(id)))?.labels.includes(MEDIA_LABEL)) return;
   }
-  const file = join(assetsDir(dataDir), asset.url.slice('/media/assets/'.length));
-  await rm(file, { force: true });
+  await files.remove(asset.url.slice('/media/assets/'.length));
 }

@@ -1,5 +1,6 @@
 import type { ApiKey, PlatformRole } from '@trelliscms/core';
-import { apiKeyLookupId, hashToken, mintApiKey } from '../auth/api-key-secret';
+import { bumpAccessEpoch } from '../auth/access-epoch';
+import { apiKeyLookupId, hashToken, mintApiKey, mintGraphKey } from '../auth/api-key-secret';
 import type { Role } from '../auth/types';
 import type { Graph, GraphNode, GraphReader, GraphWriter } from '../engines/port';
 import type { Clock } from '../shared/clock';
@@ -29,6 +30,8 @@ export interface ApiKeyRecord {
   createdBy: string;
   revokedAt: string | null;
   expiresAt: string | null;
+  /** An engine-direct graph-level key (`tg_…`): the graph it is bound to (its site's); else null. */
+  graph: string | null;
 }
 
 function toRecord(node: GraphNode): ApiKeyRecord {
@@ -47,7 +50,15 @@ function toRecord(node: GraphNode): ApiKeyRecord {
     createdBy: String(p.createdBy ?? ''),
     revokedAt: typeof p.revokedAt === 'string' ? p.revokedAt : null,
     expiresAt: typeof p.expiresAt === 'string' ? p.expiresAt : null,
+    graph: typeof p.graph === 'string' ? p.graph : null,
   };
+}
+
+/** The non-secret beginning of a key's token, as listed. */
+function prefixOf(lookupId: string): string {
+  if (lookupId.startsWith('h')) return lookupId;
+  if (lookupId.startsWith('g')) return `tg_${lookupId.slice(1)}`;
+  return `tk_${lookupId}`;
 }
 
 /** The metadata of a key, as listed. */
@@ -57,12 +68,13 @@ export function toApiKeyView(record: ApiKeyRecord): ApiKey {
     name: record.name,
     role: record.role,
     siteId: record.siteId,
-    prefix: record.lookupId.startsWith('h') ? record.lookupId : `tk_${record.lookupId}`,
+    prefix: prefixOf(record.lookupId),
     createdAt: record.createdAt,
     createdBy: record.createdBy,
     expiresAt: record.expiresAt,
   };
   if (record.allowedSites) view.allowedSites = record.allowedSites;
+  if (record.graph) view.graph = record.graph;
   return view;
 }
 
@@ -107,12 +119,14 @@ export async function createApiKey(
     actor: string;
     token?: string;
     clock: Clock;
+    /** Mint an engine-direct graph-level key (`tg_…`) bound to this graph (the site's). */
+    graph?: string | null;
   },
 ): Promise<{ record: ApiKeyRecord; token: string }> {
   const minted = input.token
     ? { lookupId: apiKeyLookupId(input.token), token: input.token, hash: hashToken(input.token) }
     : (() => {
-        const key = mintApiKey();
+        const key = input.graph ? mintGraphKey() : mintApiKey();
         return { lookupId: key.prefixId, token: key.token, hash: key.hash };
       })();
   const node = await tx.createNode({
@@ -131,13 +145,14 @@ export async function createApiKey(
       createdBy: input.actor,
       revokedAt: null,
       expiresAt: input.expiresAt ?? null,
+      graph: input.graph ?? null,
     },
   });
   await tx.appendAudit({
     actor: input.actor,
     action: 'apikey.create',
     target: node.id,
-    data: { role: input.role, siteId: input.siteId },
+    data: { role: input.role, siteId: input.siteId, ...(input.graph ? { graph: input.graph } : {}) },
   });
   return { record: toRecord(node), token: minted.token };
 }
@@ -151,5 +166,6 @@ export async function revokeApiKey(
   if (!node?.labels.includes(API_KEY_LABEL)) return null;
   await tx.updateNode(input.id, { props: { ...node.props, revokedAt: input.clock.now().toISOString() } });
   await tx.appendAudit({ actor: input.actor, action: 'apikey.revoke', target: input.id });
+  await bumpAccessEpoch(tx);
   return toRecord(node);
 }

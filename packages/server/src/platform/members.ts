@@ -1,4 +1,5 @@
 import { type Member, Role } from '@trelliscms/core';
+import { bumpAccessEpoch } from '../auth/access-epoch';
 import type { GraphReader, GraphWriter } from '../engines/port';
 import type { Clock } from '../shared/clock';
 import { getUser } from './users';
@@ -87,6 +88,7 @@ export async function setMembership(
     to: input.siteId,
     props: { role: input.role, grantedAt, grantedBy: input.actor },
   });
+  await bumpAccessEpoch(tx);
   await tx.appendAudit({
     actor: input.actor,
     action: input.action ?? 'member.set_role',
@@ -112,6 +114,7 @@ export async function removeMembership(
       target: input.userId,
       data: { siteId: input.siteId },
     });
+    await bumpAccessEpoch(tx);
   }
   return removed;
 }

@@ -1,3 +1,4 @@
+import { bumpAccessEpoch } from '../auth/access-epoch';
 import { auditAnchorNodeId } from '../diagnostics/audit-anchors';
 import type { Graph, GraphEngine } from '../engines/port';
 import type { Clock } from '../shared/clock';
@@ -31,6 +32,7 @@ export async function purgeExpiredSites({
     await platform.transaction(async (tx) => {
       await tx.deleteNode(site.id);
       await tx.deleteNode(auditAnchorNodeId(site.graphName));
+      await bumpAccessEpoch(tx);
       await tx.appendAudit({
         actor: 'system',
         action: 'site.purge',

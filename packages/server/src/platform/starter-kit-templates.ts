@@ -156,6 +156,28 @@ const PAGINATION = `{% if pagination.pages > 1 %}<nav aria-label="Pages"><ul cla
 {% if pagination.next %}<li><a href="{{ pagination.next | relative_url }}" rel="next">Next →</a></li>{% endif %}
 </ul></nav>{% endif %}`;
 
+/**
+ * A contact form whose posts become leads of the site (docs/leads.md). It posts to `/api/leads`
+ * on the page's own origin: right when the Trellis server serves the site (its preview at
+ * /sites/<slug>/<env>/) or when a proxy forwards the site's /api to it; a site served elsewhere
+ * changes `leads_api` to the server's public URL (https://cms.example.com/api/leads). Without
+ * JavaScript the browser comes back to the page with `?sent=1`.
+ */
+const CONTACT_FORM = `{% assign leads_api = '/api/leads' %}<section class="contact" aria-labelledby="contact-title">
+<h2 id="contact-title">Get in touch</h2>
+<p class="meta" data-lead-sent hidden>Thank you, your message was sent.</p>
+<form method="post" action="{{ leads_api }}">
+<input type="hidden" name="site" value="{{ site.slug }}">
+<input type="hidden" name="_redirect" value="?sent=1">
+<p><label for="lead-name">Name</label><br><input id="lead-name" name="name" autocomplete="name" required maxlength="200"></p>
+<p><label for="lead-email">Email</label><br><input id="lead-email" name="email" type="email" autocomplete="email" required maxlength="320"></p>
+<p><label for="lead-message">Message</label><br><textarea id="lead-message" name="message" rows="5" required maxlength="5000"></textarea></p>
+<p class="visually-hidden" aria-hidden="true"><label for="lead-website">Leave this empty</label><input id="lead-website" name="_honeypot" tabindex="-1" autocomplete="off"></p>
+<p><button type="submit">Send</button></p>
+</form>
+<script>if(/[?&]sent=1(&|$)/.test(location.search))document.querySelector('[data-lead-sent]').hidden=false</script>
+</section>`;
+
 const page = (body: string) => `{% layout 'layouts/base' %}
 {% block content %}
 ${body}
@@ -173,7 +195,8 @@ export function sharedTemplates(shape: KitShape): StarterTemplate[] {
       content: page(`<article class="prose">
 <h1>{{ item.title | default: item.name }}</h1>
 {{ item.content | markdown }}
-</article>`),
+</article>
+{% if item.type == 'page' and item.slug == 'about' %}{% include 'partials/contact-form' %}{% endif %}`),
     },
     {
       name: 'list',
@@ -246,6 +269,7 @@ ${PAGINATION}`),
     },
     { name: 'partials/byline', boundType: '', content: BYLINE },
     { name: 'partials/taglist', boundType: '', content: TAG_LIST },
+    { name: 'partials/contact-form', boundType: '', content: CONTACT_FORM },
   ];
 }
 

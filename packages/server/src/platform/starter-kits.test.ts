@@ -110,6 +110,54 @@ describe('starter kits', () => {
     120_000,
   );
 
+  it('the about page has a contact form whose post, from the page, becomes a lead the members list', async () => {
+    const headers = await createKitSite('author', { slug: 'kit-leads' });
+    const built = await platform.app.inject({
+      method: 'POST',
+      url: '/api/build?env=dev',
+      headers,
+      payload: { mode: 'full' },
+    });
+    expect(built.statusCode, built.body).toBe(200);
+    const pageUrl = `${origin}/sites/kit-leads/dev/about/`;
+    const about = await get(pageUrl.slice(origin.length));
+    expect(about.statusCode).toBe(200);
+    const form = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/.exec(about.body);
+    expect(form?.[1]).toBe('/api/leads');
+    const hidden = Object.fromEntries(
+      [...(form?.[2] ?? '').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+        m[1],
+        m[2],
+      ]),
+    );
+    expect(hidden).toEqual({ site: 'kit-leads', _redirect: '?sent=1' });
+    expect(form?.[2]).toContain('name="_honeypot"');
+
+    // what a browser sends for the form: urlencoded, from the page's origin (the server itself)
+    const action = new URL(form?.[1] ?? '', pageUrl);
+    const posted = await platform.app.inject({
+      method: 'POST',
+      url: action.pathname,
+      headers: {
+        host: action.host,
+        origin,
+        referer: pageUrl,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams({
+        ...hidden,
+        name: 'Ada',
+        email: 'ada@example.test',
+        message: 'Hello',
+        _honeypot: '',
+      }).toString(),
+    });
+    expect(posted.statusCode, posted.body).toBe(303);
+    expect(posted.headers.location).toBe(`${pageUrl}?sent=1`);
+    const leads = await platform.app.inject({ method: 'GET', url: '/api/leads', headers });
+    expect(leads.json()).toEqual([expect.objectContaining({ name: 'Ada', message: 'Hello', pageUrl })]);
+  }, 120_000);
+
   it('seeds every item of each kit', () => {
     for (const kit of KITS) expect(STARTER_KITS[kit].items.length).toBeGreaterThan(5);
   });

@@ -5,6 +5,7 @@ import {
   type BuildResult as BuilderResult,
   build,
   createDirectoryTarget,
+  createS3Target,
   type DeployTarget,
   type PruneResult,
   RenderPool,
@@ -24,14 +25,18 @@ import {
 } from '@trelliscms/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Graph, GraphNode, GraphReader } from '../engines/port';
+import type { EventSink } from '../events/event-bus';
 import type { SiteView } from '../platform/sites';
 import { getEnvironment } from '../releases/environments';
 import { getLiveHead, readLive, setLiveBuild } from '../releases/live-state';
 import { DEPLOYMENT_LABEL } from '../releases/release-records';
 import type { Clock } from '../shared/clock';
 import { isQueryTimeout, unboundedGraph } from '../shared/deadline-graph';
+import { makeInstanceId } from '../shared/instance-id';
 import { internalNodeId, publicResourceId } from '../shared/internal-ids';
+import type { ObjectStore } from '../shared/object-store';
 import type { GuardedFetch } from '../shared/outbound/guarded-fetch';
+import { releaseBuildLease, takeBuildLease } from './build-lease';
 import { linkSiteFolder } from './site-folders';
 import { takeSnapshot } from './take-snapshot';
 
@@ -140,7 +145,14 @@ interface InFlightBuild {
   progress: BuildProgress;
   /** When the graph was last asked whether another server asked to cancel it. */
   checkedAt: number;
+  /** The graph it is recorded in: its `aliveUntil` is renewed there while it is in flight. */
+  graph: Graph;
 }
+
+/** Where live (or preview) pages are read from: a folder, or a target that reads its store. */
+export type LiveSource = { dir: string; target?: undefined } | { target: DeployTarget; dir?: undefined };
+/** The default of `CMS_BUILD_LEASE_MS`. */
+export const DEFAULT_BUILD_LEASE_MS = 30_000;
 
 /** A build's result with what the server keeps beside it. */
 export type ServiceBuildResult = BuildResult & { fingerprint?: string };
@@ -148,7 +160,8 @@ export type ServiceBuildResult = BuildResult & { fingerprint?: string };
 /**
  * Runs builds for the server: one at a time per site and environment (later ones queue), off
  * the request thread (the builder renders in worker threads with memory and time limits),
- * deployed to the directory target under CMS_DATA_DIR with an atomic pointer switch. A
+ * deployed to the directory target under CMS_DATA_DIR (or, with CMS_STORAGE=s3, the S3 target
+ * in the bucket) with an atomic pointer switch. A
  * non-validate build is recorded as a `Build` node whose `status` moves from `running` to
  * `ok` or `error`; validate builds are not recorded.
  */
@@ -168,6 +181,8 @@ export class BuildService {
       /** Stamps build ids, `startedAt` and `finishedAt`. */
       clock: Clock;
       onFinished?: (status: BuildStatus) => void;
+      /** Where `build.started`, `build.finished` and `build.failed` go (not for previews). */
+      events?: EventSink;
       /** Called when an environment's pointer was switched to a build. */
       onSwitched?: (live: { buildId: string; at: string }) => void;
       /** How serve checks reach the deployed site: the server's guarded fetcher. */
@@ -203,15 +218,67 @@ export class BuildService {
        * scheduled switch; 0 keeps every version.
        */
       retention?: number;
+      /**
+       * The S3-compatible bucket sites are deployed to (CMS_STORAGE=s3): the S3 deploy target,
+       * each environment under `<prefix>sites/<graphName>/<env>/`, previews under
+       * `<prefix>previews/<graphName>/<buildId>/`. Null: the directory target under dataDir.
+       */
+      objectStore?: ObjectStore | null;
+      /** This server among those sharing the platform (`CMS_INSTANCE_ID`): the holder of its build leases. */
+      instanceId?: string;
+      /**
+       * How long a build queue's lease holds, in ms (`CMS_BUILD_LEASE_MS`): renewed every third
+       * of it while the build runs; a server that died leaves it to another once it has passed.
+       */
+      leaseMs?: number;
+      /** How often a build waiting for another server's lease asks again, in ms (default 500). */
+      leasePollMs?: number;
     },
-  ) {}
+  ) {
+    this.instanceId = options.instanceId ?? makeInstanceId();
+    this.leaseMs = options.leaseMs ?? DEFAULT_BUILD_LEASE_MS;
+  }
 
-  target(graphName: string, env: string): DeployTarget {
+  /** Who holds this service's build leases. */
+  readonly instanceId: string;
+  readonly leaseMs: number;
+  #heartbeat: NodeJS.Timeout | null = null;
+  readonly #recheck = new Set<NodeJS.Timeout>();
+  #closed = false;
+
+  /**
+   * A site environment's deploy target. With an object store, `flatPrefix` (the flat layout of
+   * an environment with a custom domain) is where a build made through it is mirrored.
+   */
+  target(graphName: string, env: string, flatPrefix: string | null = null): DeployTarget {
+    const store = this.options.objectStore;
+    if (store) {
+      return createS3Target({
+        client: store.client,
+        bucket: store.bucket,
+        prefix: `${store.prefix}sites/${graphName}/${env}/`,
+        flatPrefix,
+      });
+    }
     return createDirectoryTarget({ root: siteEnvRoot(this.options.dataDir, graphName, env) });
   }
 
+  /** The S3 target of a preview build (`<prefix>previews/<graphName>/<buildId>/`). */
+  private previewTarget(store: ObjectStore, graphName: string, buildId: string): DeployTarget {
+    return createS3Target({
+      client: store.client,
+      bucket: store.bucket,
+      prefix: `${store.prefix}previews/${graphName}/${buildId}/`,
+    });
+  }
+
   /** The deploy target a build writes to: the environment's, or a preview's own folder. */
-  private targetFor(input: StartBuildInput, buildId: string): DeployTarget {
+  private async targetFor(input: StartBuildInput, buildId: string): Promise<DeployTarget> {
+    const store = this.options.objectStore;
+    if (store) {
+      if (input.purpose === 'preview') return this.previewTarget(store, input.site.graphName, buildId);
+      return this.target(input.site.graphName, input.env, await this.flatPrefixFor(store, input));
+    }
     try {
       linkSiteFolder(this.options.dataDir, input.site.slug, input.site.graphName);
     } catch (error) {
@@ -225,6 +292,30 @@ export class BuildService {
     return this.target(input.site.graphName, input.env);
   }
 
+  /**
+   * The flat layout (docs/storage.md): an environment with a custom domain — its own
+   * `publicUrlOverride`, or for `prod` the site's `publicUrl` — is also mirrored, file for file,
+   * under `<prefix>domains/<host>[/<path>]/`, what a CDN for that domain serves. Null: none.
+   */
+  private async flatPrefixFor(store: ObjectStore, input: StartBuildInput): Promise<string | null> {
+    const override = await getEnvironment(input.graph, input.env).then(
+      (environment) => environment.publicUrlOverride ?? null,
+      () => null,
+    );
+    const url = override ?? (input.env === 'prod' ? input.site.publicUrl : null);
+    if (!url) return null;
+    try {
+      const parsed = new URL(url);
+      const path = parsed.pathname
+        .split('/')
+        .filter((part) => part !== '' && part !== '.' && part !== '..')
+        .map(encodeURIComponent);
+      return `${store.prefix}domains/${[parsed.host.toLowerCase(), ...path].join('/')}/`;
+    } catch {
+      return null;
+    }
+  }
+
   /** The folder a preview build is served from, or null when there is no such preview. */
   previewDir(graphName: string, buildId: string): string | null {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId)) return null;
@@ -232,17 +323,42 @@ export class BuildService {
     return existsSync(root) ? createDirectoryTarget({ root }).liveDir() : null;
   }
 
-  /** Whether a site environment still holds the version folder of `buildId` (it can be switched in). */
-  hasVersion(graphName: string, env: string, buildId: string): boolean {
-    return (
-      /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId) &&
-      existsSync(join(siteEnvRoot(this.options.dataDir, graphName, env), 'versions', buildId))
-    );
+  /**
+   * Where a preview is served from: its folder, or (object store) its target, whose files are
+   * read through its pointer; null when there is no such preview.
+   */
+  previewSource(graphName: string, buildId: string): LiveSource | null {
+    const store = this.options.objectStore;
+    if (!store) {
+      const dir = this.previewDir(graphName, buildId);
+      return dir ? { dir } : null;
+    }
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId)) return null;
+    return { target: this.previewTarget(store, graphName, buildId) };
   }
 
-  /** The build a site environment serves now (its pointer), or null. */
-  servedBuildId(graphName: string, env: string): string | null {
-    return this.target(graphName, env).liveBuildId?.() ?? null;
+  /**
+   * Where a site environment's live pages are served from: the live folder, or (object store)
+   * the target, whose files are read through the pointer in the bucket, so any server serves them.
+   */
+  liveSource(graphName: string, env: string): LiveSource | null {
+    if (this.options.objectStore) return { target: this.target(graphName, env) };
+    const dir = this.liveDir(graphName, env);
+    return dir ? { dir } : null;
+  }
+
+  /** Whether a site environment still holds the version of `buildId` (it can be switched in). */
+  async hasVersion(graphName: string, env: string, buildId: string): Promise<boolean> {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(buildId)) return false;
+    if (this.options.objectStore) return this.target(graphName, env).hasVersion!(buildId);
+    return existsSync(join(siteEnvRoot(this.options.dataDir, graphName, env), 'versions', buildId));
+  }
+
+  /** The build a site environment serves now (its pointer, read from the store), or null. */
+  async servedBuildId(graphName: string, env: string): Promise<string | null> {
+    const target = this.target(graphName, env);
+    if (target.readLiveBuildId) return target.readLiveBuildId();
+    return target.liveBuildId?.() ?? null;
   }
 
   /**
@@ -258,7 +374,7 @@ export class BuildService {
   ): Promise<{ previousBuildId: string | null }> {
     const run = async () => {
       const target = this.target(graphName, env);
-      if (target.liveBuildId?.() === buildId) return { previousBuildId: buildId };
+      if ((await this.servedBuildId(graphName, env)) === buildId) return { previousBuildId: buildId };
       const result = await target.activate!(buildId);
       return { previousBuildId: result.previousBuildId };
     };
@@ -342,7 +458,7 @@ export class BuildService {
     const buildId = newBuildId(this.options.clock.now());
     if (input.mode === 'validate') return this.validate(input, buildId);
     await this.record(input, buildId);
-    return this.enqueue(input, () => this.execute(input, buildId)).finally(() =>
+    return this.enqueue(input, buildId, () => this.execute(input, buildId)).finally(() =>
       this.inFlight.delete(buildId),
     );
   }
@@ -358,7 +474,7 @@ export class BuildService {
     await this.record(input, buildId);
     // The build outlives the request: the request's query budget does not bound it.
     const background = { ...input, graph: unboundedGraph(input.graph) };
-    const task = this.enqueue(input, () => this.execute(background, buildId))
+    const task = this.enqueue(input, buildId, () => this.execute(background, buildId))
       .catch((error: unknown) => {
         this.options.log.error({ err: error, buildId }, 'async build failed');
       })
@@ -374,7 +490,12 @@ export class BuildService {
 
   /** Waits for builds in flight (graceful shutdown), then ends the render workers. */
   async close(): Promise<void> {
+    this.#closed = true;
+    for (const timer of this.#recheck) clearTimeout(timer);
+    this.#recheck.clear();
     await Promise.allSettled([...this.running]);
+    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
     await Promise.all([...this.pools.values()].map((pool) => pool.close()));
   }
 
@@ -495,10 +616,10 @@ export class BuildService {
       });
     }
     const env = envName(status.envId);
-    if (!this.hasVersion(site.graphName, env, buildId)) {
+    if (!(await this.hasVersion(site.graphName, env, buildId))) {
       throw TrellisError.of('build_version_not_found', { buildId });
     }
-    const previous = this.servedBuildId(site.graphName, env);
+    const previous = await this.servedBuildId(site.graphName, env);
     await graph.transaction(async (tx) => {
       await setLiveBuild(tx, status.envId, buildId, this.options.clock.now());
       await tx.appendAudit({
@@ -520,9 +641,28 @@ export class BuildService {
       where: [{ prop: 'status', op: 'eq', value: 'running' }],
       limit: 1000,
     });
-    if (page.nodes.length === 0) return 0;
+    // A build another live server has in flight renews its `aliveUntil`: it is left alone.
+    const nowMs = Date.now();
+    const alive = (node: GraphNode) =>
+      typeof node.props.aliveUntil === 'number' && node.props.aliveUntil > nowMs;
+    const dead = page.nodes.filter((node) => !alive(node) && !this.inFlight.has(String(node.props.buildId)));
+    // Looked at again once their time has passed: a server that died meanwhile (or this one's
+    // previous life, restarted quickly) stops renewing them, and they are marked then.
+    const later = page.nodes.filter(alive).map((node) => Number(node.props.aliveUntil));
+    if (later.length > 0 && !this.#closed) {
+      const timer = setTimeout(
+        () => {
+          this.#recheck.delete(timer);
+          void this.recoverInterrupted(graph).catch(() => undefined);
+        },
+        Math.max(...later) - nowMs + 1000,
+      );
+      timer.unref();
+      this.#recheck.add(timer);
+    }
+    if (dead.length === 0) return 0;
     await graph.transaction(async (tx) => {
-      for (const node of page.nodes) {
+      for (const node of dead) {
         await tx.updateNode(node.id, {
           props: {
             ...node.props,
@@ -539,7 +679,7 @@ export class BuildService {
         });
       }
     });
-    return page.nodes.length;
+    return dead.length;
   }
 
   /** The snapshot a build of `input` renders: the environment's live state (or `input.live`); heads for dev. */
@@ -621,6 +761,8 @@ export class BuildService {
           startedAt,
           finishedAt: null,
           requestedBy: input.actor,
+          instance: this.instanceId,
+          aliveUntil: Date.now() + this.leaseMs,
         },
       });
       await tx.appendAudit({
@@ -630,11 +772,53 @@ export class BuildService {
         data: { env: input.env, mode: input.mode, purpose, deploymentId: input.deploymentId ?? null },
       });
     });
+    if (purpose !== 'preview') {
+      this.options.events?.emit({
+        type: 'build.started',
+        siteId: input.site.id,
+        data: {
+          buildId,
+          env: input.env,
+          mode: input.mode,
+          purpose,
+          deploymentId: input.deploymentId ?? null,
+          requestedBy: input.actor,
+        },
+      });
+    }
     this.inFlight.set(buildId, {
       controller: new AbortController(),
       progress: { phase: 'queued', done: 0, total: 0, at: startedAt },
       checkedAt: Date.now(),
+      graph: unboundedGraph(input.graph),
     });
+    this.#startHeartbeat();
+  }
+
+  /**
+   * While builds are in flight here (queued or running), renews their `aliveUntil` every third
+   * of the lease, so a server starting meanwhile does not take them for interrupted.
+   */
+  #startHeartbeat(): void {
+    if (this.#heartbeat !== null) return;
+    this.#heartbeat = setInterval(() => {
+      if (this.inFlight.size === 0) {
+        if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+        this.#heartbeat = null;
+        return;
+      }
+      const aliveUntil = Date.now() + this.leaseMs;
+      for (const [buildId, running] of this.inFlight) {
+        void running.graph
+          .transaction(async (tx) => {
+            const node = await tx.getNode(buildNodeId(buildId));
+            if (node?.props.status === 'running')
+              await tx.updateNode(node.id, { props: { ...node.props, aliveUntil } });
+          })
+          .catch(() => undefined);
+      }
+    }, this.leaseMs / 3);
+    this.#heartbeat.unref();
   }
 
   /**
@@ -648,8 +832,86 @@ export class BuildService {
     return key;
   }
 
-  private enqueue<T>(input: StartBuildInput, run: () => Promise<T>): Promise<T> {
-    return this.serialize(this.queueKey(input), run);
+  private enqueue<T>(input: StartBuildInput, buildId: string, run: () => Promise<T>): Promise<T> {
+    // Previews build into their own folders: they need no lease.
+    if (input.purpose === 'preview') return this.serialize(this.queueKey(input), run);
+    return this.serialize(this.queueKey(input), () => this.underLease(input, buildId, run));
+  }
+
+  /**
+   * Runs `run` holding the graph lease of the build's queue, so one server at a time builds a
+   * site environment (docs/scaling.md § Several API servers). While another server holds it,
+   * the build stays queued and asks again every `leasePollMs` (a cancel request is seen
+   * meanwhile); a lease whose holder stopped renewing it is taken over once it has expired.
+   * The lease is renewed every third of its time while `run` runs and given back after.
+   */
+  private async underLease<T>(input: StartBuildInput, buildId: string, run: () => Promise<T>): Promise<T> {
+    const graph = unboundedGraph(input.graph);
+    const queue = this.queueKey(input).slice(input.site.graphName.length + 1);
+    const holder = this.instanceId;
+    const log = this.options.log;
+    const signal = this.inFlight.get(buildId)?.controller.signal;
+    const pollMs = this.options.leasePollMs ?? 500;
+    let waited = false;
+    for (;;) {
+      const lease = await takeBuildLease(graph, {
+        queue,
+        holder,
+        buildId,
+        nowMs: Date.now(),
+        leaseMs: this.leaseMs,
+      });
+      if (lease.taken) {
+        const previous = lease.previous;
+        if (previous && previous.holder !== holder && previous.holder) {
+          log.warn(
+            { buildId, queue, previousHolder: previous.holder, previousBuildId: previous.buildId },
+            'took over an expired build lease (its holder stopped renewing it)',
+          );
+        }
+        // When this build got the queue: across servers, no two of one queue overlap from here to `finishedAt`.
+        await graph
+          .transaction(async (tx) => {
+            const node = await tx.getNode(buildNodeId(buildId));
+            if (node) await tx.updateNode(node.id, { props: { ...node.props, leasedAt: Date.now() } });
+          })
+          .catch(() => undefined);
+        break;
+      }
+      if (!waited) {
+        waited = true;
+        log.info(
+          { buildId, queue, heldBy: lease.heldBy.holder, heldFor: lease.heldBy.buildId },
+          'build queued: another server is building this site environment',
+        );
+      }
+      const node = await graph.getNode(buildNodeId(buildId)).catch(() => null);
+      if (node?.props.cancelRequested === true) this.inFlight.get(buildId)?.controller.abort();
+      // A cancelled build runs on only to record that it was cancelled; it touches nothing.
+      if (signal?.aborted) return run();
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+    const renew = setInterval(() => {
+      void takeBuildLease(graph, { queue, holder, buildId, nowMs: Date.now(), leaseMs: this.leaseMs }).then(
+        (lease) => {
+          if (!lease.taken)
+            log.error(
+              { buildId, queue, heldBy: lease.heldBy.holder },
+              'lost the build lease to another server (this process stalled past CMS_BUILD_LEASE_MS)',
+            );
+        },
+        (error: unknown) => log.warn({ err: error, buildId }, 'could not renew the build lease'),
+      );
+    }, this.leaseMs / 3);
+    renew.unref();
+    try {
+      return await run();
+    } finally {
+      clearInterval(renew);
+      await releaseBuildLease(graph, { queue, holder }).catch((error: unknown) =>
+        log.warn({ err: error, buildId }, 'could not give the build lease back (it expires by itself)'),
+      );
+    }
   }
 
   private serialize<T>(key: string, run: () => Promise<T>): Promise<T> {
@@ -704,7 +966,7 @@ export class BuildService {
         env: input.env,
         mode: input.mode,
         buildId,
-        target: this.targetFor(input, buildId),
+        target: await this.targetFor(input, buildId),
         pool: purpose === 'preview' ? undefined : this.pool(key),
         serveCheckUrl: purpose === 'build' ? input.serveCheckUrl : null,
         // media_url gives the assets' own `/media/assets/…` paths, as `cms-build` does
@@ -756,6 +1018,8 @@ export class BuildService {
         deploy: final.deploy,
         error: final.error ?? null,
         finishedAt,
+        // Wall time (`finishedAt` follows the app clock): with `leasedAt`, when it held its queue.
+        endedAt: Date.now(),
         ...(fingerprint ? { fingerprint } : {}),
         ...(final.rendered === undefined
           ? {}
@@ -811,6 +1075,25 @@ export class BuildService {
     }
     this.inFlight.delete(buildId);
     this.options.onFinished?.(stored as unknown as BuildStatus);
+    if (purpose !== 'preview') {
+      this.options.events?.emit({
+        type: final.ok ? 'build.finished' : 'build.failed',
+        siteId: input.site.id,
+        data: {
+          buildId,
+          env: input.env,
+          mode: final.mode,
+          purpose,
+          deploymentId: input.deploymentId ?? null,
+          artifacts: final.artifacts,
+          durationMs: final.durationMs,
+          live: goesLive,
+          error: final.error ?? null,
+          cancelled: stored.cancelled === true,
+          requestedBy: input.actor,
+        },
+      });
+    }
     if (purpose !== 'preview' && this.options.afterBuild) {
       const build = {
         buildId,

@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Deployment, LiveEntry } from '@trelliscms/core';
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Graph } from '../engines/port';
+import type { EventSink } from '../events/event-bus';
 import type { SiteView } from '../platform/sites';
 import { type BuildService, envName } from '../publishing/build-service';
 import type { Clock } from '../shared/clock';
+import { makeInstanceId } from '../shared/instance-id';
 import {
   claimDeployment,
   commitRollback,
@@ -33,6 +33,10 @@ export interface ReleasePublisherOptions {
   onSwitched?: (live: { buildId: string; at: string }) => void;
   /** How long a claim on a deployment holds, in ms (renewed every third of it while building). Default 60000. */
   leaseMs?: number;
+  /** Where `deployment.live`, `deployment.failed` and `deployment.rolled_back` go. */
+  events?: EventSink;
+  /** Who claims deployments (`CMS_INSTANCE_ID`); default: a fresh id for this process. */
+  instanceId?: string;
 }
 
 /**
@@ -49,17 +53,43 @@ export interface ReleasePublisherOptions {
  */
 export class ReleasePublisher {
   /** Who claims deployments: this process. */
-  readonly instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly instanceId: string;
   private readonly prebuilding = new Set<string>();
   /** How long its claims on deployments hold, in ms (CMS_DEPLOY_LEASE_MS). */
   readonly leaseMs: number;
 
   constructor(private readonly options: ReleasePublisherOptions) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.instanceId = options.instanceId ?? makeInstanceId();
   }
 
   private now(): Date {
     return this.options.clock.now();
+  }
+
+  /** Tells the event stream about a deployment; `scheduled` when it was dated later than it was made. */
+  private emitDeployment(
+    site: SiteView,
+    type: 'deployment.live' | 'deployment.failed' | 'deployment.rolled_back',
+    deployment: Deployment,
+    extra: Record<string, unknown>,
+  ): void {
+    this.options.events?.emit({
+      type,
+      siteId: site.id,
+      data: {
+        deploymentId: deployment.id,
+        releaseId: deployment.releaseId,
+        environmentId: deployment.environmentId,
+        validFrom: deployment.validFrom,
+        status: deployment.status,
+        buildId: deployment.buildId,
+        createdBy: deployment.createdBy,
+        scheduled:
+          Date.parse(deployment.validFrom) > Date.parse(deployment.createdAt ?? deployment.validFrom),
+        ...extra,
+      },
+    });
   }
 
   /**
@@ -139,6 +169,7 @@ export class ReleasePublisher {
             buildId: result.buildId,
           });
           this.options.log.error({ ...logFields, buildId: result.buildId, error }, 'deployment failed');
+          if (failed) this.emitDeployment(site, 'deployment.failed', failed, { error });
           return failed ? { deployment: failed, handled: true } : other();
         }
         buildId = result.buildId;
@@ -169,6 +200,7 @@ export class ReleasePublisher {
         },
         'deployment live',
       );
+      this.emitDeployment(site, 'deployment.live', outcome.deployment, { prebuilt });
       return { deployment: outcome.deployment, handled: true };
     } catch (error) {
       await releaseClaim(graph, deploymentId, this.instanceId).catch(() => undefined);
@@ -196,7 +228,7 @@ export class ReleasePublisher {
     const buildId = node?.props.prebuiltBuildId;
     const fingerprint = node?.props.prebuildFingerprint;
     if (typeof buildId !== 'string' || typeof fingerprint !== 'string') return null;
-    if (!this.options.builds.hasVersion(site.graphName, env, buildId)) return null;
+    if (!(await this.options.builds.hasVersion(site.graphName, env, buildId))) return null;
     const now = await this.options.builds.fingerprint({ site, graph, env, live });
     if (now !== fingerprint) {
       this.options.log.info(
@@ -324,7 +356,7 @@ export class ReleasePublisher {
     const env = envName(plan.current.environmentId);
     let buildId = plan.earlier.buildId ?? null;
     let rendered = false;
-    if (!buildId || !this.options.builds.hasVersion(site.graphName, env, buildId)) {
+    if (!buildId || !(await this.options.builds.hasVersion(site.graphName, env, buildId))) {
       const result = await this.options.builds.runSync({
         site,
         graph,
@@ -364,6 +396,10 @@ export class ReleasePublisher {
       },
       'deployment rolled back',
     );
+    this.emitDeployment(site, 'deployment.rolled_back', deployment, {
+      rolledBack: deploymentId,
+      rendered,
+    });
     return deployment;
   }
 
@@ -378,8 +414,8 @@ export class ReleasePublisher {
       if (!head.buildId) continue;
       const env = envName(head.envId);
       if (!this.options.builds.isIdle(site.graphName, env)) continue;
-      if (!this.options.builds.hasVersion(site.graphName, env, head.buildId)) continue;
-      const served = this.options.builds.servedBuildId(site.graphName, env);
+      if (!(await this.options.builds.hasVersion(site.graphName, env, head.buildId))) continue;
+      const served = await this.options.builds.servedBuildId(site.graphName, env);
       if (served === head.buildId) continue;
       await this.options.builds.activate(site.graphName, env, head.buildId);
       this.options.log.warn(

@@ -1,5 +1,5 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { Graph } from '../../src/engines/port';
+import type { Graph, GraphEngine } from '../../src/engines/port';
 import type { Clock } from '../../src/shared/clock';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
@@ -27,6 +27,8 @@ export async function createContentTestSite(
     slug?: string;
     clock?: Clock;
     logStream?: NodeJS.WritableStream;
+    /** Makes the engine (default: embedded), as {@link startTestPlatform}. */
+    engine?: (dataDir: string) => GraphEngine;
   } = {},
 ): Promise<ContentTestSite> {
   // Load shedding watches the event loop, which parallel test files on a small machine delay.
@@ -39,6 +41,7 @@ export async function createContentTestSite(
       ...options.env,
     },
     logStream: options.logStream,
+    engine: options.engine,
   });
   const ownerHeaders = { authorization: `Bearer ${platform.ownerKey}` };
   const created = await platform.app.inject({

@@ -59,6 +59,8 @@ export async function startTestPlatform(
     CMS_OWNER_KEY: TEST_OWNER_KEY,
     LOG_LEVEL: 'silent',
     CMS_SCHEDULER: '0',
+    // Webhook deliveries are queued, not sent, unless a test sends them (tick) or turns this on.
+    CMS_WEBHOOKS: '0',
     RATE_LIMIT_MAX: '100000',
     // Tests send many bad credentials on purpose; those about the failed-authentication limit set it.
     AUTH_FAILURE_MAX: '100000',

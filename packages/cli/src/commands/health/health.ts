@@ -13,6 +13,7 @@ export async function health({
       `status: ${answer.status}`,
       `platform graph: ${answer.platformGraph}`,
       `last build: ${answer.lastBuildId ?? 'none'}${answer.lastBuildAt ? ` at ${answer.lastBuildAt}` : ''}`,
+      ...(answer.instanceId ? [`instance: ${answer.instanceId}`] : []),
     ]);
     return ExitCode.ok;
   }

@@ -16,7 +16,7 @@ export async function keysList({ site, out }: Deps): Promise<number> {
 export async function keysCreate({ site, out, body }: Deps & { body: CreateApiKeyBody }): Promise<number> {
   const key = await site.apiKeys.create(body);
   out.result(key, () => [
-    `Created key ${key.id} (${key.name}, ${key.role}).`,
+    `Created ${key.graph ? `graph-level key for ${key.graph}` : 'key'} ${key.id} (${key.name}, ${key.role}).`,
     `Secret (shown once, store it now): ${key.secret}`,
   ]);
   return ExitCode.ok;

@@ -56,4 +56,76 @@ describe('cms media', () => {
       `/api/media/asset%3A${SHA}?cascade=1`,
     ]);
   });
+  it('searches stock photos (stock search, and stock "<query>" as before) and imports one with its credit', async () => {
+    const item = {
+      id: '2014422',
+      url: 'https://images.pexels.com/photos/2014422/a.jpeg',
+      thumb: 'https://images.pexels.com/photos/2014422/a-s.jpeg',
+      photographer: 'Joey Farina',
+      source: 'pexels',
+      width: 3024,
+      height: 3024,
+    };
+    const server = await t.serve({
+      'GET /api/media/stock': () => ({ body: { items: [item], page: 2, perPage: 5, total: 8000 } }),
+      'POST /api/media/stock/import': () => ({
+        status: 201,
+        body: {
+          ...asset,
+          credit: {
+            provider: 'pexels',
+            id: '2014422',
+            photographer: 'Joey Farina',
+            photographerUrl: 'https://www.pexels.com/@joey',
+            pageUrl: 'https://www.pexels.com/photo/2014422/',
+            license: 'Pexels License',
+          },
+        },
+      }),
+    });
+    const search = await t.cli([
+      'media',
+      'stock',
+      'search',
+      'nature',
+      '--provider',
+      'pexels',
+      '--page',
+      '2',
+      '--per-page',
+      '5',
+    ]);
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout).toContain('2014422');
+    expect(search.stdout).toContain('page 2 of 8000 result(s)');
+    expect(server.hits('GET /api/media/stock')[0]?.url).toBe(
+      '/api/media/stock?provider=pexels&q=nature&page=2&perPage=5',
+    );
+    const legacy = await t.cli(['media', 'stock', 'lake', '--orientation', 'portrait']);
+    expect(legacy.code, legacy.stderr).toBe(0);
+    expect(server.hits('GET /api/media/stock')[1]?.url).toBe(
+      '/api/media/stock?provider=pexels&q=lake&orientation=portrait',
+    );
+
+    const imported = await t.cli([
+      'media',
+      'stock',
+      'import',
+      'pexels',
+      '2014422',
+      '--filename',
+      'rocks.jpg',
+    ]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(`asset:${SHA}`);
+    expect(imported.stdout).toContain(
+      'credit: Joey Farina on pexels (https://www.pexels.com/photo/2014422/), Pexels License',
+    );
+    expect(server.hits('POST /api/media/stock/import')[0]!.body).toEqual({
+      provider: 'pexels',
+      id: '2014422',
+      filename: 'rocks.jpg',
+    });
+    expect((await t.cli(['media', 'stock', 'import', 'flickr', '1'])).code).toBe(2);
+  });
 });

@@ -68,16 +68,62 @@ export async function mediaDelete({
   return ExitCode.ok;
 }
 
-/** `cms media stock <q> --provider pexels`: stock photos, normalised (the server holds the provider keys). */
+export type StockProviderName = 'pexels' | 'unsplash' | 'pixabay';
+
+/** `cms media stock search <q> --provider pexels`: stock photos, normalised (the server holds the provider keys). */
 export async function mediaStock({
   site,
   out,
   q,
   provider,
   orientation,
-}: Deps & { q: string; provider: 'pexels' | 'unsplash' | 'pixabay'; orientation?: string }): Promise<number> {
-  const answer = await site.media.stock({ provider, q, ...(orientation ? { orientation } : {}) });
-  out.result(answer, () => table(answer.items, ['id', 'photographer', 'width', 'height', 'url']));
+  page,
+  perPage,
+}: Deps & {
+  q: string;
+  provider: StockProviderName;
+  orientation?: 'landscape' | 'portrait' | 'square';
+  page?: number;
+  perPage?: number;
+}): Promise<number> {
+  const answer = await site.media.stock({
+    provider,
+    q,
+    ...(orientation ? { orientation } : {}),
+    ...(page ? { page } : {}),
+    ...(perPage ? { perPage } : {}),
+  });
+  out.result(answer, () => [
+    ...table(answer.items, ['id', 'photographer', 'width', 'height', 'url']),
+    ...(answer.total !== undefined
+      ? [
+          `page ${answer.page ?? 1} of ${answer.total} result(s); import one with cms media stock import ${provider} <id>`,
+        ]
+      : []),
+  ]);
+  return ExitCode.ok;
+}
+
+/** `cms media stock import <provider> <id>`: stores a stock photo as a media asset, with its credit. */
+export async function mediaStockImport({
+  site,
+  out,
+  provider,
+  id,
+  filename,
+}: Deps & { provider: StockProviderName; id: string; filename?: string }): Promise<number> {
+  const asset = await site.media.stockImport({ provider, id, ...(filename ? { filename } : {}) });
+  out.result(asset, () => {
+    const credit = asset.credit;
+    return [
+      `${asset.id}  ${asset.url}  ${asset.filename} (${humanBytes(asset.bytes)})`,
+      ...(credit
+        ? [
+            `credit: ${credit.photographer ?? 'unknown'} on ${credit.provider}${credit.pageUrl ? ` (${credit.pageUrl})` : ''}, ${credit.license}`,
+          ]
+        : []),
+    ];
+  });
   return ExitCode.ok;
 }
 

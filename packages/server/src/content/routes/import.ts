@@ -91,7 +91,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       const publishTo = body.publish ? await getEnvironment(graph, body.publish) : null;
       if (publishTo)
         await assertImportMayPublish({ reader: graph, typeName: type.name, role: siteOf(request).role });
-      return importRecords({
+      const result = await importRecords({
         publishTo,
         now: app.releases.now(),
         graph,
@@ -104,6 +104,28 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         estimatedRecordsPerSec: config.IMPORT_ESTIMATED_RECORDS_PER_SEC,
         onWritten: (items) => keepEmbedded(app, request, type, ...items),
       });
+      if (!body.dryRun) {
+        app.events.bus.emit({
+          type: 'import.finished',
+          siteId: siteOf(request).id,
+          data: {
+            kind: 'records',
+            typeName: type.name,
+            ok: result.ok,
+            totalRecords: result.totalRecords,
+            created: result.created,
+            updated: result.updated ?? 0,
+            unchanged: result.unchanged ?? 0,
+            skipped: result.skipped ?? 0,
+            failed: result.failed,
+            published: result.published ?? 0,
+            publishedTo: publishTo?.id ?? null,
+            tookMs: result.tookMs,
+            actor: actorOf(request.principal!),
+          },
+        });
+      }
+      return result;
     },
   );
 
@@ -123,12 +145,26 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       const { edges, batchSize } = request.body;
       if (edges.length > IMPORT_MAX_EDGES)
         throw tooMany(edges.length, IMPORT_MAX_EDGES, 'edges', IMPORT_EDGES_BATCH.max);
-      return importEdges({
+      const result = await importEdges({
         graph: siteOf(request).graph,
         edges,
         batchSize,
         actor: actorOf(request.principal!),
       });
+      app.events.bus.emit({
+        type: 'import.finished',
+        siteId: siteOf(request).id,
+        data: {
+          kind: 'edges',
+          ok: result.ok,
+          totalEdges: result.totalEdges,
+          merged: result.merged,
+          mismatch: result.mismatch,
+          failed: result.failed,
+          actor: actorOf(request.principal!),
+        },
+      });
+      return result;
     },
   );
 

@@ -19,7 +19,7 @@ import {
   toContentWrite,
   UpdateContentBody,
 } from '@trelliscms/core';
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
@@ -131,6 +131,11 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       const written =
         (await afterWrite({ ctx: hooks, event: 'afterSave', type, record: created.record })) ?? created;
       await keepEmbedded(app, request, type, written.record);
+      emitItem(app, request, 'item.created', {
+        id: written.record.id,
+        type: type.name,
+        version: written.version,
+      });
       return withEtag(reply, written.version).status(201).send(written.record);
     },
   );
@@ -200,6 +205,11 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         (await afterWrite({ ctx: hooks, event: 'afterSave', type, record: updated.record })) ?? updated;
       if (input.fields && Object.keys(input.fields).length > 0)
         await keepEmbedded(app, request, type, written.record);
+      emitItem(app, request, 'item.updated', {
+        id: written.record.id,
+        type: type.name,
+        version: written.version,
+      });
       return withEtag(reply, written.version).send(written.record);
     },
   );
@@ -228,6 +238,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         actor: actorOf(request.principal!),
         now: app.releases.now(),
       });
+      emitItem(app, request, 'item.deleted', { id: request.params.id, type: type.name });
       return reply.status(204).send(null);
     },
   );
@@ -303,6 +314,11 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         expectedVersion: expectedVersionFrom(request.headers['if-match']),
         actor: actorOf(request.principal!),
       });
+      emitItem(app, request, 'item.updated', {
+        id: request.params.id,
+        type: type.name,
+        version: written.version,
+      });
       return withEtag(reply, written.version)
         .status(201)
         .send({
@@ -336,6 +352,11 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         blockId: request.params.bid,
         expectedVersion: expectedVersionFrom(request.headers['if-match']),
         actor: actorOf(request.principal!),
+      });
+      emitItem(app, request, 'item.updated', {
+        id: request.params.id,
+        type: type.name,
+        version: written.version,
       });
       return withEtag(reply, written.version).send({
         ok: true as const,
@@ -388,6 +409,13 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
           actor: actorOf(request.principal!),
           now: app.releases.now(),
         });
+        for (const changed of outcome.changed) {
+          emitItem(app, request, kind === 'publish' ? 'item.published' : 'item.unpublished', {
+            id: changed,
+            type: type.name,
+            environmentId: environment.id,
+          });
+        }
         if (outcome.changed.length > 0) await autoBuild(app, request, environment);
         if (kind === 'publish' && outcome.changed.length > 0) {
           const published = await getItem({ graph, type, id });
@@ -400,3 +428,17 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
   publishRoute('publish');
   publishRoute('unpublish');
 };
+
+/** Tells the event stream about a change to an item of the request's site (never fails the request). */
+function emitItem(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  type: 'item.created' | 'item.updated' | 'item.deleted' | 'item.published' | 'item.unpublished',
+  data: { id: string; type: string; version?: number; environmentId?: string },
+): void {
+  app.events.bus.emit({
+    type,
+    siteId: siteOf(request).id,
+    data: { ...data, actor: request.principal ? actorOf(request.principal) : null },
+  });
+}

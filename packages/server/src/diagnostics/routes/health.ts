@@ -18,6 +18,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       platformGraph: app.trellis.platformGraphName,
       lastBuildAt: app.trellis.lastBuild?.at ?? null,
       lastBuildId: app.trellis.lastBuild?.id ?? null,
+      instanceId: app.trellis.instanceId,
     }),
   );
 };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Graph, isEngineError } from '../port';
 import { GraphOps, newWriteAttempt } from './graph-ops';
 import { createNeo4jEngine } from './index';
-import type { Neo4jEngine } from './neo4j-engine';
+import { isRoutingUri, type Neo4jEngine } from './neo4j-engine';
 
 const uri = process.env.NEO4J_URI;
 const user = process.env.NEO4J_USER ?? 'neo4j';
@@ -69,6 +69,14 @@ describe('neo4j engine without a server', () => {
     });
     const error = await engine.init().catch((caught: unknown) => caught);
     expect(isEngineError(error, 'unavailable')).toBe(true);
+  });
+
+  it('keeps bookmarks only for a routing URI (a cluster)', () => {
+    expect(isRoutingUri('neo4j://db.example:7687')).toBe(true);
+    expect(isRoutingUri('neo4j+s://db.example')).toBe(true);
+    expect(isRoutingUri('NEO4J+SSC://db.example')).toBe(true);
+    expect(isRoutingUri('bolt://127.0.0.1:7687')).toBe(false);
+    expect(isRoutingUri('bolt+s://db.example')).toBe(false);
   });
 
   it('shows its endpoint without credentials', () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { int, type ManagedTransaction, type Session } from 'neo4j-driver';
+import { int, isRetryableError, type ManagedTransaction, type Session } from 'neo4j-driver';
 import {
   type AuditEntryInput,
   type AuditFilter,
@@ -30,6 +30,7 @@ import { assertCount, assertIdentifier } from '../shared/identifiers';
 import {
   decodeAudit,
   GraphOps,
+  LAST_AUDIT,
   newWriteAttempt,
   type VectorIndexState,
   type WriteAttempt,
@@ -50,6 +51,9 @@ function transactionConfig(options: CallOptions | undefined): { timeout: number 
   }
   return { timeout: left };
 }
+
+/** Attempts of an auto-commit read (see Neo4jGraph.readOnce). */
+const READ_ATTEMPTS = 3;
 
 /** What a graph needs from its engine. */
 export interface GraphContext {
@@ -90,6 +94,31 @@ export class Neo4jGraph implements Graph {
     }
   }
 
+  /**
+   * A read of one statement as an auto-commit transaction (`session.run`): RUN and PULL go out
+   * together, one Bolt round trip, where a managed transaction adds BEGIN and COMMIT. On a
+   * cluster the session shares the engine's bookmark manager, so it still sees every committed
+   * write.
+   * Retried (a few times) after a failure the driver calls retryable, as executeRead would.
+   */
+  private async readOnce<T>(fn: (ops: GraphOps) => Promise<T>, options?: CallOptions): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      const config = transactionConfig(options);
+      const session = this.context.openSession('READ');
+      const runner = {
+        run: (query: string, params?: Record<string, unknown>) => session.run(query, params, config),
+      };
+      try {
+        return await fn(new GraphOps(runner, this.name, this.context.vectors, null, this.context.auditKey));
+      } catch (error) {
+        if (attempt >= READ_ATTEMPTS || !isRetryableError(error as Error)) throw toEngineError(error);
+      } finally {
+        await session.close();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+
   private async write<T>(
     fn: (ops: GraphOps, tx: ManagedTransaction, attempt: WriteAttempt) => Promise<T>,
     options?: CallOptions,
@@ -98,10 +127,14 @@ export class Neo4jGraph implements Graph {
     const token = randomUUID();
     const session = this.context.openSession('WRITE');
     let dimensions = new Set<number>();
+    let attempts = 0;
     try {
       const result = await session.executeWrite(async (tx) => {
-        const attempt = newWriteAttempt(token);
-        attempt.rules = await this.lock(tx);
+        attempts += 1;
+        const attempt = newWriteAttempt(token, attempts > 1);
+        const { rules, lastAudit } = await this.lock(tx);
+        attempt.rules = rules;
+        attempt.lastAudit = lastAudit;
         const value = await fn(
           new GraphOps(tx, this.name, this.context.vectors, attempt, this.context.auditKey),
           tx,
@@ -120,22 +153,29 @@ export class Neo4jGraph implements Graph {
   }
 
   /**
-   * Takes the graph's write lock for the rest of the transaction and returns the graph's
-   * unique rules in the same round trip (rules only change under the lock, so they hold for
-   * the whole attempt).
+   * Takes the graph's write lock for the rest of the transaction and returns, in the same round
+   * trip, the graph's unique rules and its last audit record (both only change under the lock,
+   * so they hold for the whole attempt).
    */
-  private async lock(tx: ManagedTransaction): Promise<UniqueRule[]> {
+  private async lock(
+    tx: ManagedTransaction,
+  ): Promise<{ rules: UniqueRule[]; lastAudit: { seq: number; hash: string } | null }> {
     const result = await tx.run(
       `MATCH (h:TGraphHead {g: $g}) SET h.writes = coalesce(h.writes, 0) + 1
        WITH h OPTIONAL MATCH (r:TUniqueRule {g: $g})
-       RETURN h.g AS g, collect(r {.label, .prop}) AS rules`,
+       WITH h, collect(r {.label, .prop}) AS rules
+       RETURN h.g AS g, rules, COLLECT { ${LAST_AUDIT} } AS last`,
       { g: this.name },
     );
     const record = result.records[0];
     if (record === undefined) {
       throw new EngineError('not_found', `Graph ${this.name} does not exist`, { graph: this.name });
     }
-    return (record.get('rules') as UniqueRule[]).map(({ label, prop }) => ({ label, prop }));
+    const [last] = record.get('last') as Array<{ seq: unknown; hash: unknown }>;
+    return {
+      rules: (record.get('rules') as UniqueRule[]).map(({ label, prop }) => ({ label, prop })),
+      lastAudit: last === undefined ? null : { seq: Number(last.seq), hash: String(last.hash) },
+    };
   }
 
   /**
@@ -147,11 +187,11 @@ export class Neo4jGraph implements Graph {
   }
 
   getNode(id: string): Promise<GraphNode | null> {
-    return this.read((ops) => ops.getNode(id));
+    return this.readOnce((ops) => ops.getNode(id));
   }
 
   getNodes(ids: string[]): Promise<GraphNode[]> {
-    return this.read((ops) => ops.getNodes(ids));
+    return this.readOnce((ops) => ops.getNodes(ids));
   }
 
   /** With a deadline, the read transaction's timeout is the time left (the server stops it). */
@@ -160,7 +200,7 @@ export class Neo4jGraph implements Graph {
   }
 
   getEdges(query: EdgeQuery): Promise<GraphEdge[]> {
-    return this.read((ops) => ops.getEdges(query));
+    return this.readOnce((ops) => ops.getEdges(query));
   }
 
   traverse(query: TraversalQuery): Promise<TraversalHit[]> {
@@ -172,7 +212,7 @@ export class Neo4jGraph implements Graph {
   }
 
   hasEmbedding(id: string): Promise<boolean> {
-    return this.read((ops) => ops.hasEmbedding(id));
+    return this.readOnce((ops) => ops.hasEmbedding(id));
   }
 
   getEmbeddings(ids: string[]): Promise<Map<string, number[]>> {

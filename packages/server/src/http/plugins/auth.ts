@@ -1,6 +1,7 @@
 import { SiteId, TrellisError } from '@trelliscms/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isGraphKey } from '../../auth/api-key-secret';
 import { authenticate } from '../../auth/authenticate';
 import { createIdTokenVerifier, type IdTokenVerifier } from '../../auth/id-token';
 import { roleHasPermission } from '../../auth/permissions';
@@ -153,6 +154,7 @@ export const authPlugin = fp(
       token: string,
       tokenHash: string,
       site: NamedSite | null,
+      implied: boolean,
     ): Promise<number | null> {
       const { principal, keyExpiresAtMs } = await authenticate({
         token,
@@ -165,12 +167,22 @@ export const authPlugin = fp(
       });
       request.principal = principal;
       if (site) await resolveSite(request, site.id, site.unknownIs);
+      // A graph-level key without X-Site-Id: its own site.
+      else if (implied && principal.graphSiteId)
+        await resolveSite(request, principal.graphSiteId, 'forbidden');
       return keyExpiresAtMs;
     }
 
     /** Step 4: the route's permission against the caller's role on the site, or on the platform. */
     function checkPermission(request: FastifyRequest, config: RouteEntry['config']): void {
       const site = request.site;
+      if (!site && request.principal?.graphSiteId) {
+        throw TrellisError.of(
+          'forbidden',
+          { resource: 'operation' },
+          { hint: `A graph-level key reaches only the site routes of ${request.principal.graphSiteId}.` },
+        );
+      }
       if (site) {
         const permission = config.permission ?? defaultPermission(request.method);
         if (!roleHasPermission(site.role, permission)) {
@@ -189,7 +201,8 @@ export const authPlugin = fp(
     }
 
     // A callback hook, so that the common case — the same API key on the same site as a request
-    // moments ago, served from the access cache — takes no promise and no engine read.
+    // moments ago, served from the access cache — takes no engine read but the access epoch's
+    // (one point read, shared by the requests that arrive while it runs).
     app.addHook('onRequest', (request, _reply, done) => {
       const routePattern = request.routeOptions.url;
       const config = request.routeOptions.config;
@@ -213,24 +226,53 @@ export const authPlugin = fp(
         if (typeof header === 'string' && header.length > 0) site = { id: header, unknownIs: 'forbidden' };
         else siteMissing = true;
       }
-      const key = site ? `${hash}\u0000${site.unknownIs}\u0000${site.id}` : hash;
+      // A graph-level key (`tg_…`) implies its own site when the header is missing.
+      const implied = siteMissing && isGraphKey(token);
+      if (implied) siteMissing = false;
+      const key = site
+        ? `${hash}\u0000${site.unknownIs}\u0000${site.id}`
+        : implied
+          ? `${hash}\u0000implied`
+          : hash;
+      // First the cross-instance signal: a key revoked or a member changed on another server
+      // since this request arrived drops the caches before they are used (auth/access-epoch.ts).
+      trellis.accessEpoch
+        .check()
+        .then(() => resolveRequest(request, config, token, hash, key, site, siteMissing, implied, done));
+    });
 
+    function resolveRequest(
+      request: FastifyRequest,
+      config: RouteEntry['config'],
+      token: string,
+      hash: string,
+      key: string,
+      site: NamedSite | null,
+      siteMissing: boolean,
+      implied: boolean,
+      done: (error?: Error) => void,
+    ): void {
       const known = trellis.accessCache.resolvedAccess(key);
       if (known !== undefined) {
         trellis.apiKeyCache.countHit();
         request.principal = known.principal;
         request.site = known.site;
-        if (siteMissing) return done(TrellisError.of('site_required'));
+        if (siteMissing) {
+          done(TrellisError.of('site_required'));
+          return;
+        }
         try {
           checkPermission(request, config);
         } catch (error) {
-          return done(error as Error);
+          done(error as Error);
+          return;
         }
-        return done();
+        done();
+        return;
       }
 
       const generation = trellis.accessCache.generation;
-      resolveAccess(request, token, hash, site)
+      resolveAccess(request, token, hash, site, implied)
         .then((keyExpiresAtMs) => {
           const principal = request.principal;
           // ID tokens carry their own expiry and claims: they are verified on every request.
@@ -248,7 +290,7 @@ export const authPlugin = fp(
           () => done(),
           (error: Error) => done(error),
         );
-    });
+    }
   },
   { name: 'trellis-auth', dependencies: ['trellis-context'] },
 );

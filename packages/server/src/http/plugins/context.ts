@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { AccessEpochWatch, readAccessEpoch } from '../../auth/access-epoch';
 import { ApiKeyCache } from '../../auth/api-key-cache';
 import { PlatformAccessCache } from '../../auth/platform-access-cache';
 import type { Config } from '../../config';
@@ -14,6 +15,8 @@ import { migrateSiteGraphs } from '../../migrations/site-migrations';
 import type { ApiKeyRecord } from '../../platform/api-keys';
 import { PLATFORM_GRAPH } from '../../platform/platform-graph';
 import type { Clock } from '../../shared/clock';
+import { makeInstanceId } from '../../shared/instance-id';
+import { assertBucketReachable, type ObjectStore, objectStoreFrom } from '../../shared/object-store';
 import { createGuardedFetch, type GuardedFetch } from '../../shared/outbound/guarded-fetch';
 import { writeNotifyingEngine } from './write-notifying-graph';
 
@@ -27,6 +30,13 @@ export interface TrellisContext {
   /** Where every timestamp the server stores or compares comes from (shared/clock.ts). */
   clock: Clock;
   lastBuild: { id: string; at: string } | null;
+  /** This server among those sharing the platform (`CMS_INSTANCE_ID`, else hostname:pid:random); GET /api/health shows it. */
+  instanceId: string;
+  /**
+   * The cross-instance invalidation signal (auth/access-epoch.ts): the auth hook waits for
+   * its check before using the caches; when the epoch moved the access and API-key caches are dropped.
+   */
+  accessEpoch: AccessEpochWatch;
   /** The API-key cache (auth/api-key-cache.ts); its counters appear on /health/detail. */
   apiKeyCache: ApiKeyCache<ApiKeyRecord>;
   /**
@@ -54,6 +64,11 @@ export interface TrellisContext {
    * OpenAI-compatible when EMBEDDINGS_URL is set, else the offline hashed bag of words.
    */
   embeddings: EmbeddingProvider;
+  /**
+   * The S3-compatible bucket media files and published sites are kept in (`CMS_STORAGE=s3`,
+   * shared/object-store.ts), or null: they are kept under CMS_DATA_DIR.
+   */
+  objectStore: ObjectStore | null;
 }
 
 declare module 'fastify' {
@@ -76,6 +91,9 @@ export const contextPlugin = fp(
     opts: { config: Config; engine: GraphEngine; version: string; clock: Clock },
   ) => {
     const { config } = opts;
+    const objectStore = await objectStoreFrom(config);
+    // A missing bucket stops the start here, with a message saying so.
+    if (objectStore) await assertBucketReachable(objectStore);
     const accessCache = new PlatformAccessCache({ ttlMs: config.ACCESS_CACHE_MS, clock: opts.clock });
     const itemReadCache = new ItemReadCache({ ttlMs: config.CONTENT_READ_CACHE_MS });
     let auditAnchors: AuditAnchors | null = null;
@@ -106,6 +124,16 @@ export const contextPlugin = fp(
       timeoutMs: config.CMS_OUTBOUND_TIMEOUT_MS,
       maxResponseBytes: config.CMS_OUTBOUND_MAX_BYTES,
     });
+    const apiKeyCache = new ApiKeyCache<ApiKeyRecord>();
+    // Read through the platform graph the engine gave (a read: no cache notification).
+    const accessEpoch = new AccessEpochWatch(
+      () => readAccessEpoch(platform),
+      () => {
+        accessCache.invalidateAll();
+        apiKeyCache.clear();
+      },
+      config.ACCESS_EPOCH_CHECK,
+    );
     app.decorate('trellis', {
       config,
       engine,
@@ -114,16 +142,20 @@ export const contextPlugin = fp(
       version: opts.version,
       clock: opts.clock,
       lastBuild: null,
-      apiKeyCache: new ApiKeyCache<ApiKeyRecord>(),
+      instanceId: makeInstanceId(config.CMS_INSTANCE_ID),
+      accessEpoch,
+      apiKeyCache,
       accessCache,
       itemReadCache,
       outbound,
       auditAnchors,
       embeddings: createEmbeddingProvider(config, outbound),
+      objectStore,
     } satisfies TrellisContext);
     app.addHook('onClose', async () => {
       await auditAnchors?.settle();
       await engine.close();
+      objectStore?.client.destroy();
     });
   },
   { name: 'trellis-context' },

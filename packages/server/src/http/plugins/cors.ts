@@ -12,6 +12,7 @@ export const CORS_EXPOSED_HEADERS = [
   'Retry-After',
   'X-Total-Count',
   'Idempotent-Replayed',
+  'X-Request-Id',
 ];
 
 /**

@@ -58,6 +58,29 @@ function withHeaders(headers: unknown, extra: Record<string, unknown>): Record<s
   return { ...base, type: 'object', properties: { ...extra, ...base.properties } };
 }
 
+/** The `webhooks` section of the document: what a webhook subscription receives (docs/events.md). */
+const OUTGOING_WEBHOOKS = {
+  trellisEvent: {
+    post: {
+      summary: 'A Trellis event, POSTed to each subscribed URL',
+      description:
+        'One delivery of an event to a webhook subscription (`/api/webhooks`). Verify `Trellis-Signature` (`t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the subscription secret) over the raw body, e.g. with `verifyWebhookSignature` of @trelliscms/sdk. Answer 2xx; anything else is retried with backoff. The event types and their `data` are listed in docs/events.md.',
+      parameters: [
+        { in: 'header', name: 'Trellis-Signature', required: true, schema: { type: 'string' } },
+        { in: 'header', name: 'Trellis-Event-Id', required: true, schema: { type: 'string' } },
+        { in: 'header', name: 'Trellis-Event-Type', required: true, schema: { type: 'string' } },
+        { in: 'header', name: 'Trellis-Delivery-Id', required: true, schema: { type: 'string' } },
+        { in: 'header', name: 'Trellis-Webhook-Id', required: true, schema: { type: 'string' } },
+      ],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/TrellisEvent' } } },
+      },
+      responses: { '2XX': { description: 'Received; any other answer is a failed attempt' } },
+    },
+  },
+};
+
 /**
  * The OpenAPI 3.1 document, generated from the core zod schemas attached to each route, at
  * `GET /api/openapi.json` (public). `version` is the API description's version
@@ -101,7 +124,11 @@ export const openapiPlugin = fp(
         if (!config.siteParam && config.siteScope === 'site') headers = withSiteHeader(headers);
         return { ...result, schema: { ...result.schema, headers } };
       },
-      transformObject: jsonSchemaTransformObject,
+      // The deliveries the server sends (OpenAPI 3.1 `webhooks`): one event envelope for every type.
+      transformObject: (input) => {
+        const document = jsonSchemaTransformObject(input);
+        return { ...document, webhooks: OUTGOING_WEBHOOKS } as typeof document;
+      },
     });
     app.get(
       '/api/openapi.json',

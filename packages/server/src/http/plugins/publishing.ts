@@ -18,7 +18,7 @@ declare module 'fastify' {
 
 /**
  * Owns the build service: the render worker pools and the deploy folders under
- * `CMS_DATA_DIR/sites/`. On start it marks builds a previous process left `running` as
+ * `CMS_DATA_DIR/sites/` (or the bucket, with CMS_STORAGE=s3). On start it marks builds a previous process left `running` as
  * `error`; on close it waits for builds in flight.
  */
 export const publishingPlugin = fp(
@@ -31,6 +31,7 @@ export const publishingPlugin = fp(
       clock: app.trellis.clock,
       transformBudgetMs: app.trellis.config.TRANSFORM_BUDGET_MS,
       outbound: app.trellis.outbound,
+      events: app.events.bus,
       afterBuild: ({ graph, site, actor, build }) =>
         runAfterBuildHooks({
           graph,
@@ -42,6 +43,9 @@ export const publishingPlugin = fp(
       ownOrigin: () => ownOrigin(app),
       auditHead: (graphName, graph) => app.trellis.auditAnchors.headAnchor(graphName, graph),
       retention: app.trellis.config.CMS_BUILD_RETENTION,
+      objectStore: app.trellis.objectStore,
+      instanceId: app.trellis.instanceId,
+      leaseMs: app.trellis.config.CMS_BUILD_LEASE_MS,
       // Health's last build is the last one switched in (a build ahead or a preview is not live).
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
@@ -52,10 +56,13 @@ export const publishingPlugin = fp(
 
     app.addHook('onReady', async () => {
       const sites = await listSites(app.trellis.platform);
-      try {
-        relinkSiteFolders(dataDir, sites.map(toSiteView));
-      } catch (error) {
-        app.log.warn({ err: error }, 'could not link site folders by slug (sites/by-slug/)');
+      // With CMS_STORAGE=s3 the sites are in the bucket: there are no folders to link.
+      if (!app.trellis.objectStore) {
+        try {
+          relinkSiteFolders(dataDir, sites.map(toSiteView));
+        } catch (error) {
+          app.log.warn({ err: error }, 'could not link site folders by slug (sites/by-slug/)');
+        }
       }
       for (const site of sites.map(toSiteView)) {
         const graph = await app.trellis.engine.openGraph(site.graphName);
@@ -70,5 +77,5 @@ export const publishingPlugin = fp(
       await service.close();
     });
   },
-  { name: 'trellis-publishing', dependencies: ['trellis-context', 'trellis-scripts'] },
+  { name: 'trellis-publishing', dependencies: ['trellis-context', 'trellis-events', 'trellis-scripts'] },
 );

@@ -50,6 +50,8 @@ export const releasesPlugin = fp(
       log,
       clock,
       leaseMs: app.trellis.config.CMS_DEPLOY_LEASE_MS,
+      events: app.events.bus,
+      instanceId: app.trellis.instanceId,
       onSwitched: (live) => {
         app.trellis.lastBuild = { id: live.buildId, at: live.at };
       },
@@ -101,5 +103,5 @@ export const releasesPlugin = fp(
       await Promise.allSettled([...background]);
     });
   },
-  { name: 'trellis-releases', dependencies: ['trellis-context', 'trellis-publishing'] },
+  { name: 'trellis-releases', dependencies: ['trellis-context', 'trellis-events', 'trellis-publishing'] },
 );

@@ -279,7 +279,7 @@ describe('GET /api/media/stock', () => {
     expect(res.statusCode).toBe(502);
     expect(res.json()).toMatchObject({
       code: 'stock_provider_unavailable',
-      hint: expect.stringContaining('STOCK_PROVIDER_URL'),
+      hint: expect.stringContaining('PEXELS_API_KEY'),
     });
     expect(
       (await site.request({ method: 'GET', url: '/api/media/stock?provider=flickr&q=x' })).statusCode,

@@ -1,6 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import {
   DeleteQuery,
@@ -11,6 +9,7 @@ import {
   MediaFileParams,
   MediaListQuery,
   MediaParams,
+  StockImportBody,
   StockQuery,
   StockResponse,
   TrellisError,
@@ -21,9 +20,16 @@ import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { withTotal } from '../../http/list-page';
 import { siteOf } from '../../http/site-of';
-import { assetsDir, deleteAsset, listAssets, saveAsset } from '../media-store';
+import { mediaFilesFor } from '../media-files';
+import { deleteAsset, listAssets, saveAsset } from '../media-store';
 import { mimetypeOfExtension } from '../sniff-media-type';
-import { searchStock } from '../stock-search';
+import { downloadStockPhoto, findStockPhoto, searchStock } from '../stock-search';
+
+/** `.jpg` for `https://…/photo.jpeg?w=…`; empty when the URL's path names no image extension. */
+function extensionOf(url: string): string {
+  const match = /\.(jpe?g|png|webp|gif|avif)$/i.exec(new URL(url).pathname);
+  return match ? `.${match[1]!.toLowerCase().replace('jpeg', 'jpg')}` : '';
+}
 
 const errors = errorResponses(400, 401, 403, 404, 409, 413, 502);
 
@@ -55,7 +61,8 @@ function fromMultipartError(error: unknown): unknown {
 /**
  * Spec §4 Media (site-scoped) and the public file route `GET /media/assets/{sha}.{ext}`.
  * Uploads are typed by their magic bytes (images, videos, PDFs), at most 25 MB, stored once
- * per content under `CMS_DATA_DIR/media/assets/<sha256>.<ext>`.
+ * per content under `CMS_DATA_DIR/media/assets/<sha256>.<ext>`, or in the S3 bucket with
+ * `CMS_STORAGE=s3` (media-files.ts).
  */
 export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(fastifyMultipart, {
@@ -63,6 +70,8 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     throwFileSizeLimit: true,
   });
   const dataDir = resolve(app.trellis.config.CMS_DATA_DIR);
+  // The data folder, or the bucket with CMS_STORAGE=s3 (any server behind it serves every file).
+  const files = mediaFilesFor(app.trellis.objectStore, dataDir);
 
   app.post(
     '/api/media/upload',
@@ -98,6 +107,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         throw TrellisError.of('media_type_not_allowed', { detail: 'no file was sent in the field `file`' });
       }
       const { asset, created } = await saveAsset({
+        files,
         graph: siteOf(request).graph,
         dataDir,
         content,
@@ -149,6 +159,7 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       await deleteAsset({
+        files,
         graph: siteOf(request).graph,
         engine: app.trellis.engine,
         platform: app.trellis.platform,
@@ -168,18 +179,55 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['media'],
         summary: 'Search stock photos (Pexels, Unsplash, Pixabay)',
         description:
-          'Asks the endpoint set in STOCK_PROVIDER_URL (the server has no network to Pexels, Unsplash or Pixabay itself). Without one, or when it fails, 502 `stock_provider_unavailable` with a hint — never made-up results.',
+          "Asks the provider's own API with the key the server holds (PEXELS_API_KEY, UNSPLASH_ACCESS_KEY, PIXABAY_API_KEY) and normalises its answer; `page` (from 1) and `perPage` (default 20, at most 80) page it. A provider without a key is asked through STOCK_PROVIDER_URL when that is set (an endpoint answering `{items}` itself). Without either, or when the provider fails, 502 `stock_provider_unavailable` with a hint — never made-up results.",
         querystring: StockQuery,
         response: { 200: StockResponse, ...errors },
       },
       config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request) =>
-      searchStock({
-        providerUrl: app.trellis.config.STOCK_PROVIDER_URL,
-        query: request.query,
+      searchStock({ config: app.trellis.config, query: request.query, outbound: app.trellis.outbound }),
+  );
+
+  app.post(
+    '/api/media/stock/import',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'Import a stock photo as a media asset',
+        description:
+          "Looks the photo up by `id` in the provider's API (its key must be configured), fetches its full-size file through the server's guarded fetcher (the file's host must be public or in CMS_OUTBOUND_ALLOW) and stores it as an upload is stored, with `credit` (photographer, page, licence). 201 with the asset; 200 when the same file was stored before. 404 `not_found` for an id the provider does not know; 502 `stock_provider_unavailable` when the provider or the file fails.",
+        body: StockImportBody,
+        response: { 200: MediaAsset, 201: MediaAsset, ...errors },
+      },
+      config: { siteScope: 'site', permission: 'content:write' },
+    },
+    async (request, reply) => {
+      const { provider, id, filename } = request.body;
+      const photo = await findStockPhoto({
+        config: app.trellis.config,
+        provider,
+        id,
         outbound: app.trellis.outbound,
-      }),
+      });
+      const content = await downloadStockPhoto({
+        photo,
+        outbound: app.trellis.outbound,
+        timeoutMs: app.trellis.config.CMS_OUTBOUND_TIMEOUT_MS,
+      });
+      const { asset, created } = await saveAsset({
+        files,
+        graph: siteOf(request).graph,
+        dataDir,
+        content,
+        // The type (and so the extension) comes from the content; the name only shows.
+        filename: filename ?? `${provider}-${id}${extensionOf(photo.downloadUrl)}`,
+        actor: actorOf(request.principal!),
+        now: app.trellis.clock.now(),
+        credit: photo.credit,
+      });
+      return reply.status(created ? 201 : 200).send(asset);
+    },
   );
 
   app.get(
@@ -190,7 +238,8 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'A stored media file (public)',
         params: MediaFileParams,
         response: {
-          200: z.any().describe('The file, with its media type'),
+          200: z.any().describe('The file, with its media type; `ETag` is its sha256'),
+          304: z.null().describe('Not modified: `If-None-Match` names the file’s `ETag`'),
           ...errorResponses(400, 404),
         },
         security: [],
@@ -200,18 +249,34 @@ export const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { sha, ext } = request.params;
       const mimetype = mimetypeOfExtension(ext);
-      // sha and ext are validated to hex and alphanumerics, so the path cannot leave the folder.
-      const file = join(assetsDir(dataDir), `${sha}.${ext.toLowerCase()}`);
-      const info = mimetype ? await stat(file).catch(() => null) : null;
-      if (!mimetype || !info?.isFile()) {
+      // sha and ext are validated to hex and alphanumerics, so the name cannot leave the folder
+      // (or the key prefix).
+      const file = mimetype ? await files.get(`${sha}.${ext.toLowerCase()}`) : null;
+      if (!mimetype || !file) {
         throw TrellisError.of('not_found', { resource: `Media file \`${sha}.${ext}\`` });
       }
+      // The name is the sha256 of the bytes: a strong tag that never changes, whichever store.
+      const etag = `"${sha.toLowerCase()}"`;
+      const wanted = request.headers['if-none-match'];
+      if (
+        wanted &&
+        (wanted.trim() === '*' || wanted.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
+      ) {
+        // Not sent: let go of the file (or the object's connection).
+        (file.body as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+        return reply
+          .code(304)
+          .header('etag', etag)
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .send();
+      }
       return reply
+        .header('etag', etag)
         .header('content-type', mimetype)
-        .header('content-length', info.size)
+        .header('content-length', file.bytes)
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'public, max-age=31536000, immutable')
-        .send(createReadStream(file));
+        .send(file.body);
     },
   );
 };

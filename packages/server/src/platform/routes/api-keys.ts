@@ -70,6 +70,11 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
       if (expiresAt && Date.parse(expiresAt) <= app.trellis.clock.now().getTime()) {
         throw TrellisError.of('validation_failed', { detail: 'body.expiresAt: must be in the future' });
       }
+      if (request.body.graph && request.body.allowedSites?.some((other) => other !== site.id)) {
+        throw TrellisError.of('validation_failed', {
+          detail: 'body.allowedSites: a graph-level key reaches only the graph of its own site',
+        });
+      }
       const allowedSites = [...new Set([site.id, ...(request.body.allowedSites ?? [])])].sort();
       for (const other of allowedSites) {
         if (other === site.id) continue;
@@ -94,6 +99,7 @@ export const apiKeysRoutes: FastifyPluginAsyncZod = async (app) => {
           expiresAt: expiresAt ?? null,
           actor: actorOf(principal),
           clock: app.trellis.clock,
+          graph: request.body.graph ? site.graphName : null,
         }),
       );
       request.log.info({ keyId: record.id, role }, 'api key created');

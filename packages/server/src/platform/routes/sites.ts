@@ -9,6 +9,7 @@ import {
   UpdateSiteBody,
 } from '@trelliscms/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { bumpAccessEpoch } from '../../auth/access-epoch';
 import { actorOf } from '../../auth/actor';
 import { siteRoleFor } from '../../auth/site-role';
 import { errorResponses } from '../../http/error-responses';
@@ -224,6 +225,7 @@ export const sitesRoutes: FastifyPluginAsyncZod = async (app) => {
         const current = node ? toSiteRecord(node) : null;
         if (!current || current.deletedAt) throw TrellisError.of('not_found', { resource: 'Site' });
         await tx.updateNode(current.id, { props: siteProps({ ...current, deletedAt, purgeAfter }) });
+        await bumpAccessEpoch(tx);
         await tx.appendAudit({
           actor: actorOf(principal),
           action: 'site.delete',

@@ -1,5 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, normalize } from 'node:path';
+import { contentTypeOf, type DeployTarget } from '@trelliscms/builder';
 import {
   BuildAccepted,
   BuildBody,
@@ -26,7 +27,7 @@ import { siteOf, siteViewOf } from '../../http/site-of';
 import { getSite, type SiteView } from '../../platform/sites';
 import { liveStateAt } from '../../releases/deployments';
 import { getEnvironment } from '../../releases/environments';
-import { envName, type StartBuildInput } from '../build-service';
+import { envName, type LiveSource, type StartBuildInput } from '../build-service';
 import { takeSnapshot } from '../take-snapshot';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
@@ -84,6 +85,38 @@ function sendFrom(reply: FastifyReply, dir: string | null, path: string | undefi
   const file = join(root, relative);
   if (!file.startsWith(`${root}/`) || !existsSync(file) || !statSync(file).isFile()) return notFound();
   return reply.sendFile(relative.slice(1), root, { cacheControl: false });
+}
+
+/**
+ * Sends a file of a target that keeps its files in a store (the S3 target): read through the
+ * live pointer, so whichever server answers serves the same version. Paths as {@link sendFrom}.
+ */
+async function sendFromStore(reply: FastifyReply, target: DeployTarget, path: string | undefined) {
+  const notFound = async () => {
+    reply.status(404).type('text/html; charset=utf-8');
+    const page = await target.readLiveFile!('404.html');
+    return reply.send(page ? page.body : '<!doctype html><title>Not found</title><h1>Not found</h1>');
+  };
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path ?? '');
+  } catch {
+    return notFound();
+  }
+  const relative = normalize(`/${decoded}`);
+  if (relative.includes('\0') || relative.split('/').includes('..')) return notFound();
+  const file = await target.readLiveFile!(relative.slice(1));
+  if (!file) return notFound();
+  reply.type(file.contentType ?? contentTypeOf(file.path));
+  if (file.bytes !== null) reply.header('content-length', file.bytes);
+  if (file.etag) reply.header('etag', file.etag);
+  return reply.send(file.body);
+}
+
+/** Sends from a live source: a folder or a store. */
+function sendFromSource(reply: FastifyReply, source: LiveSource | null, path: string | undefined) {
+  if (source?.target) return sendFromStore(reply, source.target, path);
+  return sendFrom(reply, source?.dir ?? null, path);
 }
 
 /**
@@ -305,17 +338,19 @@ export const buildRoutes: FastifyPluginAsyncZod = async (app) => {
   ) => {
     const record = await getSite(app.trellis.platform, `site:${request.params.slug}`);
     const live =
-      record && !record.deletedAt ? app.builds.liveDir(record.graphName, envName(request.params.env)) : null;
-    return sendFrom(reply, live, request.params['*']);
+      record && !record.deletedAt
+        ? app.builds.liveSource(record.graphName, envName(request.params.env))
+        : null;
+    return sendFromSource(reply, live, request.params['*']);
   };
   const servePreview = async (
     request: FastifyRequest<{ Params: { slug: string; buildId: string; '*'?: string } }>,
     reply: FastifyReply,
   ) => {
     const record = await getSite(app.trellis.platform, `site:${request.params.slug}`);
-    const dir =
-      record && !record.deletedAt ? app.builds.previewDir(record.graphName, request.params.buildId) : null;
-    return sendFrom(reply, dir, request.params['*']);
+    const source =
+      record && !record.deletedAt ? app.builds.previewSource(record.graphName, request.params.buildId) : null;
+    return sendFromSource(reply, source, request.params['*']);
   };
   const liveOptions = { schema: { hide: true }, config: { siteScope: 'none' as const, public: true } };
   app.get<{ Params: { slug: string; buildId: string } }>(

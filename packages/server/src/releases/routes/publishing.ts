@@ -2,6 +2,7 @@ import { BulkPublishBody, BulkPublishResponse, TrellisError } from '@trelliscms/
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { statusFilter } from '../../content/item-list-query';
+import { typeOfId } from '../../content/item-record';
 import { getType } from '../../content/type-repository';
 import type { GraphReader } from '../../engines/port';
 import { errorResponses } from '../../http/error-responses';
@@ -78,6 +79,18 @@ export const publishingRoutes: FastifyPluginAsyncZod = async (app) => {
                 actor: actorOf(request.principal!),
                 now: app.releases.now(),
               });
+        for (const id of outcome.changed) {
+          app.events.bus.emit({
+            type: kind === 'publish' ? 'item.published' : 'item.unpublished',
+            siteId: siteOf(request).id,
+            data: {
+              id,
+              type: typeOfId(id),
+              environmentId: environment.id,
+              actor: actorOf(request.principal!),
+            },
+          });
+        }
         if (outcome.changed.length > 0) await autoBuild(app, request, environment);
         return {
           ok: true,

@@ -379,6 +379,7 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         now: now(),
       });
       app.releases.poke();
+      for (const deployment of deployments) emitScheduled(app, siteOf(request).id, deployment);
       return reply.status(201).send({ schedule: { timestamps }, deployments });
     },
   );
@@ -486,15 +487,30 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { siteScope: 'site', permission: 'release:manage' },
     },
-    async (request) =>
-      transitionRelease({
+    async (request) => {
+      const before = await getRelease(siteOf(request).graph, request.params.id);
+      const release = await transitionRelease({
         graph: siteOf(request).graph,
         id: request.params.id,
         to: request.body.state,
         comment: request.body.comment,
         actor: actorOf(request.principal!),
         now: now(),
-      }),
+      });
+      app.events.bus.emit({
+        type: 'release.transitioned',
+        siteId: siteOf(request).id,
+        data: {
+          releaseId: release.id,
+          name: release.name,
+          from: before.state,
+          to: release.state,
+          comment: request.body.comment ?? null,
+          actor: actorOf(request.principal!),
+        },
+      });
+      return release;
+    },
   );
 
   app.post(
@@ -522,10 +538,28 @@ export const releasesRoutes: FastifyPluginAsyncZod = async (app) => {
         actor: actorOf(request.principal!),
         now: now(),
       });
+      emitScheduled(app, siteOf(request).id, deployment);
       return reply.status(201).send(await takeLive(app, request, deployment, request.body.async === true));
     },
   );
 };
+
+/** `deployment.scheduled` for a new deployment (due now or later; `deployment.live` follows when it goes live). */
+function emitScheduled(app: FastifyInstance, siteId: string, deployment: Deployment): void {
+  app.events.bus.emit({
+    type: 'deployment.scheduled',
+    siteId,
+    data: {
+      deploymentId: deployment.id,
+      releaseId: deployment.releaseId,
+      environmentId: deployment.environmentId,
+      validFrom: deployment.validFrom,
+      status: deployment.status,
+      createdBy: deployment.createdBy,
+      intent: deployment.intent ?? null,
+    },
+  });
+}
 
 /**
  * A deployment whose validFrom has come is taken live: before the answer, or in the

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { GraphReader, GraphWriter } from '../engines/port';
+
+/**
+ * The cross-instance invalidation signal of the access caches (docs/scaling.md § Several API
+ * servers): one node of the platform graph whose `stamp` every change that can take access
+ * away rewrites, in the same transaction as the change — a revoked API key, a membership set
+ * or removed, a site updated, deleted or purged. Every server reads it (one point read by id)
+ * before an authenticated request uses its caches, and drops them when it moved.
+ */
+export const ACCESS_EPOCH_ID = 'platform:access-epoch';
+export const ACCESS_EPOCH_LABEL = 'AccessEpoch';
+
+/** Moves the access epoch: call inside the transaction of the change. A fresh random stamp, so two changes can never write the same value. */
+export async function bumpAccessEpoch(tx: GraphWriter): Promise<void> {
+  await tx.putNode({ id: ACCESS_EPOCH_ID, labels: [ACCESS_EPOCH_LABEL], props: { stamp: randomUUID() } });
+}
+
+/** The access epoch's stamp now (null before the first change). */
+export async function readAccessEpoch(graph: GraphReader): Promise<string | null> {
+  const node = await graph.getNode(ACCESS_EPOCH_ID);
+  return typeof node?.props.stamp === 'string' ? node.props.stamp : null;
+}
+
+/** Counters of the epoch checks, for /health/detail-style diagnostics and the tests. */
+export interface AccessEpochStats {
+  /** Requests that waited for a check. */
+  checks: number;
+  /** Point reads made (requests arriving while one is in flight share the next). */
+  reads: number;
+  /** Times the epoch had moved and the caches were dropped. */
+  changes: number;
+  /** Reads that failed (the caches were kept). */
+  failures: number;
+}
+
+/**
+ * Watches the access epoch for one server. {@link check} resolves once a read of the epoch
+ * that *started after the call* has finished — so a request never trusts a cache older than a
+ * change committed before it arrived — and calls `onChange` first when the stamp moved.
+ * Concurrent requests share reads: while one read is in flight, every request arriving
+ * meanwhile waits for the one next read, so the engine sees at most one read in flight and
+ * one queued, however many requests there are.
+ *
+ * When the read fails (the engine is unreachable) the caches are kept: the request's own reads
+ * fail, or the API-key cache serves its stale entry as it does without this check.
+ */
+const RESOLVED = Promise.resolve();
+
+export class AccessEpochWatch {
+  #seen: string | null | undefined;
+  #running: Promise<void> | null = null;
+  #queued: Promise<void> | null = null;
+  readonly #stats: AccessEpochStats = { checks: 0, reads: 0, changes: 0, failures: 0 };
+
+  constructor(
+    private readonly read: () => Promise<string | null>,
+    private readonly onChange: () => void,
+    /** False (`ACCESS_EPOCH_CHECK=0`): {@link check} reads nothing and resolves at once. */
+    private readonly enabled = true,
+  ) {}
+
+  /** Resolves (never rejects) once a read started after this call has been compared. */
+  check(): Promise<void> {
+    if (!this.enabled) return RESOLVED;
+    this.#stats.checks += 1;
+    if (this.#running === null) return this.#start();
+    if (this.#queued === null) {
+      this.#queued = this.#running.then(() => {
+        this.#queued = null;
+        return this.#start();
+      });
+    }
+    return this.#queued;
+  }
+
+  stats(): AccessEpochStats {
+    return { ...this.#stats };
+  }
+
+  #start(): Promise<void> {
+    const run: Promise<void> = this.#readOnce().finally(() => {
+      if (this.#running === run) this.#running = null;
+    });
+    this.#running = run;
+    return run;
+  }
+
+  async #readOnce(): Promise<void> {
+    this.#stats.reads += 1;
+    let stamp: string | null;
+    try {
+      stamp = await this.read();
+    } catch {
+      this.#stats.failures += 1;
+      return;
+    }
+    if (this.#seen !== undefined && stamp !== this.#seen) {
+      this.#stats.changes += 1;
+      this.onChange();
+    }
+    this.#seen = stamp;
+  }
+}

@@ -1,0 +1,256 @@
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
+import { AccessEpochWatch } from '../auth/access-epoch';
+import { loadConfig } from '../config';
+import { createEmbeddedEngine } from '../engines/embedded';
+import { buildLeaseId, readBuildLease, releaseBuildLease, takeBuildLease } from '../publishing/build-lease';
+import { BUILD_LABEL, buildNodeId } from '../publishing/build-service';
+import { buildApp } from './app';
+
+/**
+ * Several servers on one platform (docs/scaling.md § Several API servers), in one process:
+ * server A is a test platform, server B a second app with its own engine on A's data dir.
+ * Both keep their caches for a minute (ACCESS_CACHE_MS=60000), so only the access epoch can
+ * make B see A's changes on the next request.
+ */
+const CACHE_FOR_A_MINUTE = { ACCESS_CACHE_MS: '60000' };
+
+let site: ContentTestSite;
+let b: FastifyInstance;
+
+beforeEach(async () => {
+  site = await createContentTestSite({ env: CACHE_FOR_A_MINUTE });
+  const dataDir = site.platform.dataDir;
+  b = await buildApp({
+    config: loadConfig({
+      CMS_DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      CMS_SCHEDULER: '0',
+      RATE_LIMIT_MAX: '100000',
+      AUTH_FAILURE_MAX: '100000',
+      LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...CACHE_FOR_A_MINUTE,
+    }),
+    engine: createEmbeddedEngine({ dataDir }),
+    logger: false,
+  });
+  await b.ready();
+});
+
+afterEach(async () => {
+  await b?.close();
+  await site.close();
+});
+
+function onB(key: string, url: string, method: 'GET' | 'POST' = 'GET') {
+  return b.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${key}`, 'x-site-id': site.siteId },
+  });
+}
+
+describe('two servers on one embedded data directory', () => {
+  it('each shows its own instance id on GET /api/health', async () => {
+    const a = (await site.platform.app.inject({ method: 'GET', url: '/api/health' })).json();
+    const other = (await b.inject({ method: 'GET', url: '/api/health' })).json();
+    expect(a.instanceId).toMatch(/^.+:\d+:[0-9a-f]{8}$/);
+    expect(other.instanceId).toMatch(/^.+:\d+:[0-9a-f]{8}$/);
+    expect(a.instanceId).not.toBe(other.instanceId);
+  });
+
+  it('a key revoked on A is refused by B on the next request, though B cached it', async () => {
+    const created = await site.request({
+      method: 'POST',
+      url: '/api/auth/api-keys',
+      payload: { name: 'ci', role: 'editor' },
+    });
+    expect(created.statusCode).toBe(201);
+    const { id, secret } = created.json();
+    // B caches the key and the access it resolved.
+    expect((await onB(secret, '/api/types')).statusCode).toBe(200);
+    expect((await onB(secret, '/api/types')).statusCode).toBe(200);
+    expect((await site.request({ method: 'DELETE', url: `/api/auth/api-keys/${id}` })).statusCode).toBe(200);
+    const refused = await onB(secret, '/api/types');
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().code).toBe('invalid_credential');
+    expect(b.trellis.accessEpoch.stats().changes).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a role change and a removal on A apply on B on the next request', async () => {
+    const user = await site.platform.addUser({ name: 'ada', siteId: site.siteId, role: 'admin' });
+    // Admin-only on B, cached.
+    expect((await onB(user.key, '/api/auth/users')).statusCode).toBe(200);
+    expect((await onB(user.key, '/api/auth/users')).statusCode).toBe(200);
+    const demoted = await site.request({
+      method: 'PUT',
+      url: `/api/auth/users/${user.userId}/role`,
+      payload: { role: 'viewer' },
+    });
+    expect(demoted.statusCode).toBe(200);
+    const refused = await onB(user.key, '/api/auth/users');
+    expect(refused.statusCode).toBe(403);
+    // Still a viewer: reads go on.
+    expect((await onB(user.key, '/api/types')).statusCode).toBe(200);
+    const removed = await site.request({ method: 'DELETE', url: `/api/auth/users/${user.userId}` });
+    expect(removed.statusCode).toBe(200);
+    expect((await onB(user.key, '/api/types')).statusCode).toBe(403);
+  });
+
+  it('a build of an environment on B waits while A holds its lease, and runs once it is given back', async () => {
+    const graph = site.graph;
+    const held = await takeBuildLease(graph, {
+      queue: 'dev',
+      holder: 'server-a',
+      buildId: 'b-held',
+      nowMs: Date.now(),
+      leaseMs: 600_000,
+    });
+    expect(held.taken).toBe(true);
+    const started = await onB(site.platform.ownerKey, '/api/build?env=dev&async=1', 'POST');
+    expect(started.statusCode).toBe(202);
+    const { buildId } = started.json();
+    const status = async () => (await onB(site.platform.ownerKey, `/api/build/status/${buildId}`)).json();
+    // It stays queued while the lease is held (asked again every 500 ms).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const waiting = await status();
+    expect(waiting.status).toBe('running');
+    expect(waiting.progress?.phase).toBe('queued');
+    expect((await readBuildLease(graph, 'dev'))?.holder).toBe('server-a');
+    await releaseBuildLease(graph, { queue: 'dev', holder: 'server-a' });
+    let done = await status();
+    for (let i = 0; i < 600 && done.status === 'running'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      done = await status();
+    }
+    expect(done.status).toBe('ok');
+    // Given back after the build: nobody holds it.
+    const after = await graph.getNode(buildLeaseId('dev'));
+    expect(after?.props.holder).toBeNull();
+  }, 120_000);
+
+  it('takes over a lease whose holder died (expired), and refuses one that is held', async () => {
+    const graph = site.graph;
+    const nowMs = Date.now();
+    await takeBuildLease(graph, {
+      queue: 'prod',
+      holder: 'dead',
+      buildId: 'b1',
+      nowMs: nowMs - 120_000,
+      leaseMs: 60_000,
+    });
+    const refused = await takeBuildLease(graph, {
+      queue: 'prod',
+      holder: 'live',
+      buildId: 'b2',
+      nowMs: nowMs - 90_000,
+      leaseMs: 60_000,
+    });
+    expect(refused).toMatchObject({ taken: false, heldBy: { holder: 'dead', buildId: 'b1' } });
+    const taken = await takeBuildLease(graph, {
+      queue: 'prod',
+      holder: 'live',
+      buildId: 'b2',
+      nowMs,
+      leaseMs: 60_000,
+    });
+    expect(taken).toMatchObject({ taken: true, previous: { holder: 'dead' } });
+    // Another server cannot take it while it is live; its holder renews it.
+    expect(
+      (await takeBuildLease(graph, { queue: 'prod', holder: 'x', buildId: 'b3', nowMs, leaseMs: 60_000 }))
+        .taken,
+    ).toBe(false);
+    expect(
+      (await takeBuildLease(graph, { queue: 'prod', holder: 'live', buildId: 'b2', nowMs, leaseMs: 60_000 }))
+        .taken,
+    ).toBe(true);
+  });
+});
+
+describe('builds in flight on another server', () => {
+  it('a server starting up marks as interrupted only builds whose aliveUntil has passed', async () => {
+    const graph = site.graph;
+    const running = (buildId: string, aliveUntil?: number) =>
+      graph.createNode({
+        id: buildNodeId(buildId),
+        labels: [BUILD_LABEL],
+        props: {
+          ok: true,
+          buildId,
+          envId: 'env:dev',
+          status: 'running',
+          ...(aliveUntil ? { aliveUntil } : {}),
+        },
+      });
+    await running('b-elsewhere', Date.now() + 600_000);
+    await running('b-dead', Date.now() - 1000);
+    await running('b-old');
+    expect(await b.builds.recoverInterrupted(graph)).toBe(2);
+    expect((await graph.getNode(buildNodeId('b-elsewhere')))?.props.status).toBe('running');
+    expect((await graph.getNode(buildNodeId('b-dead')))?.props.status).toBe('error');
+    expect((await graph.getNode(buildNodeId('b-old')))?.props.status).toBe('error');
+  });
+});
+
+describe('AccessEpochWatch', () => {
+  it('answers each check with a read started after it, shares reads between concurrent checks, and drops caches when the stamp moves', async () => {
+    let stamp = 'one';
+    const pending: Array<() => void> = [];
+    let reads = 0;
+    let dropped = 0;
+    const watch = new AccessEpochWatch(
+      () =>
+        new Promise((resolve) => {
+          reads += 1;
+          const value = stamp;
+          pending.push(() => resolve(value));
+        }),
+      () => {
+        dropped += 1;
+      },
+    );
+    const flush = async () => {
+      for (let i = 0; i < 5; i += 1) {
+        pending.shift()?.();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const first = watch.check();
+    await flush();
+    await first;
+    expect(reads).toBe(1);
+    // A read in flight (it read 'one'); the stamp moves; ten requests arrive.
+    const inFlight = watch.check();
+    stamp = 'two';
+    const later = Array.from({ length: 10 }, () => watch.check());
+    let settled = false;
+    void Promise.all(later).then(() => {
+      settled = true;
+    });
+    pending.shift()?.();
+    await inFlight;
+    await new Promise((resolve) => setImmediate(resolve));
+    // The ten do not trust the read that started before them.
+    expect(settled).toBe(false);
+    expect(dropped).toBe(0);
+    await flush();
+    await Promise.all(later);
+    expect(reads).toBe(3);
+    expect(dropped).toBe(1);
+    expect(watch.stats()).toMatchObject({ checks: 12, reads: 3, changes: 1, failures: 0 });
+  });
+
+  it('keeps the caches when the read fails', async () => {
+    let dropped = 0;
+    const watch = new AccessEpochWatch(
+      () => Promise.reject(new Error('engine down')),
+      () => {
+        dropped += 1;
+      },
+    );
+    await watch.check();
+    expect(dropped).toBe(0);
+    expect(watch.stats().failures).toBe(1);
+  });
+});
