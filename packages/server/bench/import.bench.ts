@@ -8,6 +8,11 @@
  *
  * Run: pnpm --filter @trelliscms/server bench
  * Env: BENCH_RECORDS (20000), BENCH_EDGES (50000), BENCH_READ_SECONDS (5), BENCH_NEO4J_RECORDS (5000)
+ * Also runs import-sizes.ts (import against the raw libSQL floor by record size; the
+ * `import-sizes` section): BENCH_SIZE_RECORDS (small and medium 20000, large 10000).
+ * BENCH_IMPORT_SIZES_ONLY=1 runs only that part, on 2000 records per size unless
+ * BENCH_SIZE_RECORDS says otherwise, and writes the doc only with BENCH_WRITE_DOC=1;
+ * BENCH_SIZES=large (comma-separated) picks sizes.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +24,7 @@ import Fastify from 'fastify';
 import { loadConfig } from '../src/config';
 import { buildApp } from '../src/http/app';
 import { benchmarksDoc, cpuTicks, readDocSection, stealBetween, writeDocSection } from './doc-section';
+import { benchImportSizes, type SizeName, sizeRow, sizeSection } from './import-sizes';
 import { isBusy, loadNow, neo4jCpuClock, neo4jServerInfo } from './neo4j-server';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 20_000);
@@ -27,7 +33,7 @@ const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 5);
 const WARMUP_SECONDS = 1;
 const NEO4J_RECORDS = Number(process.env.BENCH_NEO4J_RECORDS ?? 5_000);
 const GOAL_RECORDS = 20_000;
-const GOAL_EDGES = 50_000;
+const GOAL_EDGES = 100_000;
 const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const run = promisify(execFile);
@@ -340,6 +346,35 @@ function writeSection(results: Result[], notes: string[]): void {
   ]);
 }
 
+/** Runs import-sizes.ts; its doc section keeps what follows `### Profile and changes` (written by hand). */
+async function runSizes(sizesOnly: boolean): Promise<string[] | null> {
+  const given = process.env.BENCH_SIZE_RECORDS ? Number(process.env.BENCH_SIZE_RECORDS) : null;
+  const count = (full: number) => given ?? (sizesOnly ? 2_000 : full);
+  const only = process.env.BENCH_SIZES?.split(',').map((name) => name.trim() as SizeName);
+  const run = await benchImportSizes({
+    records: { small: count(20_000), medium: count(20_000), large: count(10_000) },
+    edges: sizesOnly ? count(20_000) * 2 : EDGES,
+    only,
+  });
+  for (const result of run.results) console.log(sizeRow(result));
+  console.log(
+    `edges/s: ${run.edgesPerSec === null ? '–' : rate(run.edgesPerSec)}; load ${run.loads.join('; ')}`,
+  );
+  const previous = readDocSection('import-sizes');
+  const at = previous.indexOf('### Profile and changes');
+  const kept = at >= 0 ? ['', ...previous.slice(at).trimEnd().split('\n')] : [];
+  return sizeSection(run, kept);
+}
+
+if (process.env.BENCH_IMPORT_SIZES_ONLY === '1') {
+  const lines = await runSizes(true);
+  if (lines && process.env.BENCH_WRITE_DOC === '1') {
+    writeDocSection('import-sizes', lines);
+    console.log(`Updated ${benchmarksDoc}`);
+  }
+  process.exit(0);
+}
+
 const ticksAtStart = cpuTicks();
 const loadAtStart = loadavg()
   .map((n) => n.toFixed(1))
@@ -382,5 +417,7 @@ if (process.env.NEO4J_URI) {
 } else {
   notes.push('Neo4j is measured when `NEO4J_URI` is set (e.g. after `pnpm neo4j:start`).');
 }
+const sizeLines = await runSizes(false);
 writeSection(results, notes);
+if (sizeLines) writeDocSection('import-sizes', sizeLines);
 console.log(`Updated ${benchmarksDoc}`);

@@ -62,6 +62,8 @@ export function isContentIdShape(value: string): boolean {
 }
 
 function lengthRules(field: FieldDefinition, value: string, what: string): string | null {
+  // Counting code points copies the string into an array: only when there is a limit to check.
+  if (field.minLength === undefined && field.maxLength === undefined) return null;
   const length = [...value].length;
   if (field.minLength !== undefined && length < field.minLength) {
     return `must be at least ${field.minLength} ${what} long (got ${length})`;

@@ -94,6 +94,7 @@ const ROW_CHUNKS = [500, 100, 20, 5, 1];
 
 const FTS_INSERT = 'INSERT INTO nodes_fts (rowid, body) VALUES ';
 const UNIQUE_INSERT = 'INSERT INTO unique_values (label, prop, value, rid) VALUES ';
+const LABELS_INSERT = 'INSERT INTO node_labels (label, rid) VALUES ';
 const EDGES_UPSERT_HEAD = 'INSERT INTO edges (from_id, type, to_id, props) VALUES ';
 const EDGES_UPSERT_TAIL = ' ON CONFLICT (from_id, type, to_id) DO UPDATE SET props = excluded.props';
 
@@ -845,6 +846,7 @@ export class GraphStore {
     if (shared) params.push((nodes[at] as GraphNode).labels[0] as string, labels);
     const texts: SqlValue[] = [base];
     const uniqueRows: SqlValue[] = [];
+    const labelRows: SqlValue[] = [];
     let allText = true;
     const given = (nodes[at] as GraphNode).searchText !== undefined;
     let sameGiven = true;
@@ -856,7 +858,7 @@ export class GraphStore {
       if (text.length === 0) allText = false;
       if ((node.searchText !== undefined) !== given) sameGiven = false;
       texts.push(text);
-      if (node.labels.length > 1) this.indexLabels(base + k, node);
+      for (let i = 1; i < node.labels.length; i++) labelRows.push(node.labels[i] as string, base + k);
       if (this.uniques.size > 0) this.uniqueRows(base + k, node, uniqueRows);
     }
     this.conn.run(nodeRunSql(shared ? 'shared' : 'mixed', size, given && sameGiven), params);
@@ -868,6 +870,8 @@ export class GraphStore {
         JSON.stringify(rids),
       ]);
     }
+    // The run's extra labels in multi-row statements, not one statement per node.
+    if (labelRows.length > 0) insertRows(this.conn, LABELS_INSERT, labelRows, 2);
     if (uniqueRows.length > 0) insertRows(this.conn, UNIQUE_INSERT, uniqueRows, 4);
     if (allText) {
       this.conn.run(nodeRunSql('text', size), texts);

@@ -1,0 +1,294 @@
+/**
+ * Import against its floor, by record size (issue 20, item 4): for small (~100 B), medium
+ * (~400 B) and large (~2.5 KB markdown body) records, in the same run,
+ * - `POST /api/import/json` records/s through HTTP on loopback against the real app (embedded
+ *   engine, a fresh data directory per size, batchSize 500), and
+ * - a raw libSQL floor on the same rows: per row one plain INSERT of the record's JSON (into a
+ *   table with a rowid and a unique id, as the engine's `nodes`) and one FTS5 entry of the same
+ *   text the import indexes (`searchText` of the type's text fields), with the engine's
+ *   durability (WAL, synchronous=FULL) and cache pragmas, its FTS5 table definition (contentless,
+ *   contentless_delete, unicode61 remove_diacritics 2, automerge 16), one transaction per 500
+ *   rows. The JSON and the text are made before the clock starts: the floor is SQLite's work only.
+ * Then `POST /api/import/edges` (batchSize 2000) between the small records: edges/s.
+ *
+ * Used by import.bench.ts, which writes the `import-sizes` section of docs/benchmarks.md.
+ * Quick run of this part only: BENCH_IMPORT_SIZES_ONLY=1 (sample per size: BENCH_SIZE_RECORDS,
+ * 2,000 then; it writes the doc only with BENCH_WRITE_DOC=1).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { searchText } from '@trelliscms/core';
+import Database from 'libsql';
+import { loadConfig } from '../src/config';
+import { buildApp } from '../src/http/app';
+
+export const BATCH = 500;
+const EDGE_BATCH = 2000;
+const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
+export const GOAL_RATIO = 0.75;
+export const GOAL_EDGES_PER_SEC = 100_000;
+
+export const sizes = [
+  { name: 'small', label: 'small (~100 B)', bodyBytes: 40 },
+  { name: 'medium', label: 'medium (~400 B)', bodyBytes: 330 },
+  { name: 'large', label: 'large (~2.5 KB markdown body)', bodyBytes: 2_450 },
+] as const;
+export type SizeName = (typeof sizes)[number]['name'];
+
+const articleType = {
+  name: 'article',
+  label: 'Article',
+  nodeLabel: 'Article',
+  keyField: 'slug',
+  fields: [
+    { name: 'slug', type: 'string', required: true, unique: true },
+    { name: 'title', type: 'string', required: true, maxLength: 200 },
+    { name: 'body', type: 'markdown' },
+  ],
+  relationships: [{ name: 'related', edgeLabel: 'RELATED', target: 'article', kind: 'many-to-many' }],
+} as const;
+
+const WORDS =
+  'graph content site page build import record field query index engine server static render layout partial template author tag post list draft publish version release deploy cache search text markdown'.split(
+    ' ',
+  );
+
+/** A deterministic markdown body of about `bytes` bytes (headings, paragraphs, a list, emphasis). */
+function markdownBody(i: number, bytes: number): string {
+  let out = '';
+  let k = i;
+  let sentence = 0;
+  while (out.length < bytes) {
+    if (sentence % 12 === 0 && bytes > 500)
+      out += `${out === '' ? '' : '\n\n'}## Section ${sentence / 12 + 1}\n\n`;
+    else if (sentence % 5 === 4) out += `\n- ${WORDS[k % WORDS.length]} *${WORDS[(k + 3) % WORDS.length]}*`;
+    const words: string[] = [];
+    for (let w = 0; w < 9; w += 1) {
+      k = (k * 1103515245 + 12345) % 2147483648;
+      words.push(WORDS[k % WORDS.length]!);
+    }
+    out += `${out === '' || out.endsWith('\n') ? '' : ' '}${words.join(' ')} ${i}.`;
+    sentence += 1;
+  }
+  return out.slice(0, bytes);
+}
+
+export function sizedRecord(i: number, bodyBytes: number): Record<string, unknown> {
+  return { slug: `article-${i}`, title: `Article number ${i}`, body: markdownBody(i, bodyBytes) };
+}
+
+export interface SizeResult {
+  size: SizeName;
+  label: string;
+  records: number;
+  bytesPerRecord: number;
+  importPerSec: number;
+  floorPerSec: number;
+  importCpuMs: number;
+  floorCpuMs: number;
+}
+
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+
+/** The raw libSQL floor: plain inserts of the JSON plus FTS5 entries, one transaction per 500 rows. */
+export function floor(rows: Array<{ id: string; json: string; text: string }>): {
+  ms: number;
+  cpuMs: number;
+} {
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-import-floor-'));
+  const db = new Database(join(dir, 'floor.db'), { timeout: 5000 });
+  try {
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = FULL');
+    // The engine's page cache and memory map too (embedded-graph.ts `tune`).
+    db.exec('PRAGMA cache_size = -65536');
+    db.exec('PRAGMA mmap_size = 268435456');
+    db.exec(`CREATE TABLE records (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, json TEXT NOT NULL);
+CREATE VIRTUAL TABLE records_fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');
+INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
+    const insert = db.prepare('INSERT INTO records (id, json) VALUES (?, ?)');
+    const fts = db.prepare('INSERT INTO records_fts (rowid, body) VALUES (?, ?)');
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    for (let at = 0; at < rows.length; at += BATCH) {
+      db.exec('BEGIN IMMEDIATE');
+      for (const row of rows.slice(at, at + BATCH)) {
+        const rid = insert.run([row.id, row.json]).lastInsertRowid;
+        fts.run([rid, row.text]);
+      }
+      db.exec('COMMIT');
+    }
+    return { ms: performance.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function post(base: string, site: string | null, path: string, body: unknown): Promise<unknown> {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${OWNER_KEY}`,
+      ...(site ? { 'x-site-id': site } : {}),
+      'content-type': 'application/json',
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** A fresh app (own data dir) with one site holding the article type; `use` runs against it. */
+export async function withArticleSite<T>(use: (base: string, site: string) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'trellis-import-sizes-'));
+  const config = loadConfig({
+    CMS_DATA_DIR: dataDir,
+    CMS_OWNER_KEY: OWNER_KEY,
+    LOG_LEVEL: 'silent',
+    CMS_SCHEDULER: '0',
+    RATE_LIMIT_MAX: '100000000',
+    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+    IMPORT_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
+  });
+  const app = await buildApp({ config, logger: false });
+  try {
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const { id: site } = (await post(base, null, '/api/sites', {
+      name: 'Import sizes',
+      slug: `sizes-${Date.now().toString(36)}`,
+      starterKit: 'none',
+    })) as { id: string };
+    await post(base, site, '/api/types', articleType);
+    return await use(base, site);
+  } finally {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** One `POST /api/import/json` of `records`: wall ms and this process's CPU ms (server and client). */
+export async function importOnce(
+  base: string,
+  site: string,
+  records: Record<string, unknown>[],
+): Promise<{ ms: number; cpuMs: number }> {
+  const payload = JSON.stringify({ typeName: 'article', records, batchSize: BATCH });
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const result = (await post(base, site, '/api/import/json', payload)) as { created: number; failed: number };
+  const ms = performance.now() - started;
+  if (result.created !== records.length)
+    throw new Error(`import created ${result.created} of ${records.length}`);
+  return { ms, cpuMs: cpuMs(process.cpuUsage(cpu)) };
+}
+
+export async function benchImportSizes({
+  records,
+  edges,
+  only,
+}: {
+  records: Record<SizeName, number>;
+  edges: number;
+  only?: SizeName[];
+}): Promise<{ results: SizeResult[]; edgesPerSec: number | null; edges: number; loads: string[] }> {
+  const loads = [loadText()];
+  const results: SizeResult[] = [];
+  let edgesPerSec: number | null = null;
+  for (const size of sizes) {
+    if (only && !only.includes(size.name)) continue;
+    const count = records[size.name];
+    const list = Array.from({ length: count }, (_, i) => sizedRecord(i, size.bodyBytes));
+    const rows = list.map((record) => ({
+      id: `article:${record.slug as string}`,
+      json: JSON.stringify(record),
+      text: searchText({ type: { fields: [...articleType.fields] }, fields: record }),
+    }));
+    const bytesPerRecord = Math.round(rows.reduce((sum, row) => sum + row.json.length, 0) / rows.length);
+    const floorRun = floor(rows);
+    console.error(`[sizes] ${size.name}: floor ${Math.round(floorRun.ms)} ms for ${count} rows`);
+    const { run, edgeRun } = await withArticleSite(async (base, site) => {
+      // A discarded warm-up import of other records first, so the JIT is warm for the measured one.
+      const warm = Array.from({ length: Math.min(1_000, count) }, (_, i) => ({
+        ...sizedRecord(i, size.bodyBytes),
+        slug: `warm-${i}`,
+      }));
+      await importOnce(base, site, warm);
+      const run = await importOnce(base, site, list);
+      let edgeRun: { ms: number } | null = null;
+      if (size.name === 'small' && edges > 0) {
+        const edgeList = Array.from({ length: edges }, (_, i) => ({
+          from: `article:article-${i % count}`,
+          edge: 'RELATED',
+          to: `article:article-${(i * 7 + 1 + Math.floor(i / count)) % count}`,
+          props: {},
+        }));
+        const payload = JSON.stringify({ edges: edgeList, batchSize: EDGE_BATCH });
+        const started = performance.now();
+        const result = (await post(base, site, '/api/import/edges', payload)) as {
+          failed: number;
+          mismatch: number;
+        };
+        if (result.failed > 0 || result.mismatch > 0)
+          throw new Error(`edge import: ${JSON.stringify(result)}`);
+        edgeRun = { ms: performance.now() - started };
+      }
+      return { run, edgeRun };
+    });
+    console.error(`[sizes] ${size.name}: import ${Math.round(run.ms)} ms`);
+    if (edgeRun) edgesPerSec = (edges / edgeRun.ms) * 1000;
+    results.push({
+      size: size.name,
+      label: size.label,
+      records: count,
+      bytesPerRecord,
+      importPerSec: (count / run.ms) * 1000,
+      floorPerSec: (count / floorRun.ms) * 1000,
+      importCpuMs: run.cpuMs,
+      floorCpuMs: floorRun.cpuMs,
+    });
+    loads.push(loadText());
+  }
+  return { results, edgesPerSec, edges, loads };
+}
+
+function loadText(): string {
+  return loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' / ');
+}
+
+const rate = (n: number) => Math.round(n).toLocaleString('en-US');
+
+export function sizeRow(result: SizeResult): string {
+  const ratio = result.importPerSec / result.floorPerSec;
+  const cpuRatio = result.floorCpuMs / result.importCpuMs;
+  return `| ${result.label} | ${result.bytesPerRecord.toLocaleString('en-US')} B | ${rate(result.importPerSec)} | ${rate(result.floorPerSec)} | ${Math.round(ratio * 100)} % ${ratio >= GOAL_RATIO ? '(met)' : '(not met)'} | ${Math.round(cpuRatio * 100)} % | ${result.records.toLocaleString('en-US')} |`;
+}
+
+/** The lines of the `import-sizes` section of docs/benchmarks.md. */
+export function sizeSection(
+  run: Awaited<ReturnType<typeof benchImportSizes>>,
+  extra: string[] = [],
+): string[] {
+  const edges =
+    run.edgesPerSec === null
+      ? 'Edges were not measured this run.'
+      : `Edges: ${rate(run.edgesPerSec)} edges/s (\`POST /api/import/edges\`, ${run.edges.toLocaleString('en-US')} edges between the small records, batchSize ${EDGE_BATCH}; goal ≥ ${rate(GOAL_EDGES_PER_SEC)}/s: ${run.edgesPerSec >= GOAL_EDGES_PER_SEC ? 'met' : 'not met'}).`;
+  return [
+    '## Import against the raw libSQL floor, by record size',
+    '',
+    `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/import-sizes.ts\`, called by \`import.bench.ts\`; this part alone: \`BENCH_ONLY=import BENCH_IMPORT_SIZES_ONLY=1\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}; machine load (\`os.loadavg()\`, 1 / 5 / 15 min) at the start ${run.loads[0]}, after each size ${run.loads.slice(1).join('; ')}.`,
+    `Import: one \`POST /api/import/json\` of all records through HTTP on loopback against the real app (embedded engine, a fresh data directory per size after a discarded warm-up import of up to 1,000 other records, batchSize ${BATCH}; the request body is made before the clock starts). Floor, in the same process just before: the same records' JSON as plain INSERTs into a table with a rowid and a unique id, plus one FTS5 entry each of the same text the import indexes (the type's text fields), with the embedded engine's durability (WAL, synchronous=FULL), page cache and memory map (64 MiB, 256 MiB) and its FTS5 definition (contentless, contentless_delete, unicode61 remove_diacritics 2, automerge 16), one transaction per ${BATCH} rows, the JSON and text made before the clock starts. Goal: import ≥ ${Math.round(GOAL_RATIO * 100)} % of the floor. "CPU floor / import" is the floor's CPU time over the import's (server and client, one process): less disturbed by other work on a shared machine than wall time.`,
+    '',
+    '| Records | JSON per record | Import (records/s) | Floor (rows/s) | Import / floor | CPU floor / import | Records |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...run.results.map(sizeRow),
+    '',
+    edges,
+    ...extra,
+    '',
+  ];
+}
