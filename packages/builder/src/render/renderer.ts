@@ -296,6 +296,8 @@ export class Renderer {
     let html = rendered;
     for (const transform of this.afterRender) {
       if (transform.type && transform.type !== item.type) continue;
+      // the transform sees the page and the whole item
+      this.reader.readAll(item);
       const name = transform.name ?? transform.id;
       const fail = (message: string) => new Error(`afterRender transform "${name}": ${message}`);
       if (transform.kind === 'script') {
@@ -404,7 +406,13 @@ export class Renderer {
     return new SafeHtml(parts.join('\n'));
   }
 
-  private finish(spec: ArtifactSpec, html: string, deps: ArtifactDeps): RenderedArtifact {
+  /** The page's dependencies with the items it read through their views. */
+  private collect(recorded: ArtifactDeps): ArtifactDeps {
+    return recorded === this.reader.deps ? this.reader.collect() : recorded;
+  }
+
+  private finish(spec: ArtifactSpec, html: string, recorded: ArtifactDeps): RenderedArtifact {
+    const deps = this.collect(recorded);
     return {
       key: spec.key,
       file: spec.file,
@@ -415,7 +423,8 @@ export class Renderer {
     };
   }
 
-  private fail(spec: ArtifactSpec, error: unknown, deps: ArtifactDeps): RenderedArtifact {
+  private fail(spec: ArtifactSpec, error: unknown, recorded: ArtifactDeps): RenderedArtifact {
+    const deps = this.collect(recorded);
     const message = error instanceof Error ? error.message : String(error);
     return {
       key: spec.key,
