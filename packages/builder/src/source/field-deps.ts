@@ -164,27 +164,30 @@ export function touchView(recorder: ReadRecorder, view: object): void {
  * liquidjs's `size` of an object) records the whole item.
  */
 export function viewHandler(recorder: ReadRecorder): ProxyHandler<Target> {
+  const note = (target: Target, key: string) => {
+    const reads = touch(recorder, target[READS]);
+    if (!reads.all) reads.keys.add(key);
+  };
   return {
     get(target, key) {
       const value = target[key];
-      if (typeof key === 'string' && !(PROBES.has(key) && !Object.hasOwn(target, key))) {
-        const reads = touch(recorder, target[READS]);
-        if (!reads.all) reads.keys.add(key);
-      }
+      if (typeof key !== 'string') return value;
+      // a probe finds nothing, or a function of Object.prototype
+      if (
+        (value === undefined || typeof value === 'function') &&
+        PROBES.has(key) &&
+        !Object.hasOwn(target, key)
+      )
+        return value;
+      note(target, key);
       return value;
     },
     getOwnPropertyDescriptor(target, key) {
-      if (typeof key === 'string') {
-        const reads = touch(recorder, target[READS]);
-        if (!reads.all) reads.keys.add(key);
-      }
+      if (typeof key === 'string') note(target, key);
       return Reflect.getOwnPropertyDescriptor(target, key);
     },
     has(target, key) {
-      if (typeof key === 'string') {
-        const reads = touch(recorder, target[READS]);
-        if (!reads.all) reads.keys.add(key);
-      }
+      if (typeof key === 'string') note(target, key);
       return key in target;
     },
     ownKeys(target) {
