@@ -26,6 +26,7 @@ import type {
   SnapshotView,
   SnapshotWidget,
 } from '../snapshot/types';
+import { type ItemView, viewValue } from '../source/field-deps';
 import { SiteCollections } from '../source/site-collections';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
@@ -438,10 +439,12 @@ export class Renderer {
   }
 }
 
-function titleOf(item: Record<string, unknown> | null): string | null {
+function titleOf(item: ItemView | null): string | null {
   if (!item) return null;
   for (const key of ['title', 'name', 'label', 'slug']) {
-    if (typeof item[key] === 'string' && item[key] !== '') return item[key] as string;
+    // read as a template reads it: the page records the keys its title came from
+    const value = viewValue(item, key);
+    if (typeof value === 'string' && value !== '') return value;
   }
   return null;
 }

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { canonicalJson, itemSlug } from '@trelliscms/core/build';
+import { Drop } from 'liquidjs';
 import { urlKeyOf } from '../plan/site-locales';
 import type { SnapshotItem } from '../snapshot/types';
 import { itemHash } from './item-hash';
@@ -110,35 +111,15 @@ export interface ViewReads {
   /** the render (`TrackingReader.epoch`) these reads belong to */
   epoch: number;
   keys: Set<string>;
-  /** the page read every key (listed them, copied or serialized the view) */
+  /** the page read every key (listed them, iterated or serialized the view) */
   all: boolean;
 }
-
-/** Where a tracked view keeps its reads (a non-enumerable member of the view object). */
-export const READS: unique symbol = Symbol('trellis.viewReads');
-
-/**
- * Names JavaScript and liquidjs probe on any object (`toLiquid`, iterator and promise checks,
- * conversions): not field reads unless the view has such a key.
- */
-const PROBES = new Set([
-  'toLiquid',
-  'liquidMethodMissing',
-  'then',
-  'next',
-  'toJSON',
-  'valueOf',
-  'toString',
-  'constructor',
-]);
 
 /** The reader side of tracked views: the current render and the views it touched. */
 export interface ReadRecorder {
   epoch: number;
   touched: ViewReads[];
 }
-
-type Target = Record<string | symbol, unknown> & { [READS]: ViewReads };
 
 function touch(recorder: ReadRecorder, reads: ViewReads): ViewReads {
   if (reads.epoch !== recorder.epoch) {
@@ -150,60 +131,72 @@ function touch(recorder: ReadRecorder, reads: ViewReads): ViewReads {
   return reads;
 }
 
-/** Marks a view read by the current render without reading a key (it exists). */
-export function touchView(recorder: ReadRecorder, view: object): void {
-  const reads = (view as Target)[READS];
-  if (reads) touch(recorder, reads);
-}
+const DATA: unique symbol = Symbol('trellis.viewData');
+const READS: unique symbol = Symbol('trellis.viewReads');
+const RECORDER: unique symbol = Symbol('trellis.viewRecorder');
 
 /**
- * The proxy handler of a reader's tracked views: every read of a view's key from a template,
- * a filter or plain JavaScript (liquidjs checks `hasOwnProperty` before reading, so a key the
- * view lacks is recorded too: it may appear later) is recorded in the view's {@link ViewReads}
- * for the render in progress; listing the keys (`Object.keys`, spreading, `JSON.stringify`,
- * liquidjs's `size` of an object) records the whole item.
+ * What a template sees of an item: a liquidjs `Drop` whose keys (the item's fields, `url`,
+ * `slug`, ...) are not properties of its own, so liquidjs reads each through
+ * `liquidMethodMissing` (it skips its own-property check for drops), which notes the key in the
+ * view's {@link ViewReads} for the render in progress: a key the item lacks is noted too (it
+ * may appear later). Reading every key — `{{ post | json }}` (`toJSON`), `post.size`, iterating
+ * the view, {@link viewEntries} — notes the whole item. Only `id` is a property (it never
+ * changes, and tags read it to find the item). A method call, no proxy: reading a key costs
+ * about what reading a plain object's does.
  */
-export function viewHandler(recorder: ReadRecorder): ProxyHandler<Target> {
-  const note = (target: Target, key: string) => {
-    const reads = touch(recorder, target[READS]);
-    if (!reads.all) reads.keys.add(key);
-  };
-  return {
-    get(target, key) {
-      const value = target[key];
-      if (typeof key !== 'string') return value;
-      // a probe finds nothing, or a function of Object.prototype
-      if (
-        (value === undefined || typeof value === 'function') &&
-        PROBES.has(key) &&
-        !Object.hasOwn(target, key)
-      )
-        return value;
-      note(target, key);
-      return value;
-    },
-    getOwnPropertyDescriptor(target, key) {
-      if (typeof key === 'string') note(target, key);
-      return Reflect.getOwnPropertyDescriptor(target, key);
-    },
-    has(target, key) {
-      if (typeof key === 'string') note(target, key);
-      return key in target;
-    },
-    ownKeys(target) {
-      touch(recorder, target[READS]).all = true;
-      return Reflect.ownKeys(target);
-    },
-  };
+export class ItemView extends Drop {
+  readonly id: string;
+  /** @internal */ declare readonly [DATA]: Record<string, unknown>;
+  /** @internal */ declare readonly [READS]: ViewReads;
+  /** @internal */ declare readonly [RECORDER]: ReadRecorder;
+
+  constructor(data: Record<string, unknown> & { id: string }, item: SnapshotItem, recorder: ReadRecorder) {
+    super();
+    this.id = data.id;
+    const hidden = (value: unknown) => ({ value, enumerable: false, writable: false, configurable: false });
+    Object.defineProperty(this, DATA, hidden(data));
+    Object.defineProperty(this, READS, hidden({ item, epoch: -1, keys: new Set<string>(), all: false }));
+    Object.defineProperty(this, RECORDER, hidden(recorder));
+  }
+
+  override liquidMethodMissing(key: string | number): unknown {
+    const name = String(key);
+    const data = this[DATA];
+    const reads = touch(this[RECORDER], this[READS]);
+    // liquidjs's `size` of an object without a `size` key is its number of keys
+    if (name === 'size' && !Object.hasOwn(data, name)) {
+      reads.all = true;
+      return Object.keys(data).length;
+    }
+    if (!reads.all) reads.keys.add(name);
+    return Object.hasOwn(data, name) ? data[name] : undefined;
+  }
+
+  /** Serialized (`| json`): the whole item. */
+  toJSON(): Record<string, unknown> {
+    touch(this[RECORDER], this[READS]).all = true;
+    return this[DATA];
+  }
+
+  /** Iterated (`{% for pair in item %}`): `[key, value]` pairs, like a plain object: the whole item. */
+  *[Symbol.iterator](): IterableIterator<[string, unknown]> {
+    touch(this[RECORDER], this[READS]).all = true;
+    for (const key of Object.keys(this[DATA])) yield [key, this[DATA][key]];
+  }
 }
 
-/** Makes `view` a tracked view of `item`. */
-export function trackedView<T extends Record<string, unknown>>(
-  view: T,
-  item: SnapshotItem,
-  handler: ProxyHandler<Target>,
-): T {
-  const reads: ViewReads = { item, epoch: -1, keys: new Set(), all: false };
-  Object.defineProperty(view, READS, { value: reads, enumerable: false });
-  return new Proxy(view as unknown as Target, handler) as unknown as T;
+/** One key of a view read from JavaScript (noted like a template's read). */
+export function viewValue(view: ItemView, key: string): unknown {
+  return view.liquidMethodMissing(key);
+}
+
+/** Every key of a view with its value, from JavaScript: the whole item is noted as read. */
+export function viewEntries(view: ItemView): Record<string, unknown> {
+  return view.toJSON();
+}
+
+/** Marks a view read by the current render without reading a key (it exists). */
+export function touchView(view: ItemView): void {
+  touch(view[RECORDER], view[READS]);
 }

@@ -4,24 +4,11 @@ import { canonicalJson, itemSlug } from '@trelliscms/core/build';
 import { type SiteLocales, siteLocalesOf, stringsDepName, urlKeyOf } from '../plan/site-locales';
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, SavedQueryRun, SimilarQuery, TraverseQuery } from './content-source';
-import {
-  partialDep,
-  type ReadRecorder,
-  touchView,
-  trackedView,
-  type ViewReads,
-  viewHandler,
-} from './field-deps';
+import { ItemView, partialDep, type ReadRecorder, touchView, type ViewReads } from './field-deps';
 import { itemHash } from './item-hash';
 import type { SnapshotSource } from './snapshot-source';
 
-/** What a template sees of an item: its fields at top level, plus `id`, `type`, `slug`, `url` and metadata. */
-export type ItemView = Record<string, unknown> & {
-  id: string;
-  type: string;
-  slug: string;
-  url: string | null;
-};
+export { ItemView } from './field-deps';
 
 /** A query as recorded in an artifact's dependencies. */
 export type QuerySpec =
@@ -57,7 +44,6 @@ export class TrackingReader implements ReadRecorder {
   epoch = 0;
   /** @internal the views the render in progress read */
   readonly touched: ViewReads[] = [];
-  private readonly handler = viewHandler(this);
   private readonly views = new WeakMap<SnapshotItem, Map<string, ItemView>>();
   private readonly depHashes = new WeakMap<SnapshotItem, string>();
   /** partial dependency values by item object and keys read (as JSON) */
@@ -152,7 +138,7 @@ export class TrackingReader implements ReadRecorder {
         (this.locale === null ? undefined : this.urls.get(`${item.id}@${this.locale}`)) ??
         this.urls.get(item.id) ??
         null;
-      view = trackedView<ItemView>(
+      view = new ItemView(
         {
           ...localized.fields,
           id: item.id,
@@ -167,7 +153,7 @@ export class TrackingReader implements ReadRecorder {
           ...(this.locale === null ? {} : { locale: this.locale }),
         },
         item,
-        this.handler,
+        this,
       );
       byLocale.set(code, view);
     }
@@ -199,7 +185,7 @@ export class TrackingReader implements ReadRecorder {
       return null;
     }
     const view = this.view(item);
-    touchView(this, view);
+    touchView(view);
     return view;
   }
 
@@ -222,7 +208,7 @@ export class TrackingReader implements ReadRecorder {
     // unchanged, they are all that can change the result (see graphHashOf).
     return items.map((item) => {
       const view = this.view(item);
-      touchView(this, view);
+      touchView(view);
       return view;
     });
   }
