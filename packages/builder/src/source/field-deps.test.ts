@@ -101,6 +101,16 @@ describe('field-level item dependencies', () => {
     expect(changedBy(recorded, { title: 'T', body: 'another body' })).toBe(true);
   });
 
+  it('reaches no prototype: inherited names read as missing keys, and the view shows as a plain object', () => {
+    let out = '';
+    record((view) => {
+      out = render(
+        '{{ post.constructor }}|{{ post.__proto__ }}|{{ post.toString }}|{{ post.hasOwnProperty }}|{{ post.__proto__.constructor }}|{{ post }}',
+      )(view);
+    });
+    expect(out).toBe('|||||[object Object]');
+  });
+
   it('renders a dump and a key count as a plain object would', () => {
     let out = '';
     record((view) => {

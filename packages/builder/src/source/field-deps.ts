@@ -29,6 +29,11 @@ export function partialKeysJson(recorded: string): string {
   return recorded.slice(PARTIAL_PREFIX.length + HASH_LENGTH + 1);
 }
 
+/** An own member of an object (`constructor` of a plain object is no field). */
+function own(object: Readonly<Record<string, unknown>> | undefined, key: string): unknown {
+  return object !== undefined && Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
 function encode(value: unknown): string {
   return value === undefined ? 'u' : `j${canonicalJson(value)}`;
 }
@@ -63,11 +68,11 @@ function keyValue(
       return itemHash(item);
     default: {
       // a field, in the default locale and each translation (a page in any locale reads one of them)
-      let text = encode(item.fields[key]);
+      let text = encode(own(item.fields, key));
       const translations = item.translations;
       if (translations) {
         for (const code of Object.keys(translations).sort())
-          text += `\t${code}=${encode(translations[code]?.[key])}`;
+          text += `\t${code}=${encode(own(translations[code], key))}`;
       }
       return text;
     }
@@ -184,6 +189,24 @@ export class ItemView extends Drop {
     touch(this[RECORDER], this[READS]).all = true;
     for (const key of Object.keys(this[DATA])) yield [key, this[DATA][key]];
   }
+
+  /** Shown as text (`{{ item }}`): what a plain object shows. */
+  [Symbol.toPrimitive](): string {
+    return '[object Object]';
+  }
+}
+
+// liquidjs reads a drop's keys as properties before `liquidMethodMissing`, inherited ones too:
+// what a view inherits from `Object.prototype` (`constructor`, `__proto__`, `toString`, ...)
+// is hidden, so a template reaches no prototype through a view (as with a plain object, where
+// liquidjs reads own properties only).
+for (const name of Object.getOwnPropertyNames(Object.prototype)) {
+  Object.defineProperty(ItemView.prototype, name, {
+    value: undefined,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
 }
 
 /** One key of a view read from JavaScript (noted like a template's read). */
