@@ -218,6 +218,8 @@ export class Renderer {
       scope.widgets = widgetAreasObject((area) => this.renderArea(area, scope, reader));
       if (spec.kind === 'item') {
         const item = reader.item(spec.itemId);
+        // the page's alternates (hreflang) are its item's URLs in every locale: read as `url` is
+        if (item) viewValue(item, 'url');
         scope.item = item;
         scope.page = { url: spec.path, path: spec.path, kind: 'item', title: titleOf(item), ...localized };
       } else {
