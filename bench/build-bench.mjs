@@ -142,6 +142,7 @@ generated markdown in its tests); Eleventy's filter always runs both.
 | CPU time of the full build, all threads | ${fmt(trellis.fullCpuMs, ' ms')} | ${fmt(eleventyDefault.fullCpuMs, ' ms')} | ${fmt(eleventy.fullCpuMs, ' ms')} |
 | peak memory (maxRSS) | ${fmt(trellis.maxRssMb, ' MB')} | ${fmt(eleventyDefault.maxRssMb, ' MB')} | ${fmt(eleventy.maxRssMb, ' MB')} |
 | incremental one-item rebuild (warm, folder target) | ${fmt(trellis.incrementalMs, ' ms')} (${fmt(trellis.incrementalRendered)} pages re-rendered, ${fmt(trellis.incrementalUploaded)} files changed) | not measured | not measured |
+| one post's body edited, incremental (warm, folder target; the post most listed in related blocks, which show its title) | ${fmt(trellis.bodyEditMs, ' ms')} (${fmt(trellis.bodyEditRendered)} pages re-rendered; the post is in ${fmt(trellis.bodyEditListings)} related blocks) | not measured | not measured |
 | incremental one-item rebuild (directory target: new version folder, unchanged files hard-linked, pointer swap) | ${directory.ok ? fmt(directory.incrementalMs, ' ms') : directory.error} | – | – |
 | full build, ${LARGE.toLocaleString('en-US')} items | ${large.ok ? `${fmt(large.fullMs, ' ms')}, ${fmt(large.pages)} pages, ${fmt(rate(large))} pages/s, peak ${fmt(large.maxRssMb, ' MB')}` : large.error} | not run | not run |
 

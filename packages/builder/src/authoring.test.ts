@@ -162,7 +162,8 @@ describe('site collections', () => {
     const second = await fixture.build({ mode: 'incremental' });
     expect(second.effectiveMode).toBe('incremental');
     expect(second.renderedKeys).toContain('route:/people/#1');
-    expect(second.reasons['collection:authors']).toBe(1);
+    // the collection holds the same items: the page re-renders for the name it read of one of them
+    expect(second.reasons).toEqual({ 'item-changed': second.rendered });
     expect(second.renderedKeys).not.toContain('route:/labels/news/#1');
     expect(all(await fixture.readFile('/people/'), /<li class="author">([^<]*)</g)).toEqual(['Ada Lovelace']);
 
@@ -249,7 +250,9 @@ describe('the build result', () => {
     const total = Object.values(next.reasons).reduce((a, b) => a + b, 0);
     expect(total).toBe(next.rendered);
     expect(next.reasons['template-changed']).toBe(1);
-    expect(next.reasons['item-changed']).toBeGreaterThanOrEqual(1); // the post's own page
-    expect(next.reasons['query-changed']).toBeGreaterThanOrEqual(1); // listings showing its title
+    // the post's own page, and the listings showing its title (items are recorded per field;
+    // the lists hold the same posts in the same order)
+    expect(next.reasons['item-changed']).toBeGreaterThanOrEqual(2);
+    expect(next.reasons['query-changed']).toBeUndefined();
   });
 });

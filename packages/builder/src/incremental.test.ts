@@ -246,6 +246,99 @@ describe.each([
   });
 });
 
+describe.each([
+  { variant: 'comparing every page', cache: false },
+  { variant: 'with a build cache', cache: true },
+])('field-level dependencies ($variant)', ({ cache }) => {
+  const editPost = (fixture: Fixture, fields: Record<string, unknown>) => {
+    const post = fixture.snapshot.items.find((i) => i.id === 'post:graph-gardening')!;
+    post.fields = { ...post.fields, ...fields };
+  };
+
+  /** A full build, the edit, an incremental build: its rendered keys, checked against a full build of the edited site. */
+  async function renderedAfter(
+    change: (fixture: Fixture) => void,
+    grow?: (snapshot: Fixture['snapshot']) => void,
+  ): Promise<{ keys: string[]; reasons: Record<string, number>; carried: number; pages: number }> {
+    const fixture = siteOf('blog', { cache });
+    grow?.(fixture.snapshot);
+    const first = await fixture.build({ mode: 'full' });
+    expect(first.ok).toBe(true);
+    change(fixture);
+    const incremental = await fixture.build({ mode: 'incremental' });
+    expect(incremental.ok).toBe(true);
+    expect(incremental.effectiveMode).toBe('incremental');
+    const full = siteOf('blog');
+    full.snapshot = structuredClone(fixture.snapshot);
+    expect((await full.build({ mode: 'full' })).ok).toBe(true);
+    expect(liveFiles(fixture)).toEqual(liveFiles(full));
+    return {
+      keys: [...incremental.renderedKeys].sort(),
+      reasons: incremental.reasons,
+      carried: incremental.carried,
+      pages: first.rendered,
+    };
+  }
+
+  it('an edited body re-renders only the page that shows it, not the listings that show its title', async () => {
+    const result = await renderedAfter((f) => editPost(f, { body: 'A new body for graph gardening.' }));
+    expect(result.keys).toEqual(['item:post:graph-gardening']);
+    expect(result.reasons).toEqual({ 'item-changed': 1 });
+    expect(result.carried).toBe(result.pages - 1);
+  });
+
+  it('an edited title re-renders its page and every listing that shows the title', async () => {
+    const result = await renderedAfter((f) => editPost(f, { title: 'Gardening Graphs' }));
+    expect(result.keys).toEqual(['item:post:graph-gardening', 'item:tag:graphs', 'route:/blog/#2']);
+  });
+
+  it('a field no template reads re-renders nothing', async () => {
+    const result = await renderedAfter((f) => editPost(f, { notes: 'internal' }));
+    expect(result.keys).toEqual([]);
+    expect(result.carried).toBe(result.pages);
+  });
+
+  it('a whole item dumped (`| json`) counts as reading every field', async () => {
+    const result = await renderedAfter(
+      (f) => editPost(f, { body: 'A new body for graph gardening.' }),
+      (s) => {
+        const card = s.templates.find((t) => t.name === '_post-card')!;
+        card.content += '<script type="application/json">{{ post | json }}</script>';
+      },
+    );
+    expect(result.keys).toEqual(['item:post:graph-gardening', 'item:tag:graphs', 'route:/blog/#2']);
+  });
+
+  it('a field read through a filter (`map`) is a dependency of the page', async () => {
+    const result = await renderedAfter(
+      (f) => editPost(f, { body: 'A new body for graph gardening.' }),
+      (s) => {
+        const tag = s.templates.find((t) => t.name === 'tag')!;
+        tag.content = tag.content.replace(
+          '{% endblock %}',
+          '<p class="words">{{ posts | map: "body" | join: " " | size }}</p>{% endblock %}',
+        );
+      },
+    );
+    expect(result.keys).toEqual(['item:post:graph-gardening', 'item:tag:graphs']);
+  });
+
+  it('a field a list sorts by re-renders the listing when the order changes, and not when it holds', async () => {
+    const grow = (s: Fixture['snapshot']) => {
+      const home = s.templates.find((t) => t.name === 'home')!;
+      home.content = home.content.replace(
+        '{% endblock %}',
+        "{% list 'post' sort: 'body', limit: 1 as first %}<p class=\"first\">{{ first.first.title }}</p>{% endblock %}",
+      );
+    };
+    // the first post by body becomes this one: the home page lists another post
+    const moved = await renderedAfter((f) => editPost(f, { body: '  First by body' }), grow);
+    expect(moved.keys).toEqual(['item:post:graph-gardening', 'route:/#1']);
+    const held = await renderedAfter((f) => editPost(f, { body: 'zzz still last by body' }), grow);
+    expect(held.keys).toEqual(['item:post:graph-gardening']);
+  });
+});
+
 describe('rollback', () => {
   it('restores the previous pages with one pointer switch', async () => {
     const fixture = fixtureOf('blog');
@@ -455,6 +548,98 @@ describe('a build cache', () => {
     await lockstep(steps);
   });
 
+  /**
+   * Templates that read fields in every way a page can (lockstep's `grow`): a whole author
+   * dumped as JSON, a field mapped by a filter, a list sorted by the body, a field tested with
+   * `contains` and the keys of an item counted (`size`).
+   */
+  function addFieldReaders(snapshot: Fixture['snapshot']): void {
+    const template = (name: string) => snapshot.templates.find((t) => t.name === name)!;
+    const post = template('post');
+    post.content = post.content.replace(
+      '</article>',
+      '<script type="application/json">{{ authors | json }}</script><p class="keys">{{ item.size }}</p></article>',
+    );
+    const tag = template('tag');
+    tag.content = tag.content.replace(
+      '{% endblock %}',
+      '<p class="words">{{ posts | map: "body" | join: " " | size }}</p>{% endblock %}',
+    );
+    const home = template('home');
+    home.content = home.content.replace(
+      '{% endblock %}',
+      "{% list 'post' sort: 'body', limit: 2 as bybody %}<ol class=\"by-body\">{% for p in bybody %}<li>{{ p.title }}</li>{% endfor %}</ol>" +
+        '{% for p in latest %}{% if p.body contains "graph" %}<p class="mentions">{{ p.slug }}</p>{% endif %}{% endfor %}{% endblock %}',
+    );
+  }
+
+  const fieldSteps: Step[] = [
+    {
+      name: 'a body edited (read by its page, a filter on the tag page, a list sorted by body)',
+      change: (s) => {
+        item(s, 'post:graph-gardening').fields = {
+          ...item(s, 'post:graph-gardening').fields,
+          body: 'Aaa: now first by body.',
+        };
+      },
+    },
+    {
+      name: 'a body edited that keeps the order',
+      change: (s) => {
+        item(s, 'post:graph-gardening').fields = {
+          ...item(s, 'post:graph-gardening').fields,
+          body: 'Aab: still first by body.',
+        };
+      },
+    },
+    {
+      name: 'a body now read by a contains test',
+      change: (s) => {
+        item(s, 'post:static-speed').fields = {
+          ...item(s, 'post:static-speed').fields,
+          body: 'All about graph speed.',
+        };
+      },
+    },
+    {
+      name: 'a title read by listings',
+      change: (s) => {
+        item(s, 'post:hello-world').fields = { ...item(s, 'post:hello-world').fields, title: 'Hello again' };
+      },
+    },
+    {
+      name: 'an author field no template names (dumped as JSON on post pages)',
+      change: (s) => {
+        item(s, 'author:ada').fields = { ...item(s, 'author:ada').fields, bio: 'Counts.' };
+      },
+    },
+    {
+      name: 'a post field no template names (counted by `item.size`)',
+      change: (s) => {
+        item(s, 'post:liquid-layouts').fields = { ...item(s, 'post:liquid-layouts').fields, notes: 'x' };
+      },
+    },
+    {
+      name: 'a tag field no template names',
+      change: (s) => {
+        item(s, 'tag:web').fields = { ...item(s, 'tag:web').fields, color: 'blue' };
+      },
+    },
+  ];
+
+  it('follows field-level reads: filters, sorts, contains, JSON dumps and key counts', async () => {
+    await lockstep(fieldSteps, { grow: addFieldReaders });
+    await lockstep(fieldSteps, { grow: addFieldReaders, fresh: true });
+  });
+
+  it('follows field-level reads with a saved query on a page', async () => {
+    const grow = (s: Fixture['snapshot']) => {
+      addSavedQuery(s);
+      addFieldReaders(s);
+    };
+    await lockstep(fieldSteps, { grow, fresh: true });
+  });
+
   it('does so with a new snapshot object for every build, as the server exports', async () => {
     await lockstep(steps, { fresh: true });
   });
@@ -578,6 +763,20 @@ describe('a build cache', () => {
       change: (s) => {
         const post = item(s, 'post:hello-world');
         post.fields = { ...post.fields, date: '2026-05-02T01:00:00+09:00' };
+      },
+    },
+    {
+      name: 'a body edited (grouped collections show titles only)',
+      change: (s) => {
+        const post = item(s, 'post:graph-gardening');
+        post.fields = { ...post.fields, body: 'Rewritten.' };
+      },
+    },
+    {
+      name: 'the title a label group shows first',
+      change: (s) => {
+        const post = item(s, 'post:graph-gardening');
+        post.fields = { ...post.fields, title: 'Graphs, gardened' };
       },
     },
     {

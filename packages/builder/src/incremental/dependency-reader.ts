@@ -1,6 +1,7 @@
 import type { DependencyReader } from '@trelliscms/core';
 import type { ListIndex } from '../plan/list-index';
 import { siteLocalesOf, urlKeyOf } from '../plan/site-locales';
+import { currentPartialDep, isPartialDep, partialKeysJson } from '../source/field-deps';
 import { itemHash } from '../source/item-hash';
 import type { SnapshotSource } from '../source/snapshot-source';
 import { currentQueryHash, type QuerySpec, resultHash } from '../source/tracking-reader';
@@ -23,7 +24,7 @@ function listQueryHash(
   }
   if (spec.kind !== 'list') return null;
   const result = lists.list(spec.query);
-  return resultHash(result.items, result.total, urls, codes);
+  return resultHash(result.items, result.total, urls, codes, { groupBy: spec.groupBy });
 }
 
 /**
@@ -41,9 +42,20 @@ export function dependencyReader(params: {
   const { source, urls, templateHashes, lists, graphUnchanged } = params;
   const queryCache = new Map<string, string>();
   const itemDeps = new Map<string, string>();
+  /** partial dependencies by `<id>\n<keys read>` */
+  const partials = new Map<string, string>();
   const { codes } = siteLocalesOf(source.data);
   return {
-    itemHash: (id) => {
+    itemHash: (id, recorded) => {
+      if (recorded !== undefined && isPartialDep(recorded)) {
+        const memo = `${id}\n${partialKeysJson(recorded)}`;
+        let hash = partials.get(memo);
+        if (hash === undefined) {
+          hash = currentPartialDep(source.item(id) ?? null, recorded, urls, codes);
+          partials.set(memo, hash);
+        }
+        return hash;
+      }
       let hash = itemDeps.get(id);
       if (hash === undefined) {
         const item = source.item(id);

@@ -12,8 +12,11 @@ import type { Snapshot } from '../snapshot/types';
 import type { ContentSource } from '../source/content-source';
 import { SnapshotSource } from '../source/snapshot-source';
 
-/** Bumped when the builder's output for the same input changes: forces full builds. */
-export const BUILDER_OUTPUT_VERSION = 2;
+/**
+ * Bumped when the builder's output for the same input changes, or how pages record what they
+ * read (3: items per field, query results without their items' content): forces full builds.
+ */
+export const BUILDER_OUTPUT_VERSION = 3;
 
 /**
  * The hash of everything that, when it changes, makes every page suspect: a full build follows.

@@ -34,7 +34,8 @@ export interface SelectedPage {
 /** What changed of a page's recorded items and queries (the first found): see {@link SelectedPage.detail}. */
 export function changedDependency(before: ManifestArtifact, reader: DependencyReader): string {
   for (const id in before.deps.items) {
-    if (reader.itemHash(id) !== before.deps.items[id]) return 'item-changed';
+    const recorded = before.deps.items[id]!;
+    if (reader.itemHash(id, recorded) !== recorded) return 'item-changed';
   }
   let query: string | null = null;
   for (const key in before.deps.queries) {

@@ -26,6 +26,7 @@ import type {
   SnapshotView,
   SnapshotWidget,
 } from '../snapshot/types';
+import { type ItemView, viewValue } from '../source/field-deps';
 import { SiteCollections } from '../source/site-collections';
 import { SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
@@ -217,6 +218,8 @@ export class Renderer {
       scope.widgets = widgetAreasObject((area) => this.renderArea(area, scope, reader));
       if (spec.kind === 'item') {
         const item = reader.item(spec.itemId);
+        // the page's alternates (hreflang) are its item's URLs in every locale: read as `url` is
+        if (item) viewValue(item, 'url');
         scope.item = item;
         scope.page = { url: spec.path, path: spec.path, kind: 'item', title: titleOf(item), ...localized };
       } else {
@@ -296,6 +299,8 @@ export class Renderer {
     let html = rendered;
     for (const transform of this.afterRender) {
       if (transform.type && transform.type !== item.type) continue;
+      // the transform sees the page and the whole item
+      this.reader.readAll(item);
       const name = transform.name ?? transform.id;
       const fail = (message: string) => new Error(`afterRender transform "${name}": ${message}`);
       if (transform.kind === 'script') {
@@ -404,7 +409,13 @@ export class Renderer {
     return new SafeHtml(parts.join('\n'));
   }
 
-  private finish(spec: ArtifactSpec, html: string, deps: ArtifactDeps): RenderedArtifact {
+  /** The page's dependencies with the items it read through their views. */
+  private collect(recorded: ArtifactDeps): ArtifactDeps {
+    return recorded === this.reader.deps ? this.reader.collect() : recorded;
+  }
+
+  private finish(spec: ArtifactSpec, html: string, recorded: ArtifactDeps): RenderedArtifact {
+    const deps = this.collect(recorded);
     return {
       key: spec.key,
       file: spec.file,
@@ -415,7 +426,8 @@ export class Renderer {
     };
   }
 
-  private fail(spec: ArtifactSpec, error: unknown, deps: ArtifactDeps): RenderedArtifact {
+  private fail(spec: ArtifactSpec, error: unknown, recorded: ArtifactDeps): RenderedArtifact {
+    const deps = this.collect(recorded);
     const message = error instanceof Error ? error.message : String(error);
     return {
       key: spec.key,
@@ -429,10 +441,12 @@ export class Renderer {
   }
 }
 
-function titleOf(item: Record<string, unknown> | null): string | null {
+function titleOf(item: ItemView | null): string | null {
   if (!item) return null;
   for (const key of ['title', 'name', 'label', 'slug']) {
-    if (typeof item[key] === 'string' && item[key] !== '') return item[key] as string;
+    // read as a template reads it: the page records the keys its title came from
+    const value = viewValue(item, key);
+    if (typeof value === 'string' && value !== '') return value;
   }
   return null;
 }

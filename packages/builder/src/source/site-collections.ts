@@ -88,7 +88,16 @@ export class SiteCollections {
     } else {
       value = items.map((item) => reader.view(item));
     }
-    const spec: QuerySpec = { kind: 'list', query, collection: name };
-    return { key: queryKey(spec), hash: resultHash(result.items, result.total, reader.urls), value };
+    // grouped: the groups (values, counts) come from each item's field, not from a view
+    const spec: QuerySpec = {
+      kind: 'list',
+      query,
+      collection: name,
+      ...(definition.groupBy ? { groupBy: definition.groupBy } : {}),
+    };
+    const hash = resultHash(result.items, result.total, reader.urls, reader.locales.codes, {
+      groupBy: definition.groupBy,
+    });
+    return { key: queryKey(spec), hash, value };
   }
 }

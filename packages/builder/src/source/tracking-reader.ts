@@ -1,24 +1,19 @@
 import { createHash, hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
-import { itemSlug } from '@trelliscms/core/build';
+import { canonicalJson, itemSlug } from '@trelliscms/core/build';
 import { type SiteLocales, siteLocalesOf, stringsDepName, urlKeyOf } from '../plan/site-locales';
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, SavedQueryRun, SimilarQuery, TraverseQuery } from './content-source';
+import { ItemView, partialDep, type ReadRecorder, touchView, type ViewReads } from './field-deps';
 import { itemHash } from './item-hash';
 import type { SnapshotSource } from './snapshot-source';
 
-/** What a template sees of an item: its fields at top level, plus `id`, `type`, `slug`, `url` and metadata. */
-export type ItemView = Record<string, unknown> & {
-  id: string;
-  type: string;
-  slug: string;
-  url: string | null;
-};
+export { ItemView } from './field-deps';
 
 /** A query as recorded in an artifact's dependencies. */
 export type QuerySpec =
   /** `collection`: the list of a site collection (`site.collections.<name>`) */
-  | { kind: 'list'; query: ListQuery; collection?: string }
+  | { kind: 'list'; query: ListQuery; collection?: string; groupBy?: string }
   | { kind: 'traverse'; query: TraverseQuery }
   | { kind: 'similar'; query: SimilarQuery }
   | { kind: 'query'; query: SavedQueryRun };
@@ -31,16 +26,28 @@ export function queryKey(spec: QuerySpec): string {
 /**
  * Reads content for templates through a snapshot source and records what each artifact read
  * (items, queries with a hash of their results). One reader serves one render at a time:
- * `begin()` starts a fresh record, `deps` holds it.
+ * `begin()` starts a fresh record, `deps` holds it once `collect()` has added the items read.
+ *
+ * Items are recorded per field: templates get tracked views (proxies) that note which keys a
+ * page reads, and `collect()` records each item read with a hash of only those keys' values
+ * (see `field-deps.ts`). Query results are recorded by what they hold (ids, order, URLs,
+ * total), not by the content of their items, which the views record as they are read; a saved
+ * query's rows (not views) count as reading their items whole.
  */
-export class TrackingReader {
+export class TrackingReader implements ReadRecorder {
   readonly source: SnapshotSource;
   readonly urls: ReadonlyMap<string, string>;
   deps: ArtifactDeps = { items: {}, templates: {}, queries: {} };
   /** the locale of the page being rendered (null: the site is not localized) */
   locale: string | null = null;
+  /** @internal the render in progress (views note their reads against it) */
+  epoch = 0;
+  /** @internal the views the render in progress read */
+  readonly touched: ViewReads[] = [];
   private readonly views = new WeakMap<SnapshotItem, Map<string, ItemView>>();
   private readonly depHashes = new WeakMap<SnapshotItem, string>();
+  /** partial dependency values by item object and keys read (as JSON) */
+  private readonly partials = new WeakMap<SnapshotItem, Map<string, string>>();
 
   constructor(params: { source: SnapshotSource; urls: ReadonlyMap<string, string> }) {
     this.source = params.source;
@@ -56,12 +63,56 @@ export class TrackingReader {
   forget(item: SnapshotItem): void {
     this.views.delete(item);
     this.depHashes.delete(item);
+    this.partials.delete(item);
   }
 
   /** Starts recording for a new artifact, rendered in `locale` (default: the site's default locale). */
   begin(locale: string | null = null): void {
     this.deps = { items: {}, templates: {}, queries: {} };
     this.locale = locale ?? this.locales.defaultCode;
+    this.epoch++;
+    this.touched.length = 0;
+  }
+
+  /** Records an item as read whole (its full dependency hash), e.g. when a script sees all of it. */
+  readAll(item: SnapshotItem): void {
+    this.deps.items[item.id] = this.depHash(item);
+  }
+
+  /**
+   * Adds the items the render read through their views to `deps.items`: each with the keys it
+   * read (or whole), unless it is recorded whole already. Call once a render is done.
+   */
+  collect(): ArtifactDeps {
+    const items = this.deps.items;
+    const codes = this.locales.codes;
+    for (const reads of this.touched) {
+      if (reads.epoch !== this.epoch) continue;
+      const { item } = reads;
+      const before = items[item.id];
+      // already recorded whole (or, never, gone)
+      if (before !== undefined && !before.startsWith('f:')) continue;
+      if (reads.all || before !== undefined) {
+        // (the same item read through two objects: recorded whole)
+        items[item.id] = this.depHash(item);
+        continue;
+      }
+      const keys = [...reads.keys].sort();
+      const keysJson = JSON.stringify(keys);
+      let byKeys = this.partials.get(item);
+      if (!byKeys) {
+        byKeys = new Map();
+        this.partials.set(item, byKeys);
+      }
+      let value = byKeys.get(keysJson);
+      if (value === undefined) {
+        value = partialDep(item, keys, keysJson, this.urls, codes);
+        byKeys.set(keysJson, value);
+      }
+      items[item.id] = value;
+    }
+    this.touched.length = 0;
+    return this.deps;
   }
 
   /** A UI string in the page's locale (or `locale`), recorded as a dependency; null when missing. */
@@ -72,7 +123,7 @@ export class TrackingReader {
     return this.locales.translate(key, code);
   }
 
-  /** The template view of an item in the page's locale (memoized). */
+  /** The template view of an item in the page's locale (memoized): a tracked view that records the keys read. */
   view(item: SnapshotItem): ItemView {
     const code = this.locale ?? '';
     let byLocale = this.views.get(item);
@@ -87,19 +138,23 @@ export class TrackingReader {
         (this.locale === null ? undefined : this.urls.get(`${item.id}@${this.locale}`)) ??
         this.urls.get(item.id) ??
         null;
-      view = {
-        ...localized.fields,
-        id: item.id,
-        type: item.type,
-        slug: itemSlug(item),
-        url,
-        status: item.status ?? null,
-        updatedAt: item.updatedAt ?? null,
-        version: item.version ?? null,
-        fields: localized.fields,
-        relationships: item.relationships ?? {},
-        ...(this.locale === null ? {} : { locale: this.locale }),
-      };
+      view = new ItemView(
+        {
+          ...localized.fields,
+          id: item.id,
+          type: item.type,
+          slug: itemSlug(item),
+          url,
+          status: item.status ?? null,
+          updatedAt: item.updatedAt ?? null,
+          version: item.version ?? null,
+          fields: localized.fields,
+          relationships: item.relationships ?? {},
+          ...(this.locale === null ? {} : { locale: this.locale }),
+        },
+        item,
+        this,
+      );
       byLocale.set(code, view);
     }
     return view;
@@ -119,11 +174,19 @@ export class TrackingReader {
     return hash;
   }
 
-  /** Reads an item by id and records it (a missing item is recorded with hash `''`). */
+  /**
+   * Reads an item by id and records it: a missing item with hash `''`, one found by the keys of
+   * it the render reads (at least its existence).
+   */
   item(id: string): ItemView | null {
     const item = this.source.item(id);
-    this.deps.items[id] = item ? this.depHash(item) : '';
-    return item ? this.view(item) : null;
+    if (!item) {
+      this.deps.items[id] = '';
+      return null;
+    }
+    const view = this.view(item);
+    touchView(view);
+    return view;
   }
 
   list(query: ListQuery): { items: ItemView[]; total: number } {
@@ -141,10 +204,13 @@ export class TrackingReader {
       this.urls,
       this.locales.codes,
     );
-    // The items reached are dependencies too: while the graph is unchanged, they are all that
-    // can change the result (see graphHashOf).
-    for (const item of items) this.deps.items[item.id] = this.depHash(item);
-    return items.map((item) => this.view(item));
+    // The items reached are dependencies too (at least their existence): while the graph is
+    // unchanged, they are all that can change the result (see graphHashOf).
+    return items.map((item) => {
+      const view = this.view(item);
+      touchView(view);
+      return view;
+    });
   }
 
   /**
@@ -153,7 +219,16 @@ export class TrackingReader {
    */
   query(query: SavedQueryRun): { items: Array<Record<string, unknown>>; total: number } {
     const result = this.source.runQuery(query);
-    this.deps.queries[queryKey({ kind: 'query', query })] = resultHash(result.items, result.total, this.urls);
+    // rows are projections of their items (any field): the result's hash holds the items' content
+    this.deps.queries[queryKey({ kind: 'query', query })] = resultHash(
+      result.items,
+      result.total,
+      this.urls,
+      [],
+      {
+        content: true,
+      },
+    );
     return {
       items: result.rows.map((row, index) => ({
         ...row,
@@ -175,16 +250,26 @@ export class TrackingReader {
   }
 }
 
-/** Hash of a query result: ids, item hashes and URLs (in each locale of `codes`), and the total. */
+/**
+ * Hash of a query result: ids and URLs (in each locale of `codes`), in order, and the total;
+ * with `content`, the items' hashes too (a result whose rows show any field), with `groupBy`
+ * the value of that field of each item (a collection grouped by it). The content of the items
+ * a page shows is recorded field by field as the page reads their views.
+ */
 export function resultHash(
   items: readonly SnapshotItem[],
   total: number,
   urls: ReadonlyMap<string, string>,
   codes: readonly string[] = [],
+  options: { content?: boolean; groupBy?: string } = {},
 ): string {
+  const { content = false, groupBy } = options;
   // One string hashed at once: the same digest as hashing the parts in turn, with fewer calls.
-  let text = String(total);
-  for (const item of items) text += `\n${item.id}\t${itemHash(item)}\t${urlKeyOf(urls, item.id, codes)}`;
+  let text = content ? `c${total}` : String(total);
+  for (const item of items) {
+    text += `\n${item.id}\t${content ? itemHash(item) : ''}\t${urlKeyOf(urls, item.id, codes)}`;
+    if (groupBy !== undefined) text += `\t${canonicalJson(item.fields[groupBy] ?? null)}`;
+  }
   return hash('sha1', text, 'base64url');
 }
 
@@ -203,13 +288,13 @@ export function currentQueryHash(
   const { codes } = siteLocalesOf(source.data);
   if (spec.kind === 'list') {
     const result = source.list(spec.query);
-    return resultHash(result.items, result.total, urls, codes);
+    return resultHash(result.items, result.total, urls, codes, { groupBy: spec.groupBy });
   }
   if (spec.kind === 'query') {
     // a query that fails now (gone, or its parameters no longer fit) is a change: the page renders and reports it
     try {
       const result = source.runQuery(spec.query);
-      return resultHash(result.items, result.total, urls);
+      return resultHash(result.items, result.total, urls, [], { content: true });
     } catch {
       return '';
     }

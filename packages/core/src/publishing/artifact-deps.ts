@@ -4,7 +4,7 @@
  * exist is recorded with the hash `''`, so its appearance also counts as a change.
  */
 export interface ArtifactDeps {
-  /** item id → the item's content hash */
+  /** item id → the item's content hash (or, from the builder, a hash of the fields the artifact read) */
   items: Record<string, string>;
   /** template name → hash of its content (layouts and partials included) */
   templates: Record<string, string>;
@@ -54,7 +54,11 @@ export interface BuildManifest {
 
 /** Answers "what is the hash of X now" for {@link impactedArtifacts}; `''` when X does not exist. */
 export interface DependencyReader {
-  itemHash(id: string): string;
+  /**
+   * the current dependency hash of an item; `recorded` (what the page recorded) tells a reader
+   * that records items per field which of the item's fields to hash
+   */
+  itemHash(id: string, recorded?: string): string;
   templateHash(name: string): string;
   /** the current hash of a query's result; `recorded` may be returned when the reader knows the result cannot have changed */
   queryHash(key: string, recorded: string): string;

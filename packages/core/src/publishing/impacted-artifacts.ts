@@ -19,7 +19,10 @@ export interface IncrementalPlan {
 /** True when any recorded dependency hash differs from the reader's current one. */
 export function depsChanged(deps: ArtifactDeps, reader: DependencyReader): boolean {
   // for-in rather than Object.entries: this runs for every artifact of every incremental build
-  for (const id in deps.items) if (reader.itemHash(id) !== deps.items[id]) return true;
+  for (const id in deps.items) {
+    const recorded = deps.items[id]!;
+    if (reader.itemHash(id, recorded) !== recorded) return true;
+  }
   for (const name in deps.templates) if (reader.templateHash(name) !== deps.templates[name]) return true;
   for (const key in deps.queries) {
     const hash = deps.queries[key]!;

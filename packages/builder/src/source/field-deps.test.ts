@@ -1,0 +1,123 @@
+import { Liquid } from 'liquidjs';
+import { describe, expect, it } from 'vitest';
+import { dependencyReader } from '../incremental/dependency-reader';
+import type { Snapshot, SnapshotItem } from '../snapshot/types';
+import { type ItemView, isPartialDep, viewEntries, viewValue } from './field-deps';
+import { SnapshotSource } from './snapshot-source';
+import { TrackingReader } from './tracking-reader';
+
+function snapshotOf(items: SnapshotItem[]): Snapshot {
+  return {
+    format: 'trellis-snapshot',
+    version: 1,
+    site: { id: 's', name: 'S' },
+    types: [{ name: 'post', fields: [{ name: 'title', type: 'string' }] }],
+    items,
+    edges: [],
+    templates: [],
+  } as Snapshot;
+}
+
+const post = (fields: Record<string, unknown>): SnapshotItem => ({ id: 'post:a', type: 'post', fields });
+const urls = new Map([['post:a', '/a/']]);
+
+/** What a page that runs `read` on the view of post:a records, and whether a reader over `after` finds it changed. */
+function record(read: (view: ItemView) => unknown): string {
+  const source = new SnapshotSource({ snapshot: snapshotOf([post({ title: 'T', body: 'B' })]) });
+  const reader = new TrackingReader({ source, urls });
+  reader.begin();
+  read(reader.item('post:a')!);
+  return reader.collect().items['post:a']!;
+}
+
+function changedBy(recorded: string, fields: Record<string, unknown>): boolean {
+  const source = new SnapshotSource({ snapshot: snapshotOf([post(fields)]) });
+  const reader = dependencyReader({
+    source,
+    urls,
+    templateHashes: new Map(),
+    lists: null,
+    graphUnchanged: true,
+  });
+  return reader.itemHash('post:a', recorded) !== recorded;
+}
+
+describe('field-level item dependencies', () => {
+  it('records the keys a page read, and only a change to those changes the dependency', () => {
+    const recorded = record((view) => `${viewValue(view, 'title')} ${viewValue(view, 'url')}`);
+    expect(isPartialDep(recorded)).toBe(true);
+    expect(recorded.endsWith('["title","url"]')).toBe(true);
+    expect(changedBy(recorded, { title: 'T', body: 'another body' })).toBe(false);
+    expect(changedBy(recorded, { title: 'T2', body: 'B' })).toBe(true);
+  });
+
+  it('records a key the item lacks (liquidjs checks own keys first): its appearance is a change', () => {
+    const recorded = record((view) => viewValue(view, 'subtitle'));
+    expect(changedBy(recorded, { title: 'T', body: 'B' })).toBe(false);
+    expect(changedBy(recorded, { title: 'T', body: 'B', subtitle: 'S' })).toBe(true);
+  });
+
+  it('records an item read without a key by its existence', () => {
+    const recorded = record(() => null);
+    expect(recorded.endsWith(':[]')).toBe(true);
+    expect(changedBy(recorded, { title: 'other', body: 'other' })).toBe(false);
+  });
+
+  const liquid = new Liquid({ ownPropertyOnly: true });
+  const render = (template: string) => (view: ItemView) =>
+    liquid.parseAndRenderSync(template, { post: view });
+
+  it('records what a template reads through liquidjs, and renders as a plain object would', () => {
+    const plain = liquid.parseAndRenderSync(
+      '{{ post.title }}|{{ post.url }}|{{ post.missing }}|{{ post.size }}',
+      {
+        post: { title: 'T', url: '/a/', x: 1 },
+      },
+    );
+    expect(plain).toBe('T|/a/||3');
+    let out = '';
+    const recorded = record((view) => {
+      out = render('{{ post.title }}|{{ post.url }}|{{ post.missing }}')(view);
+    });
+    expect(out).toBe('T|/a/|');
+    expect(recorded.endsWith('["missing","title","url"]')).toBe(true);
+    expect(changedBy(recorded, { title: 'T', body: 'another body' })).toBe(false);
+    expect(changedBy(recorded, { title: 'T', body: 'B', missing: 'now here' })).toBe(true);
+  });
+
+  it.each([
+    ['`| json`', render('{{ post | json }}')],
+    ['`post.size`', render('{{ post.size }}')],
+    ['a for loop over the item', render('{% for pair in post %}{{ pair[0] }}{% endfor %}')],
+    ['viewEntries', (view: ItemView) => viewEntries(view)],
+  ])('counts %s as reading every field', (_name, read) => {
+    const recorded = record(read);
+    expect(isPartialDep(recorded)).toBe(false);
+    expect(changedBy(recorded, { title: 'T', body: 'another body' })).toBe(true);
+  });
+
+  it('counts `fields` (the whole field object) as reading every field', () => {
+    const recorded = record(render('{{ post.fields.title }}'));
+    expect(changedBy(recorded, { title: 'T', body: 'another body' })).toBe(true);
+  });
+
+  it('reaches no prototype: inherited names read as missing keys, and the view shows as a plain object', () => {
+    let out = '';
+    record((view) => {
+      out = render(
+        '{{ post.constructor }}|{{ post.__proto__ }}|{{ post.toString }}|{{ post.hasOwnProperty }}|{{ post.__proto__.constructor }}|{{ post }}',
+      )(view);
+    });
+    expect(out).toBe('|||||[object Object]');
+  });
+
+  it('renders a dump and a key count as a plain object would', () => {
+    let out = '';
+    record((view) => {
+      out = render('{{ post | json }} {{ post.size }} {{ post.id }}')(view);
+    });
+    const parsed = JSON.parse(out.slice(0, out.lastIndexOf('}') + 1)) as Record<string, unknown>;
+    expect(parsed).toMatchObject({ id: 'post:a', title: 'T', body: 'B', url: '/a/', slug: 'a' });
+    expect(out.endsWith(` ${Object.keys(parsed).length} post:a`)).toBe(true);
+  });
+});

@@ -1,0 +1,225 @@
+import { hash } from 'node:crypto';
+import { canonicalJson, itemSlug } from '@trelliscms/core/build';
+import { Drop } from 'liquidjs';
+import { urlKeyOf } from '../plan/site-locales';
+import type { SnapshotItem } from '../snapshot/types';
+import { itemHash } from './item-hash';
+
+/**
+ * Field-level item dependencies. A page records, for each item it read, either the item's full
+ * dependency hash (`<item hash>|<urls>`: the page read all of it, e.g. `{{ post | json }}` or
+ * `post.fields`), or only the keys of the item's template view it read, with a hash of their
+ * values: `f:<hash>:<keys as JSON>` (an item read without any key, e.g. `{% if item %}`,
+ * records `f:<hash>:[]`: it exists). An edit to a key a page did not read leaves its hash as
+ * it was, so the page is carried.
+ */
+const PARTIAL_PREFIX = 'f:';
+/** sha1, base64url: 27 characters */
+const HASH_LENGTH = 27;
+
+/** Whether a recorded item dependency names the keys it read (else it is a full hash or `''`). */
+export function isPartialDep(recorded: string): boolean {
+  return (
+    recorded.startsWith(PARTIAL_PREFIX) && recorded.charCodeAt(PARTIAL_PREFIX.length + HASH_LENGTH) === 58
+  );
+}
+
+/** The keys (as JSON) a partial dependency names. */
+export function partialKeysJson(recorded: string): string {
+  return recorded.slice(PARTIAL_PREFIX.length + HASH_LENGTH + 1);
+}
+
+/** An own member of an object (`constructor` of a plain object is no field). */
+function own(object: Readonly<Record<string, unknown>> | undefined, key: string): unknown {
+  return object !== undefined && Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+function encode(value: unknown): string {
+  return value === undefined ? 'u' : `j${canonicalJson(value)}`;
+}
+
+/** The value behind one key of an item's template view, as text (see `TrackingReader.view`). */
+function keyValue(
+  item: SnapshotItem,
+  key: string,
+  urls: ReadonlyMap<string, string>,
+  codes: readonly string[],
+) {
+  switch (key) {
+    // the same for every view of the item (`locale` is the page's)
+    case 'id':
+    case 'locale':
+      return '';
+    case 'type':
+      return item.type;
+    case 'slug':
+      return itemSlug(item);
+    case 'url':
+      return urlKeyOf(urls, item.id, codes);
+    case 'status':
+      return encode(item.status ?? null);
+    case 'updatedAt':
+      return encode(item.updatedAt ?? null);
+    case 'version':
+      return encode(item.version ?? null);
+    case 'relationships':
+      return encode(item.relationships ?? {});
+    case 'fields':
+      return itemHash(item);
+    default: {
+      // a field, in the default locale and each translation (a page in any locale reads one of them)
+      let text = encode(own(item.fields, key));
+      const translations = item.translations;
+      if (translations) {
+        for (const code of Object.keys(translations).sort())
+          text += `\t${code}=${encode(own(translations[code], key))}`;
+      }
+      return text;
+    }
+  }
+}
+
+/** The partial dependency of an item whose view keys `keys` (sorted, as `keysJson`) were read. */
+export function partialDep(
+  item: SnapshotItem,
+  keys: readonly string[],
+  keysJson: string,
+  urls: ReadonlyMap<string, string>,
+  codes: readonly string[],
+): string {
+  let text = item.id;
+  for (const key of keys) text += `\n${key}\n${keyValue(item, key, urls, codes)}`;
+  return `${PARTIAL_PREFIX}${hash('sha1', text, 'base64url')}:${keysJson}`;
+}
+
+/** The current value of a recorded partial dependency for `item` (null: the item is gone). */
+export function currentPartialDep(
+  item: SnapshotItem | null,
+  recorded: string,
+  urls: ReadonlyMap<string, string>,
+  codes: readonly string[],
+): string {
+  if (!item) return '';
+  const keysJson = partialKeysJson(recorded);
+  let keys: string[];
+  try {
+    keys = JSON.parse(keysJson) as string[];
+  } catch {
+    return '';
+  }
+  return partialDep(item, keys, keysJson, urls, codes);
+}
+
+/** What one page read of one item view (reused from page to page: no allocation per read). */
+export interface ViewReads {
+  item: SnapshotItem;
+  /** the render (`TrackingReader.epoch`) these reads belong to */
+  epoch: number;
+  keys: Set<string>;
+  /** the page read every key (listed them, iterated or serialized the view) */
+  all: boolean;
+}
+
+/** The reader side of tracked views: the current render and the views it touched. */
+export interface ReadRecorder {
+  epoch: number;
+  touched: ViewReads[];
+}
+
+function touch(recorder: ReadRecorder, reads: ViewReads): ViewReads {
+  if (reads.epoch !== recorder.epoch) {
+    reads.epoch = recorder.epoch;
+    reads.keys.clear();
+    reads.all = false;
+    recorder.touched.push(reads);
+  }
+  return reads;
+}
+
+const DATA: unique symbol = Symbol('trellis.viewData');
+const READS: unique symbol = Symbol('trellis.viewReads');
+const RECORDER: unique symbol = Symbol('trellis.viewRecorder');
+
+/**
+ * What a template sees of an item: a liquidjs `Drop` whose keys (the item's fields, `url`,
+ * `slug`, ...) are not properties of its own, so liquidjs reads each through
+ * `liquidMethodMissing` (it skips its own-property check for drops), which notes the key in the
+ * view's {@link ViewReads} for the render in progress: a key the item lacks is noted too (it
+ * may appear later). Reading every key — `{{ post | json }}` (`toJSON`), `post.size`, iterating
+ * the view, {@link viewEntries} — notes the whole item. Only `id` is a property (it never
+ * changes, and tags read it to find the item). A method call, no proxy: reading a key costs
+ * about what reading a plain object's does.
+ */
+export class ItemView extends Drop {
+  readonly id: string;
+  /** @internal */ declare readonly [DATA]: Record<string, unknown>;
+  /** @internal */ declare readonly [READS]: ViewReads;
+  /** @internal */ declare readonly [RECORDER]: ReadRecorder;
+
+  constructor(data: Record<string, unknown> & { id: string }, item: SnapshotItem, recorder: ReadRecorder) {
+    super();
+    this.id = data.id;
+    const hidden = (value: unknown) => ({ value, enumerable: false, writable: false, configurable: false });
+    Object.defineProperty(this, DATA, hidden(data));
+    Object.defineProperty(this, READS, hidden({ item, epoch: -1, keys: new Set<string>(), all: false }));
+    Object.defineProperty(this, RECORDER, hidden(recorder));
+  }
+
+  override liquidMethodMissing(key: string | number): unknown {
+    const name = String(key);
+    const data = this[DATA];
+    const reads = touch(this[RECORDER], this[READS]);
+    // liquidjs's `size` of an object without a `size` key is its number of keys
+    if (name === 'size' && !Object.hasOwn(data, name)) {
+      reads.all = true;
+      return Object.keys(data).length;
+    }
+    if (!reads.all) reads.keys.add(name);
+    return Object.hasOwn(data, name) ? data[name] : undefined;
+  }
+
+  /** Serialized (`| json`): the whole item. */
+  toJSON(): Record<string, unknown> {
+    touch(this[RECORDER], this[READS]).all = true;
+    return this[DATA];
+  }
+
+  /** Iterated (`{% for pair in item %}`): `[key, value]` pairs, like a plain object: the whole item. */
+  *[Symbol.iterator](): IterableIterator<[string, unknown]> {
+    touch(this[RECORDER], this[READS]).all = true;
+    for (const key of Object.keys(this[DATA])) yield [key, this[DATA][key]];
+  }
+
+  /** Shown as text (`{{ item }}`): what a plain object shows. */
+  [Symbol.toPrimitive](): string {
+    return '[object Object]';
+  }
+}
+
+// liquidjs reads a drop's keys as properties before `liquidMethodMissing`, inherited ones too:
+// what a view inherits from `Object.prototype` (`constructor`, `__proto__`, `toString`, ...)
+// is hidden, so a template reaches no prototype through a view (as with a plain object, where
+// liquidjs reads own properties only).
+for (const name of Object.getOwnPropertyNames(Object.prototype)) {
+  Object.defineProperty(ItemView.prototype, name, {
+    value: undefined,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
+}
+
+/** One key of a view read from JavaScript (noted like a template's read). */
+export function viewValue(view: ItemView, key: string): unknown {
+  return view.liquidMethodMissing(key);
+}
+
+/** Every key of a view with its value, from JavaScript: the whole item is noted as read. */
+export function viewEntries(view: ItemView): Record<string, unknown> {
+  return view.toJSON();
+}
+
+/** Marks a view read by the current render without reading a key (it exists). */
+export function touchView(view: ItemView): void {
+  touch(view[RECORDER], view[READS]);
+}
