@@ -188,7 +188,7 @@ describe('releases that publish across server processes', { timeout: 300_000 }, 
   });
 
   it('keeps the old site served when a server is killed while building a deployment, which goes live once its claim expires', async () => {
-    const env = { CMS_DEPLOY_LEASE_MS: String(LEASE_MS) };
+    const env = { CMS_DEPLOY_LEASE_MS: String(LEASE_MS), CMS_BUILD_LEASE_MS: String(LEASE_MS) };
     const first = await start(env);
     const site = await createPostSite(await clientOf(first.url, first.ownerKey), 'crash');
     await site.content.create('post', { slug: 'crash', title: 'Before' });
@@ -234,7 +234,16 @@ describe('releases that publish across server processes', { timeout: 300_000 }, 
     // The old site right after the restart, and the deployment still pending (its claim holds).
     expect(await pageTitle(url)).toBe('Before');
     expect((await restarted.releases.getDeployment(pending.id)).status).toBe('pending');
-    const interrupted = await restarted.build.status(building.buildId);
+    // The killed server's build is marked interrupted once its `aliveUntil` (renewed while a
+    // server has it in flight, CMS_BUILD_LEASE_MS) has passed: it could be another live server's.
+    const interrupted = await waitFor(
+      'the killed build marked interrupted',
+      async () => {
+        const status = await restarted.build.status(building.buildId);
+        return status.status === 'running' ? undefined : status;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     expect(interrupted).toMatchObject({ status: 'error', error: expect.stringMatching(/interrupted/) });
 
     const reads: PageRead[] = [];
