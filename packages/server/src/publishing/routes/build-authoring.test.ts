@@ -114,17 +114,19 @@ describe('template authoring in server builds', () => {
     expect(incremental.ok, next.body).toBe(true);
     expect(incremental.mode).toBe('incremental');
     expect(incremental.reasons['collection:tags']).toBe(1);
-    // the page of a tag the edit did not touch is carried over
-    expect(incremental.carried).toBe(1);
+    // the pages the edit did not change are carried over: solo's, and jazz's (it still lists A,
+    // and shows only its title, which did not change: dependencies are per field)
+    expect(incremental.carried).toBe(2);
     const status = await site.request({ method: 'GET', url: `/api/build/status/${incremental.buildId}` });
     expect(status.json()).toMatchObject({
       rendered: incremental.rendered,
-      carried: 1,
+      carried: 2,
       reasons: incremental.reasons,
     });
     expect(await page('/tags/')).toContain('<a href="/tags/blues/">blues (1)</a>');
     expect(await page('/tags/blues/')).toContain('<li>A</li>');
     expect(await page('/tags/rock-n-roll/')).toContain('<li>B</li><li>C</li><p>2</p>');
+    expect(await page('/tags/jazz/')).toContain('<li>A</li><p>1</p>');
   });
 
   it('reports undefined variables in a validate build', async () => {
