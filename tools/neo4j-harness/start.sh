@@ -124,7 +124,11 @@ fi
 
 : >"$LOG_FILE"
 # shellcheck disable=SC2086  # JAVA_OPTS is intentionally word-split
-NEO4J_BOLT_PORT="$PORT" nohup java $JAVA_OPTS -cp "$HERE/target/classes:$HERE/target/dependency/*" "$MAIN" \
+# The JVM's temp files (the store's default parent dir, log4j's config) go under the run dir,
+# which stop.sh clears: nothing is left in the system temp dir.
+JAVA_TMP="$RUN_DIR/tmp"
+rm -rf "$JAVA_TMP" && mkdir -p "$JAVA_TMP"
+NEO4J_BOLT_PORT="$PORT" nohup java $JAVA_OPTS "-Djava.io.tmpdir=$JAVA_TMP" -cp "$HERE/target/classes:$HERE/target/dependency/*" "$MAIN" \
   >>"$LOG_FILE" 2>&1 </dev/null 8>&- 9>&- &
 pid=$!
 echo "$pid" >"$PID_FILE"

@@ -37,4 +37,5 @@ while kill -0 "$pid" 2>/dev/null; do
   sleep 0.2
 done
 rm -f "$PID_FILE" "$URI_FILE"
+rm -rf "$RUN_DIR/tmp"
 log "stopped (pid $pid) in $(($(date +%s) - t0)) s"

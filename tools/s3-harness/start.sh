@@ -105,7 +105,10 @@ url="http://127.0.0.1:$PORT"
 : >"$LOG_FILE"
 # HTTPS (S3Mock's second connector) goes to a free port the OS picks; only HTTP is used.
 # shellcheck disable=SC2086  # JAVA_OPTS is intentionally word-split
-nohup java $JAVA_OPTS -jar "$JAR" \
+# The JVM's temp files (Tomcat's work dir) go under the run dir, which stop.sh clears.
+JAVA_TMP="$RUN_DIR/tmp"
+rm -rf "$JAVA_TMP" && mkdir -p "$JAVA_TMP"
+nohup java $JAVA_OPTS "-Djava.io.tmpdir=$JAVA_TMP" -jar "$JAR" \
   --server.port=0 --server.address=127.0.0.1 \
   --com.adobe.testing.s3mock.httpPort="$PORT" \
   --com.adobe.testing.s3mock.store.root="$DATA_DIR" \
