@@ -421,6 +421,18 @@ describe('POST /api/import/json', () => {
     expect((await importJson({ typeName: 'region', records, batchSize: 0 })).statusCode).toBe(400);
     expect((await importJson({ typeName: 'nope', records })).statusCode).toBe(404);
     expect((await importJson({ records })).statusCode).toBe(400);
+    // A record that is not an object, or records that are not a list, fail the whole request
+    // with zod's answer naming the place (the fast path of the validator takes only objects).
+    for (const bad of [[records[0], 'x'], [records[0], null], [records[0], [1]], 'x', { 0: records[0] }]) {
+      const answer = await importJson({ typeName: 'region', records: bad });
+      expect(answer.statusCode, answer.body).toBe(400);
+      expect(answer.json().error).toContain('records');
+    }
+    // The records as sent, the defaults filled in (dryRun false: the records are written).
+    const written = await importJson({ typeName: 'region', records: records.slice(0, 2) });
+    expect(written.statusCode, written.body).toBe(200);
+    expect(written.json().created).toBe(2);
+    expect(await total('region')).toBe(2);
   });
 });
 
