@@ -401,7 +401,9 @@ export async function importRecords({
   /** The throughput used to project the duration for `gatewayTimeoutWarning`. */
   estimatedRecordsPerSec: number;
   /** Called after each committed batch with the items it wrote (e.g. to embed them again). */
-  onWritten?: (items: Array<{ id: string; fields: Record<string, unknown> }>) => Promise<void>;
+  onWritten?: (
+    items: Array<{ id: string; fields: Record<string, unknown>; isNew: boolean }>,
+  ) => Promise<void>;
 }): Promise<ImportJsonResponse> {
   const started = performance.now();
   const errors: ImportError[] = [];
@@ -440,7 +442,13 @@ export async function importRecords({
     for (const record of resolved.unchanged) settled.push(record.id);
     unchanged += resolved.unchanged.length;
     if (!dryRun && onWritten && resolved.writable.length > 0)
-      await onWritten(resolved.writable.map((record) => ({ id: record.id, fields: record.fields })));
+      await onWritten(
+        resolved.writable.map((record) => ({
+          id: record.id,
+          fields: record.fields,
+          isNew: !record.existing,
+        })),
+      );
     skipped += resolved.skipped;
   };
   // A batch that failed as a whole (and so wrote nothing) is retried as two halves, down to
