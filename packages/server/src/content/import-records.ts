@@ -16,8 +16,16 @@ import { publishItems } from '../releases/publish-items';
 import { cooperativeYield } from '../shared/cooperative-yield';
 import { isQueryTimeout } from '../shared/deadline-graph';
 import { errorMessage } from './error-message';
-import { itemHash, itemHasher } from './item-hash';
-import { CONTENT_LABEL, emptyBody, type ItemMeta, itemProps, splitItemProps, typeOfId } from './item-record';
+import { type FieldPieces, fieldPieces, itemHash, itemHasher } from './item-hash';
+import {
+  CONTENT_LABEL,
+  emptyBody,
+  type ItemMeta,
+  itemProps,
+  itemPropsJson,
+  splitItemProps,
+  typeOfId,
+} from './item-record';
 import { getTombstones, tombstoneId } from './item-tombstone';
 import {
   findMissingReferences,
@@ -270,11 +278,24 @@ async function writeBatch(
 ): Promise<void> {
   const body = emptyBody();
   const hashWithBody = itemHasher(body);
+  // Each record's fields are serialized once, for its hash and its stored props (fieldPieces).
+  const pieces = new Map<Record<string, unknown>, FieldPieces | null>();
+  const piecesOf = (fields: Record<string, unknown>) => {
+    let found = pieces.get(fields);
+    if (found === undefined) {
+      found = fieldPieces(fields);
+      pieces.set(fields, found);
+    }
+    return found;
+  };
   const stamp: BatchStamp = {
     now: new Date().toISOString(),
     actor,
     body,
-    hash: (fields, withBody) => (withBody === body ? hashWithBody(fields) : itemHash(fields, withBody)),
+    hash: (fields, withBody) =>
+      withBody === body
+        ? hashWithBody(fields, piecesOf(fields))
+        : itemHash(fields, withBody, piecesOf(fields)),
   };
   const labels = edgeLabels(type);
   // Items deleted while releases pin their versions come back after their last version.
@@ -286,10 +307,22 @@ async function writeBatch(
   const replaced: Array<{ record: PreparedRecord; props: Props; text: string }> = [];
   const edges: GraphEdge[] = [];
   for (const record of records) {
-    const props = itemProps(record.fields, recordMeta(record, stamp, tombstones.get(record.id)?.version));
+    const meta = recordMeta(record, stamp, tombstones.get(record.id)?.version);
+    const props = itemProps(record.fields, meta);
     const text = searchText({ type, fields: record.fields });
     if (record.existing) replaced.push({ record, props, text });
-    else created.push({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props, searchText: text });
+    else {
+      const node: GraphNode = {
+        id: record.id,
+        labels: [type.nodeLabel, CONTENT_LABEL],
+        props,
+        searchText: text,
+      };
+      const flat = piecesOf(record.fields);
+      const json = flat && itemPropsJson(record.fields, flat, meta);
+      if (json) node.propsJson = json;
+      created.push(node);
+    }
     for (const name in record.targets) {
       const label = labels.get(name)!;
       const current = new Set(record.current?.[name] ?? []);

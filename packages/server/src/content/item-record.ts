@@ -86,6 +86,27 @@ export function splitItemProps(props: Props): { fields: Record<string, unknown>;
   };
 }
 
+/**
+ * `JSON.stringify(itemProps(fields, meta))` from the JSON of the fields' members (item-hash.ts
+ * `fieldPieces`), so their values are not serialized again; null when a member of `meta` has
+ * the name of a field (itemProps then overwrites the field where it stands).
+ */
+export function itemPropsJson(
+  fields: Record<string, unknown>,
+  pieces: ReadonlyArray<readonly [string, string]>,
+  meta: ItemMeta,
+): string | null {
+  let out = '{';
+  for (const [key, json] of pieces) out += `${out === '{' ? '' : ','}${JSON.stringify(key)}:${json}`;
+  for (const key in meta) {
+    const name = key === 'body' ? BODY_PROP : key;
+    if (Object.hasOwn(fields, name)) return null;
+    const json = JSON.stringify(meta[key as keyof ItemMeta]);
+    if (json !== undefined) out += `${out === '{' ? '' : ','}${JSON.stringify(name)}:${json}`;
+  }
+  return `${out}}`;
+}
+
 /** The properties of an item node. */
 export function itemProps(fields: Record<string, unknown>, meta: ItemMeta): Props {
   const props: Props = {};

@@ -31,6 +31,12 @@ export interface GraphNode {
    * type's text fields, so bookkeeping (status, user ids, hashes) is not searchable.
    */
   searchText?: string;
+  /**
+   * Written, never read back, optional: `JSON.stringify(props)` when the caller has it already
+   * (an import serializes each item's fields once, for its content hash and its stored props).
+   * An engine may take it instead of serializing `props` again; it must be exactly that string.
+   */
+  propsJson?: string;
 }
 
 export interface GraphEdge {

@@ -260,6 +260,23 @@ describe('embedded engine', () => {
     expect((await graph.getEdges({ to: 'c' })).map((edge) => edge.from)).toEqual(['a', 'b']);
   });
 
+  it('stores the props text a creator gives, and refuses one that is not a string', async () => {
+    const graph = await engine.createGraph('props-json');
+    const props = { title: 'Hello', n: 1 };
+    const [created] = await graph.createNodes([
+      { id: 'a', labels: ['Post'], props, propsJson: JSON.stringify(props) },
+    ]);
+    expect(created).toEqual({ id: 'a', labels: ['Post'], props });
+    expect(await graph.getNode('a')).toEqual({ id: 'a', labels: ['Post'], props });
+    expect((await graph.findNodes({ label: 'Post', where: [{ prop: 'n', op: 'eq', value: 1 }] })).total).toBe(
+      1,
+    );
+    await expect(
+      graph.createNodes([{ id: 'b', labels: ['Post'], props, propsJson: 1 as unknown as string }]),
+    ).rejects.toMatchObject({ kind: 'invalid_argument' });
+    expect(await graph.getNode('b')).toBeNull();
+  });
+
   it('never leaks libsql row metadata into nodes', async () => {
     const graph = await engine.createGraph('meta');
     await graph.createNode({ id: 'a', labels: ['T'], props: { x: 1 } });

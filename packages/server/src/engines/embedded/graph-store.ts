@@ -54,6 +54,11 @@ function textOf(node: GraphNode): string {
 }
 
 /** A node as reads return it: no search text. */
+/** The props' JSON as stored: the caller's `propsJson` when given (see GraphNode). */
+function propsText(node: GraphNode): string {
+  return node.propsJson ?? JSON.stringify(node.props);
+}
+
 function bare(node: GraphNode): GraphNode {
   return { id: node.id, labels: node.labels, props: node.props };
 }
@@ -799,6 +804,11 @@ export class GraphStore {
     assertSearchText(node.searchText);
     const clean: GraphNode = { id: node.id, labels: [...node.labels], props: node.props };
     if (node.searchText !== undefined) clean.searchText = node.searchText;
+    if (node.propsJson !== undefined) {
+      if (typeof node.propsJson !== 'string')
+        throw new EngineError('invalid_argument', 'propsJson must be the JSON text of props');
+      clean.propsJson = node.propsJson;
+    }
     return clean;
   }
 
@@ -830,7 +840,7 @@ export class GraphStore {
         node.id,
         node.labels[0] as string,
         labelsJson(node.labels),
-        JSON.stringify(node.props),
+        propsText(node),
         node.searchText === undefined ? 0 : 1,
       ],
     );
@@ -876,8 +886,8 @@ export class GraphStore {
     let sameGiven = true;
     for (let k = 0; k < size; k++) {
       const node = nodes[at + k] as GraphNode;
-      if (shared) params.push(node.id, JSON.stringify(node.props));
-      else params.push(node.id, node.labels[0] as string, labelJson[k] as string, JSON.stringify(node.props));
+      if (shared) params.push(node.id, propsText(node));
+      else params.push(node.id, node.labels[0] as string, labelJson[k] as string, propsText(node));
       const text = textOf(node);
       if (text.length === 0) allText = false;
       if ((node.searchText !== undefined) !== given) sameGiven = false;
@@ -968,7 +978,7 @@ export class GraphStore {
       this.conn.run('UPDATE nodes SET label = ?, labels = ?, props = ?, text_given = ? WHERE rid = ?', [
         node.labels[0] as string,
         labelsJson(node.labels),
-        JSON.stringify(node.props),
+        propsText(node),
         node.searchText === undefined ? 0 : 1,
         rid,
       ]);
@@ -976,7 +986,7 @@ export class GraphStore {
       this.conn.run('UPDATE nodes SET label = ?, labels = ?, props = ? WHERE rid = ?', [
         node.labels[0] as string,
         labelsJson(node.labels),
-        JSON.stringify(node.props),
+        propsText(node),
         rid,
       ]);
     }
