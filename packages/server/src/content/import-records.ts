@@ -227,6 +227,19 @@ function holdsRecord(record: PreparedRecord): boolean {
 }
 
 /** What the records of one batch share: the time, the actor, and the empty body of new items. */
+/** Records whose string fields hold at least this many characters have their fields serialized once (writeBatch). */
+const PIECES_FROM_CHARS = 1024;
+
+/** The characters of the string fields of `fields`. */
+function textLength(fields: Record<string, unknown>): number {
+  let length = 0;
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value === 'string') length += value.length;
+  }
+  return length;
+}
+
 interface BatchStamp {
   now: string;
   actor: string;
@@ -278,12 +291,13 @@ async function writeBatch(
 ): Promise<void> {
   const body = emptyBody();
   const hashWithBody = itemHasher(body);
-  // Each record's fields are serialized once, for its hash and its stored props (fieldPieces).
+  // A record with long texts has its fields serialized once, for its hash and its stored props
+  // (fieldPieces); for short ones two native serializations cost less than joining pieces.
   const pieces = new Map<Record<string, unknown>, FieldPieces | null>();
   const piecesOf = (fields: Record<string, unknown>) => {
     let found = pieces.get(fields);
     if (found === undefined) {
-      found = fieldPieces(fields);
+      found = textLength(fields) >= PIECES_FROM_CHARS ? fieldPieces(fields) : null;
       pieces.set(fields, found);
     }
     return found;

@@ -1,6 +1,7 @@
 import type { BlockDocument, ContentRecord, StoredContentType } from '@trelliscms/core';
 import { isSingleTarget } from '@trelliscms/core';
 import type { GraphEdge, GraphNode, Props } from '../engines/port';
+import { keyJson } from './item-hash';
 
 /** The second label every item node carries beside its type's nodeLabel. */
 export const CONTENT_LABEL = 'Content';
@@ -96,15 +97,17 @@ export function itemPropsJson(
   pieces: ReadonlyArray<readonly [string, string]>,
   meta: ItemMeta,
 ): string | null {
-  let out = '{';
-  for (const [key, json] of pieces) out += `${out === '{' ? '' : ','}${JSON.stringify(key)}:${json}`;
+  const named: Props = {};
   for (const key in meta) {
     const name = key === 'body' ? BODY_PROP : key;
     if (Object.hasOwn(fields, name)) return null;
-    const json = JSON.stringify(meta[key as keyof ItemMeta]);
-    if (json !== undefined) out += `${out === '{' ? '' : ','}${JSON.stringify(name)}:${json}`;
+    named[name] = meta[key as keyof ItemMeta];
   }
-  return `${out}}`;
+  let out = '{';
+  for (const [key, json] of pieces) out += `${out === '{' ? '' : ','}${keyJson(key)}:${json}`;
+  const rest = JSON.stringify(named);
+  if (rest === '{}') return `${out}}`;
+  return out === '{' ? rest : `${out},${rest.slice(1)}`;
 }
 
 /** The properties of an item node. */
