@@ -774,7 +774,9 @@ function validNode(node: GraphNode): GraphNode {
   const clean: GraphNode = {
     id: node.id,
     labels: [...node.labels],
-    props: JSON.parse(node.propsJson ?? JSON.stringify(node.props)) as Props,
+    props: JSON.parse(
+      typeof node.propsJson === 'string' ? node.propsJson : JSON.stringify(node.props),
+    ) as Props,
   };
   if (node.searchText !== undefined) clean.searchText = node.searchText;
   return clean;
