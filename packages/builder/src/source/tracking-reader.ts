@@ -4,7 +4,14 @@ import { canonicalJson, itemSlug } from '@trelliscms/core/build';
 import { type SiteLocales, siteLocalesOf, stringsDepName, urlKeyOf } from '../plan/site-locales';
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, SavedQueryRun, SimilarQuery, TraverseQuery } from './content-source';
-import { ItemView, partialDep, type ReadRecorder, touchView, type ViewReads } from './field-deps';
+import {
+  ItemView,
+  partialDep,
+  type ReadRecorder,
+  touchView,
+  type ViewRead,
+  type ViewReads,
+} from './field-deps';
 import { itemHash } from './item-hash';
 import type { SnapshotSource } from './snapshot-source';
 
@@ -44,6 +51,8 @@ export class TrackingReader implements ReadRecorder {
   epoch = 0;
   /** @internal the views the render in progress read */
   readonly touched: ViewReads[] = [];
+  /** @internal logs of the reads being recorded for replay (memoized partials) */
+  readonly taps: ViewRead[][] = [];
   private readonly views = new WeakMap<SnapshotItem, Map<string, ItemView>>();
   private readonly depHashes = new WeakMap<SnapshotItem, string>();
   /** partial dependency values by item object and keys read (as JSON) */
