@@ -110,6 +110,17 @@ export function currentPartialDep(
   return partialDep(item, keys, keysJson, urls, codes);
 }
 
+/** The keys of `reads`, sorted, and as JSON (reused while a view's pages read the same keys). */
+export function sortedKeys(reads: ViewReads): { keys: string[]; json: string } {
+  const last = reads.sorted;
+  if (last && last.keys.length === reads.keys.size && last.keys.every((key) => reads.keys.has(key)))
+    return last;
+  const keys = [...reads.keys].sort();
+  const sorted = { keys, json: JSON.stringify(keys) };
+  reads.sorted = sorted;
+  return sorted;
+}
+
 /** What one page read of one item view (reused from page to page: no allocation per read). */
 export interface ViewReads {
   item: SnapshotItem;
@@ -118,6 +129,8 @@ export interface ViewReads {
   keys: Set<string>;
   /** the page read every key (listed them, iterated or serialized the view) */
   all: boolean;
+  /** @internal the keys read last time they were collected, sorted, and as JSON (pages often read the same keys) */
+  sorted?: { keys: string[]; json: string };
 }
 
 /**

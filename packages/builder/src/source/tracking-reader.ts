@@ -8,6 +8,7 @@ import {
   ItemView,
   partialDep,
   type ReadRecorder,
+  sortedKeys,
   touchView,
   type ViewRead,
   type ViewReads,
@@ -106,8 +107,7 @@ export class TrackingReader implements ReadRecorder {
         items[item.id] = this.depHash(item);
         continue;
       }
-      const keys = [...reads.keys].sort();
-      const keysJson = JSON.stringify(keys);
+      const { keys, json: keysJson } = sortedKeys(reads);
       let byKeys = this.partials.get(item);
       if (!byKeys) {
         byKeys = new Map();
