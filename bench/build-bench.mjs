@@ -308,7 +308,7 @@ Goals (issue 20, item 1), measured side by side in this run:
 
 ${shapeGoals}
 - the same build in a running process (\`build()\` with a warm pool of 2 render workers, the snapshot already parsed, as the
-  server builds; \`POST /api/build\` itself is not run by this bench) within 20 % of \`cms-build\`: ${trellis.ok ? `${fmt(trellis.fullMs, ' ms')} (+ ${fmt(trellis.loadMs, ' ms')} to parse the snapshot) against ${benchShape?.trellis.ok ? fmt(benchShape.trellis.wallMs, ' ms') : 'n/a'} for the whole \`cms-build\` process${inProcessShare === null ? '' : `: cms-build takes ${inProcessShare.toFixed(0)} % longer — ${mark(inProcessShare <= 20)}`}` : `n/a (${trellis.error})`}
+  server builds; \`POST /api/build\` itself is not run by this bench) within 20 % of \`cms-build\`: ${trellis.ok ? `${fmt(trellis.fullMs, ' ms')} (+ ${fmt(trellis.loadMs, ' ms')} to parse the snapshot) against ${benchShape?.trellis.ok ? fmt(benchShape.trellis.wallMs, ' ms') : 'n/a'} for the whole \`cms-build\` process${inProcessShare === null ? '' : `: the whole \`cms-build\` process took ${Math.abs(inProcessShare).toFixed(0)} % ${inProcessShare >= 0 ? 'longer' : 'less'} — ${mark(inProcessShare <= 20)}`}` : `n/a (${trellis.error})`}
 
 ### In one process, and incremental
 
