@@ -13,6 +13,8 @@
  * BENCH_IMPORT_SIZES_ONLY=1 runs only that part, on 2000 records per size unless
  * BENCH_SIZE_RECORDS says otherwise, and writes the doc only with BENCH_WRITE_DOC=1;
  * BENCH_SIZES=large (comma-separated) picks sizes.
+ * BENCH_NEO4J_ONLY=1 (with NEO4J_URI) runs only the Neo4j import (BENCH_NEO4J_RECORDS records,
+ * twice as many edges, after a warm-up run of a fifth) and prints its row; no doc is written.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -305,6 +307,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
   }
 }
 
+let neo4jJit = '';
+
 const rate = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
 
 function row(result: Result): string {
@@ -375,6 +379,20 @@ if (process.env.BENCH_IMPORT_SIZES_ONLY === '1') {
   process.exit(0);
 }
 
+if (process.env.BENCH_NEO4J_ONLY === '1') {
+  // The Neo4j import alone (a discarded warm-up run of a fifth, then the measured one; no reads,
+  // no embedded run), for before/after comparisons of the Neo4j engine. Prints; writes no doc.
+  if (!process.env.NEO4J_URI) throw new Error('BENCH_NEO4J_ONLY=1 needs NEO4J_URI');
+  const info = await neo4jServerInfo(process.env.NEO4J_URI);
+  if (info !== null) neo4jJit = `, JIT ${info.jit}`;
+  const warm = Math.max(500, Math.floor(NEO4J_RECORDS / 5));
+  await benchEngine('neo4j', warm, warm * 2, false);
+  const neo4j = await benchEngine('neo4j', NEO4J_RECORDS, NEO4J_RECORDS * 2, false);
+  console.log(row(neo4j));
+  console.log(cpuNote(neo4j));
+  process.exit(0);
+}
+
 const ticksAtStart = cpuTicks();
 const loadAtStart = loadavg()
   .map((n) => n.toFixed(1))
@@ -388,7 +406,6 @@ const embedded = await benchEngine('embedded', RECORDS, EDGES, true);
 results.push(embedded);
 notes.push(cpuNote(embedded));
 console.log(row(embedded));
-let neo4jJit = '';
 if (process.env.NEO4J_URI) {
   const info = await neo4jServerInfo(process.env.NEO4J_URI);
   if (info !== null) {
