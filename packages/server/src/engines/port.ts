@@ -179,12 +179,17 @@ export interface AuditFilter {
   order?: 'asc' | 'desc';
   limit?: number;
   offset?: number;
+  /**
+   * `false`: do not count the matching records (the count reads every one of them; a caller
+   * that wants only the newest record, such as the audit anchoring, skips it). `total` is then -1.
+   */
+  total?: boolean;
 }
 
 /** A page of audit records. */
 export interface AuditPage {
   records: AuditRecord[];
-  /** How many records match the filter, independent of limit and offset. */
+  /** How many records match the filter, independent of limit and offset (-1 when the filter said `total: false`). */
   total: number;
 }
 

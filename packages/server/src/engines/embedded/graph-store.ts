@@ -676,7 +676,7 @@ export class GraphStore {
     assertAuditFilter(filter);
     const { page, count } = compileAuditQuery(filter);
     const records = this.conn.rows(page.sql, page.params).map(toAuditRecord);
-    const total = Number(this.conn.row(count.sql, count.params)?.[0] ?? 0);
+    const total = filter.total === false ? -1 : Number(this.conn.row(count.sql, count.params)?.[0] ?? 0);
     return { records, total };
   }
 

@@ -372,10 +372,10 @@ export class Neo4jGraph implements Graph {
     const session = this.context.openSession('READ');
     try {
       return await session.executeRead(async (tx) => {
-        const counted = await tx.run(
-          `MATCH (a:TAudit {g: $g}) WHERE ${where} RETURN count(a) AS total`,
-          params,
-        );
+        const counted =
+          filter.total === false
+            ? null
+            : await tx.run(`MATCH (a:TAudit {g: $g}) WHERE ${where} RETURN count(a) AS total`, params);
         const page = await tx.run(
           `MATCH (a:TAudit {g: $g}) WHERE ${where}
            WITH a ORDER BY a.g ${order}, a.seq ${order} SKIP $skip ${filter.limit === undefined ? '' : 'LIMIT $limit'}
@@ -384,7 +384,7 @@ export class Neo4jGraph implements Graph {
         );
         return {
           records: page.records.map((record) => decodeAudit(record.get('a') as Record<string, unknown>)),
-          total: Number(counted.records[0]?.get('total') ?? 0),
+          total: counted === null ? -1 : Number(counted.records[0]?.get('total') ?? 0),
         };
       });
     } catch (error) {
