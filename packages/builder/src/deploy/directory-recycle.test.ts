@@ -109,7 +109,6 @@ describe('directory target: recycled version folders', () => {
   it.each([
     { keep: 1, fresh: false },
     { keep: 2, fresh: true },
-    { keep: 3, fresh: false },
   ])(
     'keeps every version equal to a full build of its content, with prune keeping $keep (fresh target each build: $fresh)',
     async ({ keep, fresh }) => {

@@ -200,16 +200,18 @@ export function createDirectoryTarget(options: {
         async commit({ manifest, removed, base, activate = true }) {
           if (differ) {
             // What the spare holds and the new version does not: files it had unlike the live
-            // version, and live files this version removed (`removed`, and checked against the
-            // live manifest when it is at hand).
+            // version, and live files this version lacks (`removed`, checked against the live
+            // manifest: the base when it is the live one, as it is unless a build made ahead was
+            // the base; else read).
             const keep = new Set(manifest.artifacts.map((artifact) => artifact.file));
             const stale = new Set<string>();
             for (const file of differ) if (!keep.has(file)) stale.add(file);
             for (const file of removed) if (!keep.has(file)) stale.add(file);
-            const liveManifest = base ?? cached;
-            if (liveManifest?.buildId === live)
-              for (const artifact of liveManifest.artifacts)
-                if (!keep.has(artifact.file)) stale.add(artifact.file);
+            const given = base ?? cached;
+            const liveManifest = given?.buildId === live ? given : await readManifest(live!);
+            if (!liveManifest) throw TrellisError.of('build_version_not_found', { buildId: live ?? '' });
+            for (const artifact of liveManifest.artifacts)
+              if (!keep.has(artifact.file)) stale.add(artifact.file);
             await inBatches([...stale], (file) => remove(join(staging, file), staging));
             step('commit:stale-removed');
           }
