@@ -163,12 +163,18 @@ describe('directory target: recycled version folders', () => {
         const tree = treeOf(join(root, 'current'));
         expect(tree, step.name).toEqual(await reference(snapshot));
         versions.set(buildId, { tree, snapshot: structuredClone(snapshot) });
+        // every version still holds exactly what it held when it was made (the one live before
+        // this build included: a recycled folder shares files with it), before and after the prune
+        const unchanged = async (when: string) => {
+          for (const version of await targetNow().versions!())
+            expect(
+              treeOf(join(root, 'versions', version.buildId)),
+              `${step.name}, ${when}: ${version.buildId}`,
+            ).toEqual(versions.get(version.buildId)!.tree);
+        };
+        await unchanged('before the prune');
         await targetNow().prune!({ keep });
-        // every kept version still holds exactly what it held when it was made
-        for (const version of await targetNow().versions!())
-          expect(treeOf(join(root, 'versions', version.buildId)), `${step.name}: ${version.buildId}`).toEqual(
-            versions.get(version.buildId)!.tree,
-          );
+        await unchanged('after the prune');
       }
       expect(recycled).toBeGreaterThan(0);
       // nothing but versions, the spare and their manifests is left
