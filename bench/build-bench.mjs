@@ -327,6 +327,7 @@ marked's output is plain markup sanitize-html keeps unchanged (\`packages/builde
 | incremental one-item rebuild (warm, folder target) | ${fmt(trellis.incrementalMs, ' ms')} (${fmt(trellis.incrementalRendered)} pages re-rendered, ${fmt(trellis.incrementalUploaded)} files changed) |
 | one post's body edited, incremental (warm, folder target; the post most listed in related blocks, which show its title) | ${fmt(trellis.bodyEditMs, ' ms')} (${fmt(trellis.bodyEditRendered)} pages re-rendered; the post is in ${fmt(trellis.bodyEditListings)} related blocks) |
 | incremental one-item rebuild (directory target: new version folder, unchanged files hard-linked, pointer swap) | ${directory.ok ? fmt(directory.incrementalMs, ' ms') : directory.error} |
+${directorySteadyRow(directory)}
 | full build, ${LARGE.toLocaleString('en-US')} items | ${large.ok ? `${fmt(large.fullMs, ' ms')}, ${fmt(large.pages)} pages, ${fmt(rate(large))} pages/s, peak ${fmt(large.maxRssMb, ' MB')}` : large.error} |
 
 - incremental one-item rebuild < 2 % of the full build: ${incShare ? `${incShare} % — ${mark(Number(incShare) < 2)}` : 'n/a'}
@@ -353,3 +354,16 @@ doc =
 writeFileSync(docPath, doc);
 log(`wrote ${docPath}`);
 process.stdout.write(`${section}\n`);
+
+/**
+ * The directory target's steady-state row (BENCH_DIRECTORY=1): body edits, each build followed by
+ * a prune, so each build recycles the version the last prune gave up (bench/run-trellis.mjs).
+ */
+function directorySteadyRow(directory) {
+  const label = `one post's body edited, steady state (directory target pruned to ${directory.steadyKeep ?? 2} versions after each build: the pruned version's folder recycled, only changed files written, pointer swap)`;
+  if (!directory.ok || directory.steadyEditMs === undefined)
+    return `| ${label} | ${directory.error ?? 'not measured'} |`;
+  const share = ((100 * directory.steadyEditMs) / directory.fullMs).toFixed(2);
+  const cpuShare = ((100 * directory.steadyEditCpuMs) / directory.fullCpuMs).toFixed(2);
+  return `| ${label} | ${fmt(directory.steadyEditMs, ' ms')} median of ${directory.steadyRuns.length} (deploy step ${fmt(directory.steadyDeployMs, ' ms')}, CPU ${fmt(directory.steadyEditCpuMs, ' ms')}; prune after it ${fmt(directory.steadyPruneMs, ' ms')}): ${share} % of this target's full build (${fmt(directory.fullMs, ' ms')}), ${cpuShare} % by CPU |`;
+}
