@@ -220,8 +220,10 @@ describe('AccessEpochWatch', () => {
     await flush();
     await first;
     expect(reads).toBe(1);
-    // A read in flight (it read 'one'); the stamp moves; ten requests arrive.
+    // A read in flight (it starts on the next turn and reads 'one'); the stamp moves; ten requests arrive.
     const inFlight = watch.check();
+    for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(reads).toBe(2);
     stamp = 'two';
     const later = Array.from({ length: 10 }, () => watch.check());
     let settled = false;
@@ -239,6 +241,31 @@ describe('AccessEpochWatch', () => {
     expect(reads).toBe(3);
     expect(dropped).toBe(1);
     expect(watch.stats()).toMatchObject({ checks: 12, reads: 3, changes: 1, failures: 0 });
+  });
+
+  it('shares one read between the checks made in the same turn of the event loop, started after all of them', async () => {
+    let stamp = 'one';
+    let reads = 0;
+    let dropped = 0;
+    const watch = new AccessEpochWatch(
+      async () => {
+        reads += 1;
+        return stamp;
+      },
+      () => {
+        dropped += 1;
+      },
+    );
+    await watch.check();
+    // Requests parsed in one turn: the stamp moves between the first check and the last.
+    const first = watch.check();
+    stamp = 'two';
+    const others = Array.from({ length: 5 }, () => watch.check());
+    await Promise.all([first, ...others]);
+    expect(reads).toBe(2);
+    // The shared read started after the move: every one of them saw it.
+    expect(dropped).toBe(1);
+    expect(watch.stats()).toMatchObject({ checks: 7, reads: 2, changes: 1 });
   });
 
   it('keeps the caches when the read fails', async () => {
