@@ -66,7 +66,11 @@ export class ItemReadCache {
     { graphName, typeName, id }: { graphName: string; typeName: string; id: string },
     load: () => Promise<CachedItemRead>,
   ): Promise<CachedItemRead> {
-    return this.#read(graphName, `${typeName}\u0000${id}`, async () => ({ ...(await load()), total: 0 }));
+    const { body, version } = await this.#read(graphName, `${typeName}\u0000${id}`, async () => ({
+      ...(await load()),
+      total: 0,
+    }));
+    return { body, version };
   }
 
   /**
