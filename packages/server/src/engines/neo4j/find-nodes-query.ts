@@ -2,7 +2,7 @@ import { int } from 'neo4j-driver';
 import { EngineError, type FilterOp, type NodeQuery, type Props } from '../port';
 import { assertCount, assertIdentifier } from '../shared/identifiers';
 import { luceneQuery } from './lucene';
-import { FILTER_PREFIX, NODE_LABEL, NODE_PROJECTION } from './stored-node';
+import { FILTER_PREFIX, NODE_LABEL, NODE_PROJECTION, realLabel } from './stored-node';
 
 /** The Cypher of one findNodes call: a count query and a page query over the same match. */
 export interface FindNodesCypher {
@@ -24,16 +24,19 @@ const COMPARISON: Partial<Record<FilterOp, string>> = {
 
 /**
  * Compiles a NodeQuery to parameterized Cypher. Property names reach the query only as
- * parameters (`n[$f0k]`); the query text is assembled from fixed fragments, so no caller
- * string is ever spliced into it. With `q`, the match starts from the full-text index and
+ * parameters (`n[$f0k]`); the query text is assembled from fixed fragments and the label, which
+ * is spliced in only as a checked identifier in backticks (realLabel). With `q`, the match starts from the full-text index and
  * the default order is by score.
  */
 export function findNodesQuery({ graph, query }: { graph: string; query: NodeQuery }): FindNodesCypher {
   assertIdentifier(query.label, 'label');
   assertCount(query.limit, 'limit');
   assertCount(query.offset, 'offset');
-  const params: Props = { g: graph, label: query.label };
-  const where = ['$label IN n.labels'];
+  const params: Props = { g: graph };
+  // The real label (see REAL_LABEL_PREFIX) lets the planner start from a label scan of that
+  // label instead of every node of the graph; the label reaches the text only checked and quoted.
+  const label = realLabel(query.label);
+  const where: string[] = [];
   (query.where ?? []).forEach((filter, i) => {
     assertIdentifier(filter.prop, 'property name');
     if (!OPS.has(filter.op)) {
@@ -51,10 +54,9 @@ export function findNodesQuery({ graph, query }: { graph: string; query: NodeQue
   if (lucene !== null) {
     params.lucene = lucene;
     match = `CALL db.index.fulltext.queryNodes('trellis_node_text', $lucene) YIELD node AS n, score
-WHERE n.g = $g AND ${where.join(' AND ')}`;
+WHERE n.g = $g AND n:${label}${where.map((w) => ` AND ${w}`).join('')}`;
   } else {
-    match = `MATCH (n:${NODE_LABEL} {g: $g})
-WHERE ${where.join(' AND ')}`;
+    match = `MATCH (n:${NODE_LABEL}:${label} {g: $g})${where.length > 0 ? `\nWHERE ${where.join(' AND ')}` : ''}`;
   }
 
   const order: string[] = [];

@@ -29,7 +29,14 @@ import {
 } from '../shared/identifiers';
 import { findNodesQuery } from './find-nodes-query';
 import { MAX_INDEXED_DIMENSION, vectorIndex } from './schema';
-import { decodeNode, NODE_PROJECTION, storedNode, storedNodeOwn } from './stored-node';
+import {
+  decodeNode,
+  NODE_PROJECTION,
+  realLabelsOf,
+  realLabelsOn,
+  storedNode,
+  storedNodeOwn,
+} from './stored-node';
 import { type UniqueClaim, type UniqueRule, uniqueClaims } from './unique-claims';
 
 /**
@@ -116,7 +123,7 @@ const CREATE_NODES = `CALL {
     WITH existing WHERE size(taken) = 0 AND size(held) = 0
     WITH [x IN existing | x.id] AS done
     UNWIND [s IN $stored WHERE NOT s.id IN done] AS s
-    CREATE (n:TNode) SET n = s, n.g = $g, n.ftg = $g, n.tx = $token
+    CREATE (n:TNode) SET n = s, n.g = $g, n.ftg = $g, n.tx = $token, n:$(${realLabelsOf('s.labels')})
   }
   CALL {
     WITH held, taken
@@ -134,8 +141,9 @@ const MAX_DIMENSION = 65_536;
 
 /**
  * The reads and writes of one graph inside one Neo4j transaction. Every query is a fixed
- * text with parameters; the only values spliced into query text are edge types, after
- * assertIdentifier, inside backticks.
+ * text with parameters; the only values spliced into query text are edge types and labels, after
+ * assertIdentifier, inside backticks. Every node also carries a real label per Trellis label
+ * (REAL_LABEL_PREFIX), written with dynamic labels (`SET n:$(…)`).
  */
 export class GraphOps implements GraphWriter {
   constructor(
@@ -380,7 +388,7 @@ export class GraphOps implements GraphWriter {
       // One statement: create unless the id is taken (then nothing is written).
       [existing] = await this.run(
         `OPTIONAL MATCH (x:TNode {g: $g, id: $id}) USING INDEX x:TNode(g, id)
-         FOREACH (_ IN CASE WHEN x IS NULL THEN [1] ELSE [] END | CREATE (:TNode $stored))
+         FOREACH (_ IN CASE WHEN x IS NULL THEN [1] ELSE [] END | CREATE (n:TNode) SET n = $stored, n:$(${realLabelsOf('$stored.labels')}))
          WITH x WHERE x IS NOT NULL
          RETURN x.tx AS tx, x {.id, .labels, .json} AS n`,
         { id: clean.id, stored },
@@ -392,7 +400,9 @@ export class GraphOps implements GraphWriter {
       );
       if (!existing) {
         await this.assertUnclaimed(clean.id, claims);
-        await this.run('CREATE (:TNode $stored)', { stored });
+        await this.run(`CREATE (n:TNode) SET n = $stored, n:$(${realLabelsOf('$stored.labels')})`, {
+          stored,
+        });
         await this.syncClaims(clean.id, claims);
       }
     }
@@ -468,10 +478,15 @@ export class GraphOps implements GraphWriter {
     const clean = validNode(node);
     const claims = uniqueClaims(await this.uniqueRules(), clean);
     await this.assertUnclaimed(clean.id, claims);
-    await this.run('MERGE (n:TNode {g: $g, id: $id}) SET n = $stored', {
-      id: clean.id,
-      stored: storedNode({ graph: this.graph, node: clean, token: attempt.token }),
-    });
+    await this.run(
+      `MERGE (n:TNode {g: $g, id: $id})
+       REMOVE n:$(${realLabelsOn('n')})
+       SET n = $stored, n:$(${realLabelsOf('$stored.labels')})`,
+      {
+        id: clean.id,
+        stored: storedNode({ graph: this.graph, node: clean, token: attempt.token }),
+      },
+    );
     await this.syncClaims(clean.id, claims);
     return bare(clean);
   }
@@ -496,7 +511,8 @@ export class GraphOps implements GraphWriter {
     await this.run(
       `MATCH (n:TNode {g: $g, id: $id}) USING INDEX n:TNode(g, id)
        WITH n, CASE WHEN $keep AND n.fts = true THEN n.ft ELSE null END AS kept
-       SET n = $stored
+       REMOVE n:$(${realLabelsOn('n')})
+       SET n = $stored, n:$(${realLabelsOf('$stored.labels')})
        FOREACH (_ IN CASE WHEN kept IS NULL THEN [] ELSE [1] END | SET n.ft = kept, n.fts = true)`,
       {
         id,

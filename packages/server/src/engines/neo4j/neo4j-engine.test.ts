@@ -196,6 +196,69 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
     expect((await graph.findNodes({ label: 'Doc' })).total).toBe(2);
   });
 
+  it('writes a real label per Trellis label and moves them when the labels change', async () => {
+    const graph = await newGraph('labels');
+    const name = graphs[graphs.length - 1] as string;
+    const realLabels = async (id: string) => {
+      const [row] = await cypher('MATCH (n:TNode {g: $g, id: $id}) RETURN labels(n) AS l', { g: name, id });
+      return [...((row?.l as string[] | undefined) ?? [])].sort();
+    };
+    await graph.createNode({ id: 'a', labels: ['Doc', 'TAudit'], props: {} });
+    await graph.createNodes([{ id: 'b', labels: ['Doc'], props: {} }]);
+    await graph.putNode({ id: 'c', labels: ['Page'], props: {} });
+    expect(await realLabels('a')).toEqual(['L_Doc', 'L_TAudit', 'TNode']);
+    expect(await realLabels('b')).toEqual(['L_Doc', 'TNode']);
+    expect(await realLabels('c')).toEqual(['L_Page', 'TNode']);
+    await graph.updateNode('a', { labels: ['Page'], props: { x: 1 } });
+    await graph.putNode({ id: 'b', labels: ['Note'], props: {} });
+    expect(await realLabels('a')).toEqual(['L_Page', 'TNode']);
+    expect(await realLabels('b')).toEqual(['L_Note', 'TNode']);
+    expect((await graph.findNodes({ label: 'Doc' })).total).toBe(0);
+    expect((await graph.findNodes({ label: 'Page' })).nodes.map((n) => n.id)).toEqual(['a', 'c']);
+    expect((await graph.findNodes({ label: 'Page', q: 'nothing' })).total).toBe(0);
+    // An update without labels keeps them.
+    await graph.updateNode('b', { props: { y: 2 } });
+    expect(await realLabels('b')).toEqual(['L_Note', 'TNode']);
+  });
+
+  it('labels the nodes an earlier version wrote, once, when the engine starts', async () => {
+    const graph = await newGraph('migrate');
+    const name = graphs[graphs.length - 1] as string;
+    await graph.createNode({ id: 'new', labels: ['Old'], props: {} });
+    // The layout of earlier versions: TNode with only the `labels` list.
+    const oldNode = (id: string) =>
+      cypher(
+        `CREATE (n:TNode {g: $g, id: $id, labels: ['Old', 'Other'], json: '{"v":1}', ft: '', ftg: $g})`,
+        { g: name, id },
+      );
+    await oldNode('old1');
+    await oldNode('old2');
+    await cypher("MATCH (m:TLayout {key: 'data'}) DELETE m");
+    expect((await graph.findNodes({ label: 'Old' })).nodes.map((n) => n.id)).toEqual(['new']);
+    const fresh = createNeo4jEngine({ uri: uri as string, user, password, edition: 'community', auditKey });
+    try {
+      await fresh.init();
+      const reopened = await fresh.openGraph(name);
+      const found = await reopened!.findNodes({ label: 'Old' });
+      expect(found.nodes.map((n) => n.id)).toEqual(['new', 'old1', 'old2']);
+      expect(found.nodes[1]).toEqual({ id: 'old1', labels: ['Old', 'Other'], props: { v: 1 } });
+      expect((await reopened!.findNodes({ label: 'Other' })).total).toBe(2);
+      const [marker] = await cypher("MATCH (m:TLayout {key: 'data'}) RETURN m.version AS v");
+      expect(Number(marker?.v)).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+    // The marker makes it run once: a node written the old way after it stays unlabelled.
+    await oldNode('old3');
+    const again = createNeo4jEngine({ uri: uri as string, user, password, edition: 'community', auditKey });
+    try {
+      await again.init();
+      expect((await (await again.openGraph(name))!.findNodes({ label: 'Old' })).total).toBe(3);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('applies a write once when the driver retries after a transient failure', async () => {
     const graph = await newGraph('retry');
     let attempts = 0;

@@ -15,6 +15,7 @@ import {
   DATA_LABELS,
   DATA_SCHEMA,
   MAX_INDEXED_DIMENSION,
+  migrateLayout,
   REGISTRY_SCHEMA,
   vectorIndex,
 } from './schema';
@@ -96,8 +97,10 @@ export class Neo4jEngine implements GraphEngine {
     try {
       await driver.verifyConnectivity({ database: this.options.database });
       await applySchema({ openSession: home, statements: REGISTRY_SCHEMA });
-      if (this.options.edition === 'community')
+      if (this.options.edition === 'community') {
         await applySchema({ openSession: home, statements: DATA_SCHEMA });
+        await migrateLayout({ openSession: home });
+      }
     } catch (error) {
       this.driver = null;
       await driver.close();
@@ -164,6 +167,7 @@ export class Neo4jEngine implements GraphEngine {
     if (this.options.edition === 'enterprise') {
       await this.system(`CREATE DATABASE $db IF NOT EXISTS WAIT`, { db: database });
       await applySchema({ openSession: () => this.open(database, 'WRITE'), statements: DATA_SCHEMA });
+      await migrateLayout({ openSession: () => this.open(database, 'WRITE') });
       if (database !== undefined) this.schemaReady.add(database);
     }
     // The graph's lock node first, then the registry entry that makes the graph visible.
@@ -201,6 +205,7 @@ export class Neo4jEngine implements GraphEngine {
     if (database !== undefined && this.options.edition === 'enterprise' && !this.schemaReady.has(database)) {
       // A graph database created by an older version gets the indexes this one relies on.
       await applySchema({ openSession: () => this.open(database, 'WRITE'), statements: DATA_SCHEMA });
+      await migrateLayout({ openSession: () => this.open(database, 'WRITE') });
       this.schemaReady.add(database);
     }
     return this.graph(name);

@@ -35,6 +35,7 @@ import {
   type VectorIndexState,
   type WriteAttempt,
 } from './graph-ops';
+import { realLabel } from './stored-node';
 import { toEngineError } from './to-engine-error';
 import { type UniqueRule, uniqueClaims } from './unique-claims';
 
@@ -293,7 +294,7 @@ export class Neo4jGraph implements Graph {
       // refuse the rule (the transaction rolls back, leaving no rule behind).
       const rules = [{ label, prop }];
       const rows = await tx.run(
-        'MATCH (n:TNode {g: $g}) WHERE $label IN n.labels RETURN n.id AS id, n.labels AS labels, n.json AS json',
+        `MATCH (n:TNode:${realLabel(label)} {g: $g}) RETURN n.id AS id, n.labels AS labels, n.json AS json`,
         { g: this.name, label },
       );
       const seen = new Map<string, string>();

@@ -1,4 +1,5 @@
-import type { Session } from 'neo4j-driver';
+import neo4j, { type Session } from 'neo4j-driver';
+import { REAL_LABEL_PREFIX } from './stored-node';
 import { toEngineError } from './to-engine-error';
 
 /**
@@ -18,7 +19,49 @@ export const LABELS = {
   uniqueRule: 'TUniqueRule',
   /** A claimed unique value: `{g, k, owner}`; `k` hashes (label, prop, value). */
   unique: 'TUnique',
+  /** One per database: the data layout its nodes have been migrated to, `{key, version}`. */
+  layout: 'TLayout',
 } as const;
+
+/**
+ * The data layout this version writes. 1: every `TNode` also carries a real label per entry of
+ * its `labels` list (REAL_LABEL_PREFIX), which findNodes matches on.
+ */
+export const LAYOUT_VERSION = 1;
+
+/** Nodes labelled per transaction by the layout migration. */
+const MIGRATION_BATCH = 10_000;
+
+/**
+ * Brings the nodes of a database written by an earlier version to LAYOUT_VERSION, once: gives
+ * every `TNode` the real labels of its `labels` list (in transactions of MIGRATION_BATCH nodes;
+ * idempotent, so an interrupted run is simply run again), then records the version in the
+ * database's `TLayout` node, which later inits read and skip. Nodes written meanwhile by this
+ * version carry their real labels already.
+ */
+export async function migrateLayout({ openSession }: { openSession: () => Session }): Promise<void> {
+  const session = openSession();
+  try {
+    const marker = await session.run("MATCH (m:TLayout {key: 'data'}) RETURN m.version AS version");
+    const version = Number(marker.records[0]?.get('version') ?? 0);
+    if (version >= LAYOUT_VERSION) return;
+    // CALL … IN TRANSACTIONS needs an auto-commit transaction (session.run).
+    await session.run(
+      `MATCH (n:TNode)
+       CALL (n) {
+         SET n:$([l IN coalesce(n.labels, []) | '${REAL_LABEL_PREFIX}' + l])
+       } IN TRANSACTIONS OF ${MIGRATION_BATCH} ROWS`,
+    );
+    await session.run("MERGE (m:TLayout {key: 'data'}) SET m.version = $version, m.migratedAt = $now", {
+      version: neo4j.int(LAYOUT_VERSION),
+      now: new Date().toISOString(),
+    });
+  } catch (error) {
+    throw toEngineError(error);
+  } finally {
+    await session.close();
+  }
+}
 
 /** The full-text index over `TNode.ft` (the words) and `TNode.ftg` (the graph name). */
 export const TEXT_INDEX = 'trellis_node_text';
@@ -38,6 +81,7 @@ export const DATA_SCHEMA = [
   'CREATE INDEX trellis_unique_g IF NOT EXISTS FOR (u:TUnique) ON (u.g)',
   'CREATE CONSTRAINT trellis_unique_rule IF NOT EXISTS FOR (r:TUniqueRule) REQUIRE (r.g, r.label, r.prop) IS UNIQUE',
   'CREATE INDEX trellis_unique_rule_g IF NOT EXISTS FOR (r:TUniqueRule) ON (r.g)',
+  'CREATE CONSTRAINT trellis_layout_key IF NOT EXISTS FOR (m:TLayout) REQUIRE m.key IS UNIQUE',
   `CREATE FULLTEXT INDEX ${TEXT_INDEX} IF NOT EXISTS FOR (n:TNode) ON EACH [n.ft, n.ftg]
    OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace'}}`,
 ];

@@ -1,9 +1,36 @@
 import type { GraphNode, Props } from '../port';
+import { assertIdentifier } from '../shared/identifiers';
 import { searchableText } from '../shared/search-text';
 import { textTerms } from './lucene';
 
 /** The fixed label every node of every graph carries in Neo4j. */
 export const NODE_LABEL = 'TNode';
+
+/**
+ * Prefix of the real Neo4j label each Trellis label of a node is also written as (`Place` →
+ * `L_Place`), beside the `labels` list property. The engine's own labels (`TNode`, `TAudit`,
+ * `TGraph`…) do not start with `L_`, so no Trellis label can alias one of them.
+ */
+export const REAL_LABEL_PREFIX = 'L_';
+
+/**
+ * The real label of a Trellis label, ready to splice into query text: checked as an
+ * identifier, prefixed and backtick-quoted (`L_Place` in backticks).
+ */
+export function realLabel(label: unknown): string {
+  assertIdentifier(label, 'label');
+  return `\`${REAL_LABEL_PREFIX}${label}\``;
+}
+
+/** Cypher: the real labels of a list of Trellis labels, for `SET n:$(…)` (dynamic labels). */
+export function realLabelsOf(list: string): string {
+  return `[l IN ${list} | '${REAL_LABEL_PREFIX}' + l]`;
+}
+
+/** Cypher: the real labels node `n` carries now, for `REMOVE n:$(…)`. */
+export function realLabelsOn(node: string): string {
+  return `[l IN labels(${node}) WHERE l STARTS WITH '${REAL_LABEL_PREFIX}']`;
+}
 
 /** Prefix of the node properties that copy a top-level prop for filters and ordering. */
 export const FILTER_PREFIX = 'p_';
