@@ -71,7 +71,60 @@ if (scenario !== 'large') {
   report.bodyEditMs = bodyEdit.durationMs;
   report.bodyEditRendered = bodyEdit.rendered;
   report.bodyEditListings = listings;
+  if (scenario === 'directory') Object.assign(report, await directorySteadyEdits());
 }
 await pool.close();
 report.maxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
 process.stdout.write(`${JSON.stringify(report)}\n`);
+
+/**
+ * Directory target in steady state (BENCH_DIRECTORY=1): one post body edited after another, each
+ * build followed by `prune({ keep })` as the server prunes after every build (CMS_BUILD_RETENTION),
+ * so a build finds a pruned version to recycle. BENCH_DIRECTORY_KEEP (default 2: the live version
+ * and one to roll back to), BENCH_DIRECTORY_EDITS (default 7). Reports medians of the build
+ * (deploy included: durationMs), its deploy step, its CPU time (all threads) and the prune after it.
+ */
+async function directorySteadyEdits() {
+  const keep = Number(process.env.BENCH_DIRECTORY_KEEP ?? 2);
+  const edits = Number(process.env.BENCH_DIRECTORY_EDITS ?? 7);
+  const posts = snapshot.items.map((item, at) => ({ item, at })).filter(({ item }) => item.type === 'post');
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const prune = async () => {
+    const started = performance.now();
+    await target.prune({ keep });
+    return performance.now() - started;
+  };
+  await prune();
+  const runs = [];
+  for (let n = 0; n < edits; n++) {
+    const { item, at } = posts[Math.floor(((n + 1) * posts.length) / (edits + 2))];
+    const fields = { ...item.fields, body: `${item.fields.body}\n\nSteady edit ${n}.` };
+    const hash = `sha256:${createHash('sha256').update(JSON.stringify(fields)).digest('hex')}`;
+    snapshot.items[at] = { ...item, fields, hash, version: (item.version ?? 1) + 1 };
+    const cpu0 = process.cpuUsage();
+    const result = await build({
+      source: snapshot,
+      target,
+      mode: 'incremental',
+      buildId: `bench-steady-${n}`,
+      pool,
+    });
+    const cpu = process.cpuUsage(cpu0);
+    if (!result.ok || result.effectiveMode !== 'incremental') throw new Error('steady edit build failed');
+    runs.push({
+      ms: result.durationMs,
+      deployMs: result.deploy.durationMs,
+      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      pruneMs: Math.round(await prune()),
+      rendered: result.rendered,
+    });
+  }
+  return {
+    steadyKeep: keep,
+    steadyEditMs: median(runs.map((r) => r.ms)),
+    steadyDeployMs: median(runs.map((r) => r.deployMs)),
+    steadyEditCpuMs: median(runs.map((r) => r.cpuMs)),
+    steadyPruneMs: median(runs.map((r) => r.pruneMs)),
+    steadyRuns: runs,
+  };
+}

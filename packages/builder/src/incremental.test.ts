@@ -632,6 +632,71 @@ describe('a build cache', () => {
     await lockstep(fieldSteps, { grow: addFieldReaders, fresh: true });
   });
 
+  /**
+   * Memoized partials (lockstep's `grow`): a sidebar on every page renders the latest posts with
+   * a card that renders a nested partial reading `excerpt` (a field only partials read), and a
+   * partial given the site; the same partials for the same items render once per build and
+   * replay what they read on the other pages.
+   */
+  function addMemoizedPartials(snapshot: Fixture['snapshot']): void {
+    const template = (name: string) => snapshot.templates.find((t) => t.name === name)!;
+    const add = (name: string, content: string) =>
+      snapshot.templates.push({ name, content, boundType: '', enabled: true, version: 1 } as never);
+    add(
+      '_sidebar',
+      "{% list 'post' sort: '-date', limit: 2 as newest %}<aside>{% render '_brand', site: site %}<ul>{% for post in newest %}{% render '_memo-card', post: post %}{% endfor %}</ul></aside>",
+    );
+    add('_brand', '<b>{{ site.name }}</b>');
+    add('_memo-card', '<li>{{ post.title }} {% render \'_excerpt\', post: post, tag: "x" %}</li>');
+    add('_excerpt', '<small>{{ post.excerpt }}</small>');
+    const layout = template('_layout');
+    layout.content = layout.content.replace('<main>', "{% render '_sidebar', site: site %}<main>");
+  }
+
+  const memoSteps: Step[] = [
+    {
+      name: 'an excerpt read only by a memoized nested partial on every page',
+      change: (s) => {
+        item(s, 'post:static-speed').fields = { ...item(s, 'post:static-speed').fields, excerpt: 'Faster.' };
+      },
+    },
+    {
+      name: 'a field no partial reads',
+      change: (s) => {
+        item(s, 'post:static-speed').fields = { ...item(s, 'post:static-speed').fields, notes: 'n' };
+      },
+    },
+    {
+      name: 'a date that moves a post into the sidebar',
+      change: (s) => {
+        item(s, 'post:hello-world').fields = { ...item(s, 'post:hello-world').fields, date: '2027-01-01' };
+      },
+    },
+    {
+      name: 'a sidebar post deleted',
+      change: (s) => {
+        s.items = s.items.filter((i) => i.id !== 'post:hello-world');
+      },
+    },
+    {
+      name: 'a title shown by the memoized card',
+      change: (s) => {
+        item(s, 'post:static-speed').fields = { ...item(s, 'post:static-speed').fields, title: 'Speedier' };
+      },
+    },
+  ];
+
+  it('follows what memoized partials read: nested partials, lists inside partials, items edited and removed', async () => {
+    await lockstep(memoSteps, { grow: addMemoizedPartials });
+    await lockstep(memoSteps, { grow: addMemoizedPartials, fresh: true });
+    const pool = new RenderPool({ size: 2 });
+    try {
+      await lockstep(memoSteps, { grow: addMemoizedPartials, pool });
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('follows field-level reads with a saved query on a page', async () => {
     const grow = (s: Fixture['snapshot']) => {
       addSavedQuery(s);

@@ -39,4 +39,10 @@ export {
   publishedLocales,
   translateKey,
 } from './publishing/locales';
-export { itemSlug, type RoutableItem } from './publishing/route-pattern';
+export {
+  itemSlug,
+  normalizeRoute,
+  parentRelationship,
+  type RoutableItem,
+  resolveRoute,
+} from './publishing/route-pattern';

@@ -247,7 +247,7 @@ export const ConfigSchema = z
     EMBEDDINGS_API_KEY: z.string().optional(),
     /** The import throughput assumed when projecting an import's duration (gatewayTimeoutWarning). */
     IMPORT_ESTIMATED_RECORDS_PER_SEC: z.coerce.number().int().min(1).default(5000),
-    /** How long GET one item may answer from this instance's cache, in ms (0 = off); this instance's writes show at once. */
+    /** How long GET one item and content lists may answer from this instance's cache, in ms (0 = off); this instance's writes show at once. */
     CONTENT_READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     /** How long the auth hook may reuse a user, site or membership read, in ms (0 = off); this instance's writes show at once. */
     ACCESS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),

@@ -1198,6 +1198,10 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         expect(seqs(paged)).toEqual([4, 3]);
         expect(paged.total).toBe(6);
         expect(await graph.findAudit({ limit: 0 })).toEqual({ records: [], total: 6 });
+        const head = await graph.findAudit({ order: 'desc', limit: 1, total: false });
+        expect(seqs(head)).toEqual([6]);
+        expect(head.total).toBe(-1);
+        await expectKind(graph.findAudit({ total: 'no' as unknown as boolean }), 'invalid_argument');
         expect(seqs(await graph.findAudit({ offset: 10 }))).toEqual([]);
 
         const byActors = await graph.findAudit({ actor: { in: ['user:a', 'key:a1'] } });

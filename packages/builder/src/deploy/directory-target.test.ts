@@ -46,8 +46,13 @@ describe('directory target: prune', () => {
 
     expect(result.removed).toEqual(['b1', 'b3', 'b5']);
     expect(result.kept).toBe(4);
-    expect(readdirSync(join(root, 'versions')).sort()).toEqual(['b2', 'b4', 'b6', 'b7']);
+    expect(readdirSync(join(root, 'versions')).sort()).toEqual(['.spare-b5', 'b2', 'b4', 'b6', 'b7']);
     expect(existsSync(join(root, 'manifests', 'b1.json'))).toBe(false);
+    // the newest one removed is no version any more, but kept as the spare the next build recycles
+    expect(existsSync(join(root, 'manifests', 'b5.json'))).toBe(false);
+    expect(existsSync(join(root, 'manifests', '.spare-b5.json'))).toBe(true);
+    expect((await target.versions!()).map((v) => v.buildId)).not.toContain('.spare-b5');
+    await expect(target.activate!('.spare-b5')).rejects.toMatchObject({ code: 'build_version_not_found' });
     expect(readFileSync(join(root, 'current', 'index.html'), 'utf8')).toBe('<p>b2</p>');
     // What is left still reads back whole: its shards were kept.
     for (const buildId of ['b2', 'b4', 'b6', 'b7']) {
@@ -68,8 +73,9 @@ describe('directory target: prune', () => {
 
     await target.prune!({ keep: 1 });
 
-    expect(readdirSync(join(root, 'versions'))).toEqual(['b4']);
-    expect(readdirSync(join(root, 'manifests', 'shards'))).toHaveLength(1);
+    expect(readdirSync(join(root, 'versions'))).toEqual(['.spare-b3', 'b4']);
+    // the live version's shard and the spare's (b1 and b2 are gone)
+    expect(readdirSync(join(root, 'manifests', 'shards'))).toHaveLength(2);
     expect((await createDirectoryTarget({ root }).liveManifest())?.buildId).toBe('b4');
   });
 

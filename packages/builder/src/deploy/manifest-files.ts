@@ -150,3 +150,59 @@ export async function readManifestHead(path: string): Promise<Omit<BuildManifest
     return null;
   }
 }
+
+/** The file → hash pairs of some shards of a stored manifest (all of them for a single-file manifest). */
+async function hashesOf(
+  stored: StoredHeader | BuildManifest,
+  shardDir: string,
+  which: readonly number[] | null,
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if ('artifacts' in stored && Array.isArray(stored.artifacts)) {
+    for (const artifact of stored.artifacts) out.set(artifact.file, artifact.hash);
+    return out;
+  }
+  const { shards } = stored as StoredHeader;
+  const files = which ? which.map((i) => shards[i]!) : shards;
+  const groups = await Promise.all(
+    files.map(async (file) => JSON.parse(await readFile(join(shardDir, file), 'utf8')) as ManifestArtifact[]),
+  );
+  for (const group of groups) for (const artifact of group) out.set(artifact.file, artifact.hash);
+  return out;
+}
+
+/**
+ * The files two stored manifests (paths of their headers, shards in `shardDir`) do not hold
+ * alike: a file one has and the other lacks, or has with another hash. Shards are
+ * content-addressed and an artifact's shard depends only on its key and the shard count, so when
+ * both have as many shards only the shards whose names differ are read: the cost follows what
+ * changed between the two builds, not the size of the site. Null when either cannot be read.
+ */
+export async function differingFiles(params: {
+  a: string;
+  b: string;
+  shardDir: string;
+}): Promise<Set<string> | null> {
+  try {
+    const read = async (path: string) =>
+      JSON.parse(await readFile(path, 'utf8')) as StoredHeader | BuildManifest;
+    const [a, b] = await Promise.all([read(params.a), read(params.b)]);
+    const shardsA = (a as StoredHeader).shards;
+    const shardsB = (b as StoredHeader).shards;
+    let which: number[] | null = null;
+    if (Array.isArray(shardsA) && Array.isArray(shardsB) && shardsA.length === shardsB.length) {
+      which = [];
+      for (let i = 0; i < shardsA.length; i++) if (shardsA[i] !== shardsB[i]) which.push(i);
+    }
+    const [hashesA, hashesB] = await Promise.all([
+      hashesOf(a, params.shardDir, which),
+      hashesOf(b, params.shardDir, which),
+    ]);
+    const differ = new Set<string>();
+    for (const [file, hash] of hashesA) if (hashesB.get(file) !== hash) differ.add(file);
+    for (const [file, hash] of hashesB) if (hashesA.get(file) !== hash) differ.add(file);
+    return differ;
+  } catch {
+    return null;
+  }
+}

@@ -39,6 +39,27 @@ function plain(value: unknown): string {
     .trim();
 }
 
+/** Characters of a long text read for its search text: only its first {@link MAX_TEXT} are kept. */
+const PLAIN_WINDOW = 4 * MAX_TEXT;
+
+/**
+ * `plain(value)`, or when `value` is a long text, a prefix of it that gives the same search
+ * text: `plain` of a prefix is a prefix of `plain` of the whole (each replacement is local)
+ * unless a tag opens in the prefix and closes past it. Longer than {@link MAX_TEXT} and than
+ * `title`, the prefix's text gives the document the same first characters and differs from
+ * the title as the whole text would.
+ */
+function plainText(value: unknown, title: string): string {
+  if (typeof value === 'string' && value.length > PLAIN_WINDOW) {
+    const cut = value.slice(0, PLAIN_WINDOW);
+    if (cut.lastIndexOf('<') <= cut.lastIndexOf('>')) {
+      const text = plain(cut);
+      if (text.length > MAX_TEXT && text.length > title.length) return text;
+    }
+  }
+  return plain(value);
+}
+
 const docCache = new WeakMap<
   SnapshotItem,
   { url: string; fields: unknown; type: unknown; doc: SearchDoc; hash: string }
@@ -65,7 +86,7 @@ function cachedDoc(
   const parts: string[] = [];
   for (const def of type?.fields ?? []) {
     if (!textTypes.has(def.type)) continue;
-    const text = plain(fields[def.name]);
+    const text = plainText(fields[def.name], title);
     if (text && text !== title) parts.push(text);
   }
   const doc = { id: item.id, url, title, type: item.type, text: parts.join(' ').slice(0, MAX_TEXT) };

@@ -3,6 +3,7 @@ import { evalToken, Hash, Tag, Tokenizer } from 'liquidjs';
 import type { TraverseQuery } from '../source/content-source';
 import type { TrackingReader } from '../source/tracking-reader';
 import { parseSort, parseWhere } from '../source/where';
+import type { RenderMemo } from './render-memo';
 import { pageKitTemplateName } from './site-fragments';
 
 /** Holds the reader of the render in progress; the custom tags read content through it. */
@@ -12,6 +13,8 @@ export interface ReaderSlot {
   template?: string | null;
   /** records that the render read a site fragment (a page kit) by its template name */
   fragment?: ((name: string) => void) | null;
+  /** memoized `{% render %}` outputs (see `render-memo.ts`); none: every partial renders */
+  memo?: RenderMemo | null;
 }
 
 /** The most items one `{% list %}` or `{% traverse %}` returns; asking for more and matching more fails the render. */

@@ -4,7 +4,7 @@ import {
   normalizeRoute,
   parentRelationship,
   resolveRoute,
-} from '@trelliscms/core';
+} from '@trelliscms/core/build';
 import type {
   Snapshot,
   SnapshotItem,

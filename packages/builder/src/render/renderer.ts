@@ -5,6 +5,7 @@ import { createLiquid, type LiquidLimits, SafeHtml } from '../liquid/create-liqu
 import { absoluteUrl, type UrlSettings } from '../liquid/filters';
 import { hreflangLinks, type PageAlternate } from '../liquid/locale-tags';
 import { templateClosure } from '../liquid/memory-fs';
+import { RenderMemo, registerMemoRender } from '../liquid/render-memo';
 import {
   fragmentTemplates,
   widgetAreaHashes,
@@ -73,6 +74,9 @@ export function redirectPage(target: string): string {
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Redirecting</title><link rel="canonical" href="${url}"><meta http-equiv="refresh" content="0; url=${url}"><meta name="robots" content="noindex"></head><body><p><a href="${url}">${url}</a></p></body></html>\n`;
 }
 
+/** Words in a template that may read the clock or chance (`'now'`, `'today'`, `sample`, `shuffle`): its partials are not memoized. */
+const IMPURE = /\b(now|today|sample|shuffle|random)\b/;
+
 /** sha256 (base64url) of a string's UTF-8 bytes. */
 export function hashText(text: string): string {
   return hash('sha256', text, 'base64url');
@@ -105,6 +109,9 @@ export class Renderer {
   private readonly publicUrl: string | null;
   /** widget areas being rendered (a widget that shows its own area would never end) */
   private readonly rendering = new Set<string>();
+  /** memoized `{% render %}` outputs, for the current snapshot (none in validate builds' strict pass) */
+  private readonly memo: RenderMemo | null = null;
+  private readonly pure = new Map<string, boolean>();
 
   constructor(options: RendererOptions) {
     this.afterRender = afterRenderTransforms(options.snapshot);
@@ -137,12 +144,31 @@ export class Renderer {
     this.liquid = liquid;
     this.slot = slot;
     this.reportUndefined = options.limits?.reportUndefined === true;
+    // The strict pass that looks for undefined variables renders every partial: no memo then.
+    if (!this.reportUndefined) {
+      this.memo = new RenderMemo((name) => this.isPure(name));
+      slot.memo = this.memo;
+      registerMemoRender(liquid, slot);
+    }
     this.collections = new SiteCollections({ definitions: options.snapshot.site.collections ?? {} });
     this.site = {
       ...options.snapshot.site,
       url: options.snapshot.site.publicUrl ?? null,
       collections: this.collections.scope(this.reader),
     };
+    this.memo?.markStable(this.site);
+  }
+
+  /** Whether a partial's output depends only on its arguments and the content: nothing in it (or what it includes) reads the clock or chance. */
+  private isPure(name: string): boolean {
+    let pure = this.pure.get(name);
+    if (pure === undefined) {
+      pure = templateClosure(name, this.templates).every(
+        (member) => !IMPURE.test(this.templates.get(member) ?? ''),
+      );
+      this.pure.set(name, pure);
+    }
+    return pure;
   }
 
   /**
@@ -167,6 +193,7 @@ export class Renderer {
     }
     this.source.update(params.snapshot, params.items, params.removed);
     this.collections.clear();
+    this.memo?.clear();
   }
 
   /** Builds the content indexes ahead of the first render (see `SnapshotSource.prepare`). */

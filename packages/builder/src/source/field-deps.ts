@@ -110,6 +110,17 @@ export function currentPartialDep(
   return partialDep(item, keys, keysJson, urls, codes);
 }
 
+/** The keys of `reads`, sorted, and as JSON (reused while a view's pages read the same keys). */
+export function sortedKeys(reads: ViewReads): { keys: string[]; json: string } {
+  const last = reads.sorted;
+  if (last && last.keys.length === reads.keys.size && last.keys.every((key) => reads.keys.has(key)))
+    return last;
+  const keys = [...reads.keys].sort();
+  const sorted = { keys, json: JSON.stringify(keys) };
+  reads.sorted = sorted;
+  return sorted;
+}
+
 /** What one page read of one item view (reused from page to page: no allocation per read). */
 export interface ViewReads {
   item: SnapshotItem;
@@ -118,12 +129,27 @@ export interface ViewReads {
   keys: Set<string>;
   /** the page read every key (listed them, iterated or serialized the view) */
   all: boolean;
+  /** @internal the keys read last time they were collected, sorted, and as JSON (pages often read the same keys) */
+  sorted?: { keys: string[]; json: string };
 }
+
+/**
+ * One read of a view, as a render made it: a key, {@link READ_ALL} (every key) or
+ * {@link READ_TOUCH} (the view was reached, no key read).
+ */
+export type ViewRead = [reads: ViewReads, key: string | typeof READ_ALL | typeof READ_TOUCH];
+export const READ_ALL: unique symbol = Symbol('trellis.readAll');
+export const READ_TOUCH: unique symbol = Symbol('trellis.readTouch');
 
 /** The reader side of tracked views: the current render and the views it touched. */
 export interface ReadRecorder {
   epoch: number;
   touched: ViewReads[];
+  /**
+   * Where each read is also logged while part of a render is recorded to be replayed (see
+   * `liquid/render-memo.ts`); empty otherwise.
+   */
+  taps: ViewRead[][];
 }
 
 function touch(recorder: ReadRecorder, reads: ViewReads): ViewReads {
@@ -134,6 +160,19 @@ function touch(recorder: ReadRecorder, reads: ViewReads): ViewReads {
     recorder.touched.push(reads);
   }
   return reads;
+}
+
+/** Notes one read against the render in progress (and logs it to the recorder's taps). */
+function note(recorder: ReadRecorder, reads: ViewReads, key: ViewRead[1]): void {
+  touch(recorder, reads);
+  if (key === READ_ALL) reads.all = true;
+  else if (key !== READ_TOUCH && !reads.all) reads.keys.add(key);
+  for (const tap of recorder.taps) tap.push([reads, key]);
+}
+
+/** Notes logged reads again, as the render that logged them made them (a memoized partial's). */
+export function replayReads(recorder: ReadRecorder, reads: readonly ViewRead[]): void {
+  for (const [view, key] of reads) note(recorder, view, key);
 }
 
 const DATA: unique symbol = Symbol('trellis.viewData');
@@ -168,25 +207,24 @@ export class ItemView extends Drop {
   override liquidMethodMissing(key: string | number): unknown {
     const name = String(key);
     const data = this[DATA];
-    const reads = touch(this[RECORDER], this[READS]);
     // liquidjs's `size` of an object without a `size` key is its number of keys
     if (name === 'size' && !Object.hasOwn(data, name)) {
-      reads.all = true;
+      note(this[RECORDER], this[READS], READ_ALL);
       return Object.keys(data).length;
     }
-    if (!reads.all) reads.keys.add(name);
+    note(this[RECORDER], this[READS], name);
     return Object.hasOwn(data, name) ? data[name] : undefined;
   }
 
   /** Serialized (`| json`): the whole item. */
   toJSON(): Record<string, unknown> {
-    touch(this[RECORDER], this[READS]).all = true;
+    note(this[RECORDER], this[READS], READ_ALL);
     return this[DATA];
   }
 
   /** Iterated (`{% for pair in item %}`): `[key, value]` pairs, like a plain object: the whole item. */
   *[Symbol.iterator](): IterableIterator<[string, unknown]> {
-    touch(this[RECORDER], this[READS]).all = true;
+    note(this[RECORDER], this[READS], READ_ALL);
     for (const key of Object.keys(this[DATA])) yield [key, this[DATA][key]];
   }
 
@@ -221,5 +259,5 @@ export function viewEntries(view: ItemView): Record<string, unknown> {
 
 /** Marks a view read by the current render without reading a key (it exists). */
 export function touchView(view: ItemView): void {
-  touch(view[RECORDER], view[READS]);
+  note(view[RECORDER], view[READS], READ_TOUCH);
 }

@@ -4,7 +4,15 @@ import { canonicalJson, itemSlug } from '@trelliscms/core/build';
 import { type SiteLocales, siteLocalesOf, stringsDepName, urlKeyOf } from '../plan/site-locales';
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, SavedQueryRun, SimilarQuery, TraverseQuery } from './content-source';
-import { ItemView, partialDep, type ReadRecorder, touchView, type ViewReads } from './field-deps';
+import {
+  ItemView,
+  partialDep,
+  type ReadRecorder,
+  sortedKeys,
+  touchView,
+  type ViewRead,
+  type ViewReads,
+} from './field-deps';
 import { itemHash } from './item-hash';
 import type { SnapshotSource } from './snapshot-source';
 
@@ -44,6 +52,8 @@ export class TrackingReader implements ReadRecorder {
   epoch = 0;
   /** @internal the views the render in progress read */
   readonly touched: ViewReads[] = [];
+  /** @internal logs of the reads being recorded for replay (memoized partials) */
+  readonly taps: ViewRead[][] = [];
   private readonly views = new WeakMap<SnapshotItem, Map<string, ItemView>>();
   private readonly depHashes = new WeakMap<SnapshotItem, string>();
   /** partial dependency values by item object and keys read (as JSON) */
@@ -97,8 +107,7 @@ export class TrackingReader implements ReadRecorder {
         items[item.id] = this.depHash(item);
         continue;
       }
-      const keys = [...reads.keys].sort();
-      const keysJson = JSON.stringify(keys);
+      const { keys, json: keysJson } = sortedKeys(reads);
       let byKeys = this.partials.get(item);
       if (!byKeys) {
         byKeys = new Map();

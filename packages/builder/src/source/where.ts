@@ -29,12 +29,26 @@ export function readField(item: SnapshotItem, field: string): unknown {
   }
 }
 
+/** Date-time texts a comparator remembers the instant of (bounds its memory). */
+const MAX_INSTANTS = 100_000;
+
 /** The order of `SnapshotSource.list`: the sort keys (`-` for descending), then the id. */
 export function comparator(sort: readonly string[]): (a: SnapshotItem, b: SnapshotItem) => number {
   const keys = sortKeys(sort);
+  // a sort of n items reads each date-time text's instant about 2·log2(n) times: parse each once
+  const instants = new Map<string, number | null>();
+  const instant = (text: string) => {
+    let value = instants.get(text);
+    if (value === undefined) {
+      value = instantOf(text);
+      if (instants.size >= MAX_INSTANTS) instants.clear();
+      instants.set(text, value);
+    }
+    return value;
+  };
   return (a, b) => {
     for (const { field, descending } of keys) {
-      const order = compareValues(readField(a, field), readField(b, field));
+      const order = compareValues(readField(a, field), readField(b, field), instant);
       if (order !== 0) return descending ? -order : order;
     }
     return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

@@ -284,9 +284,14 @@ export function instantOf(text: string): number | null {
 
 /**
  * The order of two values in a sort: missing values last, numbers numerically, booleans
- * false first, two date-time texts by their instant, anything else as text.
+ * false first, two date-time texts by their instant, anything else as text. `instant` is
+ * {@link instantOf} or a memo of it (a sort reads each value's instant many times).
  */
-export function compareValues(a: unknown, b: unknown): number {
+export function compareValues(
+  a: unknown,
+  b: unknown,
+  instant: (text: string) => number | null = instantOf,
+): number {
   const aMissing = isMissing(a);
   const bMissing = isMissing(b);
   if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? 1 : -1;
@@ -294,8 +299,8 @@ export function compareValues(a: unknown, b: unknown): number {
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   if (typeof a === 'string' && typeof b === 'string' && a !== b) {
     // date-times by instant, and before other texts (so the order stays a total order)
-    const x = instantOf(a);
-    const y = instantOf(b);
+    const x = instant(a);
+    const y = instant(b);
     if (x !== null && y !== null) return x - y;
     if (x !== null || y !== null) return x !== null ? -1 : 1;
   }

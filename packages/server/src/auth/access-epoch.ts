@@ -38,18 +38,22 @@ export interface AccessEpochStats {
  * Watches the access epoch for one server. {@link check} resolves once a read of the epoch
  * that *started after the call* has finished — so a request never trusts a cache older than a
  * change committed before it arrived — and calls `onChange` first when the stamp moved.
- * Concurrent requests share reads: while one read is in flight, every request arriving
- * meanwhile waits for the one next read, so the engine sees at most one read in flight and
- * one queued, however many requests there are.
+ * Concurrent requests share reads: a read starts on the next turn of the event loop
+ * (`setImmediate`), so every request parsed in the same turn (several sockets' data arrive in
+ * one poll) shares it; while one read is in flight, every request arriving meanwhile waits for
+ * the one next read. The engine sees at most one read in flight and one queued, however many
+ * requests there are. Not a TTL: every check still waits for a read that started after it.
  *
  * When the read fails (the engine is unreachable) the caches are kept: the request's own reads
  * fail, or the API-key cache serves its stale entry as it does without this check.
  */
 const RESOLVED = Promise.resolve();
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class AccessEpochWatch {
   #seen: string | null | undefined;
   #running: Promise<void> | null = null;
+  /** The next read, not started yet: checks made until it starts share it. */
   #queued: Promise<void> | null = null;
   readonly #stats: AccessEpochStats = { checks: 0, reads: 0, changes: 0, failures: 0 };
 
@@ -64,9 +68,9 @@ export class AccessEpochWatch {
   check(): Promise<void> {
     if (!this.enabled) return RESOLVED;
     this.#stats.checks += 1;
-    if (this.#running === null) return this.#start();
     if (this.#queued === null) {
-      this.#queued = this.#running.then(() => {
+      // After the read in flight (if any), and after this turn's other requests have arrived.
+      this.#queued = (this.#running ?? RESOLVED).then(nextTurn).then(() => {
         this.#queued = null;
         return this.#start();
       });

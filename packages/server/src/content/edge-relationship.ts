@@ -37,8 +37,18 @@ export async function relationshipOfEdge(
   edge: GraphEdge,
   types: TypeLookup,
 ): Promise<{ relationship: RelationshipDefinition; source: StoredContentType } | { error: string }> {
+  return relationshipInType(edge, await types(typeOfId(edge.from)));
+}
+
+/**
+ * {@link relationshipOfEdge} with the source item's type already read (`source`: the type
+ * named by `edge.from`, null when there is none), for callers checking many edges at once.
+ */
+export function relationshipInType(
+  edge: GraphEdge,
+  source: StoredContentType | null,
+): { relationship: RelationshipDefinition; source: StoredContentType } | { error: string } {
   const sourceName = typeOfId(edge.from);
-  const source = await types(sourceName);
   if (!source) {
     return { error: `${edge.from}: \`${sourceName}\` is not a content type of this site` };
   }

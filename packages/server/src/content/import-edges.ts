@@ -9,7 +9,7 @@ import {
 import type { Graph, GraphEdge, GraphWriter } from '../engines/port';
 import { cooperativeYield } from '../shared/cooperative-yield';
 import { type EdgeError, type IndexedEdge, readEdge, runSplitting } from './edge-input';
-import { createTypeLookup, relationshipOfEdge } from './edge-relationship';
+import { createTypeLookup, relationshipInType } from './edge-relationship';
 import { errorMessage } from './error-message';
 import { typeOfId } from './item-record';
 
@@ -54,7 +54,8 @@ async function mergeBatch({
   const held = new Map<string, { stored: Set<string>; added: Set<string> }>();
   const accepted: DeclaredEdge[] = [];
   for (const item of batch) {
-    await tick();
+    const pause = tick();
+    if (pause) await pause;
     const { edge, relationship } = item;
     if (!isSingleTarget(relationship.kind)) {
       accepted.push(item);
@@ -157,12 +158,21 @@ export async function importEdges({
   const ranges = batchRanges({ count: edges.length, batchSize });
   // Checkpoints between edges and engine calls, so other requests are answered meanwhile.
   const tick = cooperativeYield();
+  // The source types read so far, so the common edge needs no await (a microtask each).
+  const sources = new Map<string, StoredContentType | null>();
   const run = async (batch: IndexedEdge[]) => {
     const declared: DeclaredEdge[] = [];
     const refused: EdgeError[] = [];
     for (const item of batch) {
-      await tick();
-      const found = await relationshipOfEdge(item.edge, types);
+      const pause = tick();
+      if (pause) await pause;
+      const sourceName = typeOfId(item.edge.from);
+      let source = sources.get(sourceName);
+      if (source === undefined) {
+        source = await types(sourceName);
+        sources.set(sourceName, source);
+      }
+      const found = relationshipInType(item.edge, source);
       if ('error' in found) refused.push({ index: item.index, error: found.error });
       else declared.push({ ...item, ...found });
     }
@@ -179,7 +189,8 @@ export async function importEdges({
   for (const [start, end] of ranges) {
     const batch: IndexedEdge[] = [];
     for (let index = start; index < end; index += 1) {
-      await tick();
+      const pause = tick();
+      if (pause) await pause;
       const read = readEdge(edges[index], index);
       if ('error' in read) errors.push(read.error);
       else batch.push({ index, edge: read.edge });

@@ -16,8 +16,16 @@ import { publishItems } from '../releases/publish-items';
 import { cooperativeYield } from '../shared/cooperative-yield';
 import { isQueryTimeout } from '../shared/deadline-graph';
 import { errorMessage } from './error-message';
-import { itemHash, itemHasher } from './item-hash';
-import { CONTENT_LABEL, emptyBody, type ItemMeta, itemProps, splitItemProps, typeOfId } from './item-record';
+import { type FieldPieces, fieldPieces, itemHash, itemHasher } from './item-hash';
+import {
+  CONTENT_LABEL,
+  emptyBody,
+  type ItemMeta,
+  itemProps,
+  itemPropsJson,
+  splitItemProps,
+  typeOfId,
+} from './item-record';
 import { getTombstones, tombstoneId } from './item-tombstone';
 import {
   findMissingReferences,
@@ -219,6 +227,19 @@ function holdsRecord(record: PreparedRecord): boolean {
 }
 
 /** What the records of one batch share: the time, the actor, and the empty body of new items. */
+/** Records whose string fields hold at least this many characters have their fields serialized once (writeBatch). */
+const PIECES_FROM_CHARS = 1024;
+
+/** The characters of the string fields of `fields`. */
+function textLength(fields: Record<string, unknown>): number {
+  let length = 0;
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value === 'string') length += value.length;
+  }
+  return length;
+}
+
 interface BatchStamp {
   now: string;
   actor: string;
@@ -270,11 +291,25 @@ async function writeBatch(
 ): Promise<void> {
   const body = emptyBody();
   const hashWithBody = itemHasher(body);
+  // A record with long texts has its fields serialized once, for its hash and its stored props
+  // (fieldPieces); for short ones two native serializations cost less than joining pieces.
+  const pieces = new Map<Record<string, unknown>, FieldPieces | null>();
+  const piecesOf = (fields: Record<string, unknown>) => {
+    let found = pieces.get(fields);
+    if (found === undefined) {
+      found = textLength(fields) >= PIECES_FROM_CHARS ? fieldPieces(fields) : null;
+      pieces.set(fields, found);
+    }
+    return found;
+  };
   const stamp: BatchStamp = {
     now: new Date().toISOString(),
     actor,
     body,
-    hash: (fields, withBody) => (withBody === body ? hashWithBody(fields) : itemHash(fields, withBody)),
+    hash: (fields, withBody) =>
+      withBody === body
+        ? hashWithBody(fields, piecesOf(fields))
+        : itemHash(fields, withBody, piecesOf(fields)),
   };
   const labels = edgeLabels(type);
   // Items deleted while releases pin their versions come back after their last version.
@@ -286,10 +321,22 @@ async function writeBatch(
   const replaced: Array<{ record: PreparedRecord; props: Props; text: string }> = [];
   const edges: GraphEdge[] = [];
   for (const record of records) {
-    const props = itemProps(record.fields, recordMeta(record, stamp, tombstones.get(record.id)?.version));
+    const meta = recordMeta(record, stamp, tombstones.get(record.id)?.version);
+    const props = itemProps(record.fields, meta);
     const text = searchText({ type, fields: record.fields });
     if (record.existing) replaced.push({ record, props, text });
-    else created.push({ id: record.id, labels: [type.nodeLabel, CONTENT_LABEL], props, searchText: text });
+    else {
+      const node: GraphNode = {
+        id: record.id,
+        labels: [type.nodeLabel, CONTENT_LABEL],
+        props,
+        searchText: text,
+      };
+      const flat = piecesOf(record.fields);
+      const json = flat && itemPropsJson(record.fields, flat, meta);
+      if (json) node.propsJson = json;
+      created.push(node);
+    }
     for (const name in record.targets) {
       const label = labels.get(name)!;
       const current = new Set(record.current?.[name] ?? []);
@@ -401,7 +448,9 @@ export async function importRecords({
   /** The throughput used to project the duration for `gatewayTimeoutWarning`. */
   estimatedRecordsPerSec: number;
   /** Called after each committed batch with the items it wrote (e.g. to embed them again). */
-  onWritten?: (items: Array<{ id: string; fields: Record<string, unknown> }>) => Promise<void>;
+  onWritten?: (
+    items: Array<{ id: string; fields: Record<string, unknown>; isNew: boolean }>,
+  ) => Promise<void>;
 }): Promise<ImportJsonResponse> {
   const started = performance.now();
   const errors: ImportError[] = [];
@@ -440,7 +489,13 @@ export async function importRecords({
     for (const record of resolved.unchanged) settled.push(record.id);
     unchanged += resolved.unchanged.length;
     if (!dryRun && onWritten && resolved.writable.length > 0)
-      await onWritten(resolved.writable.map((record) => ({ id: record.id, fields: record.fields })));
+      await onWritten(
+        resolved.writable.map((record) => ({
+          id: record.id,
+          fields: record.fields,
+          isNew: !record.existing,
+        })),
+      );
     skipped += resolved.skipped;
   };
   // A batch that failed as a whole (and so wrote nothing) is retried as two halves, down to

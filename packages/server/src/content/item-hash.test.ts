@@ -1,6 +1,7 @@
 import { contentHash } from '@trelliscms/core';
 import { describe, expect, it } from 'vitest';
-import { itemHash, itemHasher } from './item-hash';
+import { fieldPieces, itemHash, itemHasher } from './item-hash';
+import { type ItemMeta, itemProps, itemPropsJson } from './item-record';
 
 const body = { time: 1_700_000_000_000, blocks: [], version: '1' };
 
@@ -46,5 +47,42 @@ describe('itemHasher', () => {
   it('hashes many fields with one shared body exactly as itemHash', () => {
     const hashOf = itemHasher(body);
     for (const fields of cases) expect(hashOf(fields)).toBe(itemHash(fields, body));
+  });
+});
+
+describe('fieldPieces', () => {
+  const meta = {
+    status: 'draft',
+    publishedEnvs: [],
+    publishedVersions: {},
+    publishedAt: null,
+    version: 1,
+    hash: 'sha256:00',
+    body,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    createdBy: 'key:a',
+    updatedBy: 'key:a',
+  } as unknown as ItemMeta;
+
+  it('gives the hash and the stored props each exactly as serializing the fields again does', () => {
+    let flat = 0;
+    for (const fields of cases) {
+      const pieces = fieldPieces(fields);
+      expect(itemHash(fields, body, pieces)).toBe(itemHash(fields, body));
+      expect(itemHasher(body)(fields, pieces)).toBe(itemHash(fields, body));
+      if (pieces === null) continue;
+      flat += 1;
+      expect(itemPropsJson(fields, pieces, meta)).toBe(JSON.stringify(itemProps(fields, meta)));
+    }
+    expect(flat).toBeGreaterThanOrEqual(5);
+    // Nested values are not flat: those fields go the canonical way.
+    expect(fieldPieces({ nested: { a: 1 } })).toBeNull();
+  });
+
+  it('gives no props text when a field has the name of a bookkeeping member', () => {
+    for (const fields of [{ status: 'mine' }, { blockDocument: 'x' }, { version: undefined }]) {
+      expect(itemPropsJson(fields, fieldPieces(fields)!, meta)).toBeNull();
+    }
   });
 });

@@ -18,10 +18,19 @@ export interface ItemReadCacheOptions {
   maxChars?: number;
 }
 
-type Entry = CachedItemRead & { generation: number };
+/** One content list as `GET /api/content/{type}` answers it. */
+export interface CachedListRead {
+  /** The list (or its withMeta envelope), serialized. */
+  body: string;
+  /** Every match, independent of limit (`X-Total-Count`). */
+  total: number;
+}
+
+type Entry = { body: string; version: number; total: number; generation: number };
 
 /**
- * The answers of `GET /api/content/{type}/{id}`, per site graph, for a short time.
+ * The answers of `GET /api/content/{type}/{id}` and of `GET /api/content/{type}` (by their
+ * query), per site graph, for a short time.
  *
  * Correctness on this instance: every write to a graph through the app's engine calls
  * {@link graphWritten} before it starts and after it ends (plugins/write-notifying-graph.ts),
@@ -57,15 +66,38 @@ export class ItemReadCache {
     { graphName, typeName, id }: { graphName: string; typeName: string; id: string },
     load: () => Promise<CachedItemRead>,
   ): Promise<CachedItemRead> {
+    const { body, version } = await this.#read(graphName, `${typeName}\u0000${id}`, async () => ({
+      ...(await load()),
+      total: 0,
+    }));
+    return { body, version };
+  }
+
+  /**
+   * The list of type `typeName` that `query` (the parsed query string, serialized in a fixed
+   * order by the caller) asks for: cached, else from `load` (then cached). The same rules as
+   * {@link read}: retired by any write to the graph through this instance.
+   */
+  async readList(
+    { graphName, typeName, query }: { graphName: string; typeName: string; query: string },
+    load: () => Promise<CachedListRead>,
+  ): Promise<CachedListRead> {
+    return this.#read(graphName, `${typeName}\u0000?${query}`, async () => ({
+      ...(await load()),
+      version: 0,
+    }));
+  }
+
+  async #read(graphName: string, what: string, load: () => Promise<Omit<Entry, 'generation'>>) {
     const entries = this.#entries;
     if (entries === null) return load();
-    const key = `${graphName}\u0000${typeName}\u0000${id}`;
+    const key = `${graphName}\u0000${what}`;
     const generation = this.#generations.get(graphName) ?? 0;
     const hit = entries.get(key);
     if (hit !== undefined && hit.generation === generation) return hit;
     const loaded = await load();
     if ((this.#generations.get(graphName) ?? 0) === generation) {
-      entries.set(key, { body: loaded.body, version: loaded.version, generation });
+      entries.set(key, { body: loaded.body, version: loaded.version, total: loaded.total, generation });
     }
     return loaded;
   }

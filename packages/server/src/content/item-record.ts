@@ -1,6 +1,7 @@
 import type { BlockDocument, ContentRecord, StoredContentType } from '@trelliscms/core';
 import { isSingleTarget } from '@trelliscms/core';
 import type { GraphEdge, GraphNode, Props } from '../engines/port';
+import { keyJson } from './item-hash';
 
 /** The second label every item node carries beside its type's nodeLabel. */
 export const CONTENT_LABEL = 'Content';
@@ -84,6 +85,29 @@ export function splitItemProps(props: Props): { fields: Record<string, unknown>;
       updatedBy: String(meta.updatedBy ?? ''),
     },
   };
+}
+
+/**
+ * `JSON.stringify(itemProps(fields, meta))` from the JSON of the fields' members (item-hash.ts
+ * `fieldPieces`), so their values are not serialized again; null when a member of `meta` has
+ * the name of a field (itemProps then overwrites the field where it stands).
+ */
+export function itemPropsJson(
+  fields: Record<string, unknown>,
+  pieces: ReadonlyArray<readonly [string, string]>,
+  meta: ItemMeta,
+): string | null {
+  const named: Props = {};
+  for (const key in meta) {
+    const name = key === 'body' ? BODY_PROP : key;
+    if (Object.hasOwn(fields, name)) return null;
+    named[name] = meta[key as keyof ItemMeta];
+  }
+  let out = '{';
+  for (const [key, json] of pieces) out += `${out === '{' ? '' : ','}${keyJson(key)}:${json}`;
+  const rest = JSON.stringify(named);
+  if (rest === '{}') return `${out}}`;
+  return out === '{' ? rest : `${out},${rest.slice(1)}`;
 }
 
 /** The properties of an item node. */

@@ -88,7 +88,7 @@ export class AuditAnchors {
 
   /** The chain's head now, MACed, for a build manifest (null for an empty chain). */
   async headAnchor(graphName: string, graph: Graph): Promise<AuditHeadAnchor | null> {
-    const head = (await graph.findAudit({ order: 'desc', limit: 1 })).records[0];
+    const head = (await graph.findAudit({ order: 'desc', limit: 1, total: false })).records[0];
     if (!head) return null;
     return {
       graph: graphName,
@@ -285,7 +285,7 @@ export class AuditAnchors {
     let anchor = await this.read(graphName);
     if (anchor === null) anchor = await this.adopt(graphName, graph);
     if (anchor === 'forged') return;
-    const head = (await graph.findAudit({ order: 'desc', limit: 1 })).records[0];
+    const head = (await graph.findAudit({ order: 'desc', limit: 1, total: false })).records[0];
     if (!head || head.seq <= anchor.seq) return;
     if (anchor.seq > 0) {
       const [anchored] = await graph.auditRecords({ afterSeq: anchor.seq - 1, limit: 1 });

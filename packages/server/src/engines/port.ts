@@ -31,6 +31,12 @@ export interface GraphNode {
    * type's text fields, so bookkeeping (status, user ids, hashes) is not searchable.
    */
   searchText?: string;
+  /**
+   * Written, never read back, optional: `JSON.stringify(props)` when the caller has it already
+   * (an import serializes each item's fields once, for its content hash and its stored props).
+   * An engine may take it instead of serializing `props` again; it must be exactly that string.
+   */
+  propsJson?: string;
 }
 
 export interface GraphEdge {
@@ -173,12 +179,17 @@ export interface AuditFilter {
   order?: 'asc' | 'desc';
   limit?: number;
   offset?: number;
+  /**
+   * `false`: do not count the matching records (the count reads every one of them; a caller
+   * that wants only the newest record, such as the audit anchoring, skips it). `total` is then -1.
+   */
+  total?: boolean;
 }
 
 /** A page of audit records. */
 export interface AuditPage {
   records: AuditRecord[];
-  /** How many records match the filter, independent of limit and offset. */
+  /** How many records match the filter, independent of limit and offset (-1 when the filter said `total: false`). */
   total: number;
 }
 

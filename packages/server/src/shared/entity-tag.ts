@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson, TrellisError } from '@trelliscms/core';
 
 /**
@@ -18,12 +18,13 @@ export function versionTag(version: number): string {
 
 /** The tag of a JSON value: a hash of its canonical JSON (key order does not matter). */
 export function valueTag(value: unknown): string {
-  return `"${createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 27)}"`;
+  return `"${hash('sha256', canonicalJson(value), 'base64url').slice(0, 27)}"`;
 }
 
 /** The tag of a serialized body: a hash of its bytes. */
 export function bytesTag(body: string | Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  // one-shot hash: no Hash object per answer (the same digest as createHash)
+  return `"${hash('sha256', body, 'base64url').slice(0, 27)}"`;
 }
 
 /**

@@ -6,7 +6,8 @@ import { apiOk, createBlogSite, probeRandom, type ServerProcess, scaled, startSe
  * while builds (each after every post changed) and rollbacks switch the live version. Every
  * read must answer 200 with a whole file of one version: a page carries its generation at its
  * top and at its bottom (with ~20 KB between), the home page links every post. Never a missing
- * or a mixed file.
+ * or a mixed file. Versions are pruned as the builds go (a retention of 3), so most builds
+ * recycle a pruned version's folder (directory target).
  */
 
 const POSTS = 12;
@@ -20,8 +21,12 @@ let site: { id: string; slug: string };
 
 const titles = Array.from({ length: POSTS }, (_, i) => `p${String(i).padStart(2, '0')}`);
 
+// A small retention: old versions are pruned after each build and the newest pruned one is
+// recycled as the next build's folder, so readers also read while recycled folders go live.
+const RETENTION = 3;
+
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ CMS_BUILD_RETENTION: String(RETENTION) });
   site = await createBlogSite(server, {
     slug: 'atomic',
     postTemplate:
@@ -96,7 +101,9 @@ describe(`atomic deploys under readers (${BUILDS} builds, a rollback every ${ROL
         await writeGeneration(g);
         builds.push(await build());
         if (g % ROLLBACK_EVERY === 0) {
-          const target = builds[Math.floor(random() * (builds.length - 1))] as string;
+          // the build before the live one: kept (the newest RETENTION are never pruned) now and
+          // after the next build, so no reader still reading it when it was live meets its recycling
+          const target = builds[builds.length - 2] as string;
           await apiOk(server, 'POST', `/api/build/rollback/${target}`, { site: site.id, expected: 200 });
           rollbacks += 1;
         }

@@ -55,7 +55,8 @@ export async function refreshEmbeddings({
 }: {
   graph: Graph;
   type: StoredContentType;
-  items: ReadonlyArray<{ id: string; fields: Record<string, unknown> }>;
+  /** `isNew`: the item was created by the write, so it has no embedding yet (none is read for it). */
+  items: ReadonlyArray<{ id: string; fields: Record<string, unknown>; isNew?: boolean }>;
   provider: EmbeddingProvider;
   actor: string;
 }): Promise<{ refreshed: number; error: string | null }> {
@@ -64,8 +65,10 @@ export async function refreshEmbeddings({
   const due = isMarked
     ? [...items]
     : await (async () => {
-        const held = await graph.getEmbeddings(items.map((item) => item.id));
-        return items.filter((item) => held.has(item.id));
+        const old = items.filter((item) => !item.isNew);
+        if (old.length === 0) return [];
+        const held = await graph.getEmbeddings(old.map((item) => item.id));
+        return old.filter((item) => held.has(item.id));
       })();
   if (due.length === 0) return { refreshed: 0, error: null };
   let vectors: number[][];

@@ -11,7 +11,8 @@ import {
   TrellisError,
   tooManyAdvice,
 } from '@trelliscms/core';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifySchemaCompiler } from 'fastify';
+import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
@@ -66,6 +67,29 @@ function tooMany(count: number, max: number, what: string, maxBatchSize: number)
   );
 }
 
+/** What core's `JsonObject` (a record of string keys) accepts from parsed JSON: an object that is not a list. */
+const isJsonObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The validator of POST /api/import/json: zod's record schema copies every record key by key
+ * (about a sixth of the CPU time of importing small records). When `records` is a list of
+ * objects, which is all `JsonObject` asks of an element, zod checks the rest of the body and
+ * the records are taken as they came; anything else goes to zod whole, so the answers (400s
+ * included) are the ones zod gives.
+ */
+const importJsonValidator: FastifySchemaCompiler<unknown> = (route) => {
+  const full = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+  if (route.schema !== ImportJsonBody) return full;
+  return (data: unknown) => {
+    const records = isJsonObject(data) ? (data as { records?: unknown }).records : undefined;
+    if (Array.isArray(records) && records.every(isJsonObject)) {
+      const rest = full({ ...(data as object), records: [] }) as { value?: object; error?: unknown };
+      if (!rest.error && rest.value) return { value: { ...rest.value, records } };
+    }
+    return full(data);
+  };
+};
+
 /** Spec §4 Bulk import (site-scoped): records of one type, and relationship edges. */
 export const importRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config } = app.trellis;
@@ -80,6 +104,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ImportJsonBody,
         response: { 200: ImportJsonResponse, ...errors },
       },
+      validatorCompiler: importJsonValidator,
       config: { siteScope: 'site', permission: 'content:write', isBulkBody: true },
     },
     async (request) => {

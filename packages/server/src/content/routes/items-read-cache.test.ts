@@ -128,6 +128,62 @@ describe('GET one item through the item read cache', () => {
     expect((await read()).body.fields.text).toBe('elsewhere');
   });
 
+  it('keeps lists by their query: a write through this instance retires them, another instance shows within the TTL, 0 turns it off', async () => {
+    const list = async (query: string) => {
+      const response = await site.request({ method: 'GET', url: `/api/content/note?${query}` });
+      return {
+        status: response.statusCode,
+        total: response.headers['x-total-count'],
+        etag: response.headers.etag,
+        body: response.json(),
+      };
+    };
+    const texts = (body: { items: Array<{ fields: { text?: string } }> }) =>
+      body.items.map((item) => item.fields.text);
+    await withTypes({ CONTENT_READ_CACHE_MS: '60000' });
+    const first = await list('withMeta=true&limit=50');
+    expect(first).toMatchObject({ status: 200, total: '1', body: { total: 1, limit: 50, offset: 0 } });
+    expect(texts(first.body)).toEqual(['one']);
+    // The same list again answers the same bytes and tag; a 304 to its tag.
+    expect(await list('withMeta=true&limit=50')).toEqual(first);
+    const conditional = await site.request({
+      method: 'GET',
+      url: '/api/content/note?withMeta=true&limit=50',
+      headers: { 'if-none-match': first.etag as string },
+    });
+    expect(conditional.statusCode).toBe(304);
+    // Another instance changes the item: this instance keeps its answer within the TTL...
+    const other = await graphBehindTheAppsBack();
+    const node = await other.getNode('note:first');
+    await other.updateNode('note:first', { props: { ...node!.props, text: 'elsewhere' } });
+    expect(texts((await list('withMeta=true&limit=50')).body)).toEqual(['one']);
+    // ...another query is its own entry (read now)...
+    expect(
+      (await list('limit=50')).body.map((item: { fields: { text: string } }) => item.fields.text),
+    ).toEqual(['elsewhere']);
+    expect((await list("withMeta=1&limit=50&where=text == 'elsewhere'")).body.total).toBe(1);
+    // ...and a write of its own to the site graph retires every list of the site.
+    const created = await site.request({
+      method: 'POST',
+      url: '/api/content/note',
+      payload: { title: 'Second', text: 'two' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const after = await list('withMeta=true&limit=50');
+    expect(after.total).toBe('2');
+    expect(texts(after.body)).toEqual(['elsewhere', 'two']);
+    // A refused query is never kept: still 400.
+    for (let i = 0; i < 2; i += 1) expect((await list('where=nope == 1')).status).toBe(400);
+    await site.close();
+
+    await withTypes({ CONTENT_READ_CACHE_MS: '0' });
+    expect(texts((await list('withMeta=true')).body)).toEqual(['one']);
+    const uncached = await graphBehindTheAppsBack();
+    const stored = await uncached.getNode('note:first');
+    await uncached.updateNode('note:first', { props: { ...stored!.props, text: 'elsewhere' } });
+    expect(texts((await list('withMeta=true')).body)).toEqual(['elsewhere']);
+  });
+
   it('keeps entries per site, per type in the path and per item', async () => {
     await withTypes({ CONTENT_READ_CACHE_MS: '60000' });
     expect((await read()).status).toBe(200);

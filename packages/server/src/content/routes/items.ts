@@ -80,22 +80,51 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const graph = siteOf(request).graph;
-      const type = await getTypeForRead(graph, request.params.type);
+      const typeName = request.params.type;
       const { withMeta, q, status, where, sort } = request.query;
       const limit = request.query.limit ?? CONTENT_LIST_LIMIT.default;
       const offset = request.query.offset ?? 0;
-      const filter = itemListFilter({ type, where, sort, status });
-      const page = filter.isEmpty
-        ? { items: [], total: 0 }
-        : await listItems({ graph, type, limit, offset, q, where: filter.where, orderBy: filter.orderBy });
-      withTotal(reply, page.total);
-      if (!withMeta) return page.items;
-      const appliedFilters: Record<string, unknown> = {};
-      if (q !== undefined) appliedFilters.q = q;
-      if (status !== undefined) appliedFilters.status = status;
-      if (where !== undefined) appliedFilters.where = where;
-      if (sort !== undefined) appliedFilters.sort = sort;
-      return { items: page.items, total: page.total, limit, offset, appliedFilters };
+      // As GET one item: toContentRecord builds exactly the ContentRecord shape, so the list is
+      // sent serialized as it is (not validated item by item by the response schema), and kept
+      // briefly by the read cache (retired by any write to the site graph), by its query.
+      const query = JSON.stringify([
+        withMeta === true,
+        limit,
+        offset,
+        q ?? null,
+        status ?? null,
+        where ?? null,
+        sort ?? null,
+      ]);
+      const list = await app.trellis.itemReadCache.readList(
+        { graphName: graph.name, typeName, query },
+        async () => {
+          const type = await getTypeForRead(graph, typeName);
+          const filter = itemListFilter({ type, where, sort, status });
+          const page = filter.isEmpty
+            ? { items: [], total: 0 }
+            : await listItems({
+                graph,
+                type,
+                limit,
+                offset,
+                q,
+                where: filter.where,
+                orderBy: filter.orderBy,
+              });
+          if (!withMeta) return { body: JSON.stringify(page.items), total: page.total };
+          const appliedFilters: Record<string, unknown> = {};
+          if (q !== undefined) appliedFilters.q = q;
+          if (status !== undefined) appliedFilters.status = status;
+          if (where !== undefined) appliedFilters.where = where;
+          if (sort !== undefined) appliedFilters.sort = sort;
+          const envelope = { items: page.items, total: page.total, limit, offset, appliedFilters };
+          return { body: JSON.stringify(envelope), total: page.total };
+        },
+      );
+      return withTotal(reply, list.total)
+        .type('application/json; charset=utf-8')
+        .send(list.body as never);
     },
   );
 

@@ -15,14 +15,14 @@ export async function keepEmbedded(
   app: FastifyInstance,
   request: FastifyRequest,
   type: StoredContentType,
-  ...records: Pick<ContentRecord, 'id' | 'fields'>[]
+  ...records: Array<Pick<ContentRecord, 'id' | 'fields'> & { isNew?: boolean }>
 ): Promise<void> {
   let outcome: { error: string | null };
   try {
     outcome = await refreshEmbeddings({
       graph: siteOf(request).graph,
       type,
-      items: records.map((record) => ({ id: record.id, fields: record.fields })),
+      items: records.map((record) => ({ id: record.id, fields: record.fields, isNew: record.isNew })),
       provider: app.trellis.embeddings,
       actor: actorOf(request.principal!),
     });

@@ -230,6 +230,53 @@ describe('embedded engine', () => {
     ).rejects.toMatchObject({ kind: 'exists' });
   });
 
+  it('merges a batch of new edges in one try and falls back when one of them already exists', async () => {
+    const graph = await engine.createGraph('edges');
+    await graph.createNodes(['a', 'b', 'c'].map((id) => ({ id, labels: ['Item'], props: {} })));
+    // All new, one repeated with other props: the last props win, the repeat is an update.
+    expect(
+      await graph.mergeEdges([
+        { from: 'a', type: 'L', to: 'b', props: { w: 1 } },
+        { from: 'a', type: 'L', to: 'c', props: {} },
+        { from: 'a', type: 'L', to: 'b', props: { w: 2 } },
+        { from: 'a', type: 'L', to: 'c', props: {} },
+      ]),
+    ).toEqual(['created', 'created', 'updated', 'unchanged']);
+    // One of three exists: the first try is undone, nothing written twice, the results exact.
+    expect(
+      await graph.mergeEdges([
+        { from: 'b', type: 'L', to: 'c', props: {} },
+        { from: 'a', type: 'L', to: 'b', props: { w: 3 } },
+        { from: 'c', type: 'L', to: 'a', props: {} },
+      ]),
+    ).toEqual(['created', 'updated', 'created']);
+    const all = await graph.getEdges({});
+    expect(all.map((edge) => `${edge.from}-${edge.to} ${JSON.stringify(edge.props)}`)).toEqual([
+      'a-b {"w":3}',
+      'a-c {}',
+      'b-c {}',
+      'c-a {}',
+    ]);
+    expect((await graph.getEdges({ to: 'c' })).map((edge) => edge.from)).toEqual(['a', 'b']);
+  });
+
+  it('stores the props text a creator gives, and refuses one that is not a string', async () => {
+    const graph = await engine.createGraph('props-json');
+    const props = { title: 'Hello', n: 1 };
+    const [created] = await graph.createNodes([
+      { id: 'a', labels: ['Post'], props, propsJson: JSON.stringify(props) },
+    ]);
+    expect(created).toEqual({ id: 'a', labels: ['Post'], props });
+    expect(await graph.getNode('a')).toEqual({ id: 'a', labels: ['Post'], props });
+    expect((await graph.findNodes({ label: 'Post', where: [{ prop: 'n', op: 'eq', value: 1 }] })).total).toBe(
+      1,
+    );
+    await expect(
+      graph.createNodes([{ id: 'b', labels: ['Post'], props, propsJson: 1 as unknown as string }]),
+    ).rejects.toMatchObject({ kind: 'invalid_argument' });
+    expect(await graph.getNode('b')).toBeNull();
+  });
+
   it('never leaks libsql row metadata into nodes', async () => {
     const graph = await engine.createGraph('meta');
     await graph.createNode({ id: 'a', labels: ['T'], props: { x: 1 } });

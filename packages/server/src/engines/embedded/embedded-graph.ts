@@ -32,10 +32,17 @@ const activeTransaction =
     ? new AsyncLocalStorage<EmbeddedGraph>()
     : null;
 
-/** WAL and synchronous=FULL: an acknowledged commit survives a power cut, not only a crash. */
+/**
+ * WAL and synchronous=FULL: an acknowledged commit survives a power cut, not only a crash.
+ * The WAL is copied back into the file (checkpointed) once it holds 10,000 pages (40 MiB)
+ * rather than SQLite's 1,000: a page that many commits change (an index leaf, the full-text
+ * segments) is written to the file once per checkpoint, so a bulk import writes and syncs the
+ * file far less often. Durability is the same (each commit is synced to the WAL).
+ */
 function configure(conn: SqlConnection): void {
   conn.exec('PRAGMA journal_mode = WAL');
   conn.exec('PRAGMA synchronous = FULL');
+  conn.exec('PRAGMA wal_autocheckpoint = 10000');
   tune(conn);
 }
 

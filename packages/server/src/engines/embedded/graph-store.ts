@@ -54,6 +54,11 @@ function textOf(node: GraphNode): string {
 }
 
 /** A node as reads return it: no search text. */
+/** The props' JSON as stored: the caller's `propsJson` when given (see GraphNode). */
+function propsText(node: GraphNode): string {
+  return node.propsJson ?? JSON.stringify(node.props);
+}
+
 function bare(node: GraphNode): GraphNode {
   return { id: node.id, labels: node.labels, props: node.props };
 }
@@ -96,6 +101,8 @@ const FTS_INSERT = 'INSERT INTO nodes_fts (rowid, body) VALUES ';
 const UNIQUE_INSERT = 'INSERT INTO unique_values (label, prop, value, rid) VALUES ';
 const LABELS_INSERT = 'INSERT INTO node_labels (label, rid) VALUES ';
 const EDGES_UPSERT_HEAD = 'INSERT INTO edges (from_id, type, to_id, props) VALUES ';
+/** The first try of mergeEdges: inserts the rows that do not exist yet (see there). */
+const EDGES_INSERT_NEW = 'INSERT OR IGNORE INTO edges (from_id, type, to_id, props) VALUES ';
 const EDGES_UPSERT_TAIL = ' ON CONFLICT (from_id, type, to_id) DO UPDATE SET props = excluded.props';
 
 /** `INSERT ... VALUES (?, ?), (?, ?) ...` texts by (head, rows, width), built once. */
@@ -114,18 +121,23 @@ function valuesSql(head: string, rows: number, width: number, tail = ''): string
 
 /**
  * Inserts `params` (rows of `width` values, flattened) with multi-row statements of the sizes
- * in ROW_CHUNKS, so a few cached statements cover any count.
+ * in ROW_CHUNKS, so a few cached statements cover any count. Returns the rows changed.
  */
-function insertRows(conn: SqlConnection, head: string, params: SqlValue[], width: number, tail = ''): void {
+function insertRows(conn: SqlConnection, head: string, params: SqlValue[], width: number, tail = ''): number {
   const rows = params.length / width;
   let done = 0;
+  let changes = 0;
   for (const size of ROW_CHUNKS) {
     while (rows - done >= size) {
       const start = done * width;
-      conn.run(valuesSql(head, size, width, tail), params.slice(start, start + size * width));
+      changes += conn.run(
+        valuesSql(head, size, width, tail),
+        params.slice(start, start + size * width),
+      ).changes;
       done += size;
     }
   }
+  return changes;
 }
 
 /**
@@ -502,9 +514,13 @@ export class GraphStore {
   }
 
   /**
-   * Merges the edges in order, reading the endpoints and the current edges in one statement
-   * each and writing with multi-row upserts; an edge repeated in the batch sees the earlier
-   * one. Invalid input rejects the batch before anything is written.
+   * Merges the edges in order; an edge repeated in the batch sees the earlier one. Invalid
+   * input rejects the batch before anything is written. One statement reads the ends that do
+   * not exist (usually none: a row handed back costs more than its lookup). Then, guessing that
+   * none of the edges exists yet (an import of new edges), one `INSERT OR IGNORE` per chunk
+   * writes them under a savepoint: when every row was inserted the guess held and the batch is
+   * done without reading the edges. Otherwise that insert is rolled back and the current edges
+   * are read in one statement and written with multi-row upserts.
    */
   mergeEdges(edges: GraphEdge[]): MergeEdgeResult[] {
     if (!Array.isArray(edges)) throw new EngineError('invalid_argument', 'edges must be a list');
@@ -519,36 +535,49 @@ export class GraphStore {
     if (clean.length === 0) return [];
     const endpoints = new Set<string>();
     for (const edge of clean) endpoints.add(edge.from).add(edge.to);
-    const present = new Set(
+    const missing = new Set(
       this.conn
-        .rows('SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?))', [
+        .rows('SELECT value FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM nodes WHERE id = value)', [
           JSON.stringify([...endpoints]),
         ])
         .map((row) => row[0] as string),
     );
     const key = (edge: { from: string; type: string; to: string }) =>
       JSON.stringify([edge.from, edge.type, edge.to]);
+    const merge = (current: Map<string, string>) => {
+      const writes = new Map<string, SqlValue[]>();
+      const results = clean.map((edge): MergeEdgeResult => {
+        if (missing.has(edge.from) || missing.has(edge.to)) return 'missing_endpoint';
+        const k = key(edge);
+        const before = current.get(k);
+        if (before === edge.json) return 'unchanged';
+        current.set(k, edge.json);
+        writes.set(k, [edge.from, edge.type, edge.to, edge.json]);
+        return before === undefined ? 'created' : 'updated';
+      });
+      return { results, writes };
+    };
+    const guess = merge(new Map());
+    if (guess.writes.size === 0) return guess.results;
+    const params = [...guess.writes.values()].flat();
+    const allNew = this.atomically(() => {
+      if (insertRows(this.conn, EDGES_INSERT_NEW, params, 4) === guess.writes.size) return true;
+      this.conn.exec('ROLLBACK TO batch');
+      return false;
+    });
+    if (allNew) return guess.results;
     const current = new Map<string, string>();
     for (const row of this.conn.rows(
       `SELECT e.from_id, e.type, e.to_id, e.props FROM json_each(?) j
        JOIN edges e ON e.from_id = j.value ->> 0 AND e.type = j.value ->> 1 AND e.to_id = j.value ->> 2`,
-      [JSON.stringify(clean.map((edge) => [edge.from, edge.type, edge.to]))],
+      [JSON.stringify([...guess.writes.values()].map((row) => row.slice(0, 3)))],
     )) {
       current.set(JSON.stringify([row[0], row[1], row[2]]), row[3] as string);
     }
-    const writes = new Map<string, SqlValue[]>();
-    const results = clean.map((edge): MergeEdgeResult => {
-      if (!present.has(edge.from) || !present.has(edge.to)) return 'missing_endpoint';
-      const k = key(edge);
-      const before = current.get(k);
-      if (before === edge.json) return 'unchanged';
-      current.set(k, edge.json);
-      writes.set(k, [edge.from, edge.type, edge.to, edge.json]);
-      return before === undefined ? 'created' : 'updated';
-    });
+    const { results, writes } = merge(current);
     if (writes.size > 0) {
-      const params = [...writes.values()].flat();
-      this.atomically(() => insertRows(this.conn, EDGES_UPSERT_HEAD, params, 4, EDGES_UPSERT_TAIL));
+      const upserts = [...writes.values()].flat();
+      this.atomically(() => insertRows(this.conn, EDGES_UPSERT_HEAD, upserts, 4, EDGES_UPSERT_TAIL));
     }
     return results;
   }
@@ -647,7 +676,7 @@ export class GraphStore {
     assertAuditFilter(filter);
     const { page, count } = compileAuditQuery(filter);
     const records = this.conn.rows(page.sql, page.params).map(toAuditRecord);
-    const total = Number(this.conn.row(count.sql, count.params)?.[0] ?? 0);
+    const total = filter.total === false ? -1 : Number(this.conn.row(count.sql, count.params)?.[0] ?? 0);
     return { records, total };
   }
 
@@ -775,6 +804,11 @@ export class GraphStore {
     assertSearchText(node.searchText);
     const clean: GraphNode = { id: node.id, labels: [...node.labels], props: node.props };
     if (node.searchText !== undefined) clean.searchText = node.searchText;
+    if (node.propsJson !== undefined) {
+      if (typeof node.propsJson !== 'string')
+        throw new EngineError('invalid_argument', 'propsJson must be the JSON text of props');
+      clean.propsJson = node.propsJson;
+    }
     return clean;
   }
 
@@ -806,7 +840,7 @@ export class GraphStore {
         node.id,
         node.labels[0] as string,
         labelsJson(node.labels),
-        JSON.stringify(node.props),
+        propsText(node),
         node.searchText === undefined ? 0 : 1,
       ],
     );
@@ -852,8 +886,8 @@ export class GraphStore {
     let sameGiven = true;
     for (let k = 0; k < size; k++) {
       const node = nodes[at + k] as GraphNode;
-      if (shared) params.push(node.id, JSON.stringify(node.props));
-      else params.push(node.id, node.labels[0] as string, labelJson[k] as string, JSON.stringify(node.props));
+      if (shared) params.push(node.id, propsText(node));
+      else params.push(node.id, node.labels[0] as string, labelJson[k] as string, propsText(node));
       const text = textOf(node);
       if (text.length === 0) allText = false;
       if ((node.searchText !== undefined) !== given) sameGiven = false;
@@ -944,7 +978,7 @@ export class GraphStore {
       this.conn.run('UPDATE nodes SET label = ?, labels = ?, props = ?, text_given = ? WHERE rid = ?', [
         node.labels[0] as string,
         labelsJson(node.labels),
-        JSON.stringify(node.props),
+        propsText(node),
         node.searchText === undefined ? 0 : 1,
         rid,
       ]);
@@ -952,7 +986,7 @@ export class GraphStore {
       this.conn.run('UPDATE nodes SET label = ?, labels = ?, props = ? WHERE rid = ?', [
         node.labels[0] as string,
         labelsJson(node.labels),
-        JSON.stringify(node.props),
+        propsText(node),
         rid,
       ]);
     }

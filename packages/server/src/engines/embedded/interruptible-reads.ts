@@ -23,12 +23,9 @@ interface PooledConnection {
 /** libsql's error code for a statement stopped by `interrupt()`. */
 const INTERRUPTED = 'SQLITE_INTERRUPT';
 
+/** A node of a page read as JSON: its labels and props are in it as JSON already (`json(...)`). */
 function toNode(row: unknown[]): GraphNode {
-  return {
-    id: row[0] as string,
-    labels: JSON.parse(row[1] as string) as string[],
-    props: JSON.parse(row[2] as string) as Props,
-  };
+  return { id: row[0] as string, labels: row[1] as string[], props: row[2] as Props };
 }
 
 /**
@@ -62,9 +59,10 @@ export class InterruptibleReads {
         const [countRow] = await run(compiled.countSql, compiled.countParams);
         return { nodes: [], total: Number(countRow?.[0] ?? 0) };
       }
-      // the total and the page in one statement: one trip to the driver's threads
+      // the total and the page in one statement: one trip to the driver's threads; labels and
+      // props nested as JSON (not as strings), so the main thread parses the page once
       const [row] = await run(
-        `SELECT (${compiled.countSql.slice('SELECT '.length)}), (SELECT json_group_array(json_array(id, labels, props)) FROM (${compiled.sql}))`,
+        `SELECT (${compiled.countSql.slice('SELECT '.length)}), (SELECT json_group_array(json_array(id, json(labels), json(props))) FROM (${compiled.sql}))`,
         [...compiled.countParams, ...compiled.params],
       );
       const rows = JSON.parse(String(row?.[1] ?? '[]')) as unknown[][];

@@ -29,7 +29,7 @@ import {
 } from '../shared/identifiers';
 import { findNodesQuery } from './find-nodes-query';
 import { MAX_INDEXED_DIMENSION, vectorIndex } from './schema';
-import { decodeNode, NODE_PROJECTION, storedNode } from './stored-node';
+import { decodeNode, NODE_PROJECTION, storedNode, storedNodeOwn } from './stored-node';
 import { type UniqueClaim, type UniqueRule, uniqueClaims } from './unique-claims';
 
 /**
@@ -58,6 +58,12 @@ export interface WriteAttempt {
    * date by appendAudit, so an append is one statement. Undefined: not read yet.
    */
   lastAudit?: { seq: number; hash: string } | null;
+  /**
+   * Settles once the graph's write lock is held and `rules` and `lastAudit` are filled in (see
+   * Neo4jGraph.write: the lock statement is sent without waiting for its answer). Undefined:
+   * nothing to wait for.
+   */
+  locked?: Promise<void>;
 }
 
 export function newWriteAttempt(token: string, retry = true): WriteAttempt {
@@ -90,7 +96,8 @@ export const LAST_AUDIT = `MATCH (a:TAudit {g: $g}) WHERE a.seq IS NOT NULL
   RETURN a {.seq, .hash} AS last ORDER BY a.g DESC, a.seq DESC LIMIT 1`;
 
 /**
- * createNodes in one statement: the batch's ids already taken (`existing`; `taken` those not
+ * createNodes in one statement (`$stored`: each node's own properties, storedNodeOwn; `g`,
+ * `ftg` and `tx` come from one parameter each): the batch's ids already taken (`existing`; `taken` those not
  * created by an earlier attempt of this write, or created by this attempt: `$mine`), a unique
  * value another node holds (`held`), and only when neither refuses the batch, the new nodes
  * and their claims. A refused batch writes nothing.
@@ -109,7 +116,7 @@ const CREATE_NODES = `CALL {
     WITH existing WHERE size(taken) = 0 AND size(held) = 0
     WITH [x IN existing | x.id] AS done
     UNWIND [s IN $stored WHERE NOT s.id IN done] AS s
-    CREATE (n:TNode) SET n = s
+    CREATE (n:TNode) SET n = s, n.g = $g, n.ftg = $g, n.tx = $token
   }
   CALL {
     WITH held, taken
@@ -438,7 +445,7 @@ export class GraphOps implements GraphWriter {
       mine: [...ids].filter((id) => attempt.created.has(id)),
       token: attempt.token,
       claims,
-      stored: clean.map((node) => storedNode({ graph: this.graph, node, token: attempt.token })),
+      stored: clean.map(storedNodeOwn),
     });
     const taken = (outcome?.taken as Array<{ id: string }> | undefined) ?? [];
     if (taken[0] !== undefined) {
@@ -657,6 +664,7 @@ export class GraphOps implements GraphWriter {
       }
     }
     if (entry.data !== undefined) assertProps(entry.data, 'audit data');
+    await attempt.locked;
     const op = `${attempt.token}:${attempt.auditCalls}`;
     attempt.auditCalls += 1;
     // The graph's write lock is held (see Neo4jGraph.write), so the last record cannot change
@@ -689,6 +697,7 @@ export class GraphOps implements GraphWriter {
   /** The graph's unique rules, read once per attempt (rules only change under the graph's write lock). */
   private async uniqueRules(): Promise<UniqueRule[]> {
     const attempt = this.writing();
+    await attempt.locked;
     if (attempt.rules === undefined) {
       const rows = await this.run('MATCH (r:TUniqueRule {g: $g}) RETURN r.label AS label, r.prop AS prop');
       attempt.rules = rows.map((row) => ({ label: row.label as string, prop: row.prop as string }));
@@ -712,6 +721,7 @@ export class GraphOps implements GraphWriter {
 
   /** Makes `owner`'s claims exactly `claims`: releases the others, takes the new ones. */
   async syncClaims(owner: string, claims: UniqueClaim[]): Promise<void> {
+    await this.attempt?.locked;
     if (claims.length === 0 && (this.attempt?.rules?.length ?? 0) === 0) return;
     await this.run(
       `OPTIONAL MATCH (u:TUnique {g: $g, owner: $owner}) USING INDEX u:TUnique(g, owner) WHERE NOT u.k IN $keys
@@ -774,7 +784,9 @@ function validNode(node: GraphNode): GraphNode {
   const clean: GraphNode = {
     id: node.id,
     labels: [...node.labels],
-    props: JSON.parse(JSON.stringify(node.props)) as Props,
+    props: JSON.parse(
+      typeof node.propsJson === 'string' ? node.propsJson : JSON.stringify(node.props),
+    ) as Props,
   };
   if (node.searchText !== undefined) clean.searchText = node.searchText;
   return clean;

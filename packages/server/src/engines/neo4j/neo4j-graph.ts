@@ -132,14 +132,29 @@ export class Neo4jGraph implements Graph {
       const result = await session.executeWrite(async (tx) => {
         attempts += 1;
         const attempt = newWriteAttempt(token, attempts > 1);
-        const { rules, lastAudit } = await this.lock(tx);
-        attempt.rules = rules;
-        attempt.lastAudit = lastAudit;
-        const value = await fn(
-          new GraphOps(tx, this.name, this.context.vectors, attempt, this.context.auditKey),
-          tx,
-          attempt,
-        );
+        // The lock statement goes out now and `fn`'s first statements follow it on the same
+        // connection without waiting for its answer: the server runs them in order, so they run
+        // under the lock, and a write saves a round trip. What needs the lock's answer (the
+        // unique rules, the last audit record) waits for `attempt.locked`; the lock's failure
+        // (e.g. no such graph) wins over `fn`'s, and no attempt commits before the lock is held.
+        const locked = this.lock(tx).then(({ rules, lastAudit }) => {
+          attempt.rules = rules;
+          attempt.lastAudit = lastAudit;
+        });
+        locked.catch(() => {});
+        attempt.locked = locked;
+        let value: T;
+        try {
+          value = await fn(
+            new GraphOps(tx, this.name, this.context.vectors, attempt, this.context.auditKey),
+            tx,
+            attempt,
+          );
+        } catch (error) {
+          await locked;
+          throw error;
+        }
+        await locked;
         dimensions = attempt.dimensions;
         return value;
       }, config);
@@ -357,10 +372,10 @@ export class Neo4jGraph implements Graph {
     const session = this.context.openSession('READ');
     try {
       return await session.executeRead(async (tx) => {
-        const counted = await tx.run(
-          `MATCH (a:TAudit {g: $g}) WHERE ${where} RETURN count(a) AS total`,
-          params,
-        );
+        const counted =
+          filter.total === false
+            ? null
+            : await tx.run(`MATCH (a:TAudit {g: $g}) WHERE ${where} RETURN count(a) AS total`, params);
         const page = await tx.run(
           `MATCH (a:TAudit {g: $g}) WHERE ${where}
            WITH a ORDER BY a.g ${order}, a.seq ${order} SKIP $skip ${filter.limit === undefined ? '' : 'LIMIT $limit'}
@@ -369,7 +384,7 @@ export class Neo4jGraph implements Graph {
         );
         return {
           records: page.records.map((record) => decodeAudit(record.get('a') as Record<string, unknown>)),
-          total: Number(counted.records[0]?.get('total') ?? 0),
+          total: counted === null ? -1 : Number(counted.records[0]?.get('total') ?? 0),
         };
       });
     } catch (error) {

@@ -20,14 +20,20 @@ const FILTERABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
  * the token of the write call that last wrote the node (see WriteAttempt).
  */
 export function storedNode({ graph, node, token }: { graph: string; node: GraphNode; token: string }): Props {
+  return { g: graph, ...storedNodeOwn(node), ftg: graph, tx: token };
+}
+
+/**
+ * The properties of {@link storedNode} that differ from node to node: without `g`, `ftg` and
+ * `tx`, which a batch statement sets from one parameter each (see CREATE_NODES), so a batch
+ * does not send the graph name twice and the write token once per node.
+ */
+export function storedNodeOwn(node: GraphNode): Props {
   const stored: Props = {
-    g: graph,
     id: node.id,
     labels: node.labels,
     json: JSON.stringify(node.props),
     ft: textTerms(node.searchText ?? searchableText(node.props)).join(' '),
-    ftg: graph,
-    tx: token,
   };
   if (node.searchText !== undefined) stored.fts = true;
   for (const [key, value] of Object.entries(node.props)) {

@@ -47,4 +47,7 @@ export function assertAuditFilter(filter: unknown): asserts filter is AuditFilte
   }
   assertCount(f.limit, 'limit');
   assertCount(f.offset, 'offset');
+  if (f.total !== undefined && typeof f.total !== 'boolean') {
+    throw new EngineError('invalid_argument', "The audit filter's total must be a boolean");
+  }
 }

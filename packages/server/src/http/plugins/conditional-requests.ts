@@ -12,12 +12,13 @@ import { entityTags } from '../etag';
  */
 export const conditionalRequestsPlugin = fp(
   async (app: FastifyInstance) => {
-    app.addHook('onSend', async (request, reply, payload) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
-      if (reply.statusCode !== 200 || !request.url.startsWith('/api/')) return payload;
+    // A callback hook: it runs on every answer, and an async one would cost each a promise.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return done(null, payload);
+      if (reply.statusCode !== 200 || !request.url.startsWith('/api/')) return done(null, payload);
       let tag = reply.getHeader('etag');
       if (tag === undefined) {
-        if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+        if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
         tag = bytesTag(payload);
         reply.header('ETag', tag);
       }
@@ -26,9 +27,9 @@ export const conditionalRequestsPlugin = fp(
         reply.code(304);
         reply.removeHeader('content-type');
         reply.removeHeader('content-length');
-        return null;
+        return done(null, null);
       }
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'trellis-conditional-requests' },

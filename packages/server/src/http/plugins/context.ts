@@ -45,7 +45,7 @@ export interface TrellisContext {
    */
   accessCache: PlatformAccessCache;
   /**
-   * The answers of GET one item (content/item-read-cache.ts), retired around every write to
+   * The answers of GET one item and of content lists (content/item-read-cache.ts), retired around every write to
    * their graph; entries live `CONTENT_READ_CACHE_MS`.
    */
   itemReadCache: ItemReadCache;

@@ -45,6 +45,10 @@ export const gracefulShutdownPlugin = fp(
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
     });
+    const release = () => {
+      inFlight -= 1;
+      lastActivity = performance.now();
+    };
     // A callback hook, first of all: it runs on every request.
     app.addHook('onRequest', (_request, reply, done) => {
       if (isDraining) {
@@ -53,14 +57,7 @@ export const gracefulShutdownPlugin = fp(
         return;
       }
       inFlight += 1;
-      let isCounted = true;
-      const release = () => {
-        if (!isCounted) return;
-        isCounted = false;
-        inFlight -= 1;
-        lastActivity = performance.now();
-      };
-      reply.raw.once('finish', release);
+      // A response emits 'close' once, after it finished or when its connection ended first.
       reply.raw.once('close', release);
       done();
     });

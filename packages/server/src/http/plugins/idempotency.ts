@@ -93,11 +93,14 @@ export const idempotencyPlugin = fp(
       );
     };
 
-    app.addHook('preHandler', async (request, reply) => {
-      const header = request.headers[IDEMPOTENCY_KEY_HEADER];
-      if (header === undefined || !WRITES.has(request.method) || !request.url.startsWith('/api/')) return;
+    /** Claims the request's key; true when the first answer was sent again (a replay). */
+    const claim = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      header: string | string[],
+    ): Promise<boolean> => {
       const principal = request.principal;
-      if (!principal || isMultipart(request)) return;
+      if (!principal || isMultipart(request)) return false;
       const key = Array.isArray(header) ? header.join(',') : header;
       if (!KEY.test(key)) {
         throw TrellisError.of('validation_failed', {
@@ -116,21 +119,39 @@ export const idempotencyPlugin = fp(
         case 'claimed':
           request.idempotencyClaim = { graph, id };
           sweep(graph, now);
-          return;
+          return false;
         case 'replay':
           request.log.info({ status: claim.answer.status }, 'idempotent retry: the first answer again');
-          return replay(reply, claim.answer);
+          replay(reply, claim.answer);
+          return true;
         case 'mismatch':
           throw TrellisError.of('idempotency_key_reused');
         case 'in_progress':
           throw TrellisError.of('idempotency_key_in_progress', {}, { headers: { 'Retry-After': '1' } });
       }
+    };
+    // Callback hooks that return at once for requests without a key (every read): an async
+    // hook would cost each request a promise and a microtask.
+    app.addHook('preHandler', (request, reply, done) => {
+      const header = request.headers[IDEMPOTENCY_KEY_HEADER];
+      if (header === undefined || !WRITES.has(request.method) || !request.url.startsWith('/api/')) {
+        return done();
+      }
+      claim(request, reply, header).then(
+        (replayed) => {
+          // A replay was sent here: a callback hook that answered does not call done.
+          if (!replayed) done();
+        },
+        (error: Error) => done(error),
+      );
     });
 
-    app.addHook('onSend', async (request, reply, payload) => {
-      const claimed = request.idempotencyClaim;
-      if (!claimed) return payload;
-      request.idempotencyClaim = null;
+    const store = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      payload: unknown,
+      claimed: Claimed,
+    ) => {
       const body =
         typeof payload === 'string'
           ? payload
@@ -156,7 +177,12 @@ export const idempotencyPlugin = fp(
       } catch (error) {
         request.log.error({ err: error }, 'storing the answer of an Idempotency-Key failed');
       }
-      return payload;
+    };
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const claimed = request.idempotencyClaim;
+      if (!claimed) return done(null, payload);
+      request.idempotencyClaim = null;
+      store(request, reply, payload, claimed).then(() => done(null, payload));
     });
   },
   { name: 'trellis-idempotency', dependencies: ['trellis-auth'] },

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seedBlog } from '../../../test/helpers/blog-site';
@@ -14,7 +14,17 @@ describe('build versions on disk: retention and POST /api/build/prune', () => {
   const versionsOf = (env: string) => {
     const app = site.platform.app;
     const root = siteEnvRoot(resolve(app.trellis.config.CMS_DATA_DIR), site.graph.name, env);
-    return existsSync(join(root, 'versions')) ? readdirSync(join(root, 'versions')).sort() : [];
+    // `.spare-*` (a pruned version the next build recycles) and `.staging-*` are not versions
+    return existsSync(join(root, 'versions'))
+      ? readdirSync(join(root, 'versions'))
+          .filter((name) => !name.startsWith('.'))
+          .sort()
+      : [];
+  };
+  const sparesOf = (env: string) => {
+    const app = site.platform.app;
+    const root = siteEnvRoot(resolve(app.trellis.config.CMS_DATA_DIR), site.graph.name, env);
+    return readdirSync(join(root, 'versions')).filter((name) => name.startsWith('.spare-'));
   };
 
   const buildTwice = async (label: string) => {
@@ -36,13 +46,25 @@ describe('build versions on disk: retention and POST /api/build/prune', () => {
     const ids: string[] = [];
     for (const label of ['one', 'two', 'three', 'four']) ids.push(await buildTwice(label));
     expect(versionsOf('dev')).toEqual([ids[2], ids[3]].sort());
+    // The newest pruned version is kept aside, and the next build takes its folder (recycled,
+    // not made anew): the page it serves is still the new one.
+    expect(sparesOf('dev')).toEqual([`.spare-${ids[1]}`]);
+    const envRoot = siteEnvRoot(
+      resolve(site.platform.app.trellis.config.CMS_DATA_DIR),
+      site.graph.name,
+      'dev',
+    );
+    const spareInode = statSync(join(envRoot, 'versions', `.spare-${ids[1]}`)).ino;
+    ids.push(await buildTwice('five'));
+    expect(statSync(join(envRoot, 'versions', ids[4]!)).ino).toBe(spareInode);
+    expect(versionsOf('dev')).toEqual([ids[3], ids[4]].sort());
     // The site's folder is found by its slug.
     const bySlug = join(resolve(site.platform.app.trellis.config.CMS_DATA_DIR), 'sites', 'by-slug', 'keep');
     expect(
       readFileSync(join(bySlug, 'dev', 'current', 'posts', 'hello-world', 'index.html'), 'utf8'),
-    ).toContain('<h1>four</h1>');
+    ).toContain('<h1>five</h1>');
     const page = await site.platform.app.inject({ method: 'GET', url: '/sites/keep/dev/posts/hello-world/' });
-    expect(page.body).toContain('<h1>four</h1>');
+    expect(page.body).toContain('<h1>five</h1>');
     // The history keeps every build; rolling back to a pruned one is refused, not served half.
     const history = (await site.request({ method: 'GET', url: '/api/build/history?env=dev' })).json();
     expect(history.map((b: { buildId: string }) => b.buildId)).toEqual(expect.arrayContaining(ids));

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { SnapshotItem, SnapshotType } from '../snapshot/types';
+import { searchDoc } from './search-index';
+
+// The search text as it was made before long texts were read by a prefix: the whole text made
+// plain, then cut. The documents must not change.
+function plainWhole(value: string): string {
+  return value
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/[#*_`>[\]()!|~-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const type: SnapshotType = {
+  name: 'post',
+  label: 'Post',
+  fields: [
+    { name: 'title', type: 'string' },
+    { name: 'summary', type: 'text' },
+    { name: 'body', type: 'markdown' },
+  ],
+} as SnapshotType;
+
+describe('searchDoc', () => {
+  it('gives the text of the whole fields for long texts with tags, punctuation and spaces at any place', () => {
+    const seed = 20_261_125;
+    const rand = prng(seed);
+    const pieces = [
+      'word',
+      ' ',
+      '\n\n',
+      '**',
+      '<b>',
+      '</b>',
+      '<',
+      '>',
+      '- ',
+      '# ',
+      '[a](b)',
+      'é',
+      '😀',
+      '~~',
+      '\t',
+    ];
+    const text = (length: number) => {
+      let out = '';
+      while (out.length < length) out += pieces[Math.floor(rand() * pieces.length)];
+      return out;
+    };
+    for (let i = 0; i < 400; i++) {
+      const title = rand() < 0.1 ? 'word' : `Title ${i}`;
+      const summary = rand() < 0.5 ? text(Math.floor(rand() * 400)) : '';
+      // around the window (1,200 characters) and far past it; some with a tag that opens inside
+      // the window and closes past it, or never
+      const open =
+        rand() < 0.3 ? `<span ${'a b '.repeat(Math.floor(rand() * 600))}${rand() < 0.5 ? '>' : ''}` : '';
+      const body = text(Math.floor(rand() * 1500)) + open + text(Math.floor(rand() * 2000));
+      const item = { id: `post:p${i}`, type: 'post', fields: { title, summary, body } } as SnapshotItem;
+      const expected = [summary, body]
+        .map(plainWhole)
+        .filter((part) => part && part !== title)
+        .join(' ')
+        .slice(0, 300);
+      expect(searchDoc(item, type, `/p${i}/`).text, `seed ${seed}, item ${i}`).toBe(expected);
+    }
+  });
+
+  it('leaves out a long text whose plain text is the title', () => {
+    const title = 'x'.repeat(1500);
+    const item = { id: 'post:t', type: 'post', fields: { title, body: `**${title}**` } } as SnapshotItem;
+    expect(searchDoc(item, type, '/t/').text).toBe('');
+  });
+});
