@@ -5,8 +5,8 @@
 // as installed), BENCH_SKIP_LARGE=1 (skip the 100k build), BENCH_DIRECTORY=1 (directory
 // target), BENCH_DOC=0 (print the section, leave docs/benchmarks.md alone).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareSites } from './compare-output.mjs';
@@ -43,6 +43,107 @@ function child(script, args, { timeoutMs, heapMb } = {}) {
   }
   const line = run.stdout.trim().split('\n').pop();
   return { ok: true, wallMs, ...JSON.parse(line) };
+}
+
+/**
+ * The memory curve (`BENCH_CURVE=10000,100000,1000000`): for each size, the bench site as a snapshot
+ * file (written once, streamed, kept in bench/out), then one full `cms-build --snapshot` of it in a
+ * child process: wall time, CPU time and the whole process's peak RSS (main thread and render
+ * workers). Writes its own section of docs/benchmarks.md; the rest of the bench does not run.
+ */
+function runCurve(sizes) {
+  const cli = join(here, 'node_modules', '@trelliscms', 'builder', 'dist', 'cli.js');
+  const rows = [];
+  for (const n of sizes) {
+    const path = join(out, `curve-site-${n}.json`);
+    if (!existsSync(path) || process.env.BENCH_CURVE_REGENERATE === '1') {
+      log(`curve: writing the ${n}-item snapshot`);
+      const made = spawnSync(
+        process.execPath,
+        ['--max-old-space-size=16384', join(here, 'write-snapshot.mjs'), String(n), path],
+        { stdio: 'inherit', timeout: 3_600_000 },
+      );
+      if (made.status !== 0) throw new Error(`could not write ${path}`);
+    }
+    const outDir = join(out, `curve-out-${n}`);
+    rmSync(outDir, { recursive: true, force: true });
+    const loadBefore = loadavg()[0].toFixed(1);
+    log(`curve: cms-build, ${n} items (load ${loadBefore})`);
+    const started = performance.now();
+    const run = spawnSync(
+      process.execPath,
+      ['-r', join(here, 'rss-report.cjs'), cli, '--snapshot', path, '--out', outDir, '--mode', 'full'],
+      { encoding: 'utf8', timeout: 4 * 3_600_000, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024 },
+    );
+    const wallMs = Math.round(performance.now() - started);
+    const lines = (run.stderr ?? '').trim().split('\n');
+    const rss = lines.map((line) => (line.startsWith('{"benchRss"') ? JSON.parse(line) : null)).find(Boolean);
+    const summary = lines.find((line) => /^(ok|failed): full build/.test(line)) ?? '';
+    const built = /(\d+) rendered, .* (\d+) ms$/.exec(summary);
+    const row = {
+      items: n,
+      snapshotMb: Math.round(statSync(path).size / 1e6),
+      ok: run.status === 0,
+      pages: built ? Number(built[1]) : null,
+      buildMs: built ? Number(built[2]) : null,
+      wallMs,
+      cpuMs: rss?.cpuMs ?? null,
+      maxRssMb: rss?.maxRssMb ?? null,
+      load: `${loadBefore}–${loadavg()[0].toFixed(1)}`,
+      error: run.status === 0 ? null : lines.slice(-3).join(' | '),
+    };
+    log(JSON.stringify(row));
+    rows.push(row);
+    rmSync(outDir, { recursive: true, force: true });
+  }
+  const fmt = (v, unit = '') =>
+    v === null || v === undefined ? 'n/a' : `${v.toLocaleString('en-US')}${unit}`;
+  const goal = (n, limitMb, limitMs) => {
+    const row = rows.find((r) => r.items === n);
+    if (!row) return 'not measured in this run';
+    if (!row.ok) return `not met (the build failed: ${row.error})`;
+    const memory = row.maxRssMb < limitMb;
+    const time = limitMs === undefined || row.wallMs < limitMs;
+    return `${fmt(row.maxRssMb, ' MB')}${limitMs === undefined ? '' : `, ${fmt(row.wallMs, ' ms')}`} — ${memory && time ? 'met' : 'not met'}`;
+  };
+  const million = rows.find((r) => r.items === 1_000_000);
+  const section = `<!-- bench:build-curve:start -->
+## Build memory curve
+
+Measured by \`BENCH_CURVE=${sizes.join(',')} pnpm bench\` (\`runCurve\` in \`bench/build-bench.mjs\`), ${new Date().toISOString().slice(0, 10)},
+Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM; the load average
+before–after each run is in the table (the machine was shared: figures under load are upper bounds).
+The bench site of each size (as above: posts with markdown bodies, tags, authors, related posts, a paginated archive) is
+written as a snapshot file, then built by one \`cms-build --snapshot <file> --out <dir> --mode full\` child process (2 render
+workers): wall time of the whole process (start-up, reading the snapshot, planning, rendering, writing, the search index
+and sitemap), its CPU time (all threads), and its peak RSS (\`maxRSS\`: main thread and worker threads are one process).
+
+| items | snapshot file | pages | whole process, wall | build (as cms-build reports it) | CPU, all threads | peak RSS | load average |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
+${rows.map((r) => `| ${fmt(r.items)} | ${fmt(r.snapshotMb, ' MB')} | ${fmt(r.pages)} | ${r.ok ? fmt(r.wallMs, ' ms') : `failed: ${r.error}`} | ${fmt(r.buildMs, ' ms')} | ${fmt(r.cpuMs, ' ms')} | ${fmt(r.maxRssMb, ' MB')} | ${r.load} |`).join('\n')}
+
+Goals (issue 20, item 2):
+
+- peak under 400 MB at 10,000 items: ${goal(10_000, 400)}
+- peak under 1.5 GB at 100,000 items, in under 40 s: ${goal(100_000, 1536, 40_000)}
+- a 1,000,000-item site builds on this machine: ${million ? (million.ok ? `met (${fmt(million.wallMs, ' ms')}, peak ${fmt(million.maxRssMb, ' MB')})` : `not met (${million.error})`) : 'not measured in this run'}
+<!-- bench:build-curve:end -->`;
+  const docPath = join(here, '..', 'docs', 'benchmarks.md');
+  let doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n';
+  const start = doc.indexOf('<!-- bench:build-curve:start -->');
+  const end = doc.indexOf('<!-- bench:build-curve:end -->');
+  doc =
+    start !== -1 && end !== -1
+      ? `${doc.slice(0, start)}${section}${doc.slice(end + '<!-- bench:build-curve:end -->'.length)}`
+      : `${doc.trimEnd()}\n\n${section}\n`;
+  writeFileSync(docPath, doc);
+  log(`wrote ${docPath}`);
+  process.stdout.write(`${section}\n`);
+}
+
+if (process.env.BENCH_CURVE) {
+  runCurve(process.env.BENCH_CURVE.split(',').map((size) => Number(size.trim())));
+  process.exit(0);
 }
 
 /** CPU time (ms) of this process's waited-for children (Linux /proc/self/stat cutime + cstime). */

@@ -4,6 +4,7 @@ import { advance, type Loaded, loadedOf, structureKey } from '../incremental/war
 import { DEFAULT_RENDER_TIME_MS, type LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import { LiquidSandbox } from '../sandbox/liquid-sandbox';
+import { frameOf, packItems, type SharedItems } from '../snapshot/shared-store';
 import type { Snapshot } from '../snapshot/types';
 import type {
   RenderedPage,
@@ -20,7 +21,7 @@ const AHEAD = 2;
 
 /** Limits of the render workers (isolation beyond liquidjs's own limits). */
 export interface WorkerLimits {
-  /** V8 old-generation heap of each worker in MB; default about 8× the snapshot's JSON size, 512–4096 */
+  /** V8 old-generation heap of each worker in MB; default from the size of the snapshot's items and edges, 512–8192 */
   memoryMb?: number;
   /** a worker that reports no progress for this long is terminated and the build fails; default 30 000 */
   stallTimeoutMs?: number;
@@ -130,19 +131,23 @@ export class RenderPool {
       patch = advance(loaded, run.snapshot, run.urls);
     }
     if (!patch) loaded = null;
-    let json: string | null = null;
-    const snapshotJson = () => {
-      json ??= JSON.stringify(run.snapshot);
-      return json;
+    // The items packed in shared memory once per load, for every worker that loads them.
+    let packed: { shared: SharedItems; recordBytes: number } | null = null;
+    const pack = () => {
+      packed ??= packItems(run.snapshot.items);
+      return packed;
     };
-    // A worker's heap limit, unless given: about 8 times the snapshot's JSON size (what parsing
-    // and indexing it takes), between 512 MB and 4 GB. A tighter heap also keeps memory use down.
+    // A worker's heap limit, unless given: about 8 times the size of the items' records (their
+    // long values stay in shared memory, outside the heap) and the edges, between 512 MB and 8 GB.
     const needsInit =
       !patch || this.slots.length < count || this.slots.slice(0, count).some((slot) => !slot.current);
     const memoryMb =
       limits.memoryMb ??
       (needsInit
-        ? Math.min(4096, Math.max(512, Math.ceil((snapshotJson().length / 1e6) * 8)))
+        ? Math.min(
+            8192,
+            Math.max(512, Math.ceil(((pack().recordBytes + run.snapshot.edges.length * 120) / 1e6) * 8)),
+          )
         : (this.memoryMb ?? 512));
     if (this.memoryMb !== null && this.memoryMb !== memoryMb) {
       await this.close();
@@ -202,20 +207,32 @@ export class RenderPool {
         };
         const onAbort = () => stop(new RenderAbortedError('the build was cancelled'));
         signal?.addEventListener('abort', onAbort);
-        const arm = (worker: Worker) => {
-          clearTimeout(timers.get(worker));
-          timers.set(
-            worker,
-            setTimeout(
-              () =>
-                stop(
-                  new RenderAbortedError(
-                    `a render worker made no progress for ${stallTimeoutMs} ms and was stopped (a template may loop without end)`,
-                  ),
+        // The watchdog: a worker stalls when no message of its progress came for stallTimeoutMs.
+        // When it fires, this thread may itself have been busy (emitting a large site's search
+        // index) with the worker's messages waiting: they are taken first (setImmediate runs
+        // after pending messages), and the worker stalled only if none came.
+        const heardAt = new Map<Worker, number>();
+        const watch = (worker: Worker, ms: number) => {
+          const timer = setTimeout(() => {
+            setImmediate(() => {
+              if (settled || timers.get(worker) !== timer) return;
+              const quiet = performance.now() - (heardAt.get(worker) ?? 0);
+              if (quiet < stallTimeoutMs) {
+                watch(worker, stallTimeoutMs - quiet);
+                return;
+              }
+              stop(
+                new RenderAbortedError(
+                  `a render worker made no progress for ${stallTimeoutMs} ms and was stopped (a template may loop without end)`,
                 ),
-              stallTimeoutMs,
-            ),
-          );
+              );
+            });
+          }, ms);
+          timers.set(worker, timer);
+        };
+        const arm = (worker: Worker) => {
+          heardAt.set(worker, performance.now());
+          if (!timers.has(worker)) watch(worker, stallTimeoutMs);
         };
         // Each worker has up to AHEAD chunks queued, sent with its snapshot: it never waits for
         // this thread between chunks, so this thread may work meanwhile (the build emits the
@@ -250,6 +267,7 @@ export class RenderPool {
           worker.on('message', (message: WorkerMessage) => {
             if (settled) return;
             if (message.type === 'ready') {
+              arm(worker);
               // current once every load or patch sent to it is applied
               const left = (loads.get(slot) ?? 1) - 1;
               loads.set(slot, left);
@@ -310,7 +328,8 @@ export class RenderPool {
             loads.set(slot, 1);
             worker.postMessage({
               type: 'init',
-              snapshotJson: snapshotJson(),
+              frame: frameOf(run.snapshot),
+              items: pack().shared,
               env: run.env,
               urls: run.urls,
               limits: run.limits,
@@ -320,6 +339,8 @@ export class RenderPool {
           }
           dispatch(slot);
         }
+        // the workers hold the packed items now (their records go once every worker has read them)
+        packed = null;
       });
     } catch (error) {
       await this.close();

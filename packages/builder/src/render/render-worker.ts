@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { isRenderTimeLimit } from '../liquid/create-liquid';
 import type { ScriptRunner } from '../sandbox/script-runner';
+import { unpackItems } from '../snapshot/shared-store';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import { Renderer, rendersScripts } from './renderer';
 import type {
@@ -81,8 +82,8 @@ port.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
 function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> | undefined {
   try {
     if (message.type === 'init') {
-      const { snapshotJson, type: _type, ...settings } = message;
-      const snapshot = JSON.parse(snapshotJson) as Snapshot;
+      const { frame, items, type: _type, ...settings } = message;
+      const snapshot: Snapshot = { ...frame, items: unpackItems(items) };
       positions = null;
       held = null;
       const start = (runScript?: ScriptRunner) => {
@@ -98,6 +99,7 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
             runScript,
           }),
         };
+        held.renderer.prepare();
         post({ type: 'ready' });
       };
       // afterRender scripts need QuickJS, loaded (once per worker) before the worker is ready

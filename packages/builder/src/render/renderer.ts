@@ -196,6 +196,11 @@ export class Renderer {
     this.memo?.clear();
   }
 
+  /** Builds the content indexes ahead of the first render (see `SnapshotSource.prepare`). */
+  prepare(): void {
+    this.source.prepare();
+  }
+
   /** Hashes of a template and everything it includes, renders or extends (`''` for a missing one). */
   templateDeps(name: string): Record<string, string> {
     let deps = this.closures.get(name);

@@ -1,12 +1,18 @@
 import type { LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
+import type { SharedItems, SnapshotFrame } from '../snapshot/shared-store';
 import type { SnapshotItem } from '../snapshot/types';
 import type { RenderedArtifact } from './renderer';
 
-/** Loads a snapshot into a render worker. The snapshot travels as JSON text (one copy, parsed in the worker). */
+/**
+ * Loads a snapshot into a render worker: everything but the items by structured clone
+ * (`frame`), the items as records in shared memory whose long values (bodies) stay there and
+ * are read on demand (see `snapshot/shared-store.ts`): no worker holds a private copy of them.
+ */
 export interface WorkerInit {
   type: 'init';
-  snapshotJson: string;
+  frame: SnapshotFrame;
+  items: SharedItems;
   env: string;
   urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   limits?: LiquidLimits;

@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { TrellisError } from '@trelliscms/core';
+import { SharedText, shareLongFields } from './shared-store';
 import type { Snapshot } from './types';
 
 /** True for a value shaped like a site snapshot (`format: 'trellis-snapshot'`). */
@@ -58,13 +59,191 @@ export function assertSnapshot(value: unknown): Snapshot {
   return { ...value, edges: Array.isArray(value.edges) ? value.edges : [] };
 }
 
-/** Reads and checks a snapshot file. */
+/** Files up to this size are read whole; larger ones are streamed (see {@link readSnapshotFile}). */
+const READ_WHOLE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads and checks a snapshot file. A large file is streamed: the members of the top-level
+ * object are parsed one by one, the elements of its arrays one by one (no string of the whole
+ * file, which V8 could not even hold past 512 MB), and the items' long text values (bodies)
+ * are kept in shared memory, read on demand (`shared-store.ts`): the render workers share them
+ * instead of receiving a copy each. The result reads exactly as `JSON.parse` of the file would.
+ */
 export async function readSnapshotFile(path: string): Promise<Snapshot> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(path, 'utf8'));
+    const handle = await open(path, 'r');
+    let size: number;
+    try {
+      size = (await handle.stat()).size;
+    } finally {
+      await handle.close();
+    }
+    parsed = size <= READ_WHOLE_BYTES ? JSON.parse(await readFile(path, 'utf8')) : await streamSnapshot(path);
   } catch (error) {
     throw TrellisError.of('invalid_snapshot', { detail: `${path}: ${(error as Error).message}` });
   }
   return assertSnapshot(parsed);
+}
+
+const CHUNK_BYTES = 4 * 1024 * 1024;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+/**
+ * Parses a JSON file whose top level is an object, member by member and array element by array
+ * element (each parsed with `JSON.parse`), `chunkBytes` at a time. Items (`items[]` elements) get their long strings
+ * moved to shared memory as they are read.
+ */
+export async function streamSnapshot(path: string, chunkBytes = CHUNK_BYTES): Promise<unknown> {
+  const texts = new SharedText();
+  const result: Record<string, unknown> = {};
+  // where the scanner is: 0 before `{`, 1 before a key (or `}`), 2 in a key, 3 before `:`,
+  // 4 before a value, 5 in an array before an element (or `]`), 6 in a value, 7 after the end
+  let state = 0;
+  let parts: Buffer[] = [];
+  // the value being read: nesting depth, in a string, after a backslash, kind (`{`/`[` , `"` , other)
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let kind = 0;
+  let key = '';
+  let inArray = false;
+  let array: unknown[] = [];
+  const take = (value: unknown) => {
+    if (inArray) {
+      array.push(key === 'items' ? shareLongFields(value as never, texts) : value);
+    } else if (key === '__proto__') {
+      Object.defineProperty(result, key, { value, writable: true, enumerable: true, configurable: true });
+    } else result[key] = value;
+  };
+  const text = () => {
+    const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    parts = [];
+    return joined.toString('utf8');
+  };
+  const unexpected = (byte: number) =>
+    new Error(`unexpected ${JSON.stringify(String.fromCharCode(byte))} in JSON`);
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(chunkBytes);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, chunkBytes, null);
+      if (bytesRead === 0) break;
+      const chunk = buffer.subarray(0, bytesRead);
+      // start of the value (or key) being read in this chunk, -1 when none
+      let start = state === 2 || state === 6 ? 0 : -1;
+      // the next quote and backslash at or after the scan (found with indexOf: strings are skipped fast)
+      let nextQuote = -1;
+      let nextBackslash = -1;
+      for (let i = 0; i < bytesRead; i++) {
+        if ((state === 6 || state === 2) && inString) {
+          if (escaped) {
+            escaped = false;
+            continue;
+          }
+          if (nextQuote < i) {
+            nextQuote = chunk.indexOf(QUOTE, i);
+            if (nextQuote === -1) nextQuote = bytesRead;
+          }
+          if (nextBackslash < i) {
+            nextBackslash = chunk.indexOf(BACKSLASH, i);
+            if (nextBackslash === -1) nextBackslash = bytesRead;
+          }
+          i = Math.min(nextQuote, nextBackslash);
+          if (i >= bytesRead) break;
+        }
+        const b = chunk[i]!;
+        if (state === 6 || state === 2) {
+          if (inString) {
+            if (b === BACKSLASH) escaped = true;
+            else {
+              inString = false;
+              if (kind === QUOTE) {
+                parts.push(Buffer.from(chunk.subarray(start, i + 1)));
+                start = -1;
+                const value = JSON.parse(text());
+                if (state === 2) {
+                  key = value as string;
+                  state = 3;
+                } else {
+                  take(value);
+                  state = inArray ? 5 : 1;
+                }
+              }
+            }
+            continue;
+          }
+          if (kind === 0x7b) {
+            if (b === QUOTE) inString = true;
+            else if (b === 0x7b || b === 0x5b) depth++;
+            else if (b === 0x7d || b === 0x5d) {
+              depth--;
+              if (depth === 0) {
+                parts.push(Buffer.from(chunk.subarray(start, i + 1)));
+                start = -1;
+                take(JSON.parse(text()));
+                state = inArray ? 5 : 1;
+              }
+            }
+            continue;
+          }
+          // a number, true, false or null: ends before a separator
+          if (b === 0x2c || b === 0x7d || b === 0x5d || isSpace(b)) {
+            parts.push(Buffer.from(chunk.subarray(start, i)));
+            start = -1;
+            take(JSON.parse(text()));
+            state = inArray ? 5 : 1;
+            i--;
+          }
+          continue;
+        }
+        if (isSpace(b)) continue;
+        if (state === 0) {
+          if (b !== 0x7b) throw unexpected(b);
+          state = 1;
+        } else if (state === 1) {
+          if (b === 0x2c) continue;
+          if (b === 0x7d) state = 7;
+          else if (b === QUOTE) {
+            state = 2;
+            kind = QUOTE;
+            inString = true;
+            escaped = false;
+            start = i;
+          } else throw unexpected(b);
+        } else if (state === 3) {
+          if (b !== 0x3a) throw unexpected(b);
+          state = 4;
+        } else if (state === 4 && b === 0x5b) {
+          if (key === '__proto__') throw new Error('`__proto__` is not a snapshot member');
+          inArray = true;
+          array = [];
+          result[key] = array;
+          state = 5;
+        } else if (state === 5 && b === 0x2c) {
+        } else if (state === 5 && b === 0x5d) {
+          inArray = false;
+          state = 1;
+        } else if ((state === 4 || state === 5) && b !== 0x7d && b !== 0x5d && b !== 0x3a && b !== 0x2c) {
+          state = 6;
+          start = i;
+          inString = b === QUOTE;
+          escaped = false;
+          kind = b === QUOTE ? QUOTE : b === 0x7b || b === 0x5b ? 0x7b : 0;
+          depth = kind === 0x7b ? 1 : 0;
+        } else throw unexpected(b);
+      }
+      if (start !== -1) parts.push(Buffer.from(chunk.subarray(start, bytesRead)));
+    }
+  } finally {
+    await handle.close();
+  }
+  if (state === 6 && kind === 0 && !inArray) {
+    // a number at the very end cannot be (the object is not closed)
+    throw new Error('unexpected end of JSON input');
+  }
+  if (state !== 7) throw new Error('unexpected end of JSON input');
+  return result;
 }

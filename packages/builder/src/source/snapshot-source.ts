@@ -23,7 +23,7 @@ import type {
   TraverseQuery,
   WhereCondition,
 } from './content-source';
-import { comparator, insertSorted, MAX_PATCHED, matches } from './where';
+import { comparator, insertSorted, MAX_PATCHED, matches, sortItems } from './where';
 
 /** Whether an item is part of an environment's build: `dev` builds everything, others only what is published there. */
 export function isVisibleIn(item: SnapshotItem, env: string): boolean {
@@ -132,6 +132,14 @@ export class SnapshotSource implements ContentSource {
     }
   }
 
+  /**
+   * Builds the indexes a first query would (the edge index), so that the first page does not
+   * pay for them within its render time limit (a render worker calls it while loading).
+   */
+  prepare(): void {
+    if (!this.edgesIndexed && (this.data.edges?.length ?? 0) > 0) this.indexEdges();
+  }
+
   private indexEdges(): void {
     this.edgesIndexed = true;
     for (const edge of this.data.edges ?? []) {
@@ -168,9 +176,10 @@ export class SnapshotSource implements ContentSource {
     if (!entry) {
       const conditions = query.where ?? [];
       const compare = comparator(query.sort ?? []);
-      const items = this.itemsOfType(query.type)
-        .filter((item) => conditions.every((c) => matches(item, c)))
-        .sort(compare);
+      const items = sortItems(
+        this.itemsOfType(query.type).filter((item) => conditions.every((c) => matches(item, c))),
+        query.sort ?? [],
+      );
       entry = { type: query.type, conditions, compare, items };
       this.sortedCache.set(key, entry);
     }

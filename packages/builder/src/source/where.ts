@@ -55,6 +55,51 @@ export function comparator(sort: readonly string[]): (a: SnapshotItem, b: Snapsh
   };
 }
 
+/**
+ * Sorts items in the order of {@link comparator}, reading each item's sort values once (and
+ * each date-time text's instant once) instead of at every comparison: the same order, without
+ * parsing dates a million times for a list of 100,000 items.
+ */
+export function sortItems(items: readonly SnapshotItem[], sort: readonly string[]): SnapshotItem[] {
+  const keys = sortKeys(sort);
+  const count = keys.length;
+  const values: unknown[] = new Array(items.length * count);
+  const instants: Array<number | null> = new Array(items.length * count);
+  items.forEach((item, i) => {
+    for (let k = 0; k < count; k++) {
+      const value = readField(item, keys[k]!.field);
+      values[i * count + k] = value;
+      instants[i * count + k] = typeof value === 'string' ? instantOf(value) : null;
+    }
+  });
+  const order = items.map((_, i) => i);
+  order.sort((i, j) => {
+    for (let k = 0; k < count; k++) {
+      const a = i * count + k;
+      const b = j * count + k;
+      const found = compareKnown(values[a], instants[a]!, values[b], instants[b]!);
+      if (found !== 0) return keys[k]!.descending ? -found : found;
+    }
+    const x = items[i]!.id;
+    const y = items[j]!.id;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  return order.map((i) => items[i]!);
+}
+
+/** core's `compareValues` with each text's instant given (null: not a date-time, or not a text). */
+function compareKnown(a: unknown, x: number | null, b: unknown, y: number | null): number {
+  const aMissing = a === null || a === undefined;
+  const bMissing = b === null || b === undefined;
+  if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? 1 : -1;
+  if (typeof a === 'string' && typeof b === 'string' && a !== b) {
+    if (x !== null && y !== null) return x - y;
+    if (x !== null || y !== null) return x !== null ? -1 : 1;
+    return a < b ? -1 : 1;
+  }
+  return compareValues(a, b);
+}
+
 /** More changed items than this: sorting a list again is cheaper than inserting them one by one. */
 export const MAX_PATCHED = 256;
 
