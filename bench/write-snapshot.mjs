@@ -21,9 +21,9 @@ const flush = () => {
 };
 const head = JSON.stringify(rest);
 write(`${head.slice(0, -1)},"items":[`);
-items.forEach((item, i) => write(`${i === 0 ? '' : ','}${JSON.stringify(item)}`));
+for (const [i, item] of items.entries()) write(`${i === 0 ? '' : ','}${JSON.stringify(item)}`);
 write('],"edges":[');
-edges.forEach((edge, i) => write(`${i === 0 ? '' : ','}${JSON.stringify(edge)}`));
+for (const [i, edge] of edges.entries()) write(`${i === 0 ? '' : ','}${JSON.stringify(edge)}`);
 write(']}');
 flush();
 closeSync(fd);
