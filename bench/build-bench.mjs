@@ -128,15 +128,23 @@ Goals (issue 20, item 2):
 - peak under 1.5 GB at 100,000 items, in under 40 s: ${goal(100_000, 1536, 40_000)}
 - a 1,000,000-item site builds on this machine: ${million ? (million.ok ? `met (${fmt(million.wallMs, ' ms')}, peak ${fmt(million.maxRssMb, ' MB')})` : `not met (${million.error})`) : 'not measured in this run'}
 <!-- bench:build-curve:end -->`;
+  writeDocSection('build-curve', section);
+}
+
+/** Puts `section` (which carries its own `<!-- bench:<name>:start/end -->` markers) in docs/benchmarks.md, in place of the old one. */
+function writeDocSection(name, section) {
   const docPath = join(here, '..', 'docs', 'benchmarks.md');
-  let doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n';
-  const start = doc.indexOf('<!-- bench:build-curve:start -->');
-  const end = doc.indexOf('<!-- bench:build-curve:end -->');
-  doc =
+  const doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n';
+  const startMark = `<!-- bench:${name}:start -->`;
+  const endMark = `<!-- bench:${name}:end -->`;
+  const start = doc.indexOf(startMark);
+  const end = doc.indexOf(endMark);
+  writeFileSync(
+    docPath,
     start !== -1 && end !== -1
-      ? `${doc.slice(0, start)}${section}${doc.slice(end + '<!-- bench:build-curve:end -->'.length)}`
-      : `${doc.trimEnd()}\n\n${section}\n`;
-  writeFileSync(docPath, doc);
+      ? `${doc.slice(0, start)}${section}${doc.slice(end + endMark.length)}`
+      : `${doc.trimEnd()}\n\n${section}\n`,
+  );
   log(`wrote ${docPath}`);
   process.stdout.write(`${section}\n`);
 }
@@ -439,22 +447,7 @@ if (process.env.BENCH_DOC === '0') {
   process.stdout.write(`${section}\n`);
   process.exit(0);
 }
-const docPath = join(here, '..', 'docs', 'benchmarks.md');
-let doc = '';
-try {
-  doc = readFileSync(docPath, 'utf8');
-} catch {
-  doc = '# Benchmarks\n';
-}
-const start = doc.indexOf('<!-- bench:build:start -->');
-const end = doc.indexOf('<!-- bench:build:end -->');
-doc =
-  start !== -1 && end !== -1
-    ? `${doc.slice(0, start)}${section}${doc.slice(end + '<!-- bench:build:end -->'.length)}`
-    : `${doc.trimEnd()}\n\n${section}\n`;
-writeFileSync(docPath, doc);
-log(`wrote ${docPath}`);
-process.stdout.write(`${section}\n`);
+writeDocSection('build', section);
 
 /**
  * The directory target's steady-state row (BENCH_DIRECTORY=1): body edits, each build followed by

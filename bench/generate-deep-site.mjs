@@ -6,7 +6,7 @@
 // As a Trellis snapshot and as an equivalent Eleventy project with the same URLs and page text.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { trellisSnapshot } from './generate-site.mjs';
+import { trellisSnapshot, writeEleventyConfig } from './generate-site.mjs';
 
 export const DEEP_PAGE_SIZE = 50;
 const TAG_LIMIT = 200;
@@ -237,17 +237,5 @@ title: Home
 <h1>{{ site.name }}</h1>
 <ul>{% for p in more %}{% render 'card.liquid', post: p %}{% endfor %}</ul>`,
   );
-  writeFileSync(
-    join(dir, 'eleventy.config.mjs'),
-    `import { createRequire } from 'node:module';
-const require = createRequire(${JSON.stringify(new URL('../packages/builder/package.json', import.meta.url).pathname)});
-const { marked } = require('marked');
-const sanitizeHtml = require('sanitize-html');
-export default function (eleventyConfig) {
-  eleventyConfig.addFilter('markdown', (s) => sanitizeHtml(marked.parse(String(s ?? ''), { async: false })));
-  ${liquidCache ? 'eleventyConfig.setLiquidOptions({ cache: true });' : "// Eleventy's default: no template cache"}
-  return { dir: { input: 'src', output: '_site' } };
-}
-`,
-  );
+  writeEleventyConfig(dir, liquidCache);
 }

@@ -300,6 +300,14 @@ title: Home
 <h1>{{ site.name }}</h1>
 <ul>{% for p in postsByDate limit: 10 %}{% render 'card.liquid', post: p %}{% endfor %}</ul>`,
   );
+  writeEleventyConfig(dir, liquidCache);
+}
+
+/**
+ * The Eleventy configuration both bench shapes use: the `markdown` filter as marked +
+ * sanitize-html (the builder's own copies), and liquidjs's template cache on or off.
+ */
+export function writeEleventyConfig(dir, liquidCache) {
   writeFileSync(
     join(dir, 'eleventy.config.mjs'),
     `import { createRequire } from 'node:module';
