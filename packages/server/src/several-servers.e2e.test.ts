@@ -214,7 +214,17 @@ for (const variant of variants) {
           if (node && node.props.status !== 'running') return node.props;
           await new Promise((resolve) => setTimeout(resolve, 250));
         }
-        throw new Error(`build ${buildId} did not finish`);
+        const logs = (server: typeof a, name: string) =>
+          `${name}:\n${server
+            .log()
+            .split('\n')
+            .filter(
+              (line) =>
+                line.includes(buildId) || line.includes('"level":"error"') || line.includes('"level":"warn"'),
+            )
+            .slice(-20)
+            .join('\n')}`;
+        throw new Error(`build ${buildId} did not finish\n${logs(a, 'A')}\n${logs(b, 'B')}`);
       };
       const builds = await Promise.all([finished(onA.body.buildId), finished(onB.body.buildId)]);
       for (const build of builds) {

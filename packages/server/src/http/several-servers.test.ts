@@ -1,12 +1,29 @@
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 import { AccessEpochWatch } from '../auth/access-epoch';
 import { loadConfig } from '../config';
 import { createEmbeddedEngine } from '../engines/embedded';
+import type { Graph } from '../engines/port';
 import { buildLeaseId, readBuildLease, releaseBuildLease, takeBuildLease } from '../publishing/build-lease';
 import { BUILD_LABEL, buildNodeId } from '../publishing/build-service';
 import { buildApp } from './app';
+
+/** Lease attempts to fail (as a busy engine fails them) before they reach the graph. */
+const leaseFaults = vi.hoisted(() => ({ remaining: 0 }));
+vi.mock('../publishing/build-lease', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../publishing/build-lease')>();
+  return {
+    ...real,
+    takeBuildLease: (...args: Parameters<typeof real.takeBuildLease>) => {
+      if (leaseFaults.remaining > 0) {
+        leaseFaults.remaining -= 1;
+        return Promise.reject(new Error('database is locked'));
+      }
+      return real.takeBuildLease(...args);
+    },
+  };
+});
 
 /**
  * Several servers on one platform (docs/scaling.md § Several API servers), in one process:
@@ -49,6 +66,17 @@ function onB(key: string, url: string, method: 'GET' | 'POST' = 'GET') {
     url,
     headers: { authorization: `Bearer ${key}`, 'x-site-id': site.siteId },
   });
+}
+
+/** The build's record once it no longer says `running` (asked every 100 ms, for up to 150 s). */
+async function waitForEnd(graph: Graph, buildId: string): Promise<Record<string, unknown>> {
+  const until = Date.now() + 150_000;
+  for (;;) {
+    const node = await graph.getNode(buildNodeId(buildId));
+    if (node && node.props.status !== 'running') return node.props;
+    if (Date.now() > until) throw new Error(`build ${buildId} still running: ${JSON.stringify(node?.props)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 describe('two servers on one embedded data directory', () => {
@@ -130,6 +158,58 @@ describe('two servers on one embedded data directory', () => {
     // Given back after the build: nobody holds it.
     const after = await graph.getNode(buildLeaseId('dev'));
     expect(after?.props.holder).toBeNull();
+  }, 200_000);
+
+  it('a build whose lease cannot be asked for a while (the engine busy) asks again and runs', async () => {
+    const graph = site.graph;
+    await takeBuildLease(graph, {
+      queue: 'dev',
+      holder: 'server-a',
+      buildId: 'b-held',
+      nowMs: Date.now(),
+      leaseMs: 600_000,
+    });
+    const started = await onB(site.platform.ownerKey, '/api/build?env=dev&async=1', 'POST');
+    expect(started.statusCode).toBe(202);
+    const { buildId } = started.json();
+    // B's next three lease attempts fail as SQLite does when another process holds the write
+    // lock past the busy timeout; then A gives its lease back.
+    leaseFaults.remaining = 3;
+    await releaseBuildLease(graph, { queue: 'dev', holder: 'server-a' });
+    const node = await waitForEnd(graph, buildId);
+    expect(leaseFaults.remaining).toBe(0);
+    expect(node.status, String(node.error)).toBe('ok');
+  }, 200_000);
+
+  it('a background build that fails before it records an outcome is recorded as ended in error', async () => {
+    const short = await buildApp({
+      config: loadConfig({
+        CMS_DATA_DIR: site.platform.dataDir,
+        LOG_LEVEL: 'silent',
+        CMS_SCHEDULER: '0',
+        CMS_BUILD_LEASE_MS: '1000',
+        LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+      }),
+      engine: createEmbeddedEngine({ dataDir: site.platform.dataDir }),
+      logger: false,
+    });
+    try {
+      await short.ready();
+      // Every lease attempt fails: past a lease's time (1 s here) the build gives up.
+      leaseFaults.remaining = Number.POSITIVE_INFINITY;
+      const started = await short.inject({
+        method: 'POST',
+        url: '/api/build?env=dev&async=1',
+        headers: { authorization: `Bearer ${site.platform.ownerKey}`, 'x-site-id': site.siteId },
+      });
+      expect(started.statusCode).toBe(202);
+      const node = await waitForEnd(site.graph, started.json().buildId);
+      expect(node.status).toBe('error');
+      expect(String(node.error)).toContain('database is locked');
+    } finally {
+      leaseFaults.remaining = 0;
+      await short.close();
+    }
   }, 200_000);
 
   it('takes over a lease whose holder died (expired), and refuses one that is held', async () => {

@@ -453,6 +453,31 @@ export class BuildService {
     return this.target(graphName, env).liveDir();
   }
 
+  /**
+   * Marks a background build that failed before it recorded its outcome (its record still says
+   * `running`) as ended in error, so nobody waits on it; leaves a recorded outcome alone.
+   */
+  private async recordUnfinished(graph: Graph, buildId: string, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    await graph
+      .transaction(async (tx) => {
+        const node = await tx.getNode(buildNodeId(buildId));
+        if (node?.props.status !== 'running') return;
+        await tx.updateNode(node.id, {
+          props: {
+            ...node.props,
+            ok: false,
+            status: 'error',
+            error: `the build stopped before it ended: ${message}`,
+            finishedAt: this.options.clock.now().toISOString(),
+          },
+        });
+      })
+      .catch((failure: unknown) =>
+        this.options.log.error({ err: failure, buildId }, 'could not record the failed build'),
+      );
+  }
+
   /** Runs a build and resolves with its result when it ends. */
   async runSync(input: StartBuildInput): Promise<ServiceBuildResult> {
     const buildId = newBuildId(this.options.clock.now());
@@ -475,8 +500,9 @@ export class BuildService {
     // The build outlives the request: the request's query budget does not bound it.
     const background = { ...input, graph: unboundedGraph(input.graph) };
     const task = this.enqueue(input, buildId, () => this.execute(background, buildId))
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         this.options.log.error({ err: error, buildId }, 'async build failed');
+        await this.recordUnfinished(background.graph, buildId, error);
       })
       .finally(() => this.inFlight.delete(buildId));
     this.running.add(task);
@@ -853,15 +879,24 @@ export class BuildService {
     const signal = this.inFlight.get(buildId)?.controller.signal;
     const pollMs = this.options.leasePollMs ?? 500;
     let waited = false;
+    // A failed attempt (the engine busy: on one embedded data directory another process may hold
+    // the write lock past the busy timeout) is asked again like a held lease, until a lease's time.
+    const giveUpAt = Date.now() + this.leaseMs;
     for (;;) {
-      const lease = await takeBuildLease(graph, {
-        queue,
-        holder,
-        buildId,
-        nowMs: Date.now(),
-        leaseMs: this.leaseMs,
-      });
-      if (lease.taken) {
+      let lease: Awaited<ReturnType<typeof takeBuildLease>> | null = null;
+      try {
+        lease = await takeBuildLease(graph, {
+          queue,
+          holder,
+          buildId,
+          nowMs: Date.now(),
+          leaseMs: this.leaseMs,
+        });
+      } catch (error) {
+        if (Date.now() >= giveUpAt) throw error;
+        log.warn({ err: error, buildId, queue }, 'could not ask for the build lease; asking again');
+      }
+      if (lease?.taken) {
         const previous = lease.previous;
         if (previous && previous.holder !== holder && previous.holder) {
           log.warn(
@@ -878,7 +913,7 @@ export class BuildService {
           .catch(() => undefined);
         break;
       }
-      if (!waited) {
+      if (lease && !waited) {
         waited = true;
         log.info(
           { buildId, queue, heldBy: lease.heldBy.holder, heldFor: lease.heldBy.buildId },
