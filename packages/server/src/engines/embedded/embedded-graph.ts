@@ -113,7 +113,7 @@ function migrateAndAssertSchema(conn: SqlConnection, name: string): void {
  * connection, so they see only committed data, never an open transaction's writes.
  *
  * When another connection holds the file's write lock, a write waits for it off the event loop
- * (see {@link begin}), never in SQLite's busy handler: that handler sleeps in the calling thread,
+ * (see {@link waitToBegin}), never in SQLite's busy handler: that handler sleeps in the calling thread,
  * so the whole process would stop while it waits, and with it every transaction the process
  * holds open on other graphs. Two server processes on one data directory, each holding one
  * graph's lock in an open transaction while waiting in the busy handler for the other's,
@@ -154,7 +154,7 @@ export class EmbeddedGraph implements Graph {
       this.readConn = new SqlConnection(file);
       this.readConn.exec('PRAGMA query_only = 1');
       tune(this.readConn);
-      // From here on a held write lock is waited for by begin(), off the event loop.
+      // From here on a held write lock is waited for by waitToBegin(), off the event loop.
       this.writeConn.exec('PRAGMA busy_timeout = 0');
     } catch (error) {
       this.writeConn.close();
@@ -266,7 +266,8 @@ export class EmbeddedGraph implements Graph {
     await this.mutex.lock();
     try {
       this.assertOpen();
-      await this.begin();
+      const busy = this.tryBegin();
+      if (busy !== null) await this.waitToBegin(busy);
       const tx = new TransactionWriter(this.writer);
       try {
         this.writer.syncWithOtherWriters();
@@ -305,15 +306,15 @@ export class EmbeddedGraph implements Graph {
    */
   private write<T>(op: () => T): Promise<T> {
     if (this.mutex.tryLock()) {
-      let begun = false;
+      let busy: unknown;
       try {
         this.assertOpen();
-        begun = this.tryBegin() === null;
+        busy = this.tryBegin();
       } catch (error) {
         this.mutex.unlock();
         return Promise.reject(error);
       }
-      if (!begun) return this.writeHoldingMutex(op);
+      if (busy !== null) return this.writeHoldingMutex(op, busy);
       try {
         return Promise.resolve(this.runAtomically(op));
       } catch (error) {
@@ -330,18 +331,26 @@ export class EmbeddedGraph implements Graph {
     return this.mutex.lock().then(() => this.writeHoldingMutex(op));
   }
 
-  /** Runs one write in its own transaction once the write lock is free; releases the mutex the caller took. */
-  private async writeHoldingMutex<T>(op: () => T): Promise<T> {
+  /**
+   * Runs one write in its own transaction once the write lock is free (`busy`: the caller found
+   * it held a moment ago); releases the mutex the caller took.
+   */
+  private async writeHoldingMutex<T>(op: () => T, busy?: unknown): Promise<T> {
     try {
       this.assertOpen();
-      await this.begin();
+      const found = busy ?? this.tryBegin();
+      if (found !== null) await this.waitToBegin(found);
       return this.runAtomically(op);
     } finally {
       this.mutex.unlock();
     }
   }
 
-  /** Starts a write transaction when the write lock is free: null, or the SQLITE_BUSY error when another connection holds it. */
+  /**
+   * Starts a write transaction (BEGIN IMMEDIATE: the write lock is taken at once, so no statement
+   * of the transaction can find it taken later) when the lock is free: returns null, or the
+   * SQLITE_BUSY error when another connection holds it.
+   */
   private tryBegin(): unknown {
     try {
       this.writeConn.exec('BEGIN IMMEDIATE');
@@ -353,15 +362,12 @@ export class EmbeddedGraph implements Graph {
   }
 
   /**
-   * Starts a write transaction (BEGIN IMMEDIATE: the write lock is taken at once, so no
-   * statement of the transaction can find it taken later). While another connection holds the
-   * lock, waits between attempts on timers, so the event loop runs on and the transactions this
-   * process holds open on other graphs can finish; fails with SQLITE_BUSY after
-   * {@link WRITE_LOCK_WAIT_MS}.
+   * Starts a write transaction once another connection has given the write lock up (`busy`:
+   * the SQLITE_BUSY error of the attempt that found it held). Waits between attempts on timers,
+   * so the event loop runs on and the transactions this process holds open on other graphs can
+   * finish; fails with SQLITE_BUSY after {@link WRITE_LOCK_WAIT_MS}.
    */
-  private async begin(): Promise<void> {
-    let busy = this.tryBegin();
-    if (busy === null) return;
+  private async waitToBegin(busy: unknown): Promise<void> {
     const giveUpAt = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 0; Date.now() < giveUpAt; attempt += 1) {
       const pause = WRITE_LOCK_BACKOFF_MS[Math.min(attempt, WRITE_LOCK_BACKOFF_MS.length - 1)] as number;
