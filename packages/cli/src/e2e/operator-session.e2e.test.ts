@@ -182,6 +182,8 @@ describe('operator session through the cms CLI', { timeout: 180_000 }, () => {
     // deploy.ok also carries the serve check, which probes the site root; this site has no
     // home page, so that probe answers 404 (reported to the publishing owner).
     liveUrl = result.deploy?.serveCheck?.url ?? null;
+    // once seen null on a machine at load 30: say what the build answered when it is
+    expect(liveUrl, `the build's deploy had no serve check: ${JSON.stringify(result)}`).not.toBeNull();
     const human = await run('build', '--env', 'dev');
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^Build \S+ ok: \d+ artifact\(s\)/);
