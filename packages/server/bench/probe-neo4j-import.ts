@@ -5,15 +5,20 @@
  * resultAvailableAfter + resultConsumedAfter) and the server's process CPU around each import.
  * Not part of `pnpm bench`.
  *
+ * BENCH_APP_SRC=<dir> runs the app of another copy of src/ (placed inside this package).
  * Run: NEO4J_URI=bolt://… N=5000 ROUNDS=1 npx tsx --tsconfig bench/tsconfig.json bench/probe-neo4j-import.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import neo4j from 'neo4j-driver';
-import { loadConfig } from '../src/config';
-import { buildApp } from '../src/http/app';
+import { resolve } from 'node:path';
 import { neo4jCpuClock } from './neo4j-server';
+
+// BENCH_APP_SRC=<dir>: the app from another copy of src/ (inside this package, for an A/B).
+const src = resolve(process.env.BENCH_APP_SRC ?? new URL('../src', import.meta.url).pathname);
+const { loadConfig } = (await import(`${src}/config.ts`)) as typeof import('../src/config');
+const { buildApp } = (await import(`${src}/http/app.ts`)) as typeof import('../src/http/app');
 
 const N = Number(process.env.N ?? 5000);
 const WARM = Number(process.env.WARM ?? 1000);

@@ -4,12 +4,20 @@
  * in transactions of 500 nodes (5 statements of 100, as the import), the server's process CPU
  * per node for each variant, variants alternated round by round. Not part of `pnpm bench`.
  *
+ * Variants: engine, engine-norule (no unique rule), engine-main[-norule] (BENCH_MAIN_SRC's engine),
+ * raw statements: raw, raw-nop (no p_ copies), raw-lean, raw-claim, raw-uk.
  * Run: NEO4J_URI=bolt://… ROUNDS=3 N=5000 VARIANTS=full,noclaim npx tsx --tsconfig bench/tsconfig.json bench/probe-neo4j-layout.ts
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import neo4j from 'neo4j-driver';
 import { createNeo4jEngine } from '../src/engines/neo4j';
+
+// Variant `engine-main`: the engine of another copy of src/ (BENCH_MAIN_SRC, inside this package), for an A/B.
+const mainSrc = process.env.BENCH_MAIN_SRC;
+const mainEngineModule = mainSrc
+  ? ((await import(`${mainSrc}/engines/neo4j/index.ts`)) as typeof import('../src/engines/neo4j'))
+  : null;
 import { storedNodeOwn } from '../src/engines/neo4j/stored-node';
 import { neo4jCpuClock } from './neo4j-server';
 
@@ -59,6 +67,14 @@ const engine = createNeo4jEngine({
   auditKey: new Uint8Array(32).fill(7),
 });
 await engine.init();
+const mainEngine = mainEngineModule?.createNeo4jEngine({
+  uri,
+  user: process.env.NEO4J_USER ?? 'neo4j',
+  password: process.env.NEO4J_PASSWORD ?? 'trellis-test-pw',
+  edition: 'community',
+  auditKey: new Uint8Array(32).fill(7),
+});
+await mainEngine?.init();
 
 /** Raw statements: `stored` maps, written as CREATE_NODES' write part does (no checks). */
 async function raw(g: string, stored: Array<Record<string, unknown>>, text: string) {
@@ -79,8 +95,9 @@ async function runVariant(variant: string): Promise<number> {
   const nodes = Array.from({ length: N }, (_, i) => itemNode(i));
   const s0 = await clock.now();
   if (variant.startsWith('engine')) {
-    const graph = await engine.createGraph(graphName);
-    if (variant === 'engine') await graph.ensureUnique('Place', 'slug');
+    const which = variant.startsWith('engine-main') ? mainEngine! : engine;
+    const graph = await which.createGraph(graphName);
+    if (!variant.endsWith('norule')) await graph.ensureUnique('Place', 'slug');
     const t0 = await clock.now();
     for (let at = 0; at < N; at += 500) {
       await graph.transaction(async (tx) => {
@@ -88,7 +105,7 @@ async function runVariant(variant: string): Promise<number> {
       });
     }
     const t1 = await clock.now();
-    await engine.dropGraph(graphName);
+    await which.dropGraph(graphName);
     return ((t1! - t0!) * 1000) / N;
   }
   const g = graphName;
@@ -138,4 +155,5 @@ for (let round = 0; round < ROUNDS; round += 1) {
 for (const [variant, list] of results) console.log(`${variant}: ${list.map((x) => x.toFixed(0)).join(', ')}`);
 await clock.close();
 await engine.close();
+await mainEngine?.close();
 await driver.close();
