@@ -825,13 +825,14 @@ function validNode(node: GraphNode): GraphNode {
   assertLabels(node.labels);
   assertProps(node.props);
   assertSearchText(node.searchText);
-  // What a JSON round trip keeps is what the node is: undefined members dropped.
+  // What a JSON round trip keeps is what the node is: undefined members dropped. The text is
+  // kept as `propsJson`, which storedNodeOwn stores instead of serializing the props again.
+  const json = typeof node.propsJson === 'string' ? node.propsJson : JSON.stringify(node.props);
   const clean: GraphNode = {
     id: node.id,
     labels: [...node.labels],
-    props: JSON.parse(
-      typeof node.propsJson === 'string' ? node.propsJson : JSON.stringify(node.props),
-    ) as Props,
+    props: JSON.parse(json) as Props,
+    propsJson: json,
   };
   if (node.searchText !== undefined) clean.searchText = node.searchText;
   return clean;
