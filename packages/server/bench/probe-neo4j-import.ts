@@ -10,9 +10,8 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import neo4j from 'neo4j-driver';
-import { resolve } from 'node:path';
 import { neo4jCpuClock } from './neo4j-server';
 
 // BENCH_APP_SRC=<dir>: the app from another copy of src/ (inside this package, for an A/B).

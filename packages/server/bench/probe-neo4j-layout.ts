@@ -18,6 +18,7 @@ const mainSrc = process.env.BENCH_MAIN_SRC;
 const mainEngineModule = mainSrc
   ? ((await import(`${mainSrc}/engines/neo4j/index.ts`)) as typeof import('../src/engines/neo4j'))
   : null;
+
 import { storedNodeOwn } from '../src/engines/neo4j/stored-node';
 import { neo4jCpuClock } from './neo4j-server';
 
@@ -90,7 +91,11 @@ async function raw(g: string, stored: Array<Record<string, unknown>>, text: stri
   }
 }
 
+/** This process's CPU per node in the last engine variant run. */
+let clientUs = 0;
+
 async function runVariant(variant: string): Promise<number> {
+  clientUs = 0;
   const graphName = `probe-${randomUUID()}`;
   const nodes = Array.from({ length: N }, (_, i) => itemNode(i));
   const s0 = await clock.now();
@@ -99,13 +104,16 @@ async function runVariant(variant: string): Promise<number> {
     const graph = await which.createGraph(graphName);
     if (!variant.endsWith('norule')) await graph.ensureUnique('Place', 'slug');
     const t0 = await clock.now();
+    const cpu = process.cpuUsage();
     for (let at = 0; at < N; at += 500) {
       await graph.transaction(async (tx) => {
         for (let c = at; c < at + 500; c += 100) await tx.createNodes(nodes.slice(c, c + 100));
       });
     }
+    const used = process.cpuUsage(cpu);
     const t1 = await clock.now();
     await which.dropGraph(graphName);
+    clientUs = (used.user + used.system) / N;
     return ((t1! - t0!) * 1000) / N;
   }
   const g = graphName;
@@ -148,7 +156,7 @@ for (let round = 0; round < ROUNDS; round += 1) {
     const us = await runVariant(variant);
     results.set(variant, [...(results.get(variant) ?? []), us]);
     console.log(
-      `round ${round} load ${loadavg()[0]!.toFixed(1)} ${variant}: ${us.toFixed(0)} µs server CPU per node`,
+      `round ${round} load ${loadavg()[0]!.toFixed(1)} ${variant}: ${us.toFixed(0)} µs server CPU per node${clientUs > 0 ? `, ${clientUs.toFixed(0)} µs client CPU` : ''}`,
     );
   }
 }
