@@ -8,7 +8,6 @@ import {
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphWriter } from '../engines/port';
 import { cooperativeYield } from '../shared/cooperative-yield';
-import { pipelinedChunks } from '../shared/pipelined-chunks';
 import { type EdgeError, type IndexedEdge, readEdge, runSplitting } from './edge-input';
 import { createTypeLookup, relationshipInType } from './edge-relationship';
 import { errorMessage } from './error-message';
@@ -84,15 +83,11 @@ async function mergeBatch({
     accepted.push(item);
   }
   if (accepted.length === 0) return { errors, merged: 0, mismatch };
-  // Chunk n+1 goes out while chunk n runs (pipelinedChunks).
-  const results = (
-    await pipelinedChunks({
-      items: accepted,
-      size: MERGE_CHUNK,
-      call: (chunk) => tx.mergeEdges(chunk.map(({ edge }) => edge)),
-      tick,
-    })
-  ).flat();
+  const results: Awaited<ReturnType<GraphWriter['mergeEdges']>> = [];
+  for (let at = 0; at < accepted.length; at += MERGE_CHUNK) {
+    await tick();
+    results.push(...(await tx.mergeEdges(accepted.slice(at, at + MERGE_CHUNK).map(({ edge }) => edge))));
+  }
   let merged = 0;
   let changed = 0;
   for (const result of results) {

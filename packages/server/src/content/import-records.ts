@@ -15,7 +15,6 @@ import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } fro
 import { publishItems } from '../releases/publish-items';
 import { cooperativeYield } from '../shared/cooperative-yield';
 import { isQueryTimeout } from '../shared/deadline-graph';
-import { pipelinedChunks } from '../shared/pipelined-chunks';
 import { errorMessage } from './error-message';
 import { type FieldPieces, fieldPieces, itemHash, itemHasher } from './item-hash';
 import {
@@ -357,9 +356,10 @@ async function writeBatch(
       await tx.updateNode(record.id, { props, searchText: text });
     }
   }
-  // Chunk n+1 goes out while chunk n runs (pipelinedChunks; on Neo4j the client and the server
-  // then work at once).
-  await pipelinedChunks({ items: created, size: WRITE_CHUNK, call: (chunk) => tx.createNodes(chunk), tick });
+  for (let at = 0; at < created.length; at += WRITE_CHUNK) {
+    await tick();
+    await tx.createNodes(created.slice(at, at + WRITE_CHUNK));
+  }
   for (const id of tombstones.keys()) await tx.deleteNode(tombstoneId(id));
   // A replaced item's relationship keeps only the record's targets (as a PATCH does).
   for (const { record } of replaced) {
@@ -371,16 +371,14 @@ async function writeBatch(
       }
     }
   }
-  const merged = await pipelinedChunks({
-    items: edges,
-    size: WRITE_CHUNK,
-    call: (chunk) => tx.mergeEdges(chunk),
-    tick,
-  });
-  const lost = merged.flat().indexOf('missing_endpoint');
-  if (lost >= 0) {
-    const edge = edges[lost]!;
-    throw new Error(`${edge.from}: its ${edge.type} edge points at ${edge.to}, which was not written`);
+  for (let at = 0; at < edges.length; at += WRITE_CHUNK) {
+    await tick();
+    const chunk = edges.slice(at, at + WRITE_CHUNK);
+    const lost = (await tx.mergeEdges(chunk)).indexOf('missing_endpoint');
+    if (lost >= 0) {
+      const edge = chunk[lost]!;
+      throw new Error(`${edge.from}: its ${edge.type} edge points at ${edge.to}, which was not written`);
+    }
   }
   await tx.appendAudit({
     actor,
