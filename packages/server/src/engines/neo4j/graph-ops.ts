@@ -413,10 +413,12 @@ export class GraphOps implements GraphWriter {
       );
       if (!existing) {
         await this.assertUnclaimed(clean.id, claims);
+        // The first claim is written with the node (`uk`); only further ones need syncClaims.
+        stored.uk = claims[0]!.k;
         await this.run(`CREATE (n:TNode) SET n = $stored, n:$(${realLabelsOf('$stored.labels')})`, {
           stored,
         });
-        await this.syncClaims(clean.id, claims);
+        if (claims.length > 1) await this.syncClaims(clean.id, claims);
       }
     }
     if (existing) {

@@ -278,6 +278,7 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
     await graph.createNode({ id: 'u3', labels: ['User'], props: { email: 'c@x', handle: 'c' } });
     expect(await claimNodes()).toEqual([]);
     expect(await ownClaim('u1')).toEqual(expect.any(String));
+    expect(await ownClaim('u3')).toEqual(expect.any(String));
     // A rule added later: its claims become claim nodes, and the earlier rule's claims stay.
     await graph.ensureUnique('User', 'handle');
     expect(await claimNodes()).toEqual(['u1', 'u2', 'u3']);
@@ -286,6 +287,9 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
     const taken = await refused({ id: 'u4', labels: ['User'], props: { email: 'a@x' } });
     expect(taken).toMatchObject({ kind: 'unique_violation' });
     expect(taken.details).toMatchObject({ prop: 'email', conflictingId: 'u1' });
+    expect((await refused({ id: 'u4', labels: ['User'], props: { email: 'c@x' } })).details).toMatchObject({
+      conflictingId: 'u3',
+    });
     const handle = await refused({ id: 'u4', labels: ['User'], props: { email: 'd@x', handle: 'b' } });
     expect(handle.details).toMatchObject({ prop: 'handle', conflictingId: 'u2' });
     const batch = await graph
