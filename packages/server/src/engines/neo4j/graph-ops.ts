@@ -103,20 +103,33 @@ export const LAST_AUDIT = `MATCH (a:TAudit {g: $g}) WHERE a.seq IS NOT NULL
   RETURN a {.seq, .hash} AS last ORDER BY a.g DESC, a.seq DESC LIMIT 1`;
 
 /**
- * createNodes in one statement (`$stored`: each node's own properties, storedNodeOwn; `g`,
- * `ftg` and `tx` come from one parameter each): the batch's ids already taken (`existing`; `taken` those not
- * created by an earlier attempt of this write, or created by this attempt: `$mine`), a unique
- * value another node holds (`held`), and only when neither refuses the batch, the new nodes
- * and their claims. A refused batch writes nothing.
+ * The unique values other nodes hold among `$claims` (`{k, owner}` each): a claim lives on its
+ * node as `uk` (a node's first claim, see syncClaims) or, for a node's further claims, as a
+ * `TUnique` node. Returns `held`: at most one `{k, owner}`.
+ */
+const HELD_CLAIMS = `CALL {
+    UNWIND $claims AS c
+    CALL (c) {
+      MATCH (x:TNode {g: $g, uk: c.k}) USING INDEX x:TNode(g, uk) WHERE x.id <> c.owner RETURN x.id AS holder
+      UNION
+      MATCH (u:TUnique {g: $g, k: c.k}) USING INDEX u:TUnique(g, k) WHERE u.owner <> c.owner RETURN u.owner AS holder
+    }
+    RETURN collect({k: c.k, owner: holder})[0..1] AS held
+  }`;
+
+/**
+ * createNodes in one statement (`$stored`: each node's own properties, storedNodeOwn, with its
+ * first unique claim as `uk`; `g`, `ftg` and `tx` come from one parameter each): the batch's ids
+ * already taken (`existing`; `taken` those not created by an earlier attempt of this write, or
+ * created by this attempt: `$mine`), a unique value another node holds (`held`), and only when
+ * neither refuses the batch, the new nodes and their further claims (`$extra`, as `TUnique`
+ * nodes). A refused batch writes nothing.
  */
 const CREATE_NODES = `CALL {
     UNWIND $ids AS id MATCH (x:TNode {g: $g, id: id}) USING INDEX x:TNode(g, id)
     RETURN collect(x {.id, .labels, .json, .tx}) AS existing
   }
-  CALL {
-    UNWIND $claims AS c MATCH (u:TUnique {g: $g, k: c.k}) USING INDEX u:TUnique(g, k) WHERE u.owner <> c.owner
-    RETURN collect(u {.k, .owner})[0..1] AS held
-  }
+  ${HELD_CLAIMS}
   WITH existing, held, [x IN existing WHERE coalesce(x.tx, '') <> $token OR x.id IN $mine] AS taken
   CALL {
     WITH existing, held, taken
@@ -128,7 +141,7 @@ const CREATE_NODES = `CALL {
   CALL {
     WITH held, taken
     WITH held WHERE size(taken) = 0 AND size(held) = 0
-    UNWIND $claims AS c
+    UNWIND $extra AS c
     MERGE (u:TUnique {g: $g, k: c.k}) ON CREATE SET u.owner = c.owner
   }
   RETURN existing, held, taken`;
@@ -400,10 +413,12 @@ export class GraphOps implements GraphWriter {
       );
       if (!existing) {
         await this.assertUnclaimed(clean.id, claims);
+        // The first claim is written with the node (`uk`); only further ones need syncClaims.
+        stored.uk = claims[0]!.k;
         await this.run(`CREATE (n:TNode) SET n = $stored, n:$(${realLabelsOf('$stored.labels')})`, {
           stored,
         });
-        await this.syncClaims(clean.id, claims);
+        if (claims.length > 1) await this.syncClaims(clean.id, claims);
       }
     }
     if (existing) {
@@ -435,18 +450,23 @@ export class GraphOps implements GraphWriter {
     }
     if (clean.length === 0) return [];
     const rules = await this.uniqueRules();
-    // Claims of the whole batch (a node an earlier attempt created holds its own already).
+    // Claims of the whole batch (a node an earlier attempt created holds its own already): a
+    // node's first claim is stored on the node itself (`uk`), its further ones as TUnique nodes.
     const claims: Array<{ k: string; owner: string }> = [];
+    const extra: Array<{ k: string; owner: string }> = [];
     const byKey = new Map<string, UniqueClaim & { owner: string }>();
+    const stored = clean.map(storedNodeOwn);
     if (rules.length > 0) {
-      for (const node of clean) {
-        for (const claim of uniqueClaims(rules, node)) {
+      clean.forEach((node, i) => {
+        uniqueClaims(rules, node).forEach((claim, n) => {
           const other = byKey.get(claim.k);
           if (other !== undefined) throw uniqueViolation(claim, other.owner);
           byKey.set(claim.k, { ...claim, owner: node.id });
           claims.push({ k: claim.k, owner: node.id });
-        }
-      }
+          if (n === 0) (stored[i] as Props).uk = claim.k;
+          else extra.push({ k: claim.k, owner: node.id });
+        });
+      });
     }
     // One statement checks the batch and, only when nothing refuses it, writes it: ids taken
     // (by another write, or by this attempt), values claimed by other nodes.
@@ -455,7 +475,8 @@ export class GraphOps implements GraphWriter {
       mine: [...ids].filter((id) => attempt.created.has(id)),
       token: attempt.token,
       claims,
-      stored: clean.map(storedNodeOwn),
+      extra,
+      stored,
     });
     const taken = (outcome?.taken as Array<{ id: string }> | undefined) ?? [];
     if (taken[0] !== undefined) {
@@ -724,26 +745,36 @@ export class GraphOps implements GraphWriter {
   /** Refuses claims another node holds, before anything is written. */
   async assertUnclaimed(owner: string, claims: UniqueClaim[]): Promise<void> {
     if (claims.length === 0) return;
-    const rows = await this.run(
-      `UNWIND $keys AS k MATCH (u:TUnique {g: $g, k: k}) USING INDEX u:TUnique(g, k) WHERE u.owner <> $owner
-       RETURN u.k AS k, u.owner AS owner LIMIT 1`,
-      { keys: claims.map((claim) => claim.k), owner },
-    );
-    if (rows[0]) {
-      const claim = claims.find((c) => c.k === rows[0]?.k);
-      throw uniqueViolation(claim, rows[0].owner as string);
+    const [row] = await this.run(`${HELD_CLAIMS} RETURN held`, {
+      claims: claims.map((claim) => ({ k: claim.k, owner })),
+    });
+    const [held] = (row?.held as Array<{ k: string; owner: string }> | undefined) ?? [];
+    if (held !== undefined) {
+      throw uniqueViolation(
+        claims.find((c) => c.k === held.k),
+        held.owner,
+      );
     }
   }
 
-  /** Makes `owner`'s claims exactly `claims`: releases the others, takes the new ones. */
+  /**
+   * Makes `owner`'s claims exactly `claims` (every claim it makes under the graph's rules):
+   * releases the others, takes the new ones. The node keeps one claim as its own `uk` (the one
+   * it has when that stays claimed, else the first), the others are TUnique nodes.
+   */
   async syncClaims(owner: string, claims: UniqueClaim[]): Promise<void> {
     await this.attempt?.locked;
     if (claims.length === 0 && (this.attempt?.rules?.length ?? 0) === 0) return;
     await this.run(
-      `OPTIONAL MATCH (u:TUnique {g: $g, owner: $owner}) USING INDEX u:TUnique(g, owner) WHERE NOT u.k IN $keys
+      `MATCH (n:TNode {g: $g, id: $owner}) USING INDEX n:TNode(g, id)
+       WITH n, CASE WHEN n.uk IN $keys THEN n.uk ELSE $keys[0] END AS first
+       SET n.uk = first
+       WITH first
+       OPTIONAL MATCH (u:TUnique {g: $g, owner: $owner}) USING INDEX u:TUnique(g, owner)
+       WHERE u.k = first OR NOT u.k IN $keys
        DELETE u
-       WITH count(*) AS released
-       UNWIND $keys AS k
+       WITH first, count(*) AS released
+       UNWIND [k IN $keys WHERE k <> first] AS k
        MERGE (c:TUnique {g: $g, k: k}) ON CREATE SET c.owner = $owner`,
       { owner, keys: claims.map((claim) => claim.k) },
     );
@@ -796,13 +827,14 @@ function validNode(node: GraphNode): GraphNode {
   assertLabels(node.labels);
   assertProps(node.props);
   assertSearchText(node.searchText);
-  // What a JSON round trip keeps is what the node is: undefined members dropped.
+  // What a JSON round trip keeps is what the node is: undefined members dropped. The text is
+  // kept as `propsJson`, which storedNodeOwn stores instead of serializing the props again.
+  const json = typeof node.propsJson === 'string' ? node.propsJson : JSON.stringify(node.props);
   const clean: GraphNode = {
     id: node.id,
     labels: [...node.labels],
-    props: JSON.parse(
-      typeof node.propsJson === 'string' ? node.propsJson : JSON.stringify(node.props),
-    ) as Props,
+    props: JSON.parse(json) as Props,
+    propsJson: json,
   };
   if (node.searchText !== undefined) clean.searchText = node.searchText;
   return clean;

@@ -6,6 +6,8 @@ import { type Graph, isEngineError } from '../port';
 import { GraphOps, newWriteAttempt } from './graph-ops';
 import { createNeo4jEngine } from './index';
 import { isRoutingUri, type Neo4jEngine } from './neo4j-engine';
+import { LAYOUT_VERSION } from './schema';
+import { uniqueClaims } from './unique-claims';
 
 const uri = process.env.NEO4J_URI;
 const user = process.env.NEO4J_USER ?? 'neo4j';
@@ -244,7 +246,7 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
       expect(found.nodes[1]).toEqual({ id: 'old1', labels: ['Old', 'Other'], props: { v: 1 } });
       expect((await reopened!.findNodes({ label: 'Other' })).total).toBe(2);
       const [marker] = await cypher("MATCH (m:TLayout {key: 'data'}) RETURN m.version AS v");
-      expect(Number(marker?.v)).toBe(1);
+      expect(Number(marker?.v)).toBe(LAYOUT_VERSION);
     } finally {
       await fresh.close();
     }
@@ -257,6 +259,122 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
     } finally {
       await again.close();
     }
+  });
+
+  it("keeps a node's first unique claim on the node and the others as claim nodes", async () => {
+    const graph = await newGraph('claims');
+    const name = graphs[graphs.length - 1] as string;
+    const claimNodes = async () =>
+      (await cypher('MATCH (u:TUnique {g: $g}) RETURN u.owner AS owner ORDER BY owner', { g: name })).map(
+        (row) => row.owner,
+      );
+    const ownClaim = async (id: string) =>
+      (await cypher('MATCH (n:TNode {g: $g, id: $id}) RETURN n.uk AS uk', { g: name, id }))[0]?.uk ?? null;
+    await graph.ensureUnique('User', 'email');
+    await graph.createNodes([
+      { id: 'u1', labels: ['User'], props: { email: 'a@x', handle: 'a' } },
+      { id: 'u2', labels: ['User'], props: { email: 'b@x', handle: 'b' } },
+    ]);
+    await graph.createNode({ id: 'u3', labels: ['User'], props: { email: 'c@x', handle: 'c' } });
+    expect(await claimNodes()).toEqual([]);
+    expect(await ownClaim('u1')).toEqual(expect.any(String));
+    expect(await ownClaim('u3')).toEqual(expect.any(String));
+    // A rule added later: its claims become claim nodes, and the earlier rule's claims stay.
+    await graph.ensureUnique('User', 'handle');
+    expect(await claimNodes()).toEqual(['u1', 'u2', 'u3']);
+    const refused = async (node: { id: string; labels: string[]; props: Record<string, unknown> }) =>
+      (await graph.createNode(node).catch((error: unknown) => error)) as { kind?: string; details?: unknown };
+    const taken = await refused({ id: 'u4', labels: ['User'], props: { email: 'a@x' } });
+    expect(taken).toMatchObject({ kind: 'unique_violation' });
+    expect(taken.details).toMatchObject({ prop: 'email', conflictingId: 'u1' });
+    expect((await refused({ id: 'u4', labels: ['User'], props: { email: 'c@x' } })).details).toMatchObject({
+      conflictingId: 'u3',
+    });
+    const handle = await refused({ id: 'u4', labels: ['User'], props: { email: 'd@x', handle: 'b' } });
+    expect(handle.details).toMatchObject({ prop: 'handle', conflictingId: 'u2' });
+    const batch = await graph
+      .createNodes([{ id: 'u5', labels: ['User'], props: { email: 'e@x', handle: 'c' } }])
+      .catch((error: unknown) => error as { details?: unknown });
+    expect(batch).toMatchObject({
+      kind: 'unique_violation',
+      details: { prop: 'handle', conflictingId: 'u3' },
+    });
+    // Updates and deletes release what a node no longer claims.
+    await graph.updateNode('u1', { props: { email: 'z@x', handle: 'a' } });
+    await graph.putNode({ id: 'u2', labels: ['User'], props: { email: 'b@x' } });
+    await graph.deleteNode('u3');
+    expect(await claimNodes()).toEqual(['u1']);
+    await graph.createNodes([
+      { id: 'u6', labels: ['User'], props: { email: 'a@x', handle: 'b' } },
+      { id: 'u7', labels: ['User'], props: { email: 'c@x', handle: 'c' } },
+    ]);
+    expect((await refused({ id: 'u8', labels: ['User'], props: { email: 'z@x' } })).details).toMatchObject({
+      conflictingId: 'u1',
+    });
+    expect((await refused({ id: 'u8', labels: ['User'], props: { email: 'b@x' } })).details).toMatchObject({
+      conflictingId: 'u2',
+    });
+  });
+
+  it('moves the unique claims an earlier version kept as claim nodes onto their nodes, once', async () => {
+    const graph = await newGraph('claim-migrate');
+    const name = graphs[graphs.length - 1] as string;
+    const rules = [
+      { label: 'User', prop: 'email' },
+      { label: 'User', prop: 'handle' },
+    ];
+    // The layout of version 1: every claim a TUnique node {g, k, owner}.
+    const oldNode = async (id: string, props: Record<string, unknown>) => {
+      await cypher(
+        `CREATE (n:TNode:L_User {g: $g, id: $id, labels: ['User'], json: $json, ft: '', ftg: $g})`,
+        { g: name, id, json: JSON.stringify(props) },
+      );
+      for (const claim of uniqueClaims(rules, { id, labels: ['User'], props })) {
+        await cypher('CREATE (u:TUnique {g: $g, k: $k, owner: $id})', { g: name, k: claim.k, id });
+      }
+    };
+    for (const rule of rules) {
+      await cypher('CREATE (r:TUniqueRule {g: $g, label: $label, prop: $prop})', { g: name, ...rule });
+    }
+    await oldNode('old1', { email: 'a@x', handle: 'a' });
+    await oldNode('old2', { email: 'b@x' });
+    await cypher("MATCH (m:TLayout {key: 'data'}) SET m.version = 1");
+    const claimNodes = async () =>
+      (await cypher('MATCH (u:TUnique {g: $g}) RETURN u.owner AS owner', { g: name })).map(
+        (row) => row.owner,
+      );
+    expect((await claimNodes()).sort()).toEqual(['old1', 'old1', 'old2']);
+    const fresh = createNeo4jEngine({ uri: uri as string, user, password, edition: 'community', auditKey });
+    try {
+      await fresh.init();
+      const [marker] = await cypher("MATCH (m:TLayout {key: 'data'}) RETURN m.version AS v");
+      expect(Number(marker?.v)).toBe(LAYOUT_VERSION);
+      expect(await claimNodes()).toEqual(['old1']);
+      const own = await cypher(
+        'MATCH (n:TNode {g: $g}) WHERE n.uk IS NOT NULL RETURN n.id AS id ORDER BY id',
+        {
+          g: name,
+        },
+      );
+      expect(own.map((row) => row.id)).toEqual(['old1', 'old2']);
+      const reopened = (await fresh.openGraph(name))!;
+      for (const [props, holder] of [
+        [{ email: 'a@x' }, 'old1'],
+        [{ email: 'n@x', handle: 'a' }, 'old1'],
+        [{ email: 'b@x' }, 'old2'],
+      ] as const) {
+        const error = await reopened
+          .createNode({ id: 'new', labels: ['User'], props })
+          .catch((caught: unknown) => caught);
+        expect(error).toMatchObject({ kind: 'unique_violation', details: { conflictingId: holder } });
+      }
+      await reopened.deleteNode('old1');
+      await reopened.createNode({ id: 'new', labels: ['User'], props: { email: 'a@x', handle: 'a' } });
+      expect(await claimNodes()).toEqual(['new']);
+    } finally {
+      await fresh.close();
+    }
+    await graph.getNode('new');
   });
 
   it('applies a write once when the driver retries after a transient failure', async () => {

@@ -302,7 +302,10 @@ export class Neo4jGraph implements Graph {
       );
       if (!rule.records[0]?.get('isNew')) return;
       // A new rule: every node already carrying the label claims its value, and duplicates
-      // refuse the rule (the transaction rolls back, leaving no rule behind).
+      // refuse the rule (the transaction rolls back, leaving no rule behind). syncClaims sets a
+      // node's claims under every rule, so the claims of the earlier rules are kept.
+      await attempt.locked;
+      const earlier = attempt.rules ?? [];
       const rules = [{ label, prop }];
       const rows = await tx.run(
         `MATCH (n:TNode:${realLabel(label)} {g: $g}) RETURN n.id AS id, n.labels AS labels, n.json AS json`,
@@ -327,7 +330,7 @@ export class Neo4jGraph implements Graph {
           }
           seen.set(claim.k, node.id);
         }
-        if (claims.length > 0) await ops.syncClaims(node.id, claims);
+        if (claims.length > 0) await ops.syncClaims(node.id, [...uniqueClaims(earlier, node), ...claims]);
       }
     });
   }

@@ -25,19 +25,22 @@ export const LABELS = {
 
 /**
  * The data layout this version writes. 1: every `TNode` also carries a real label per entry of
- * its `labels` list (REAL_LABEL_PREFIX), which findNodes matches on.
+ * its `labels` list (REAL_LABEL_PREFIX), which findNodes matches on. 2: a node's first unique
+ * claim is its own property `uk` (indexed by `trellis_node_claim`) instead of a `TUnique` node;
+ * only its further claims are `TUnique` nodes.
  */
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 
 /** Nodes labelled per transaction by the layout migration. */
 const MIGRATION_BATCH = 10_000;
 
 /**
  * Brings the nodes of a database written by an earlier version to LAYOUT_VERSION, once: gives
- * every `TNode` the real labels of its `labels` list (in transactions of MIGRATION_BATCH nodes;
- * idempotent, so an interrupted run is simply run again), then records the version in the
+ * every `TNode` the real labels of its `labels` list (version 1) and moves one `TUnique` claim
+ * of each node onto the node as `uk` (version 2), in transactions of MIGRATION_BATCH rows
+ * (idempotent, so an interrupted run is simply run again), then records the version in the
  * database's `TLayout` node, which later inits read and skip. Nodes written meanwhile by this
- * version carry their real labels already.
+ * version are in the new layout already.
  */
 export async function migrateLayout({ openSession }: { openSession: () => Session }): Promise<void> {
   const session = openSession();
@@ -46,12 +49,28 @@ export async function migrateLayout({ openSession }: { openSession: () => Sessio
     const version = Number(marker.records[0]?.get('version') ?? 0);
     if (version >= LAYOUT_VERSION) return;
     // CALL … IN TRANSACTIONS needs an auto-commit transaction (session.run).
-    await session.run(
-      `MATCH (n:TNode)
-       CALL (n) {
-         SET n:$([l IN coalesce(n.labels, []) | '${REAL_LABEL_PREFIX}' + l])
-       } IN TRANSACTIONS OF ${MIGRATION_BATCH} ROWS`,
-    );
+    if (version < 1) {
+      await session.run(
+        `MATCH (n:TNode)
+         CALL (n) {
+           SET n:$([l IN coalesce(n.labels, []) | '${REAL_LABEL_PREFIX}' + l])
+         } IN TRANSACTIONS OF ${MIGRATION_BATCH} ROWS`,
+      );
+    }
+    if (version < 2) {
+      // Each node without a `uk` takes one of its TUnique claims (the smallest key) onto itself;
+      // the claim node goes in the same inner transaction, so a run cut short is run again.
+      await session.run(
+        `MATCH (u:TUnique) WITH u.g AS g, u.owner AS owner, min(u.k) AS k
+         CALL (g, owner, k) {
+           MATCH (n:TNode {g: g, id: owner}) USING INDEX n:TNode(g, id) WHERE n.uk IS NULL
+           SET n.uk = k
+           WITH n
+           MATCH (u:TUnique {g: g, k: k}) USING INDEX u:TUnique(g, k)
+           DELETE u
+         } IN TRANSACTIONS OF ${MIGRATION_BATCH} ROWS`,
+      );
+    }
     await session.run("MERGE (m:TLayout {key: 'data'}) SET m.version = $version, m.migratedAt = $now", {
       version: neo4j.int(LAYOUT_VERSION),
       now: new Date().toISOString(),
@@ -76,6 +95,7 @@ export const DATA_SCHEMA = [
   'CREATE CONSTRAINT trellis_audit_seq IF NOT EXISTS FOR (a:TAudit) REQUIRE (a.g, a.seq) IS UNIQUE',
   'CREATE INDEX trellis_audit_g IF NOT EXISTS FOR (a:TAudit) ON (a.g)',
   'CREATE INDEX trellis_audit_op IF NOT EXISTS FOR (a:TAudit) ON (a.g, a.op)',
+  'CREATE CONSTRAINT trellis_node_claim IF NOT EXISTS FOR (n:TNode) REQUIRE (n.g, n.uk) IS UNIQUE',
   'CREATE CONSTRAINT trellis_unique_key IF NOT EXISTS FOR (u:TUnique) REQUIRE (u.g, u.k) IS UNIQUE',
   'CREATE INDEX trellis_unique_owner IF NOT EXISTS FOR (u:TUnique) ON (u.g, u.owner)',
   'CREATE INDEX trellis_unique_g IF NOT EXISTS FOR (u:TUnique) ON (u.g)',

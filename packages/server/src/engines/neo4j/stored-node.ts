@@ -59,7 +59,8 @@ export function storedNodeOwn(node: GraphNode): Props {
   const stored: Props = {
     id: node.id,
     labels: node.labels,
-    json: JSON.stringify(node.props),
+    // validNode's text of the props (what it parsed them from), else the props serialized.
+    json: node.propsJson ?? JSON.stringify(node.props),
     ft: textTerms(node.searchText ?? searchableText(node.props)).join(' '),
   };
   if (node.searchText !== undefined) stored.fts = true;
