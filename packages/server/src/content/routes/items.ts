@@ -79,7 +79,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request, reply) => {
-      const graph = siteOf(request).graph;
+      const site = siteOf(request);
       const typeName = request.params.type;
       const { withMeta, q, status, where, sort } = request.query;
       const limit = request.query.limit ?? CONTENT_LIST_LIMIT.default;
@@ -97,8 +97,9 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         sort ?? null,
       ]);
       const list = await app.trellis.itemReadCache.readList(
-        { graphName: graph.name, typeName, query },
+        { graphName: site.graphName, typeName, query },
         async () => {
+          const graph = site.graph;
           const type = await getTypeForRead(graph, typeName);
           const filter = itemListFilter({ type, where, sort, status });
           const page = filter.isEmpty
@@ -181,16 +182,20 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { siteScope: 'site', permission: 'content:read' },
     },
     async (request, reply) => {
-      const graph = siteOf(request).graph;
+      const site = siteOf(request);
       const { type: typeName, id } = request.params;
       // The hot read path: toContentRecord builds exactly the ContentRecord shape, so the body is
       // sent pre-serialized instead of being re-validated by the response schema on every read,
       // and kept briefly by the item read cache (retired by any write to the site graph).
-      const item = await app.trellis.itemReadCache.read({ graphName: graph.name, typeName, id }, async () => {
-        const type = await getTypeForRead(graph, typeName);
-        const read = await getItem({ graph, type, id });
-        return { body: JSON.stringify(read.record), version: read.version };
-      });
+      const item = await app.trellis.itemReadCache.read(
+        { graphName: site.graphName, typeName, id },
+        async () => {
+          const graph = site.graph;
+          const type = await getTypeForRead(graph, typeName);
+          const read = await getItem({ graph, type, id });
+          return { body: JSON.stringify(read.record), version: read.version };
+        },
+      );
       return withEtag(reply, item.version)
         .type('application/json; charset=utf-8')
         .send(item.body as never);

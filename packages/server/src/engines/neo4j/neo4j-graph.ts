@@ -17,6 +17,7 @@ import {
   type NodePage,
   type NodeQuery,
   type NodeUpdate,
+  type NodeWithEdges,
   type Props,
   type SimilarHit,
   type SimilarityQuery,
@@ -217,6 +218,10 @@ export class Neo4jGraph implements Graph {
 
   getEdges(query: EdgeQuery): Promise<GraphEdge[]> {
     return this.readOnce((ops) => ops.getEdges(query));
+  }
+
+  getNodeWithEdges(id: string): Promise<NodeWithEdges | null> {
+    return this.readOnce((ops) => ops.getNodeWithEdges(id));
   }
 
   traverse(query: TraversalQuery): Promise<TraversalHit[]> {

@@ -1,6 +1,7 @@
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Graph } from '../../engines/port';
 import { boundedGraph } from '../../shared/deadline-graph';
 
 /**
@@ -50,9 +51,17 @@ export const queryTimeoutPlugin = fp(
     app.addHook('preHandler', (request, _reply, done) => {
       const site = request.site;
       if (site) {
-        const graph = boundedGraph(site.graph, { at: Date.now() + timeoutMs, timeoutMs });
-        // a copy: the site context may be shared through the access cache
-        request.site = { ...site, graph };
+        const deadline = { at: Date.now() + timeoutMs, timeoutMs };
+        let graph: Graph | null = null;
+        // A copy (the site context may be shared through the access cache) whose graph is bounded
+        // on first use: a request answered without the engine (a read cache hit) makes no wrapper.
+        request.site = {
+          ...site,
+          get graph(): Graph {
+            graph ??= boundedGraph(site.graph, deadline);
+            return graph;
+          },
+        };
       }
       done();
     });
