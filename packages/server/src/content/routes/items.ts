@@ -31,7 +31,7 @@ import { defaultPublishEnvironment } from '../../releases/publish-items';
 import { autoBuild } from '../../releases/routes/auto-build';
 import { hookContext } from '../../scripts/routes/hook-context';
 import { afterWrite, beforePublish, withBeforeSave } from '../../scripts/save-hooks';
-import { versionTag } from '../../shared/entity-tag';
+import { bytesTag, versionTag } from '../../shared/entity-tag';
 import { withMoves } from '../../workflows/item-workflow';
 import { publishThroughWorkflow } from '../../workflows/move-item';
 import { itemListFilter } from '../item-list-query';
@@ -113,17 +113,23 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
                 where: filter.where,
                 orderBy: filter.orderBy,
               });
-          if (!withMeta) return { body: JSON.stringify(page.items), total: page.total };
+          // The tag conditional-requests.ts would give the body (a hash of its bytes), once per load.
+          if (!withMeta) {
+            const body = JSON.stringify(page.items);
+            return { body, total: page.total, tag: bytesTag(body) };
+          }
           const appliedFilters: Record<string, unknown> = {};
           if (q !== undefined) appliedFilters.q = q;
           if (status !== undefined) appliedFilters.status = status;
           if (where !== undefined) appliedFilters.where = where;
           if (sort !== undefined) appliedFilters.sort = sort;
           const envelope = { items: page.items, total: page.total, limit, offset, appliedFilters };
-          return { body: JSON.stringify(envelope), total: page.total };
+          const body = JSON.stringify(envelope);
+          return { body, total: page.total, tag: bytesTag(body) };
         },
       );
       return withTotal(reply, list.total)
+        .header('ETag', list.tag)
         .type('application/json; charset=utf-8')
         .send(list.body as never);
     },
