@@ -15,6 +15,10 @@
  * BENCH_SIZES=large (comma-separated) picks sizes.
  * BENCH_NEO4J_ONLY=1 (with NEO4J_URI) runs only the Neo4j import (BENCH_NEO4J_RECORDS records,
  * twice as many edges, after a warm-up run of a fifth) and prints its row; no doc is written.
+ * With BENCH_READS_ONLY=1 as well it runs the Neo4j reads alone (BENCH_RECORDS, default 2000,
+ * after a warm-up import and read run), BENCH_READ_ROUNDS times (default 1), and prints each row
+ * with the serving process's and the Neo4j server's CPU time per uncached GET item:
+ * `BENCH_ONLY=import BENCH_NEO4J_ONLY=1 BENCH_READS_ONLY=1 BENCH_NEO4J=harness pnpm --filter @trelliscms/server bench`.
  * BENCH_READS_ONLY=1 measures the reads only (after an import of BENCH_RECORDS, default 2000
  * here, and twice as many edges), skips import-sizes.ts, and writes the doc only with
  * BENCH_WRITE_DOC=1: `BENCH_ONLY=import BENCH_READS_ONLY=1 pnpm --filter @trelliscms/server bench`.
@@ -61,13 +65,15 @@ interface Result {
   /** CPU time of the serving process per request: GET item, and the bare route. */
   readCpuUs: number | null;
   bareCpuUs: number | null;
-  /** The same for GET item uncached, the list of 50 and GET /api/health. */
-  uncachedCpuUs: number | null;
+  /** The same for the list of 50 and GET /api/health. */
   listCpuUs: number | null;
   healthCpuUs: number | null;
   /** GET item with CONTENT_READ_CACHE_MS=0 (every request reads the engine), on a second app over the same data. */
   uncachedRps: number | null;
   uncachedP99Ms: number | null;
+  /** CPU time per uncached GET item: of the serving process, and (Neo4j) of the server (JMX ProcessCpuTime). */
+  uncachedCpuUs: number | null;
+  uncachedServerCpuUs: number | null;
   /** GET a content list of 50 items with withMeta (the read cache on, as in production). */
   listRps: number | null;
   /** Load averages before and after this engine's run, and whether the machine was busy when it started. */
@@ -123,7 +129,7 @@ async function autocannon(
   url: string,
   headers: Record<string, string>,
   seconds = READ_SECONDS,
-): Promise<{ rps: number; p99: number; cpuUsPerRequest: number }> {
+): Promise<{ rps: number; p99: number; cpuUsPerRequest: number; requests: number }> {
   const cpu = process.cpuUsage();
   const args = [autocannonBin, '-c', '10', '-d', String(seconds), '-j'];
   for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
@@ -144,6 +150,7 @@ async function autocannon(
     p99: result.latency.p99,
     // This process serves both routes; autocannon runs in its own.
     cpuUsPerRequest: (used.user + used.system) / Math.max(1, result.requests.total),
+    requests: result.requests.total,
   };
 }
 
@@ -252,11 +259,12 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     let healthRps: number | null = null;
     let readCpuUs: number | null = null;
     let bareCpuUs: number | null = null;
-    let uncachedCpuUs: number | null = null;
     let listCpuUs: number | null = null;
     let healthCpuUs: number | null = null;
     let uncachedRps: number | null = null;
     let uncachedP99Ms: number | null = null;
+    let uncachedCpuUs: number | null = null;
+    let uncachedServerCpuUs: number | null = null;
     let listRps: number | null = null;
     console.error(`[${engine}] edges imported in ${Math.round(edgesMs)} ms`);
     if (withReads) {
@@ -296,10 +304,16 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       app = await buildApp({ config: configWith(0), logger: false });
       const uncachedBase = await app.listen({ host: '127.0.0.1', port: 0 });
       await autocannon(`${uncachedBase}${path}`, readHeaders, WARMUP_SECONDS);
+      const readClock = engine === 'neo4j' ? neo4jCpuClock(process.env.NEO4J_URI as string) : null;
+      const readCpu0 = (await readClock?.now()) ?? null;
       const uncached = await autocannon(`${uncachedBase}${path}`, readHeaders);
+      const readCpu1 = (await readClock?.now()) ?? null;
+      await readClock?.close();
       uncachedRps = uncached.rps;
       uncachedP99Ms = uncached.p99;
       uncachedCpuUs = uncached.cpuUsPerRequest;
+      const serverMs = between(readCpu0, readCpu1);
+      uncachedServerCpuUs = serverMs === null ? null : (serverMs * 1000) / Math.max(1, uncached.requests);
     }
     return {
       engine: engine === 'embedded' ? 'embedded (libSQL)' : `neo4j (Bolt, Community${neo4jJit})`,
@@ -315,11 +329,12 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       healthRps,
       readCpuUs,
       bareCpuUs,
-      uncachedCpuUs,
       listCpuUs,
       healthCpuUs,
       uncachedRps,
       uncachedP99Ms,
+      uncachedCpuUs,
+      uncachedServerCpuUs,
       listRps,
       load: `${loadBefore} → ${loadNow()}`,
       busy,
@@ -407,6 +422,29 @@ if (process.env.BENCH_IMPORT_SIZES_ONLY === '1') {
   if (lines && process.env.BENCH_WRITE_DOC === '1') {
     writeDocSection('import-sizes', lines);
     console.log(`Updated ${benchmarksDoc}`);
+  }
+  process.exit(0);
+}
+
+if (process.env.BENCH_NEO4J_ONLY === '1' && READS_ONLY) {
+  // The Neo4j reads alone, for before/after comparisons of the engine's read path: a discarded
+  // warm-up (import and reads), then BENCH_READ_ROUNDS measured runs. Prints; writes no doc.
+  if (!process.env.NEO4J_URI) throw new Error('BENCH_NEO4J_ONLY=1 needs NEO4J_URI');
+  const info = await neo4jServerInfo(process.env.NEO4J_URI);
+  if (info !== null) neo4jJit = `, JIT ${info.jit}`;
+  await benchEngine(
+    'neo4j',
+    Math.max(500, Math.floor(RECORDS / 4)),
+    Math.max(1000, Math.floor(EDGES / 4)),
+    true,
+  );
+  for (let round = 0; round < Number(process.env.BENCH_READ_ROUNDS ?? 1); round += 1) {
+    const neo4j = await benchEngine('neo4j', RECORDS, EDGES, true);
+    console.log(row(neo4j));
+    const perRequest = (us: number | null) => (us === null ? '–' : `${us.toFixed(0)} µs`);
+    console.log(
+      `uncached GET item: ${rate(neo4j.uncachedRps)} req/s (${neo4j.bareRps ? Math.round(((neo4j.uncachedRps ?? 0) / neo4j.bareRps) * 100) : '–'} % of bare ${rate(neo4j.bareRps)}), CPU per request: this process ${perRequest(neo4j.uncachedCpuUs)}, Neo4j server ${perRequest(neo4j.uncachedServerCpuUs)}; load ${neo4j.load}`,
+    );
   }
   process.exit(0);
 }

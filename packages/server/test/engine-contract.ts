@@ -811,6 +811,98 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
       });
     });
 
+    describe('point reads asked at once', () => {
+      // Engines may serve the reads of one moment together (Neo4j sends the point reads of one
+      // event-loop turn as one statement): every caller still gets its own, exact answer.
+      it('answers many reads of several graphs asked at once, each with its own answer', async () => {
+        const one = await newGraph();
+        const two = await newGraph();
+        for (const [graph, tag] of [
+          [one, 'one'],
+          [two, 'two'],
+        ] as const) {
+          await graph.transaction(async (tx) => {
+            for (const id of ['a', 'b', 'c']) {
+              await tx.createNode({ id, labels: ['Doc'], props: { id, tag, nested: { list: [1, 'x'] } } });
+            }
+            await tx.mergeEdge({ from: 'a', type: 'LINKS', to: 'c', props: { tag } });
+            await tx.mergeEdge({ from: 'a', type: 'LINKS', to: 'b', props: {} });
+            await tx.mergeEdge({ from: 'a', type: 'CITES', to: 'b', props: { page: 2 } });
+          });
+        }
+        // Each answer as one read alone gives it.
+        const alone = {
+          node: await one.getNode('a'),
+          edges: await one.getEdges({ from: 'a' }),
+          links: await one.getEdges({ from: 'a', type: 'LINKS' }),
+        };
+        expect(alone.edges.map((edge) => `${edge.type}>${edge.to}`)).toEqual([
+          'CITES>b',
+          'LINKS>b',
+          'LINKS>c',
+        ]);
+        const [nodeA, nodeA2, nodeB2, missing, edgesA, edgesA2, linksA, edgesB, edgesMissing, nodeA3] =
+          await Promise.all([
+            one.getNode('a'),
+            one.getNode('a'),
+            two.getNode('b'),
+            one.getNode('ghost'),
+            one.getEdges({ from: 'a' }),
+            two.getEdges({ from: 'a' }),
+            one.getEdges({ from: 'a', type: 'LINKS' }),
+            one.getEdges({ from: 'b' }),
+            one.getEdges({ from: 'ghost' }),
+            two.getNode('a'),
+          ]);
+        expect(nodeA).toEqual(alone.node);
+        expect(nodeA2).toEqual(alone.node);
+        expect(nodeB2).toEqual({
+          id: 'b',
+          labels: ['Doc'],
+          props: { id: 'b', tag: 'two', nested: { list: [1, 'x'] } },
+        });
+        expect(nodeA3?.props.tag).toBe('two');
+        expect(missing).toBeNull();
+        expect(edgesA).toEqual(alone.edges);
+        expect(linksA).toEqual(alone.links);
+        expect(edgesA2.map((edge) => [edge.type, edge.to, edge.props])).toEqual([
+          ['CITES', 'b', { page: 2 }],
+          ['LINKS', 'b', {}],
+          ['LINKS', 'c', { tag: 'two' }],
+        ]);
+        expect(edgesB).toEqual([]);
+        expect(edgesMissing).toEqual([]);
+        // Two callers of the same read never share an object.
+        expect(nodeA2).not.toBe(nodeA);
+        ((nodeA as GraphNode).props.nested as { list: unknown[] }).list.push('changed');
+        expect(nodeA2?.props.nested).toEqual({ list: [1, 'x'] });
+        expect(await one.getNode('a')).toEqual(alone.node);
+      });
+
+      it('sees every write that returned before the read was asked', async () => {
+        const graph = await newGraph();
+        await graph.createNode({ id: 'n', labels: ['Doc'], props: { v: 0 } });
+        await graph.createNode({ id: 'm', labels: ['Doc'], props: {} });
+        for (let v = 1; v <= 8; v += 1) {
+          // Asked before the write: it may see the node before or after it.
+          const before = graph.getNode('n');
+          await graph.updateNode('n', { props: { v } });
+          await graph.mergeEdge({ from: 'n', type: 'SEEN', to: 'm', props: { v } });
+          const [node, again, edges] = await Promise.all([
+            graph.getNode('n'),
+            graph.getNode('n'),
+            graph.getEdges({ from: 'n' }),
+          ]);
+          expect(node?.props).toEqual({ v });
+          expect(again?.props).toEqual({ v });
+          expect(edges).toEqual([{ from: 'n', type: 'SEEN', to: 'm', props: { v } }]);
+          expect([v - 1, v]).toContain((await before)?.props.v);
+        }
+        await graph.deleteNode('n');
+        expect(await Promise.all([graph.getNode('n'), graph.getEdges({ from: 'n' })])).toEqual([null, []]);
+      });
+    });
+
     describe('transactions', () => {
       it('commits everything together and lets the transaction read its own writes', async () => {
         const graph = await newGraph();

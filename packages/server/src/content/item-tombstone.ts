@@ -63,6 +63,10 @@ export async function getTombstones(
   ids: readonly string[],
 ): Promise<Map<string, ItemTombstone>> {
   if (ids.length === 0) return new Map();
+  // Most graphs hold no tombstone: for a batch, one probe of the label (an index range, empty)
+  // costs less than looking up every id.
+  if (ids.length > 1 && (await reader.findNodes({ label: TOMBSTONE_LABEL, limit: 1 })).nodes.length === 0)
+    return new Map();
   const nodes = await reader.getNodes(ids.map(tombstoneId));
   return new Map(
     nodes

@@ -21,6 +21,10 @@ beforeEach(async () => {
     // load shedding as in production (the test helper turns it off)
     env: { LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '1000', LOAD_SHED_SAMPLE_INTERVAL_MS: '1000' },
   });
+  // starting the app may have blocked the loop past the shedding threshold: on a busy machine the
+  // first requests can be shed (503 overloaded), which is load shedding working, not this test's
+  // subject, so the type is created once the loop is calm
+  await waitForCalm();
   await site.createType({
     name: 'note',
     label: 'Note',
@@ -34,6 +38,16 @@ beforeEach(async () => {
     ],
   });
 });
+/** Waits (up to a minute by time) until a request is answered rather than shed. */
+async function waitForCalm(): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if ((await site.request({ method: 'GET', url: '/api/types' })).statusCode === 200) return;
+    if (Date.now() > until)
+      throw new Error('the loop never became calm: every request was shed for a minute');
+  }
+}
 afterEach(async () => {
   await site.close();
 });
@@ -49,13 +63,8 @@ describe('a large import', () => {
     }));
     // serialized beforehand: a client's work, not the server's
     const payload = JSON.stringify({ typeName: 'note', records, batchSize: 500 });
-    // start from a calm loop: starting the app and creating the type may have blocked it
-    let calm = false;
-    for (let i = 0; i < 200 && !calm; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      calm = (await site.request({ method: 'GET', url: '/api/types' })).statusCode === 200;
-    }
-    expect(calm).toBe(true);
+    // start from a calm loop: creating the type may have blocked it
+    await waitForCalm();
     const health = startResponsivenessProbe({
       request: () => site.platform.app.inject({ method: 'GET', url: '/api/health' }),
     });
@@ -93,9 +102,11 @@ describe('a large import', () => {
     expect(res.json()).toMatchObject({ ok: true, created: count });
     expect(healthReport.maxCpuBlockMs).toBeLessThan(200);
     expect(healthReport.maxBlockMs).toBeLessThan(1000);
-    // answered all along (one probe every 10 ms when the loop runs; at least one per 100 ms)
-    expect(healthReport.count).toBeGreaterThan(tookMs / 100);
-    expect(typesReport.count).toBeGreaterThan(tookMs / 100);
+    // answered all along: a probe every 10 ms when the loop runs, so at least one per 250 ms
+    // even when each request waits for a core (at load 20 on 2 cores a types request took 118 ms
+    // on average); the import that never yielded answered one in its 2.3 s
+    expect(healthReport.count).toBeGreaterThan(tookMs / 250);
+    expect(typesReport.count).toBeGreaterThan(tookMs / 250);
     expect(healthReport.statuses).toEqual({ 200: healthReport.count });
     expect(typesReport.statuses).toEqual({ 200: typesReport.count });
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GraphEngine } from '../port';
+import type { Graph, GraphEngine } from '../port';
 import { SqlConnection } from './connection';
 import { createEmbeddedEngine } from './index';
 import { SCHEMA_VERSION } from './schema';
@@ -99,6 +99,72 @@ describe('embedded engine', () => {
       await expect(
         graph.createNode({ id: 'b', labels: ['User'], props: { email: 'x@example.com' } }),
       ).rejects.toMatchObject({ kind: 'unique_violation' });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('waits for a write lock another connection holds without stopping the process', async () => {
+    // Two engines on the same files stand for two server processes on one data directory (the
+    // several-servers e2e test): each holds one graph's write lock in an open transaction and
+    // writes to the graph the other holds. A write that waited for the lock in SQLite's busy
+    // handler stopped its whole process, so neither holder could go on to commit, and both
+    // writes failed ("database is locked") once the busy timeout ran out.
+    const siteA = await engine.createGraph('site');
+    const platformA = await engine.createGraph('platform');
+    const other = createEmbeddedEngine({ dataDir: dir });
+    await other.init();
+    try {
+      const siteB = (await other.openGraph('site')) as Graph;
+      const platformB = (await other.openGraph('platform')) as Graph;
+      const events: string[] = [];
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const hold = (graph: Graph, name: string) => {
+        let holding = () => {};
+        const held = new Promise<void>((resolve) => {
+          holding = resolve;
+        });
+        const done = graph.transaction(async (tx) => {
+          await tx.createNode({ id: name, labels: ['T'], props: {} });
+          holding();
+          await released;
+          events.push(`${name} commits`);
+        });
+        return { held, done };
+      };
+      const writeAfter = (graph: Graph, name: string, holder: string) =>
+        graph.transaction(async (tx) => {
+          events.push(`${name} writes`);
+          await tx.createNode({ id: name, labels: ['T'], props: {} });
+          return (await tx.getNode(holder)) !== null;
+        });
+
+      const holdingSite = hold(siteA, 'site holder');
+      const holdingPlatform = hold(platformB, 'platform holder');
+      await Promise.all([holdingSite.held, holdingPlatform.held]);
+      const onPlatform = writeAfter(platformA, 'platform writer', 'platform holder');
+      const onSite = writeAfter(siteB, 'site writer', 'site holder');
+      const single = siteB.createNode({ id: 'single', labels: ['T'], props: {} });
+      // The event loop runs on while those writes wait: a timer fires, and lets the holders finish.
+      setTimeout(() => {
+        events.push('timer');
+        release();
+      }, 0);
+
+      await Promise.all([holdingSite.done, holdingPlatform.done]);
+      expect(await onPlatform).toBe(true);
+      expect(await onSite).toBe(true);
+      await single;
+      expect(await siteA.getNode('single')).not.toBeNull();
+      // Each waiting write began only once the holder of its graph had committed.
+      expect(events[0]).toBe('timer');
+      expect(events.indexOf('platform writer writes')).toBeGreaterThan(
+        events.indexOf('platform holder commits'),
+      );
+      expect(events.indexOf('site writer writes')).toBeGreaterThan(events.indexOf('site holder commits'));
     } finally {
       await other.close();
     }

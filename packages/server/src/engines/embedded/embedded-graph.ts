@@ -46,6 +46,21 @@ function configure(conn: SqlConnection): void {
   tune(conn);
 }
 
+/**
+ * How long a write waits for the write lock of a graph file that another connection holds
+ * (another server process on the same data directory, or another engine on the same files)
+ * before it fails with SQLite's "database is locked" (SQLITE_BUSY).
+ */
+const WRITE_LOCK_WAIT_MS = 5000;
+
+/** Pauses between attempts to take a held write lock: SQLite's own busy handler's schedule. */
+const WRITE_LOCK_BACKOFF_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
 /** A larger page cache and memory-mapped reads: point reads skip the read() system call. */
 function tune(conn: SqlConnection): void {
   conn.exec('PRAGMA cache_size = -65536');
@@ -96,6 +111,13 @@ function migrateAndAssertSchema(conn: SqlConnection, name: string): void {
  * One graph in its own database file. Writes go through one write connection, serialized by a
  * mutex (a transaction holds it across its awaits). Reads outside a transaction use a second
  * connection, so they see only committed data, never an open transaction's writes.
+ *
+ * When another connection holds the file's write lock, a write waits for it off the event loop
+ * (see {@link waitToBegin}), never in SQLite's busy handler: that handler sleeps in the calling thread,
+ * so the whole process would stop while it waits, and with it every transaction the process
+ * holds open on other graphs. Two server processes on one data directory, each holding one
+ * graph's lock in an open transaction while waiting in the busy handler for the other's,
+ * stopped each other for the whole busy timeout and both failed ("database is locked").
  */
 export class EmbeddedGraph implements Graph {
   private readonly writeConn: SqlConnection;
@@ -132,6 +154,8 @@ export class EmbeddedGraph implements Graph {
       this.readConn = new SqlConnection(file);
       this.readConn.exec('PRAGMA query_only = 1');
       tune(this.readConn);
+      // From here on a held write lock is waited for by waitToBegin(), off the event loop.
+      this.writeConn.exec('PRAGMA busy_timeout = 0');
     } catch (error) {
       this.writeConn.close();
       throw error;
@@ -245,7 +269,8 @@ export class EmbeddedGraph implements Graph {
     await this.mutex.lock();
     try {
       this.assertOpen();
-      this.writeConn.exec('BEGIN IMMEDIATE');
+      const busy = this.tryBegin();
+      if (busy !== null) await this.waitToBegin(busy);
       const tx = new TransactionWriter(this.writer);
       try {
         this.writer.syncWithOtherWriters();
@@ -278,9 +303,21 @@ export class EmbeddedGraph implements Graph {
     }
   }
 
-  /** Runs one write in its own transaction; synchronously when no transaction is running. */
+  /**
+   * Runs one write in its own transaction; synchronously when no transaction is running and
+   * no other connection holds the file's write lock.
+   */
   private write<T>(op: () => T): Promise<T> {
     if (this.mutex.tryLock()) {
+      let busy: unknown;
+      try {
+        this.assertOpen();
+        busy = this.tryBegin();
+      } catch (error) {
+        this.mutex.unlock();
+        return Promise.reject(error);
+      }
+      if (busy !== null) return this.writeHoldingMutex(op, busy);
       try {
         return Promise.resolve(this.runAtomically(op));
       } catch (error) {
@@ -294,18 +331,58 @@ export class EmbeddedGraph implements Graph {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.mutex.lock().then(() => {
-      try {
-        return this.runAtomically(op);
-      } finally {
-        this.mutex.unlock();
-      }
-    });
+    return this.mutex.lock().then(() => this.writeHoldingMutex(op));
   }
 
+  /**
+   * Runs one write in its own transaction once the write lock is free (`busy`: the caller found
+   * it held a moment ago); releases the mutex the caller took.
+   */
+  private async writeHoldingMutex<T>(op: () => T, busy?: unknown): Promise<T> {
+    try {
+      this.assertOpen();
+      const found = busy ?? this.tryBegin();
+      if (found !== null) await this.waitToBegin(found);
+      return this.runAtomically(op);
+    } finally {
+      this.mutex.unlock();
+    }
+  }
+
+  /**
+   * Starts a write transaction (BEGIN IMMEDIATE: the write lock is taken at once, so no statement
+   * of the transaction can find it taken later) when the lock is free: returns null, or the
+   * SQLITE_BUSY error when another connection holds it.
+   */
+  private tryBegin(): unknown {
+    try {
+      this.writeConn.exec('BEGIN IMMEDIATE');
+      return null;
+    } catch (error) {
+      if (isBusy(error)) return error;
+      throw error;
+    }
+  }
+
+  /**
+   * Starts a write transaction once another connection has given the write lock up (`busy`:
+   * the SQLITE_BUSY error of the attempt that found it held). Waits between attempts on timers,
+   * so the event loop runs on and the transactions this process holds open on other graphs can
+   * finish; fails with SQLITE_BUSY after {@link WRITE_LOCK_WAIT_MS}.
+   */
+  private async waitToBegin(busy: unknown): Promise<void> {
+    const giveUpAt = Date.now() + WRITE_LOCK_WAIT_MS;
+    for (let attempt = 0; Date.now() < giveUpAt; attempt += 1) {
+      const pause = WRITE_LOCK_BACKOFF_MS[Math.min(attempt, WRITE_LOCK_BACKOFF_MS.length - 1)] as number;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      busy = this.tryBegin();
+      if (busy === null) return;
+    }
+    throw busy;
+  }
+
+  /** Runs `op` in the write transaction just begun, and commits it (or rolls it back when `op` throws). */
   private runAtomically<T>(op: () => T): T {
-    this.assertOpen();
-    this.writeConn.exec('BEGIN IMMEDIATE');
     try {
       this.writer.syncWithOtherWriters();
       const result = op();

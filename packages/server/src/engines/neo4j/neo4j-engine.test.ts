@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import neo4j, { Neo4jError } from 'neo4j-driver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import neo4j, { Neo4jError, Session } from 'neo4j-driver';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Graph, isEngineError } from '../port';
 import { GraphOps, newWriteAttempt } from './graph-ops';
 import { createNeo4jEngine } from './index';
@@ -327,6 +327,60 @@ describe.skipIf(!uri)('neo4j engine on a real server', () => {
       .catch((caught: unknown) => caught);
     expect(isEngineError(error, 'exists')).toBe(true);
     expect(await graph.getNode('n')).toBeNull();
+  });
+
+  it('sends the point reads of one turn, of every graph, as one statement', async () => {
+    const one = await newGraph('batch-1');
+    const two = await newGraph('batch-2');
+    for (const graph of [one, two]) {
+      await graph.createNodes(
+        Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, labels: ['Doc'], props: { i, g: graph.name } })),
+      );
+      await graph.mergeEdges(
+        Array.from({ length: 20 }, (_, i) => ({
+          from: `n${i}`,
+          type: 'NEXT',
+          to: `n${(i + 1) % 20}`,
+          props: {},
+        })),
+      );
+    }
+    const run = vi.spyOn(Session.prototype, 'run');
+    try {
+      const reads = await Promise.all(
+        [one, two].flatMap((graph) =>
+          Array.from({ length: 20 }, async (_, i) => {
+            const [node, edges] = await Promise.all([
+              graph.getNode(`n${i}`),
+              graph.getEdges({ from: `n${i}` }),
+            ]);
+            return { graph: graph.name, i, node, edges };
+          }),
+        ),
+      );
+      // 80 reads (a node and its edges, 20 each of two graphs): one auto-commit statement.
+      expect(run).toHaveBeenCalledTimes(1);
+      for (const { graph, i, node, edges } of reads) {
+        expect(node?.props).toEqual({ i, g: graph });
+        expect(edges.map((edge) => [edge.from, edge.to])).toEqual([[`n${i}`, `n${(i + 1) % 20}`]]);
+      }
+      // A read the engine refuses fails alone; the others of its turn are answered.
+      run.mockClear();
+      const [invalid, node] = await Promise.all([
+        one.getNode('').catch((error: unknown) => error),
+        one.getNode('n3'),
+      ]);
+      expect(isEngineError(invalid, 'invalid_argument')).toBe(true);
+      expect(node?.props.i).toBe(3);
+      expect(run).toHaveBeenCalledTimes(1);
+      // Reads asked in the next turn go out as the next statement.
+      run.mockClear();
+      await one.getNode('n1');
+      await one.getNode('n2');
+      expect(run).toHaveBeenCalledTimes(2);
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('answers similarity from the vector index once it is online', async () => {

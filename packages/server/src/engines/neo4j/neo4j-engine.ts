@@ -9,6 +9,7 @@ import { EngineError, type GraphEngine, type ProbeResult, type ProcedureListing 
 import { assertGraphName } from '../shared/identifiers';
 import { databaseName } from './database-name';
 import { Neo4jGraph } from './neo4j-graph';
+import { PointReads } from './point-reads';
 import {
   applySchema,
   createVectorIndex,
@@ -62,6 +63,8 @@ export class Neo4jEngine implements GraphEngine {
   private readonly vectorIndexes = new Map<string, 'created' | 'online'>();
   /** Enterprise graph databases whose schema this process has applied. */
   private readonly schemaReady = new Set<string>();
+  /** The coalesced point reads of each database (`''`: the home database). */
+  private readonly pointReads = new Map<string, PointReads>();
 
   constructor(private readonly options: Neo4jEngineOptions) {}
 
@@ -130,9 +133,20 @@ export class Neo4jEngine implements GraphEngine {
     return this.options.edition === 'enterprise' ? databaseName(graph) : this.options.database;
   }
 
+  /** The point reads of a database, shared by every graph in it (Community: every graph). */
+  private pointReadsOf(database: string | undefined): PointReads {
+    let reads = this.pointReads.get(database ?? '');
+    if (reads === undefined) {
+      reads = new PointReads(() => this.open(database, 'READ'));
+      this.pointReads.set(database ?? '', reads);
+    }
+    return reads;
+  }
+
   private graph(name: string): Neo4jGraph {
     const database = this.databaseOf(name);
     return new Neo4jGraph(name, {
+      pointReads: this.pointReadsOf(database),
       openSession: (mode) => this.open(database, mode),
       vectors: { isOnline: (dimension) => this.isVectorIndexOnline(database, dimension) },
       ensureVectorIndexes: (dimensions) => this.ensureVectorIndexes(database, dimensions),

@@ -27,7 +27,7 @@ import {
 } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { AUDIT_MATCH_FIELDS, assertAuditFilter } from '../shared/audit-filter';
-import { assertCount, assertIdentifier } from '../shared/identifiers';
+import { assertCount, assertIdentifier, assertNodeId } from '../shared/identifiers';
 import {
   decodeAudit,
   GraphOps,
@@ -36,6 +36,7 @@ import {
   type VectorIndexState,
   type WriteAttempt,
 } from './graph-ops';
+import type { PointReads } from './point-reads';
 import { realLabel } from './stored-node';
 import { toEngineError } from './to-engine-error';
 import { type UniqueRule, uniqueClaims } from './unique-claims';
@@ -66,6 +67,8 @@ export interface GraphContext {
   ensureVectorIndexes(dimensions: Iterable<number>): Promise<void>;
   /** The key of the audit chain's HMAC. */
   auditKey: Uint8Array;
+  /** The coalesced point reads of the graph's database (point-reads.ts). */
+  pointReads: PointReads;
 }
 
 /**
@@ -203,8 +206,10 @@ export class Neo4jGraph implements Graph {
     return this.write((ops) => fn(ops), options);
   }
 
-  getNode(id: string): Promise<GraphNode | null> {
-    return this.readOnce((ops) => ops.getNode(id));
+  /** Coalesced with the other point reads of this turn into one statement (point-reads.ts). */
+  async getNode(id: string): Promise<GraphNode | null> {
+    assertNodeId(id);
+    return this.context.pointReads.node(this.name, id);
   }
 
   getNodes(ids: string[]): Promise<GraphNode[]> {
@@ -216,12 +221,27 @@ export class Neo4jGraph implements Graph {
     return this.read((ops) => ops.findNodes(query), options);
   }
 
-  getEdges(query: EdgeQuery): Promise<GraphEdge[]> {
+  /** The edges from one node (of any type or one) are a point read, coalesced as getNode's. */
+  async getEdges(query: EdgeQuery): Promise<GraphEdge[]> {
+    if (query.from !== undefined && query.to === undefined) {
+      assertNodeId(query.from, 'from');
+      if (query.type !== undefined) assertIdentifier(query.type, 'edge type');
+      return this.context.pointReads.edges(this.name, query.from, query.type ?? null);
+    }
     return this.readOnce((ops) => ops.getEdges(query));
   }
 
-  getNodeWithEdges(id: string): Promise<NodeWithEdges | null> {
-    return this.readOnce((ops) => ops.getNodeWithEdges(id));
+  /**
+   * Both point reads asked in the same turn: they go out in one coalesced statement with the
+   * other point reads of the turn (point-reads.ts). Inside a transaction, GraphOps' own statement.
+   */
+  async getNodeWithEdges(id: string): Promise<NodeWithEdges | null> {
+    assertNodeId(id);
+    const [node, edges] = await Promise.all([
+      this.context.pointReads.node(this.name, id),
+      this.context.pointReads.edges(this.name, id, null),
+    ]);
+    return node === null ? null : { node, edges };
   }
 
   traverse(query: TraversalQuery): Promise<TraversalHit[]> {

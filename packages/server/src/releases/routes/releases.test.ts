@@ -715,9 +715,13 @@ describe('integrity: the versions a release pins outlive the item', () => {
     const a = await item('A');
     await post('/api/releases', { name: 'r', includes: [a] });
     await site.request({ method: 'DELETE', url: `/api/content/post/${a.versionableId}` });
-    const imported = await post('/api/import/json', { typeName: 'post', records: [{ title: 'A' }] });
+    // Two records: a batch probes for tombstones before it looks its ids up.
+    const imported = await post('/api/import/json', {
+      typeName: 'post',
+      records: [{ title: 'Another' }, { title: 'A' }],
+    });
     expect(imported.statusCode, imported.body).toBe(200);
-    expect(imported.json()).toMatchObject({ created: 1, failed: 0 });
+    expect(imported.json()).toMatchObject({ created: 2, failed: 0 });
     expect((await get(`/api/content/post/${a.versionableId}`)).json().version).toBe(2);
     expect(await nodeCount('ItemTombstone')).toBe(0);
     const history = (await get(`/api/content/post/${a.versionableId}/versions`)).json();

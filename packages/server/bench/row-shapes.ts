@@ -1,0 +1,135 @@
+/**
+ * What SQLite does beyond the import's floor, by row shape (issue 20, item 4; docs/benchmarks.md,
+ * "Import against the raw libSQL floor", round 3): N small records (BODY characters of body) as
+ * raw SQL, one statement per row, transactions of 500, the engine's pragmas and schema, process
+ * CPU per variant: the floor of import-sizes.ts, the rows as the import writes them (nodes row
+ * with the item's bookkeeping in its props, the `Content` extra-label row, the full-text entry,
+ * the unique slug), and that shape without one piece or another. Not part of `pnpm bench`.
+ *
+ * Run: N=20000 BODY=40 ROUNDS=3 npx tsx --tsconfig bench/tsconfig.json bench/row-shapes.ts
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { searchText } from '@trelliscms/core';
+import Database from 'libsql';
+import { SCHEMA_SQL } from '../src/engines/embedded/schema';
+import { sizedRecord } from './import-sizes';
+
+const N = Number(process.env.N ?? 20000);
+const BODY = Number(process.env.BODY ?? 40);
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+/** The bookkeeping a new item carries in its props (item-record.ts). */
+const meta = (i: number) => ({
+  status: 'draft',
+  publishedEnvs: [],
+  publishedVersions: {},
+  publishedAt: null,
+  version: 1,
+  hash: `sha256:${'a'.repeat(64)}`,
+  blockDocument: { time: 1764100000000 + i, blocks: [], version: '1' },
+  createdAt: '2026-11-26T01:00:00.000Z',
+  updatedAt: '2026-11-26T01:00:00.000Z',
+  createdBy: 'apikey:owner',
+  updatedBy: 'apikey:owner',
+});
+/** The same without the members that hold their defaults. */
+const compactMeta = () => ({
+  hash: `sha256:${'a'.repeat(64)}`,
+  createdAt: '2026-11-26T01:00:00.000Z',
+  createdBy: 'apikey:owner',
+});
+const type = {
+  fields: [
+    { name: 'slug', type: 'string' },
+    { name: 'title', type: 'string' },
+    { name: 'body', type: 'markdown' },
+  ],
+};
+const records = Array.from({ length: N }, (_, i) => sizedRecord(i, BODY));
+const texts = records.map((record) => searchText({ type: type as never, fields: record }));
+
+interface Variant {
+  floor?: boolean;
+  compact?: boolean;
+  labels?: boolean;
+  uniqueRid?: boolean;
+}
+
+function run(name: string, variant: Variant): void {
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-row-shapes-'));
+  const db = new Database(join(dir, 'shapes.db'), { timeout: 5000 });
+  try {
+    for (const pragma of [
+      'journal_mode = WAL',
+      'synchronous = FULL',
+      'wal_autocheckpoint = 10000',
+      'cache_size = -65536',
+      'mmap_size = 268435456',
+    ])
+      db.exec(`PRAGMA ${pragma}`);
+    if (variant.floor) {
+      db.exec(`CREATE TABLE records (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, json TEXT NOT NULL);
+CREATE VIRTUAL TABLE records_fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');
+INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
+    } else {
+      db.exec(SCHEMA_SQL);
+      // Schema version 4 had this index (the import wrote it for every item with a unique slug).
+      if (variant.uniqueRid) db.exec('CREATE INDEX unique_values_rid ON unique_values (rid)');
+    }
+    const rows = records.map((record, i) => ({
+      id: `article:${record.slug}`,
+      json: JSON.stringify(
+        variant.floor ? record : { ...record, ...(variant.compact ? compactMeta() : meta(i)) },
+      ),
+      text: texts[i]!,
+    }));
+    const insert = variant.floor
+      ? db.prepare('INSERT INTO records (id, json) VALUES (?, ?)')
+      : db.prepare(
+          `INSERT INTO nodes (id, label, labels, props, text_given) VALUES (?, 'Article', '["Article","Content"]', ?, 1)`,
+        );
+    const fts = db.prepare(
+      variant.floor
+        ? 'INSERT INTO records_fts (rowid, body) VALUES (?, ?)'
+        : 'INSERT INTO nodes_fts (rowid, body) VALUES (?, ?)',
+    );
+    const label = variant.floor
+      ? null
+      : db.prepare(`INSERT INTO node_labels (label, rid) VALUES ('Content', ?)`);
+    const unique = variant.floor
+      ? null
+      : db.prepare(`INSERT INTO unique_values (label, prop, value, rid) VALUES ('Article', 'slug', ?, ?)`);
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    for (let at = 0; at < rows.length; at += 500) {
+      db.exec('BEGIN IMMEDIATE');
+      for (const row of rows.slice(at, at + 500)) {
+        const rid = insert.run([row.id, row.json]).lastInsertRowid;
+        fts.run([rid, row.text]);
+        if (variant.labels !== false) label?.run([rid]);
+        unique?.run([JSON.stringify(row.id.slice('article:'.length)), rid]);
+      }
+      db.exec('COMMIT');
+    }
+    const bytes = Math.round(rows.reduce((sum, row) => sum + row.json.length, 0) / N);
+    console.log(
+      `${name.padEnd(40)} cpu ${cpuMs(process.cpuUsage(cpu)).toFixed(0).padStart(6)} ms  wall ${(performance.now() - started).toFixed(0).padStart(6)} ms  JSON ${bytes} B/row`,
+    );
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const variants: Array<[string, Variant]> = [
+  ['floor', { floor: true }],
+  ['as imported (schema 4)', { uniqueRid: true }],
+  ['as imported (schema 5: no unique rid index)', {}],
+  ['schema 4, bookkeeping defaults left out', { uniqueRid: true, compact: true }],
+  ['schema 4, no extra-label row', { uniqueRid: true, labels: false }],
+  ['schema 5, defaults left out, no extra label', { compact: true, labels: false }],
+];
+for (let round = 0; round < Number(process.env.ROUNDS ?? 2); round += 1) {
+  for (const [name, variant] of variants) run(name, variant);
+}
