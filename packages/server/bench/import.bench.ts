@@ -65,6 +65,9 @@ interface Result {
   /** CPU time of the serving process per request: GET item, and the bare route. */
   readCpuUs: number | null;
   bareCpuUs: number | null;
+  /** The same for the list of 50 and GET /api/health. */
+  listCpuUs: number | null;
+  healthCpuUs: number | null;
   /** GET item with CONTENT_READ_CACHE_MS=0 (every request reads the engine), on a second app over the same data. */
   uncachedRps: number | null;
   uncachedP99Ms: number | null;
@@ -160,7 +163,7 @@ function cpuNote(result: Result): string {
   const perCpuSecond = (count: number, ms: number) => rate((count / ms) * 1000);
   const reads =
     result.readCpuUs !== null && result.bareCpuUs !== null
-      ? ` Serving CPU time per request on ${result.engine}: GET item ${result.readCpuUs.toFixed(1)} µs, the bare route ${result.bareCpuUs.toFixed(1)} µs.`
+      ? ` Serving CPU time per request on ${result.engine}: GET item ${result.readCpuUs.toFixed(1)} µs${result.uncachedCpuUs === null ? '' : `, uncached ${result.uncachedCpuUs.toFixed(1)} µs`}${result.listCpuUs === null ? '' : `, list of 50 ${result.listCpuUs.toFixed(1)} µs`}${result.healthCpuUs === null ? '' : `, GET /api/health ${result.healthCpuUs.toFixed(1)} µs`}, the bare route ${result.bareCpuUs.toFixed(1)} µs.`
       : '';
   const server =
     result.serverRecordsCpuMs !== null && result.serverEdgesCpuMs !== null
@@ -256,6 +259,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     let healthRps: number | null = null;
     let readCpuUs: number | null = null;
     let bareCpuUs: number | null = null;
+    let listCpuUs: number | null = null;
+    let healthCpuUs: number | null = null;
     let uncachedRps: number | null = null;
     let uncachedP99Ms: number | null = null;
     let uncachedCpuUs: number | null = null;
@@ -282,8 +287,12 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       }
       const read = await autocannon(`${base}${path}`, readHeaders);
       const plain = await autocannon(`${bareBase}/bare`, {});
-      healthRps = (await autocannon(`${base}/api/health`, {})).rps;
-      listRps = (await autocannon(`${base}${listPath}`, readHeaders)).rps;
+      const health = await autocannon(`${base}/api/health`, {});
+      const list = await autocannon(`${base}${listPath}`, readHeaders);
+      healthRps = health.rps;
+      healthCpuUs = health.cpuUsPerRequest;
+      listRps = list.rps;
+      listCpuUs = list.cpuUsPerRequest;
       readRps = read.rps;
       readP99Ms = read.p99;
       bareRps = plain.rps;
@@ -320,6 +329,8 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       healthRps,
       readCpuUs,
       bareCpuUs,
+      listCpuUs,
+      healthCpuUs,
       uncachedRps,
       uncachedP99Ms,
       uncachedCpuUs,
@@ -465,6 +476,7 @@ const embedded = await benchEngine('embedded', RECORDS, EDGES, true);
 results.push(embedded);
 notes.push(cpuNote(embedded));
 console.log(row(embedded));
+console.log(cpuNote(embedded));
 if (process.env.NEO4J_URI) {
   const info = await neo4jServerInfo(process.env.NEO4J_URI);
   if (info !== null) {

@@ -746,6 +746,56 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         expect((await graph.getEdges({ from: 'a', type: 'CITES' }))[0]?.props).toEqual({ page: 3 });
       });
 
+      it('reads a node with its outgoing edges in one call (getNodeWithEdges)', async () => {
+        const g = await newGraph();
+        await g.createNode({ id: 'item:1', labels: ['Item', 'Content'], props: { title: 'One', n: 1 } });
+        for (const id of ['item:2', 'item:3', 'tag:z'])
+          await g.createNode({ id, labels: ['Item'], props: {} });
+        await g.createNode({ id: 'lonely', labels: ['Item'], props: { nested: { a: [1, 'x'] } } });
+        // written out of order, of two types, one with props; one edge into item:1 (not returned)
+        await g.mergeEdge({ from: 'item:1', type: 'TAGGED', to: 'tag:z', props: {} });
+        await g.mergeEdge({ from: 'item:1', type: 'RELATED', to: 'item:3', props: { w: 2, note: 'é"' } });
+        await g.mergeEdge({ from: 'item:1', type: 'RELATED', to: 'item:2', props: {} });
+        await g.mergeEdge({ from: 'item:2', type: 'RELATED', to: 'item:1', props: {} });
+
+        const read = await g.getNodeWithEdges('item:1');
+        expect(read).toEqual({
+          node: {
+            id: 'item:1',
+            labels: expect.arrayContaining(['Item', 'Content']),
+            props: { title: 'One', n: 1 },
+          },
+          edges: [
+            { from: 'item:1', type: 'RELATED', to: 'item:2', props: {} },
+            { from: 'item:1', type: 'RELATED', to: 'item:3', props: { w: 2, note: 'é"' } },
+            { from: 'item:1', type: 'TAGGED', to: 'tag:z', props: {} },
+          ],
+        });
+        // the same as the two separate reads
+        expect(read?.node).toEqual(await g.getNode('item:1'));
+        expect(read?.edges).toEqual(await g.getEdges({ from: 'item:1' }));
+        expect(await g.getNodeWithEdges('lonely')).toEqual({
+          node: { id: 'lonely', labels: ['Item'], props: { nested: { a: [1, 'x'] } } },
+          edges: [],
+        });
+        expect(await g.getNodeWithEdges('ghost')).toBeNull();
+
+        // inside a transaction: its own uncommitted writes
+        await g.transaction(async (tx) => {
+          await tx.deleteEdge({ from: 'item:1', type: 'TAGGED', to: 'tag:z' });
+          await tx.updateNode('item:1', { props: { title: 'Uno', n: 1 } });
+          const inside = await tx.getNodeWithEdges('item:1');
+          expect(inside?.node.props.title).toBe('Uno');
+          expect(inside?.edges.map((edge) => edge.to)).toEqual(['item:2', 'item:3']);
+        });
+        expect((await g.getNodeWithEdges('item:1'))?.edges.map((edge) => edge.type)).toEqual([
+          'RELATED',
+          'RELATED',
+        ]);
+        await g.deleteNode('item:1');
+        expect(await g.getNodeWithEdges('item:1')).toBeNull();
+      });
+
       it('removes a node’s edges with the node', async () => {
         const g = await newGraph();
         await g.createNode({ id: 'hub', labels: ['N'], props: {} });

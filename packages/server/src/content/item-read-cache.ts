@@ -24,9 +24,11 @@ export interface CachedListRead {
   body: string;
   /** Every match, independent of limit (`X-Total-Count`). */
   total: number;
+  /** The body's ETag (a hash of its bytes), kept with it so a hit does not hash it again. */
+  tag: string;
 }
 
-type Entry = { body: string; version: number; total: number; generation: number };
+type Entry = { body: string; version: number; total: number; tag: string; generation: number };
 
 /**
  * The answers of `GET /api/content/{type}/{id}` and of `GET /api/content/{type}` (by their
@@ -69,6 +71,7 @@ export class ItemReadCache {
     const { body, version } = await this.#read(graphName, `${typeName}\u0000${id}`, async () => ({
       ...(await load()),
       total: 0,
+      tag: '',
     }));
     return { body, version };
   }
@@ -97,7 +100,13 @@ export class ItemReadCache {
     if (hit !== undefined && hit.generation === generation) return hit;
     const loaded = await load();
     if ((this.#generations.get(graphName) ?? 0) === generation) {
-      entries.set(key, { body: loaded.body, version: loaded.version, total: loaded.total, generation });
+      entries.set(key, {
+        body: loaded.body,
+        version: loaded.version,
+        total: loaded.total,
+        tag: loaded.tag,
+        generation,
+      });
     }
     return loaded;
   }

@@ -56,8 +56,14 @@ export function assertItemVersion(id: string, expected: number | null | undefine
 
 async function readItem(reader: GraphReader, type: StoredContentType, id: string): Promise<GraphNode> {
   const node = await reader.getNode(id);
-  if (!node?.labels.includes(type.nodeLabel) || typeOfId(id) !== type.name) throw notFound(id);
+  if (node === null) throw notFound(id);
+  assertItemOfType(node, type, id);
   return node;
+}
+
+/** 404 unless `node` is an item of `type` (its label, and the type named by its id). */
+function assertItemOfType(node: GraphNode, type: StoredContentType, id: string): void {
+  if (!node.labels.includes(type.nodeLabel) || typeOfId(id) !== type.name) throw notFound(id);
 }
 
 /** Throws the 400 of the references that point at nothing, if any. */
@@ -191,12 +197,16 @@ export async function getItem({
   type: StoredContentType;
   id: string;
 }): Promise<WrittenItem> {
-  // Both reads at once: one round trip of latency on a networked engine.
-  const [node, edges] = await Promise.all([
-    readItem(graph, type, id),
-    type.relationships.length > 0 ? graph.getEdges({ from: id }) : null,
-  ]);
-  const record = toContentRecord(node, edges === null ? {} : relationshipsOf(type, edges));
+  let record: ContentRecord;
+  if (type.relationships.length > 0) {
+    // The item and its edges in one engine call (one statement, one round trip).
+    const read = await graph.getNodeWithEdges(id);
+    if (read === null) throw notFound(id);
+    assertItemOfType(read.node, type, id);
+    record = toContentRecord(read.node, relationshipsOf(type, read.edges));
+  } else {
+    record = toContentRecord(await readItem(graph, type, id), {});
+  }
   return { record, version: record.version ?? 1 };
 }
 

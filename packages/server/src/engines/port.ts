@@ -47,6 +47,13 @@ export interface GraphEdge {
   props: Props;
 }
 
+/** What {@link GraphReader.getNodeWithEdges} returns. */
+export interface NodeWithEdges {
+  node: GraphNode;
+  /** The node's outgoing edges, by type, then target id. */
+  edges: GraphEdge[];
+}
+
 export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'exists';
 
 /**
@@ -256,6 +263,11 @@ export interface GraphReader {
   getNodes(ids: string[]): Promise<GraphNode[]>;
   findNodes(query: NodeQuery, options?: CallOptions): Promise<NodePage>;
   getEdges(query: EdgeQuery): Promise<GraphEdge[]>;
+  /**
+   * The node `id` and its outgoing edges (what `getEdges({ from: id })` returns, in its order:
+   * by type, then target id), read together in one engine call; null when no node has the id.
+   */
+  getNodeWithEdges(id: string): Promise<NodeWithEdges | null>;
   /** Nodes reachable from `from` (not `from` itself), ordered by depth, then id. */
   traverse(query: TraversalQuery): Promise<TraversalHit[]>;
   /** The `k` nearest by cosine, highest score first (ties by id); [] when the graph has no embeddings. */

@@ -7,6 +7,7 @@ const READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'getNodes',
   'findNodes',
   'getEdges',
+  'getNodeWithEdges',
   'traverse',
   'similar',
   'hasEmbedding',

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
 import type { Graph } from '../../engines/port';
+import { bytesTag } from '../../shared/entity-tag';
 
 let site: ContentTestSite;
 afterEach(async () => {
@@ -144,6 +145,8 @@ describe('GET one item through the item read cache', () => {
     const first = await list('withMeta=true&limit=50');
     expect(first).toMatchObject({ status: 200, total: '1', body: { total: 1, limit: 50, offset: 0 } });
     expect(texts(first.body)).toEqual(['one']);
+    // Its tag is the hash of its bytes (kept with the entry, not hashed again on a hit).
+    expect(first.etag).toBe(bytesTag(JSON.stringify(first.body)));
     // The same list again answers the same bytes and tag; a 304 to its tag.
     expect(await list('withMeta=true&limit=50')).toEqual(first);
     const conditional = await site.request({
@@ -172,6 +175,8 @@ describe('GET one item through the item read cache', () => {
     const after = await list('withMeta=true&limit=50');
     expect(after.total).toBe('2');
     expect(texts(after.body)).toEqual(['elsewhere', 'two']);
+    expect(after.etag).toBe(bytesTag(JSON.stringify(after.body)));
+    expect(after.etag).not.toBe(first.etag);
     // A refused query is never kept: still 400.
     for (let i = 0; i < 2; i += 1) expect((await list('where=nope == 1')).status).toBe(400);
     await site.close();
@@ -181,7 +186,9 @@ describe('GET one item through the item read cache', () => {
     const uncached = await graphBehindTheAppsBack();
     const stored = await uncached.getNode('note:first');
     await uncached.updateNode('note:first', { props: { ...stored!.props, text: 'elsewhere' } });
-    expect(texts((await list('withMeta=true')).body)).toEqual(['elsewhere']);
+    const fresh = await list('withMeta=true');
+    expect(texts(fresh.body)).toEqual(['elsewhere']);
+    expect(fresh.etag).toBe(bytesTag(JSON.stringify(fresh.body)));
   });
 
   it('keeps entries per site, per type in the path and per item', async () => {

@@ -200,6 +200,9 @@ export class EmbeddedGraph implements Graph {
   async getEdges(query: Parameters<Graph['getEdges']>[0]) {
     return this.reader.getEdges(query);
   }
+  async getNodeWithEdges(id: string) {
+    return this.reader.getNodeWithEdges(id);
+  }
   async traverse(query: Parameters<Graph['traverse']>[0]) {
     return this.reader.traverse(query);
   }
@@ -440,6 +443,9 @@ class TransactionWriter implements GraphWriter {
   }
   getEdges(query: Parameters<GraphWriter['getEdges']>[0]) {
     return this.run(() => this.store.getEdges(query));
+  }
+  getNodeWithEdges(id: string) {
+    return this.run(() => this.store.getNodeWithEdges(id));
   }
   traverse(query: Parameters<GraphWriter['traverse']>[0]) {
     return this.run(() => this.store.traverse(query));

@@ -11,6 +11,7 @@ import type {
   NodePage,
   NodeQuery,
   NodeUpdate,
+  NodeWithEdges,
   Props,
   SimilarHit,
   SimilarityQuery,
@@ -41,6 +42,14 @@ export type UniqueConstraints = Map<string, string[]>;
 const MAX_DIMENSION = 65_536;
 
 const SELECT_NODE = 'SELECT id, labels, props FROM nodes WHERE id = ?';
+/**
+ * A node with its outgoing edges in one statement: the edges as one JSON array of
+ * `[type, to, props]`, in the primary key's order (type, then target).
+ */
+const SELECT_NODE_WITH_EDGES = `SELECT n.labels, n.props,
+  (SELECT json_group_array(json_array(e.type, e.to_id, json(e.props)) ORDER BY e.type, e.to_id)
+     FROM edges e WHERE e.from_id = n.id)
+  FROM nodes n WHERE n.id = ?`;
 const SELECT_RID = 'SELECT rid, labels, text_given FROM nodes WHERE id = ?';
 
 /** Labels as JSON; they are identifiers, so the usual single label needs no serializer. */
@@ -226,6 +235,24 @@ export class GraphStore {
     if (typeof id !== 'string') return null;
     const row = this.conn.row(SELECT_NODE, [id]);
     return row === undefined ? null : toNode(row);
+  }
+
+  getNodeWithEdges(id: string): NodeWithEdges | null {
+    if (typeof id !== 'string') return null;
+    const row = this.conn.row(SELECT_NODE_WITH_EDGES, [id]);
+    if (row === undefined) return null;
+    const edges: GraphEdge[] = [];
+    for (const [type, to, props] of JSON.parse(row[2] as string) as Array<[string, string, Props]>) {
+      edges.push({ from: id, type, to, props });
+    }
+    return {
+      node: {
+        id,
+        labels: JSON.parse(row[0] as string) as string[],
+        props: JSON.parse(row[1] as string) as Props,
+      },
+      edges,
+    };
   }
 
   getNodes(ids: string[]): GraphNode[] {

@@ -12,6 +12,7 @@ import {
   type NodePage,
   type NodeQuery,
   type NodeUpdate,
+  type NodeWithEdges,
   type Props,
   type SimilarHit,
   type SimilarityQuery,
@@ -207,6 +208,33 @@ export class GraphOps implements GraphWriter {
     if (query.limit === 0 || total === 0) return { nodes: [], total };
     const rows = await this.run(cypher.page, cypher.params);
     return { nodes: rows.map((row) => decodeNode(row.n)), total };
+  }
+
+  /** One statement: the node by the (g, id) index, then its outgoing edges, ordered as getEdges. */
+  async getNodeWithEdges(id: string): Promise<NodeWithEdges | null> {
+    assertNodeId(id);
+    const rows = await this.run(
+      `MATCH (n:TNode {g: $g, id: $id}) USING INDEX n:TNode(g, id)
+       CALL {
+         WITH n
+         OPTIONAL MATCH (n)-[r]->(b:TNode)
+         WITH r, b ORDER BY type(r), b.id
+         RETURN collect(CASE WHEN r IS NULL THEN NULL ELSE [type(r), b.id, r.json] END) AS edges
+       }
+       RETURN ${NODE_PROJECTION} AS n, edges`,
+      { id },
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      node: decodeNode(row.n),
+      edges: (row.edges as Array<[string, string, string | null]>).map(([type, to, json]) => ({
+        from: id,
+        type,
+        to,
+        props: JSON.parse(json ?? '{}') as Props,
+      })),
+    };
   }
 
   async getEdges(query: EdgeQuery): Promise<GraphEdge[]> {

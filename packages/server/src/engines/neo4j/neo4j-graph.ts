@@ -17,6 +17,7 @@ import {
   type NodePage,
   type NodeQuery,
   type NodeUpdate,
+  type NodeWithEdges,
   type Props,
   type SimilarHit,
   type SimilarityQuery,
@@ -228,6 +229,19 @@ export class Neo4jGraph implements Graph {
       return this.context.pointReads.edges(this.name, query.from, query.type ?? null);
     }
     return this.readOnce((ops) => ops.getEdges(query));
+  }
+
+  /**
+   * Both point reads asked in the same turn: they go out in one coalesced statement with the
+   * other point reads of the turn (point-reads.ts). Inside a transaction, GraphOps' own statement.
+   */
+  async getNodeWithEdges(id: string): Promise<NodeWithEdges | null> {
+    assertNodeId(id);
+    const [node, edges] = await Promise.all([
+      this.context.pointReads.node(this.name, id),
+      this.context.pointReads.edges(this.name, id, null),
+    ]);
+    return node === null ? null : { node, edges };
   }
 
   traverse(query: TraversalQuery): Promise<TraversalHit[]> {

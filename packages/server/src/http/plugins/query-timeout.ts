@@ -1,7 +1,9 @@
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { boundedGraph } from '../../shared/deadline-graph';
+import type { Role, SiteContext } from '../../auth/types';
+import type { Graph } from '../../engines/port';
+import { boundedGraph, type Deadline } from '../../shared/deadline-graph';
 
 /**
  * Resolves like `promise`, or rejects with 504 `query_timeout` once `ms` have passed. The
@@ -32,6 +34,28 @@ declare module 'fastify' {
   }
 }
 
+/** A request's site context: the site's graph bounded by the request's deadline, made on first use. */
+class BoundedSite implements SiteContext {
+  readonly id: string;
+  readonly graphName: string;
+  readonly role: Role;
+  #graph: Graph | null = null;
+
+  constructor(
+    private readonly site: SiteContext,
+    private readonly deadline: Deadline,
+  ) {
+    this.id = site.id;
+    this.graphName = site.graphName;
+    this.role = site.role;
+  }
+
+  get graph(): Graph {
+    this.#graph ??= boundedGraph(this.site.graph, this.deadline);
+    return this.#graph;
+  }
+}
+
 /**
  * `MAX_QUERY_TIMEOUT_MS` on every request that works on a site graph: once the handler starts
  * (after authentication and the body's parsing and validation), the request's engine work has
@@ -49,11 +73,9 @@ export const queryTimeoutPlugin = fp(
     // A callback hook: it runs on every request.
     app.addHook('preHandler', (request, _reply, done) => {
       const site = request.site;
-      if (site) {
-        const graph = boundedGraph(site.graph, { at: Date.now() + timeoutMs, timeoutMs });
-        // a copy: the site context may be shared through the access cache
-        request.site = { ...site, graph };
-      }
+      // A copy (the site context may be shared through the access cache) whose graph is bounded
+      // on first use: a request answered without the engine (a read cache hit) makes no wrapper.
+      if (site) request.site = new BoundedSite(site, { at: Date.now() + timeoutMs, timeoutMs });
       done();
     });
   },

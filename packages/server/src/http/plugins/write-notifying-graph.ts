@@ -6,6 +6,7 @@ const READ_METHODS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'getNodes',
   'findNodes',
   'getEdges',
+  'getNodeWithEdges',
   'traverse',
   'similar',
   'hasEmbedding',
