@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/helpers/test-platform';
 import { loadConfig } from '../../config';
-import { FixedWindowLimiter } from './rate-limit';
 
 let tp: TestPlatform;
 afterEach(async () => {
@@ -16,20 +15,11 @@ describe('rate limiting', () => {
     const owner = { authorization: `Bearer ${tp.ownerKey}` };
     const statuses: number[] = [];
     for (let i = 0; i < LIMIT; i += 1) {
-      const res = await tp.app.inject({ method: 'GET', url: '/api/sites', headers: owner });
-      statuses.push(res.statusCode);
-      expect([res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-remaining']]).toEqual([
-        String(LIMIT),
-        String(LIMIT - 1 - i),
-      ]);
-      expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(59);
+      statuses.push((await tp.app.inject({ method: 'GET', url: '/api/sites', headers: owner })).statusCode);
     }
     expect(statuses).toEqual(Array(LIMIT).fill(200));
     const limited = await tp.app.inject({ method: 'GET', url: '/api/sites', headers: owner });
     expect(limited.statusCode).toBe(429);
-    expect(limited.headers['x-ratelimit-limit']).toBe(String(LIMIT));
-    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
-    expect(Number(limited.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(1);
     expect(limited.json().code).toBe('rate_limited');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // Neither a spoofed X-Forwarded-For (no trusted proxy is configured) nor a body field opens a new bucket.
@@ -167,23 +157,5 @@ describe('rate limiting', () => {
       headers: { authorization: 'Bearer bad', 'x-forwarded-for': '2001:db8:1:3::1' },
     });
     expect(neighbour.statusCode).toBe(401);
-  });
-});
-
-describe('FixedWindowLimiter', () => {
-  it('counts per key in fixed windows from the first request, and drops the least recently used key past its size', () => {
-    const limiter = new FixedWindowLimiter(2, 1000, 2);
-    expect(limiter.hit('a', 0)).toEqual({ count: 1, ttlMs: 1000 });
-    expect(limiter.hit('a', 400)).toEqual({ count: 2, ttlMs: 600 });
-    const third = limiter.hit('a', 999);
-    expect(third).toEqual({ count: 3, ttlMs: 1 });
-    expect(limiter.exceeded(third.count)).toBe(true);
-    // the window ended: a new one starts at this request
-    expect(limiter.hit('a', 1000)).toEqual({ count: 1, ttlMs: 1000 });
-    expect(limiter.hit('b', 1000).count).toBe(1);
-    expect(limiter.hit('a', 1001).count).toBe(2); // a is now the most recently used
-    expect(limiter.hit('c', 1002).count).toBe(1); // over 2 keys: b (least recently used) goes
-    expect(limiter.hit('a', 1003).count).toBe(3);
-    expect(limiter.hit('b', 1004).count).toBe(1);
   });
 });

@@ -1,3 +1,4 @@
+import rateLimit from '@fastify/rate-limit';
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -24,47 +25,6 @@ function rateLimited(seconds: number, hint?: string): TrellisError {
   );
 }
 
-/** One bucket's window: requests counted since it started. */
-interface Window {
-  count: number;
-  startedAt: number;
-}
-
-/**
- * Fixed windows per key, the most recently used `maxKeys` kept (least recently used dropped
- * first): a window starts at a key's first request and lasts `windowMs`. The rules of
- * `@fastify/rate-limit`'s local store, without its promises: it runs on every request.
- */
-export class FixedWindowLimiter {
-  readonly #windows = new Map<string, Window>();
-
-  constructor(
-    private readonly max: number,
-    private readonly windowMs: number,
-    private readonly maxKeys = 5000,
-  ) {}
-
-  /** Counts a request of `key`: how many its window has seen (this one included) and the ms left of it. */
-  hit(key: string, now = Date.now()): { count: number; ttlMs: number } {
-    const windows = this.#windows;
-    let window = windows.get(key);
-    if (window === undefined || window.startedAt + this.windowMs <= now) {
-      window = { count: 0, startedAt: now };
-    } else {
-      windows.delete(key); // re-inserted below: the most recently used come last
-    }
-    window.count += 1;
-    windows.set(key, window);
-    if (windows.size > this.maxKeys) windows.delete(windows.keys().next().value as string);
-    return { count: window.count, ttlMs: window.startedAt + this.windowMs - now };
-  }
-
-  /** Whether a count is past the limit. */
-  exceeded(count: number): boolean {
-    return count > this.max;
-  }
-}
-
 /**
  * Two limits, as global `onRequest` hooks registered before authentication; `/api/health`
  * stays reachable for probes:
@@ -76,7 +36,14 @@ export class FixedWindowLimiter {
  */
 export const rateLimitPlugin = fp(
   async (app: FastifyInstance, opts: { max: number; timeWindowMs: number; maxAuthFailures: number }) => {
-    const limiter = new FixedWindowLimiter(opts.max, opts.timeWindowMs);
+    await app.register(rateLimit, {
+      global: false,
+      max: opts.max,
+      timeWindow: opts.timeWindowMs,
+      keyGenerator: rateLimitKey,
+      errorResponseBuilder: (_request, context) => rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
+    });
+    const limit = app.rateLimit();
     const failures = new AuthFailureLimiter({ max: opts.maxAuthFailures, windowMs: opts.timeWindowMs });
     // A callback hook: an async wrapper would add a promise and a microtask to every request.
     app.addHook('onRequest', (request, reply, done) => {
@@ -100,18 +67,10 @@ export const rateLimitPlugin = fp(
           );
         }
       }
-      // The headers `@fastify/rate-limit` sent: the limit, what is left, when the window ends (s).
-      const { count, ttlMs } = limiter.hit(rateLimitKey(request));
-      const resetSeconds = Math.ceil(ttlMs / 1000);
-      reply.header('x-ratelimit-limit', opts.max);
-      if (!limiter.exceeded(count)) {
-        reply.header('x-ratelimit-remaining', opts.max - count);
-        reply.header('x-ratelimit-reset', resetSeconds);
-        return done();
-      }
-      reply.header('x-ratelimit-remaining', 0);
-      reply.header('x-ratelimit-reset', resetSeconds);
-      done(rateLimited(Math.max(1, resetSeconds)));
+      limit.call(app, request, reply).then(
+        () => done(),
+        (error: Error) => done(error),
+      );
     });
     app.addHook('onResponse', (request, reply, done) => {
       if (reply.statusCode === 401) failures.recordFailure(request.ip);
