@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SnapshotItem, SnapshotType } from '../snapshot/types';
-import { searchDoc } from './search-index';
+import { plainPrefix, searchDoc } from './search-index';
 
 // The search text as it was made before long texts were read by a prefix: the whole text made
 // plain, then cut. The documents must not change.
@@ -81,5 +81,45 @@ describe('searchDoc', () => {
     const title = 'x'.repeat(1500);
     const item = { id: 'post:t', type: 'post', fields: { title, body: `**${title}**` } } as SnapshotItem;
     expect(searchDoc(item, type, '/t/').text).toBe('');
+  });
+
+  it('makes the search text in one pass as the regular expressions did, and stops at a prefix of it', () => {
+    const seed = 20_261_126;
+    const rand = prng(seed);
+    const pieces = [
+      'word',
+      'é',
+      '😀',
+      ' ',
+      '\n',
+      '\t',
+      '\v',
+      '\f',
+      '\r',
+      '\u00a0',
+      '\u1680',
+      '\u2003',
+      '\u2028',
+      '\u202f',
+      '\u3000',
+      '\ufeff',
+      '\u200b',
+      '<',
+      '>',
+      '<i>',
+      '< x',
+      ...'#*_`[]()!|~-=+.,;:{}\\/'.split(''),
+    ];
+    for (let i = 0; i < 3000; i++) {
+      let text = '';
+      const length = Math.floor(rand() * 80);
+      for (let j = 0; j < length; j++) text += pieces[Math.floor(rand() * pieces.length)];
+      const whole = plainWhole(text);
+      expect(plainPrefix(text), `seed ${seed}, text ${i}: ${JSON.stringify(text)}`).toBe(whole);
+      const limit = Math.floor(rand() * 40);
+      const cut = plainPrefix(text, limit);
+      expect(whole.startsWith(cut), `seed ${seed}, text ${i}, limit ${limit}`).toBe(true);
+      expect(cut.length >= limit || cut === whole, `seed ${seed}, text ${i}, limit ${limit}`).toBe(true);
+    }
   });
 });

@@ -29,34 +29,80 @@ const MAX_TEXT = 300;
 export const DOCS_PER_SHARD = 250;
 const MAX_SHARDS = 64;
 
+/** Characters the search text turns into a space (a run of them and of spaces gives one space). */
+const SEPARATORS = new Uint8Array(128);
+for (const c of '#*_`>[]()!|~-') SEPARATORS[c.charCodeAt(0)] = 1;
+// what `\s` matches below U+0080
+for (const code of [9, 10, 11, 12, 13, 32]) SEPARATORS[code] = 1;
+
+/** Whether a UTF-16 code unit is a separator: one of {@link SEPARATORS}, or what `\s` matches above U+007F. */
+function isSeparator(code: number): boolean {
+  if (code < 128) return SEPARATORS[code] === 1;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/**
+ * The search text of a string, in one pass: what
+ * `value.replace(/<[^>]*>/g, ' ').replace(/[#*_\`>[\]()!|~-]+/g, ' ').replace(/\s+/g, ' ').trim()`
+ * gives (a tag — `<` up to the next `>` — and every run of separators and spaces become one
+ * space; a `<` with no `>` after it stays), or its first characters: it stops once it has made
+ * `limit` characters or more (a prefix of the whole text, ending at a separator).
+ */
+export function plainPrefix(value: string, limit = Number.POSITIVE_INFINITY): string {
+  let out = '';
+  // the kept run in progress (-1: none), and where the next `>` is (-2: not looked for, -1: none)
+  let start = -1;
+  let close = -2;
+  const n = value.length;
+  for (let i = 0; i < n; i++) {
+    const code = value.charCodeAt(i);
+    let skip = i;
+    if (code === 60) {
+      if (close !== -1 && close < i) close = value.indexOf('>', i + 1);
+      if (close === -1) {
+        if (start === -1) start = i;
+        continue;
+      }
+      // a tag: `<` up to the next `>`
+      skip = close;
+    } else if (!isSeparator(code)) {
+      if (start === -1) start = i;
+      continue;
+    }
+    if (start !== -1) {
+      out = out === '' ? value.slice(start, i) : `${out} ${value.slice(start, i)}`;
+      start = -1;
+      if (out.length >= limit) return out;
+    }
+    i = skip;
+  }
+  if (start !== -1) out = out === '' ? value.slice(start) : `${out} ${value.slice(start)}`;
+  return out;
+}
+
 function plain(value: unknown): string {
   if (Array.isArray(value)) return value.map(plain).join(' ');
   if (typeof value !== 'string') return '';
-  return value
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/[#*_`>[\]()!|~-]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return plainPrefix(value);
 }
 
-/** Characters of a long text read for its search text: only its first {@link MAX_TEXT} are kept. */
-const PLAIN_WINDOW = 4 * MAX_TEXT;
-
 /**
- * `plain(value)`, or when `value` is a long text, a prefix of it that gives the same search
- * text: `plain` of a prefix is a prefix of `plain` of the whole (each replacement is local)
- * unless a tag opens in the prefix and closes past it. Longer than {@link MAX_TEXT} and than
- * `title`, the prefix's text gives the document the same first characters and differs from
- * the title as the whole text would.
+ * `plain(value)`, or when `value` is a long text, the first characters of it, enough to give the
+ * same document: longer than {@link MAX_TEXT} (the document keeps no more) and than `title`
+ * (so it differs from the title as the whole text would).
  */
 function plainText(value: unknown, title: string): string {
-  if (typeof value === 'string' && value.length > PLAIN_WINDOW) {
-    const cut = value.slice(0, PLAIN_WINDOW);
-    if (cut.lastIndexOf('<') <= cut.lastIndexOf('>')) {
-      const text = plain(cut);
-      if (text.length > MAX_TEXT && text.length > title.length) return text;
-    }
-  }
+  if (typeof value === 'string') return plainPrefix(value, Math.max(MAX_TEXT, title.length) + 1);
   return plain(value);
 }
 
