@@ -4,7 +4,7 @@ import { advance, type Loaded, loadedOf, structureKey } from '../incremental/war
 import { DEFAULT_RENDER_TIME_MS, type LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import { LiquidSandbox } from '../sandbox/liquid-sandbox';
-import { frameOf, packItems, type SharedItems } from '../snapshot/shared-store';
+import { frameOf, packEdges, packItems, type SharedEdges, type SharedItems } from '../snapshot/shared-store';
 import type { Snapshot } from '../snapshot/types';
 import type {
   RenderedPage,
@@ -132,9 +132,12 @@ export class RenderPool {
     }
     if (!patch) loaded = null;
     // The items packed in shared memory once per load, for every worker that loads them.
-    let packed: { shared: SharedItems; recordBytes: number } | null = null;
+    let packed: { shared: SharedItems; recordBytes: number; edges: SharedEdges | null } | null = null;
     const pack = () => {
-      packed ??= packItems(run.snapshot.items);
+      packed ??= {
+        ...packItems(run.snapshot.items),
+        edges: packEdges(run.snapshot.edges, run.snapshot.items),
+      };
       return packed;
     };
     // A worker's heap limit, unless given: about 8 times the size of the items' records (their
@@ -326,10 +329,12 @@ export class RenderPool {
             for (const one of owed) worker.postMessage({ type: 'patch', ...one } satisfies WorkerPatch);
           } else {
             loads.set(slot, 1);
+            const { shared, edges } = pack();
             worker.postMessage({
               type: 'init',
-              frame: frameOf(run.snapshot),
-              items: pack().shared,
+              frame: frameOf(run.snapshot, edges !== null),
+              items: shared,
+              edges,
               env: run.env,
               urls: run.urls,
               limits: run.limits,

@@ -317,9 +317,13 @@ export function currentQueryHash(
  * unchanged, every traversal returns the same items, so only their content can change it.
  */
 export function graphHashOf(source: SnapshotSource): string {
-  const lines: string[] = [];
+  // the lines joined by newlines, hashed as they come (no string of every edge at once)
+  const hash = createHash('sha1');
+  let first = true;
   for (const edge of source.data.edges ?? []) {
-    if (source.item(edge.from) && source.item(edge.to)) lines.push(`${edge.from}\t${edge.edge}\t${edge.to}`);
+    if (!source.item(edge.from) || !source.item(edge.to)) continue;
+    hash.update(`${first ? '' : '\n'}${edge.from}\t${edge.edge}\t${edge.to}`);
+    first = false;
   }
-  return createHash('sha1').update(lines.join('\n')).digest('base64url');
+  return hash.digest('base64url');
 }
