@@ -183,6 +183,8 @@ export class RenderPool {
     }
     const stallTimeoutMs = limits.stallTimeoutMs ?? 30_000;
     const results = new Map<string, WorkerArtifact>();
+    // the distinct dependency hashes of the run's pages (see shareDepStrings)
+    const depStrings = new Map<string, string>();
     let next = 0;
     let done = 0;
 
@@ -285,6 +287,7 @@ export class RenderPool {
               const pages: RenderedPage[] = [];
               const chunk = message.pages;
               message.results.forEach((result, i) => {
+                shareDepStrings(result.deps, depStrings);
                 results.set(result.key, result);
                 const start = i === 0 ? 0 : (chunk?.ends[i - 1] ?? 0);
                 const end = chunk?.ends[i] ?? 0;
@@ -357,6 +360,23 @@ export class RenderPool {
       if (!result) throw new RenderAbortedError(`no render worker answered for ${spec.key}`);
       return result;
     });
+  }
+}
+
+/**
+ * Makes the hashes of a page's dependencies the same strings as those of the pages before it:
+ * each page comes from its worker with copies of its own, and most pages share them (the same
+ * view of an item, template or query result on many pages). The values are the same; the
+ * build's thread, which keeps every page's dependencies for the manifest, holds each once.
+ */
+export function shareDepStrings(deps: WorkerArtifact['deps'], strings: Map<string, string>): void {
+  for (const record of [deps.items, deps.templates, deps.queries]) {
+    for (const key in record) {
+      const value = record[key]!;
+      const known = strings.get(value);
+      if (known === undefined) strings.set(value, value);
+      else record[key] = known;
+    }
   }
 }
 
