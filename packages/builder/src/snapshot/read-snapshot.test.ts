@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSnapshotFile, streamSnapshot } from './read-snapshot';
-import { frameOf, LONG_TEXT_CHARS, packEdges, packItems, unpackEdges, unpackItems } from './shared-store';
+import {
+  frameOf,
+  LONG_TEXT_CHARS,
+  packEdges,
+  packItems,
+  SharedText,
+  shareLongFields,
+  spreadFields,
+  unpackEdges,
+  unpackItems,
+} from './shared-store';
 import type { Snapshot } from './types';
 
 let dir: string | null = null;
@@ -188,5 +198,30 @@ describe('packEdges / unpackEdges', () => {
     const text = JSON.stringify(snapshot);
     const read = await readSnapshotFile(await fileOf(text));
     expect(JSON.stringify(read.edges)).toBe(JSON.stringify(JSON.parse(text).edges));
+  });
+});
+
+describe('spreadFields', () => {
+  it('copies fields as a spread does, long values still read from shared memory', () => {
+    const body = 'b'.repeat(LONG_TEXT_CHARS + 10);
+    const fields: Record<string, unknown> = JSON.parse(
+      `{"title":"T","body":${JSON.stringify(body)},"__proto__":{"x":1},"n":2}`,
+    );
+    const expected = JSON.stringify({ ...fields });
+    shareLongFields({ id: 'post:a', type: 'post', fields }, new SharedText());
+    const copy = spreadFields(fields);
+    expect(JSON.stringify(copy)).toBe(expected);
+    expect(Object.keys(copy)).toEqual(['title', 'body', '__proto__', 'n']);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    // the copy's body is an accessor of the shared text, not a string of its own
+    expect(Object.getOwnPropertyDescriptor(copy, 'body')?.get).toBeTypeOf('function');
+    expect(copy.body).toBe(body);
+    // assigning over it makes it a plain value in place (as on the spread object)
+    copy.body = 'short';
+    expect(Object.keys(copy)).toEqual(['title', 'body', '__proto__', 'n']);
+    expect(copy.body).toBe('short');
+    expect(fields.body).toBe(body);
+    // fields without shared values: a plain spread
+    expect(spreadFields({ a: 1 })).toEqual({ a: 1 });
   });
 });

@@ -103,6 +103,29 @@ export function defineSharedField(
   });
 }
 
+/**
+ * `{ ...fields }` that leaves the long values in shared memory: the same keys in the same
+ * order with the same values, those kept in shared memory read on demand as in `fields`
+ * (a spread would make a private copy of each, a whole body per object).
+ */
+export function spreadFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const long = longValuesOf(fields);
+  if (!long) return { ...fields };
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) {
+    const shared = long.get(key);
+    if (shared) defineSharedField(copy, key, shared.store, shared.ref);
+    else
+      Object.defineProperty(copy, key, {
+        value: fields[key],
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+  }
+  return copy;
+}
+
 /** Moves an item's long string fields into `store` (in place); returns the item. */
 export function shareLongFields<T extends SnapshotItem>(item: T, store: SharedText): T {
   const fields = item.fields as Record<string, unknown> | null;
