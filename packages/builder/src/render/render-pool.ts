@@ -4,7 +4,7 @@ import { advance, type Loaded, loadedOf, structureKey } from '../incremental/war
 import { DEFAULT_RENDER_TIME_MS, type LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import { LiquidSandbox } from '../sandbox/liquid-sandbox';
-import { frameOf, packItems, type SharedItems } from '../snapshot/shared-store';
+import { frameOf, packEdges, packItems, type SharedEdges, type SharedItems } from '../snapshot/shared-store';
 import type { Snapshot } from '../snapshot/types';
 import type {
   RenderedPage,
@@ -132,9 +132,12 @@ export class RenderPool {
     }
     if (!patch) loaded = null;
     // The items packed in shared memory once per load, for every worker that loads them.
-    let packed: { shared: SharedItems; recordBytes: number } | null = null;
+    let packed: { shared: SharedItems; recordBytes: number; edges: SharedEdges | null } | null = null;
     const pack = () => {
-      packed ??= packItems(run.snapshot.items);
+      packed ??= {
+        ...packItems(run.snapshot.items),
+        edges: packEdges(run.snapshot.edges, run.snapshot.items),
+      };
       return packed;
     };
     // A worker's heap limit, unless given: about 8 times the size of the items' records (their
@@ -180,6 +183,8 @@ export class RenderPool {
     }
     const stallTimeoutMs = limits.stallTimeoutMs ?? 30_000;
     const results = new Map<string, WorkerArtifact>();
+    // the distinct dependency hashes of the run's pages (see shareDepStrings)
+    const depStrings = new Map<string, string>();
     let next = 0;
     let done = 0;
 
@@ -282,6 +287,7 @@ export class RenderPool {
               const pages: RenderedPage[] = [];
               const chunk = message.pages;
               message.results.forEach((result, i) => {
+                shareDepStrings(result.deps, depStrings);
                 results.set(result.key, result);
                 const start = i === 0 ? 0 : (chunk?.ends[i - 1] ?? 0);
                 const end = chunk?.ends[i] ?? 0;
@@ -326,10 +332,12 @@ export class RenderPool {
             for (const one of owed) worker.postMessage({ type: 'patch', ...one } satisfies WorkerPatch);
           } else {
             loads.set(slot, 1);
+            const { shared, edges } = pack();
             worker.postMessage({
               type: 'init',
-              frame: frameOf(run.snapshot),
-              items: pack().shared,
+              frame: frameOf(run.snapshot, edges !== null),
+              items: shared,
+              edges,
               env: run.env,
               urls: run.urls,
               limits: run.limits,
@@ -352,6 +360,23 @@ export class RenderPool {
       if (!result) throw new RenderAbortedError(`no render worker answered for ${spec.key}`);
       return result;
     });
+  }
+}
+
+/**
+ * Makes the hashes of a page's dependencies the same strings as those of the pages before it:
+ * each page comes from its worker with copies of its own, and most pages share them (the same
+ * view of an item, template or query result on many pages). The values are the same; the
+ * build's thread, which keeps every page's dependencies for the manifest, holds each once.
+ */
+export function shareDepStrings(deps: WorkerArtifact['deps'], strings: Map<string, string>): void {
+  for (const record of [deps.items, deps.templates, deps.queries]) {
+    for (const key in record) {
+      const value = record[key]!;
+      const known = strings.get(value);
+      if (known === undefined) strings.set(value, value);
+      else record[key] = known;
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { isRenderTimeLimit } from '../liquid/create-liquid';
 import type { ScriptRunner } from '../sandbox/script-runner';
-import { unpackItems } from '../snapshot/shared-store';
+import { unpackEdges, unpackItems } from '../snapshot/shared-store';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import { Renderer, rendersScripts } from './renderer';
 import type {
@@ -82,8 +82,13 @@ port.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
 function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> | undefined {
   try {
     if (message.type === 'init') {
-      const { frame, items, type: _type, ...settings } = message;
-      const snapshot: Snapshot = { ...frame, items: unpackItems(items) };
+      const { frame, items: packed, edges, type: _type, ...settings } = message;
+      const items = unpackItems(packed);
+      const snapshot: Snapshot = {
+        ...frame,
+        items,
+        edges: edges ? unpackEdges(edges, items) : (frame.edges ?? []),
+      };
       positions = null;
       held = null;
       const start = (runScript?: ScriptRunner) => {

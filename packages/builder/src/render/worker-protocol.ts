@@ -1,18 +1,21 @@
 import type { LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
-import type { SharedItems, SnapshotFrame } from '../snapshot/shared-store';
+import type { SharedEdges, SharedItems, SnapshotFrame } from '../snapshot/shared-store';
 import type { SnapshotItem } from '../snapshot/types';
 import type { RenderedArtifact } from './renderer';
 
 /**
- * Loads a snapshot into a render worker: everything but the items by structured clone
- * (`frame`), the items as records in shared memory whose long values (bodies) stay there and
- * are read on demand (see `snapshot/shared-store.ts`): no worker holds a private copy of them.
+ * Loads a snapshot into a render worker: everything but the items and edges by structured
+ * clone (`frame`), the items as records in shared memory whose long values (bodies) stay there
+ * and are read on demand, the edges as indices in shared memory (see
+ * `snapshot/shared-store.ts`): no worker holds a private copy of the bodies nor of the edges' strings.
  */
 export interface WorkerInit {
   type: 'init';
   frame: SnapshotFrame;
   items: SharedItems;
+  /** the edges in shared memory; null when they are in `frame` */
+  edges: SharedEdges | null;
   env: string;
   urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   limits?: LiquidLimits;

@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSnapshotFile, streamSnapshot } from './read-snapshot';
-import { LONG_TEXT_CHARS, packItems, unpackItems } from './shared-store';
+import {
+  frameOf,
+  LONG_TEXT_CHARS,
+  packEdges,
+  packItems,
+  SharedText,
+  shareLongFields,
+  spreadFields,
+  unpackEdges,
+  unpackItems,
+} from './shared-store';
 import type { Snapshot } from './types';
 
 let dir: string | null = null;
@@ -128,5 +138,90 @@ describe('packItems / unpackItems', () => {
     const fromFile = packItems(read.items).shared;
     // the file's shared segment is passed on as it is (no copy of the texts)
     expect(fromFile.texts.length).toBe(1);
+  });
+});
+
+describe('packEdges / unpackEdges', () => {
+  const items = [
+    { id: 'post:a', type: 'post', fields: {} },
+    { id: 'post:b', type: 'post', fields: {} },
+  ];
+
+  it("gives the workers the same edges, in order, their ids the items' own strings", () => {
+    const edges = [
+      { from: 'post:a', edge: 'RELATED', to: 'post:b' },
+      { from: 'post:b', edge: 'RELATED', to: 'post:a', props: { weight: 2, note: 'é "x"' } },
+      // an end that is no item of the snapshot, and a label used once
+      { from: 'post:a', edge: 'CITES', to: 'post:gone' },
+      { from: 'post:a', edge: 'RELATED', to: 'post:b' },
+    ];
+    const packed = packEdges(edges, items);
+    expect(packed).not.toBeNull();
+    // labels and the unknown id travel once each, not once per edge
+    expect(packed!.strings).toEqual(['RELATED', 'CITES', 'post:gone']);
+    const workerItems = structuredClone(items);
+    const unpacked = unpackEdges(structuredClone(packed!), workerItems);
+    expect(JSON.stringify(unpacked)).toBe(JSON.stringify(edges));
+    expect(unpacked[1]!.props).toEqual({ weight: 2, note: 'é "x"' });
+    // the frame the workers get leaves the edges out only when they are packed
+    const snapshot = {
+      format: 'trellis-snapshot',
+      version: 1,
+      site: { id: 's', name: 'S' },
+      types: [],
+      items,
+      edges,
+      templates: [],
+    } as unknown as Snapshot;
+    expect('edges' in frameOf(snapshot, true)).toBe(false);
+    expect(frameOf(snapshot, false).edges).toBe(edges);
+  });
+
+  it('leaves edges of another shape to travel as they are', () => {
+    expect(packEdges([{ to: 'post:a', edge: 'X', from: 'post:b' }], items)).toBeNull();
+    expect(packEdges([{ from: 'post:a', edge: 'X', to: 'post:b', extra: 1 } as never], items)).toBeNull();
+    expect(packEdges([{ from: 'post:a', edge: 'X', to: 'post:b', props: [1] } as never], items)).toBeNull();
+    expect(packEdges([], items)).toEqual({
+      count: 0,
+      table: expect.any(SharedArrayBuffer),
+      strings: [],
+      props: [],
+    });
+  });
+
+  it('readSnapshotFile gives edges the same values as JSON.parse', async () => {
+    const snapshot = trickySnapshot();
+    snapshot.edges = [
+      { from: 'post:p-1', edge: 'RELATED', to: 'post:p-2' },
+      { from: 'post:p-2', edge: 'RELATED', to: 'post:missing', props: { a: 1 } },
+    ];
+    const text = JSON.stringify(snapshot);
+    const read = await readSnapshotFile(await fileOf(text));
+    expect(JSON.stringify(read.edges)).toBe(JSON.stringify(JSON.parse(text).edges));
+  });
+});
+
+describe('spreadFields', () => {
+  it('copies fields as a spread does, long values still read from shared memory', () => {
+    const body = 'b'.repeat(LONG_TEXT_CHARS + 10);
+    const fields: Record<string, unknown> = JSON.parse(
+      `{"title":"T","body":${JSON.stringify(body)},"__proto__":{"x":1},"n":2}`,
+    );
+    const expected = JSON.stringify({ ...fields });
+    shareLongFields({ id: 'post:a', type: 'post', fields }, new SharedText());
+    const copy = spreadFields(fields);
+    expect(JSON.stringify(copy)).toBe(expected);
+    expect(Object.keys(copy)).toEqual(['title', 'body', '__proto__', 'n']);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    // the copy's body is an accessor of the shared text, not a string of its own
+    expect(Object.getOwnPropertyDescriptor(copy, 'body')?.get).toBeTypeOf('function');
+    expect(copy.body).toBe(body);
+    // assigning over it makes it a plain value in place (as on the spread object)
+    copy.body = 'short';
+    expect(Object.keys(copy)).toEqual(['title', 'body', '__proto__', 'n']);
+    expect(copy.body).toBe('short');
+    expect(fields.body).toBe(body);
+    // fields without shared values: a plain spread
+    expect(spreadFields({ a: 1 })).toEqual({ a: 1 });
   });
 });

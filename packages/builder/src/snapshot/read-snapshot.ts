@@ -83,7 +83,31 @@ export async function readSnapshotFile(path: string): Promise<Snapshot> {
   } catch (error) {
     throw TrellisError.of('invalid_snapshot', { detail: `${path}: ${(error as Error).message}` });
   }
-  return assertSnapshot(parsed);
+  return shareEdgeIds(assertSnapshot(parsed));
+}
+
+/**
+ * Makes the edges' `from` and `to` the very strings of the items' ids (and one string per edge
+ * label): parsed, each edge holds copies of its own, which on a large site weigh more than the
+ * edges themselves. The values are the same; only the memory is.
+ */
+function shareEdgeIds(snapshot: Snapshot): Snapshot {
+  if (snapshot.edges.length === 0) return snapshot;
+  const strings = new Map<string, string>();
+  for (const item of snapshot.items) if (!strings.has(item.id)) strings.set(item.id, item.id);
+  const shared = (value: string): string => {
+    const known = strings.get(value);
+    if (known !== undefined) return known;
+    strings.set(value, value);
+    return value;
+  };
+  for (const edge of snapshot.edges) {
+    if (typeof edge !== 'object' || edge === null) continue;
+    if (typeof edge.from === 'string') edge.from = shared(edge.from);
+    if (typeof edge.edge === 'string') edge.edge = shared(edge.edge);
+    if (typeof edge.to === 'string') edge.to = shared(edge.to);
+  }
+  return snapshot;
 }
 
 const CHUNK_BYTES = 4 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { Snapshot, SnapshotItem } from './types';
+import type { Snapshot, SnapshotEdge, SnapshotItem } from './types';
 
 // Shared, read-only storage of a snapshot's items for the build's threads: the items' long
 // text values (markdown bodies, mostly) live once in SharedArrayBuffers, and the items hold
@@ -101,6 +101,29 @@ export function defineSharedField(
     enumerable: true,
     configurable: true,
   });
+}
+
+/**
+ * `{ ...fields }` that leaves the long values in shared memory: the same keys in the same
+ * order with the same values, those kept in shared memory read on demand as in `fields`
+ * (a spread would make a private copy of each, a whole body per object).
+ */
+export function spreadFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const long = longValuesOf(fields);
+  if (!long) return { ...fields };
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) {
+    const shared = long.get(key);
+    if (shared) defineSharedField(copy, key, shared.store, shared.ref);
+    else
+      Object.defineProperty(copy, key, {
+        value: fields[key],
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+  }
+  return copy;
 }
 
 /** Moves an item's long string fields into `store` (in place); returns the item. */
@@ -208,10 +231,104 @@ export function unpackItems(shared: SharedItems): SnapshotItem[] {
   return items;
 }
 
-/** A snapshot without its items (what travels to the workers by structured clone beside {@link SharedItems}). */
-export type SnapshotFrame = Omit<Snapshot, 'items'>;
+/**
+ * A snapshot without its items (what travels to the workers by structured clone beside
+ * {@link SharedItems}), and without its edges when they travel as {@link SharedEdges}.
+ */
+export type SnapshotFrame = Omit<Snapshot, 'items' | 'edges'> & { edges?: SnapshotEdge[] };
 
-export function frameOf(snapshot: Snapshot): SnapshotFrame {
-  const { items: _items, ...frame } = snapshot;
-  return frame;
+export function frameOf(snapshot: Snapshot, edgesPacked: boolean): SnapshotFrame {
+  const { items: _items, edges, ...frame } = snapshot;
+  return edgesPacked ? frame : { ...frame, edges };
+}
+
+/**
+ * A snapshot's edges as the render workers receive them: four Int32 per edge in shared memory
+ * (`from`, `edge`, `to` as indices into the items' ids then `strings`; `props` as an index into
+ * `props`, -1 for none), instead of a structured clone of every edge (its three strings copied
+ * into each worker). The workers make the edges again with the items' own id strings.
+ */
+export interface SharedEdges {
+  count: number;
+  table: SharedArrayBuffer;
+  /** ids of no item of the snapshot, and the edge labels */
+  strings: string[];
+  /** each edge's `props`, as JSON */
+  props: string[];
+}
+
+/**
+ * Packs edges for the workers (see {@link SharedEdges}), the string `from`/`edge`/`to` of an
+ * edge given as indices into `items`' ids where they are one. Null when an edge has members
+ * other than `from`, `edge`, `to` and `props` in that order (they travel as they are then).
+ */
+export function packEdges(
+  edges: readonly SnapshotEdge[],
+  items: readonly SnapshotItem[],
+): SharedEdges | null {
+  const at = new Map<string, number>();
+  items.forEach((item, i) => {
+    if (!at.has(item.id)) at.set(item.id, i);
+  });
+  const strings: string[] = [];
+  const props: string[] = [];
+  const indexOf = (value: string): number => {
+    let index = at.get(value);
+    if (index === undefined) {
+      index = items.length + strings.length;
+      strings.push(value);
+      at.set(value, index);
+    }
+    return index;
+  };
+  const table = new Int32Array(new SharedArrayBuffer(Math.max(1, edges.length) * 16));
+  for (let i = 0; i < edges.length; i++) {
+    const edge = edges[i]!;
+    if (!isPlainEdge(edge)) return null;
+    table[i * 4] = indexOf(edge.from);
+    table[i * 4 + 1] = indexOf(edge.edge);
+    table[i * 4 + 2] = indexOf(edge.to);
+    if (edge.props === undefined) table[i * 4 + 3] = -1;
+    else {
+      table[i * 4 + 3] = props.length;
+      props.push(JSON.stringify(edge.props));
+    }
+  }
+  return { count: edges.length, table: table.buffer as SharedArrayBuffer, strings, props };
+}
+
+/** Whether an edge is `{from, edge, to}` or `{from, edge, to, props}` (an object), strings in that order. */
+function isPlainEdge(edge: SnapshotEdge): boolean {
+  if (typeof edge.from !== 'string' || typeof edge.edge !== 'string' || typeof edge.to !== 'string')
+    return false;
+  const keys = Object.keys(edge);
+  if (keys[0] !== 'from' || keys[1] !== 'edge' || keys[2] !== 'to') return false;
+  if (keys.length === 3) return true;
+  return (
+    keys.length === 4 &&
+    keys[3] === 'props' &&
+    typeof edge.props === 'object' &&
+    edge.props !== null &&
+    !Array.isArray(edge.props)
+  );
+}
+
+/** The edges packed by {@link packEdges}, their ids the same strings as `items`' ids. */
+export function unpackEdges(shared: SharedEdges, items: readonly SnapshotItem[]): SnapshotEdge[] {
+  const table = new Int32Array(shared.table);
+  const count = items.length;
+  const string = (index: number): string =>
+    index < count ? items[index]!.id : shared.strings[index - count]!;
+  const edges = new Array<SnapshotEdge>(shared.count);
+  for (let i = 0; i < shared.count; i++) {
+    const p = table[i * 4 + 3]!;
+    const edge: SnapshotEdge = {
+      from: string(table[i * 4]!),
+      edge: string(table[i * 4 + 1]!),
+      to: string(table[i * 4 + 2]!),
+    };
+    if (p >= 0) edge.props = JSON.parse(shared.props[p]!);
+    edges[i] = edge;
+  }
+  return edges;
 }

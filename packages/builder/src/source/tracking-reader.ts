@@ -2,6 +2,7 @@ import { createHash, hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import { canonicalJson, itemSlug } from '@trelliscms/core/build';
 import { type SiteLocales, siteLocalesOf, stringsDepName, urlKeyOf } from '../plan/site-locales';
+import { spreadFields } from '../snapshot/shared-store';
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, SavedQueryRun, SimilarQuery, TraverseQuery } from './content-source';
 import {
@@ -147,23 +148,20 @@ export class TrackingReader implements ReadRecorder {
         (this.locale === null ? undefined : this.urls.get(`${item.id}@${this.locale}`)) ??
         this.urls.get(item.id) ??
         null;
-      view = new ItemView(
-        {
-          ...localized.fields,
-          id: item.id,
-          type: item.type,
-          slug: itemSlug(item),
-          url,
-          status: item.status ?? null,
-          updatedAt: item.updatedAt ?? null,
-          version: item.version ?? null,
-          fields: localized.fields,
-          relationships: item.relationships ?? {},
-          ...(this.locale === null ? {} : { locale: this.locale }),
-        },
-        item,
-        this,
-      );
+      // `{...fields, id, type, ...}`, the long values (bodies) left in shared memory: a view is
+      // kept for each item a page showed, most of them for a title, not for a copy of the body
+      const data = spreadFields(localized.fields);
+      data.id = item.id;
+      data.type = item.type;
+      data.slug = itemSlug(item);
+      data.url = url;
+      data.status = item.status ?? null;
+      data.updatedAt = item.updatedAt ?? null;
+      data.version = item.version ?? null;
+      data.fields = localized.fields;
+      data.relationships = item.relationships ?? {};
+      if (this.locale !== null) data.locale = this.locale;
+      view = new ItemView(data as Record<string, unknown> & { id: string }, item, this);
       byLocale.set(code, view);
     }
     return view;
@@ -317,9 +315,13 @@ export function currentQueryHash(
  * unchanged, every traversal returns the same items, so only their content can change it.
  */
 export function graphHashOf(source: SnapshotSource): string {
-  const lines: string[] = [];
+  // the lines joined by newlines, hashed as they come (no string of every edge at once)
+  const hash = createHash('sha1');
+  let first = true;
   for (const edge of source.data.edges ?? []) {
-    if (source.item(edge.from) && source.item(edge.to)) lines.push(`${edge.from}\t${edge.edge}\t${edge.to}`);
+    if (!source.item(edge.from) || !source.item(edge.to)) continue;
+    hash.update(`${first ? '' : '\n'}${edge.from}\t${edge.edge}\t${edge.to}`);
+    first = false;
   }
-  return createHash('sha1').update(lines.join('\n')).digest('base64url');
+  return hash.digest('base64url');
 }
