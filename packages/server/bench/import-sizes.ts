@@ -22,10 +22,10 @@ import { searchText } from '@trelliscms/core';
 import Database from 'libsql';
 import { loadConfig } from '../src/config';
 import { buildApp } from '../src/http/app';
+import { benchApi, benchAppEnv } from './bench-app';
 
 export const BATCH = 500;
 const EDGE_BATCH = 2000;
-const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
 export const GOAL_RATIO = 0.75;
 export const GOAL_EDGES_PER_SEC = 100_000;
 
@@ -129,32 +129,13 @@ INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
 }
 
 async function post(base: string, site: string | null, path: string, body: unknown): Promise<unknown> {
-  const response = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${OWNER_KEY}`,
-      ...(site ? { 'x-site-id': site } : {}),
-      'content-type': 'application/json',
-    },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
+  return (await benchApi(base, site, 'POST', path, body)).json();
 }
 
 /** A fresh app (own data dir) with one site holding the article type; `use` runs against it. */
 export async function withArticleSite<T>(use: (base: string, site: string) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'trellis-import-sizes-'));
-  const config = loadConfig({
-    CMS_DATA_DIR: dataDir,
-    CMS_OWNER_KEY: OWNER_KEY,
-    LOG_LEVEL: 'silent',
-    CMS_SCHEDULER: '0',
-    RATE_LIMIT_MAX: '100000000',
-    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-    IMPORT_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
-  });
+  const config = loadConfig(benchAppEnv(dataDir));
   const app = await buildApp({ config, logger: false });
   try {
     const base = await app.listen({ host: '127.0.0.1', port: 0 });

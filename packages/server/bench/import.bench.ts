@@ -32,6 +32,14 @@ import { promisify } from 'node:util';
 import Fastify from 'fastify';
 import { loadConfig } from '../src/config';
 import { buildApp } from '../src/http/app';
+import {
+  benchApi as api,
+  benchAppEnv,
+  OWNER_KEY,
+  placeEdges,
+  placeType,
+  placeRecord as record,
+} from './bench-app';
 import { benchmarksDoc, cpuTicks, readDocSection, stealBetween, writeDocSection } from './doc-section';
 import { benchImportSizes, type SizeName, sizeRow, sizeSection } from './import-sizes';
 import { isBusy, loadNow, neo4jCpuClock, neo4jServerInfo } from './neo4j-server';
@@ -44,7 +52,6 @@ const WARMUP_SECONDS = 1;
 const NEO4J_RECORDS = Number(process.env.BENCH_NEO4J_RECORDS ?? 5_000);
 const GOAL_RECORDS = 20_000;
 const GOAL_EDGES = 100_000;
-const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const run = promisify(execFile);
 
@@ -82,46 +89,6 @@ interface Result {
   /** Neo4j only: the server's CPU time (JMX ProcessCpuTime) during each import. */
   serverRecordsCpuMs: number | null;
   serverEdgesCpuMs: number | null;
-}
-
-const placeType = {
-  name: 'place',
-  label: 'Place',
-  nodeLabel: 'Place',
-  keyField: 'slug',
-  fields: [
-    { name: 'slug', type: 'string', required: true, unique: true },
-    { name: 'name', type: 'string', required: true, maxLength: 200 },
-    { name: 'country', type: 'string' },
-    { name: 'population', type: 'number' },
-    { name: 'about', type: 'text' },
-  ],
-  relationships: [{ name: 'near', edgeLabel: 'NEAR', target: 'place', kind: 'many-to-many' }],
-};
-
-function record(i: number) {
-  return {
-    slug: `place-${i}`,
-    name: `Place number ${i}`,
-    country: `c${i % 200}`,
-    population: (i * 7919) % 1_000_000,
-    about: `A settlement of the benchmark, ${i % 97} km from the coast, founded in year ${1000 + (i % 900)}.`,
-  };
-}
-
-async function api(base: string, site: string | null, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${OWNER_KEY}`,
-      ...(site ? { 'x-site-id': site } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-  return { json: () => JSON.parse(text), text, headers: response.headers };
 }
 
 /** Requests per second and p99 latency of `url` under autocannon (10 connections), in a child process. */
@@ -179,14 +146,10 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
   const configWith = (readCacheMs?: number) =>
     loadConfig({
       ...(engine === 'neo4j' ? { ...process.env, CMS_ENGINE: 'neo4j' } : {}),
-      CMS_DATA_DIR: dataDir,
-      CMS_OWNER_KEY: OWNER_KEY,
-      LOG_LEVEL: 'silent',
-      CMS_SCHEDULER: '0',
-      RATE_LIMIT_MAX: '100000000',
-      LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-      IMPORT_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
-      ...(readCacheMs === undefined ? {} : { CONTENT_READ_CACHE_MS: String(readCacheMs) }),
+      ...benchAppEnv(
+        dataDir,
+        readCacheMs === undefined ? {} : { CONTENT_READ_CACHE_MS: String(readCacheMs) },
+      ),
     });
   const config = configWith();
   let app = await buildApp({ config, logger: false });
@@ -225,12 +188,7 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     console.error(`[${engine}] records imported in ${Math.round(importMs)} ms; importing ${edges} edges`);
 
     const serverCpu1 = (await clock?.now()) ?? null;
-    const edgeList = Array.from({ length: edges }, (_, i) => ({
-      from: `place:place-${i % records}`,
-      edge: 'NEAR',
-      to: `place:place-${(i * 7 + 1 + Math.floor(i / records)) % records}`,
-      props: { km: i % 50 },
-    }));
+    const edgeList = placeEdges(edges, records);
     const edgePayload = JSON.stringify({ edges: edgeList, batchSize: 2000 });
     started = performance.now();
     cpu = process.cpuUsage();

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import neo4j from 'neo4j-driver';
+import { benchApi, benchAppEnv, placeEdges, placeRecord, placeType } from './bench-app';
 import { neo4jCpuClock } from './neo4j-server';
 
 // BENCH_APP_SRC=<dir>: the app from another copy of src/ (inside this package, for an A/B).
@@ -23,7 +24,6 @@ const N = Number(process.env.N ?? 5000);
 const WARM = Number(process.env.WARM ?? 1000);
 const ROUNDS = Number(process.env.ROUNDS ?? 1);
 const TALLY = process.env.TALLY !== '0';
-const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
 
 interface Tally {
   count: number;
@@ -61,55 +61,12 @@ if (TALLY) {
   }
 }
 
-const placeType = {
-  name: 'place',
-  label: 'Place',
-  nodeLabel: 'Place',
-  keyField: 'slug',
-  fields: [
-    { name: 'slug', type: 'string', required: true, unique: true },
-    { name: 'name', type: 'string', required: true, maxLength: 200 },
-    { name: 'country', type: 'string' },
-    { name: 'population', type: 'number' },
-    { name: 'about', type: 'text' },
-  ],
-  relationships: [{ name: 'near', edgeLabel: 'NEAR', target: 'place', kind: 'many-to-many' }],
-};
-const place = (i: number) => ({
-  slug: `place-${i}`,
-  name: `Place number ${i}`,
-  country: `c${i % 200}`,
-  population: (i * 7919) % 1_000_000,
-  about: `A settlement of the benchmark, ${i % 97} km from the coast, founded in year ${1000 + (i % 900)}.`,
-});
-
 async function api(base: string, site: string | null, path: string, body: unknown) {
-  const response = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${OWNER_KEY}`,
-      ...(site ? { 'x-site-id': site } : {}),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
+  return (await benchApi(base, site, 'POST', path, body)).json();
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trellis-probe-'));
-const config = loadConfig({
-  ...process.env,
-  CMS_ENGINE: 'neo4j',
-  CMS_DATA_DIR: dataDir,
-  CMS_OWNER_KEY: OWNER_KEY,
-  LOG_LEVEL: 'silent',
-  CMS_SCHEDULER: '0',
-  RATE_LIMIT_MAX: '100000000',
-  LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-  IMPORT_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
-});
+const config = loadConfig({ ...process.env, ...benchAppEnv(dataDir, { CMS_ENGINE: 'neo4j' }) });
 const app = await buildApp({ config, logger: false });
 const clock = neo4jCpuClock(process.env.NEO4J_URI as string);
 try {
@@ -119,13 +76,8 @@ try {
     const site = (await api(base, null, '/api/sites', { name: 'Probe', slug, starterKit: 'none' }))
       .id as string;
     await api(base, site, '/api/types', placeType);
-    const records = Array.from({ length: n }, (_, i) => place(i));
-    const edges = Array.from({ length: n * 2 }, (_, i) => ({
-      from: `place:place-${i % n}`,
-      edge: 'NEAR',
-      to: `place:place-${(i * 7 + 1 + Math.floor(i / n)) % n}`,
-      props: { km: i % 50 },
-    }));
+    const records = Array.from({ length: n }, (_, i) => placeRecord(i));
+    const edges = placeEdges(n * 2, n);
     tallyOn = measured;
     const s0 = await clock.now();
     let cpu = process.cpuUsage();

@@ -19,12 +19,12 @@ import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config';
 import { buildApp } from '../src/http/app';
+import { benchApi, benchAppEnv, OWNER_KEY, placeEdges, placeRecord, placeType } from './bench-app';
 
 const TARGETS = (process.env.TARGETS ?? 'item,uncached,list,health,bare').split(',');
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const OUT = process.env.OUT ?? '/tmp/reads';
 const PROF = process.env.PROF === '1';
-const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const run = promisify(execFile);
 
@@ -46,34 +46,16 @@ async function cannon(url: string, headers: Record<string, string>, seconds: num
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trellis-reads-profile-'));
 const configWith = (readCacheMs?: number) =>
-  loadConfig({
-    CMS_DATA_DIR: dataDir,
-    CMS_OWNER_KEY: OWNER_KEY,
-    LOG_LEVEL: 'silent',
-    CMS_SCHEDULER: '0',
-    RATE_LIMIT_MAX: '100000000',
-    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-    ...(readCacheMs === undefined ? {} : { CONTENT_READ_CACHE_MS: String(readCacheMs) }),
-  });
+  loadConfig(
+    benchAppEnv(dataDir, readCacheMs === undefined ? {} : { CONTENT_READ_CACHE_MS: String(readCacheMs) }),
+  );
 const apps: FastifyInstance[] = [];
 try {
   const app = await buildApp({ config: configWith(), logger: false });
   apps.push(app);
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
-  const call = async (site: string | null, method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${OWNER_KEY}`,
-        ...(site ? { 'x-site-id': site } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-    return text;
-  };
+  const call = async (site: string | null, method: string, path: string, body?: unknown) =>
+    (await benchApi(base, site, method, path, body)).text;
   const site = JSON.parse(
     await call(null, 'POST', '/api/sites', {
       name: 'Bench',
@@ -81,40 +63,16 @@ try {
       starterKit: 'none',
     }),
   ).id as string;
-  await call(site, 'POST', '/api/types', {
-    name: 'place',
-    label: 'Place',
-    nodeLabel: 'Place',
-    keyField: 'slug',
-    fields: [
-      { name: 'slug', type: 'string', required: true, unique: true },
-      { name: 'name', type: 'string', required: true, maxLength: 200 },
-      { name: 'country', type: 'string' },
-      { name: 'population', type: 'number' },
-      { name: 'about', type: 'text' },
-    ],
-    relationships: [{ name: 'near', edgeLabel: 'NEAR', target: 'place', kind: 'many-to-many' }],
-  });
+  await call(site, 'POST', '/api/types', placeType);
   const N = 2000;
   await call(site, 'POST', '/api/import/json', {
     typeName: 'place',
     batchSize: 500,
-    records: Array.from({ length: N }, (_, i) => ({
-      slug: `place-${i}`,
-      name: `Place number ${i}`,
-      country: `c${i % 200}`,
-      population: (i * 7919) % 1_000_000,
-      about: `A settlement of the benchmark, ${i % 97} km from the coast, founded in year ${1000 + (i % 900)}.`,
-    })),
+    records: Array.from({ length: N }, (_, i) => placeRecord(i)),
   });
   await call(site, 'POST', '/api/import/edges', {
     batchSize: 2000,
-    edges: Array.from({ length: 2 * N }, (_, i) => ({
-      from: `place:place-${i % N}`,
-      edge: 'NEAR',
-      to: `place:place-${(i * 7 + 1 + Math.floor(i / N)) % N}`,
-      props: { km: i % 50 },
-    })),
+    edges: placeEdges(2 * N, N),
   });
   const path = '/api/content/place/place:place-42';
   const bytes = await call(site, 'GET', path);
