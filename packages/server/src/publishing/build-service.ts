@@ -24,7 +24,7 @@ import {
   TrellisError,
 } from '@trelliscms/core';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Graph, GraphNode, GraphReader } from '../engines/port';
+import type { Graph, GraphNode, GraphReader, Props } from '../engines/port';
 import type { EventSink } from '../events/event-bus';
 import type { SiteView } from '../platform/sites';
 import { getEnvironment } from '../releases/environments';
@@ -453,6 +453,17 @@ export class BuildService {
     return this.target(graphName, env).liveDir();
   }
 
+  /** A build record that never recorded its outcome, marked as ended now in error. */
+  private endedInError(props: Props, error: string): Props {
+    return {
+      ...props,
+      ok: false,
+      status: 'error',
+      error,
+      finishedAt: this.options.clock.now().toISOString(),
+    };
+  }
+
   /**
    * Marks a background build that failed before it recorded its outcome (its record still says
    * `running`) as ended in error, so nobody waits on it; leaves a recorded outcome alone.
@@ -464,13 +475,7 @@ export class BuildService {
         const node = await tx.getNode(buildNodeId(buildId));
         if (node?.props.status !== 'running') return;
         await tx.updateNode(node.id, {
-          props: {
-            ...node.props,
-            ok: false,
-            status: 'error',
-            error: `the build stopped before it ended: ${message}`,
-            finishedAt: this.options.clock.now().toISOString(),
-          },
+          props: this.endedInError(node.props, `the build stopped before it ended: ${message}`),
         });
       })
       .catch((failure: unknown) =>
@@ -690,13 +695,7 @@ export class BuildService {
     await graph.transaction(async (tx) => {
       for (const node of dead) {
         await tx.updateNode(node.id, {
-          props: {
-            ...node.props,
-            ok: false,
-            status: 'error',
-            error: 'interrupted: the server stopped before the build ended',
-            finishedAt: this.options.clock.now().toISOString(),
-          },
+          props: this.endedInError(node.props, 'interrupted: the server stopped before the build ended'),
         });
         await tx.appendAudit({
           actor: 'system',
