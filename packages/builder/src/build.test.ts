@@ -292,7 +292,7 @@ describe('build', () => {
       last = now;
     }, 10);
     const started = performance.now();
-    const result = await fixture.build({ mode: 'full', limits: { transformTimeMs: 500 } });
+    const result = await fixture.build({ mode: 'full', limits: { transformTimeMs: 1500 } });
     const tookMs = performance.now() - started;
     clearInterval(ticker);
     expect(result.ok).toBe(false);
@@ -300,17 +300,18 @@ describe('build', () => {
       {
         code: 'transforms_stopped',
         message: expect.stringMatching(
-          /^transform "hostile" ran past its time limit of 500 ms on post:hello-world/,
+          /^transform "hostile" ran past its time limit of 1500 ms on post:hello-world/,
         ),
       },
     ]);
     expect(result.transformErrors).toEqual([
       expect.objectContaining({ contentId: 'post:hello-world', transform: 'hostile' }),
     ]);
-    expect(tookMs).toBeLessThan(5000);
+    expect(tookMs).toBeLessThan(10_000);
     // the loop ran in a worker: this thread kept running its timers (before: blocked for the
-    // whole transform, 500 ms here, 2 s per item by default)
-    expect(maxGap).toBeLessThan(300);
+    // whole transform, 1.5 s here, 2 s per item by default); the bound leaves room for a busy
+    // machine's scheduling (a gap of 350 ms was seen at load 10) and stays under the limit
+    expect(maxGap).toBeLessThan(1000);
     expect(existsSync(join(fixture.root, 'site', 'current'))).toBe(false);
   });
 
