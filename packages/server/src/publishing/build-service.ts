@@ -453,8 +453,17 @@ export class BuildService {
     return this.target(graphName, env).liveDir();
   }
 
-  /** A build record that never recorded its outcome, marked as ended now in error. */
+  /**
+   * A build record that never recorded its outcome, marked as ended now in error. One that
+   * stopped during its serve check had already gone live: it ends `ok`, its check not made.
+   */
   private endedInError(props: Props, error: string): Props {
+    const deploy = props.deploy as Record<string, unknown> | null | undefined;
+    if (props.ok === true && deploy && typeof props.finishedAt === 'string') {
+      const warning = { code: 'serve_check_not_run', message: `the serve check did not run: ${error}` };
+      const warnings = Array.isArray(props.warnings) ? props.warnings : [];
+      return { ...props, status: 'ok', deploy: { ...deploy, ok: false }, warnings: [...warnings, warning] };
+    }
     return {
       ...props,
       ok: false,
@@ -554,6 +563,11 @@ export class BuildService {
     if (node.props.status !== 'running') {
       throw TrellisError.of('conflict', {
         detail: `build ${buildId} is not running (it ended ${String(node.props.status)}); there is nothing to cancel`,
+      });
+    }
+    if (typeof node.props.finishedAt === 'string') {
+      throw TrellisError.of('conflict', {
+        detail: `build ${buildId} has gone live and only its serve check is running; there is nothing to cancel`,
       });
     }
     await graph.transaction(async (tx) => {
@@ -1036,6 +1050,10 @@ export class BuildService {
     }
     const finishedAt = this.options.clock.now().toISOString();
     const goesLive = purpose === 'build' && final.ok && final.deploy !== null;
+    // A build whose serve check follows its switch stays `running` until the check is recorded:
+    // a status poll in between would otherwise see the build ended without its serve check.
+    const checking = goesLive && Boolean(input.serveCheckUrl);
+    const outcome = final.ok ? 'ok' : 'error';
     const stored = await graph.transaction(async (tx) => {
       const node = await tx.getNode(buildNodeId(buildId));
       const props: Record<string, unknown> = {
@@ -1043,7 +1061,7 @@ export class BuildService {
         ok: final.ok,
         buildId,
         envId: `env:${input.env}`,
-        status: final.ok ? 'ok' : 'error',
+        status: checking ? 'running' : outcome,
         mode: final.mode,
         artifacts: final.artifacts,
         durationMs: final.durationMs,
@@ -1071,29 +1089,37 @@ export class BuildService {
       return props;
     });
     if (goesLive) {
-      await this.target(input.site.graphName, input.env).activate!(buildId);
-      this.options.onSwitched?.({ buildId, at: finishedAt });
-      // The serve check probes what is served, so it runs once the build is switched in.
-      if (input.serveCheckUrl && final.deploy) {
-        const url = input.serveCheckUrl;
-        const trustedOrigins = input.isServeCheckOwnAddress ? [new URL(url).origin] : [];
-        const check = await serveCheck(url, {
-          fetch: (target, init) => this.options.outbound(target, { ...init, trustedOrigins }),
-        });
-        final = {
-          ...final,
-          deploy: {
-            ...final.deploy,
-            ok: final.deploy.ok && check.ok,
-            serveCheck: { ...check, durationMs: Math.round(check.durationMs) },
-          },
-        };
-        const deploy = final.deploy;
-        await graph.transaction(async (tx) => {
-          const node = await tx.getNode(buildNodeId(buildId));
-          if (node) await tx.updateNode(node.id, { props: { ...node.props, deploy } });
-        });
-        stored.deploy = deploy;
+      try {
+        this.advance(graph, buildId, { phase: 'deploy', done: 0, total: 0 });
+        await this.target(input.site.graphName, input.env).activate!(buildId);
+        this.options.onSwitched?.({ buildId, at: finishedAt });
+        // The serve check probes what is served, so it runs once the build is switched in.
+        if (checking && input.serveCheckUrl && final.deploy) {
+          const url = input.serveCheckUrl;
+          const trustedOrigins = input.isServeCheckOwnAddress ? [new URL(url).origin] : [];
+          const check = await serveCheck(url, {
+            fetch: (target, init) => this.options.outbound(target, { ...init, trustedOrigins }),
+          });
+          final = {
+            ...final,
+            deploy: {
+              ...final.deploy,
+              ok: final.deploy.ok && check.ok,
+              serveCheck: { ...check, durationMs: Math.round(check.durationMs) },
+            },
+          };
+        }
+      } finally {
+        // The outcome is recorded even when the switch failed (the graph already names it live).
+        if (checking) {
+          const deploy = final.deploy;
+          await graph.transaction(async (tx) => {
+            const node = await tx.getNode(buildNodeId(buildId));
+            if (node) await tx.updateNode(node.id, { props: { ...node.props, deploy, status: outcome } });
+          });
+          stored.deploy = deploy;
+          stored.status = outcome;
+        }
       }
     }
     const retention = this.options.retention ?? 0;
