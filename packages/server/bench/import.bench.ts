@@ -22,6 +22,8 @@
  * BENCH_READS_ONLY=1 measures the reads only (after an import of BENCH_RECORDS, default 2000
  * here, and twice as many edges), skips import-sizes.ts, and writes the doc only with
  * BENCH_WRITE_DOC=1: `BENCH_ONLY=import BENCH_READS_ONLY=1 pnpm --filter @trelliscms/server bench`.
+ * BENCH_CONNECTIONS (default 10): autocannon's connections for every read target; 1 measures
+ * each request's own latency (on Neo4j, the Bolt round trips it waits for one after another).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -91,14 +93,14 @@ interface Result {
   serverEdgesCpuMs: number | null;
 }
 
-/** Requests per second and p99 latency of `url` under autocannon (10 connections), in a child process. */
+/** Requests per second and p99 latency of `url` under autocannon (BENCH_CONNECTIONS, default 10), in a child process. */
 async function autocannon(
   url: string,
   headers: Record<string, string>,
   seconds = READ_SECONDS,
 ): Promise<{ rps: number; p99: number; cpuUsPerRequest: number; requests: number }> {
   const cpu = process.cpuUsage();
-  const args = [autocannonBin, '-c', '10', '-d', String(seconds), '-j'];
+  const args = [autocannonBin, '-c', process.env.BENCH_CONNECTIONS ?? '10', '-d', String(seconds), '-j'];
   for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
   args.push(url);
   const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });

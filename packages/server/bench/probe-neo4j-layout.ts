@@ -5,7 +5,8 @@
  * per node for each variant, variants alternated round by round. Not part of `pnpm bench`.
  *
  * Variants: engine, engine-norule (no unique rule), engine-main[-norule] (BENCH_MAIN_SRC's engine),
- * raw statements: raw, raw-nop (no p_ copies), raw-lean, raw-claim, raw-uk.
+ * raw statements: raw, raw-nop (no p_ copies), raw-lean, raw-claim, raw-uk, raw-uk-noft (no full-text
+ * properties), raw-uk-nol (no `L_` labels), raw-min (only g, id, labels, json); combine the words.
  * Run: NEO4J_URI=bolt://… ROUNDS=3 N=5000 VARIANTS=full,noclaim npx tsx --tsconfig bench/tsconfig.json bench/probe-neo4j-layout.ts
  */
 import { randomUUID } from 'node:crypto';
@@ -125,11 +126,23 @@ async function runVariant(variant: string): Promise<number> {
   if (variant.includes('lean')) {
     stored = stored.map((s) => Object.fromEntries(Object.entries(s).filter(([k]) => !unfiltered.has(k))));
   }
+  // Attribution (session 10): without the full-text properties (`ft`, `ftg`: no Lucene
+  // document), without the real `L_` labels (fewer label-index entries), or only what a read
+  // needs (`g`, `id`, `labels`, `json`).
+  const noText = variant.includes('noft') || variant.includes('min');
+  if (variant.includes('noft')) {
+    stored = stored.map((s) => Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'ft' && k !== 'fts')));
+  }
+  if (variant.includes('min')) {
+    stored = stored.map((s) => ({ id: s.id, labels: s.labels, json: s.json }));
+  }
   if (variant.includes('uk') || variant.includes('claim')) {
     stored = stored.map((s) => ({ ...s, k: `${randomUUID()}${randomUUID()}`.replaceAll('-', '') }));
   }
   let write =
     'UNWIND $stored AS s CREATE (n:TNode) SET n = s, n.g = $g, n.ftg = $g, n.tx = $token, n:$([l IN s.labels | "L_" + l])';
+  if (noText) write = write.replace(', n.ftg = $g', '');
+  if (variant.includes('nol')) write = write.replace(', n:$([l IN s.labels | "L_" + l])', '');
   if (variant.includes('claim'))
     write =
       'UNWIND $stored AS s CREATE (n:TNode) SET n = s, n.g = $g, n.ftg = $g, n.tx = $token, n:$([l IN s.labels | "L_" + l]) REMOVE n.k MERGE (u:TUnique {g: $g, k: s.k}) ON CREATE SET u.owner = s.id';

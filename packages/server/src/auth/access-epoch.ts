@@ -55,6 +55,8 @@ export class AccessEpochWatch {
   #running: Promise<void> | null = null;
   /** The next read, not started yet: checks made until it starts share it. */
   #queued: Promise<void> | null = null;
+  /** The `alongside` callbacks of the checks the next read serves. */
+  #alongside: Array<() => void> = [];
   readonly #stats: AccessEpochStats = { checks: 0, reads: 0, changes: 0, failures: 0 };
 
   constructor(
@@ -64,10 +66,20 @@ export class AccessEpochWatch {
     private readonly enabled = true,
   ) {}
 
-  /** Resolves (never rejects) once a read started after this call has been compared. */
-  check(): Promise<void> {
+  /**
+   * Resolves (never rejects) once a read started after this call has been compared.
+   *
+   * `alongside` (optional) is called in the same turn of the event loop as that read is
+   * asked for, right after it: a read it starts on an engine that coalesces the point reads
+   * of a turn (Neo4j, engines/neo4j/point-reads.ts) goes out in the same statement as the
+   * epoch's, one round trip for both. It is a speculation: nothing it reads may be used
+   * before this check has resolved and the request's access has been checked with the caches
+   * it confirmed. Not called when the check is disabled.
+   */
+  check(alongside?: () => void): Promise<void> {
     if (!this.enabled) return RESOLVED;
     this.#stats.checks += 1;
+    if (alongside !== undefined) this.#alongside.push(alongside);
     if (this.#queued === null) {
       // After the read in flight (if any), and after this turn's other requests have arrived.
       this.#queued = (this.#running ?? RESOLVED).then(nextTurn).then(() => {
@@ -87,6 +99,18 @@ export class AccessEpochWatch {
       if (this.#running === run) this.#running = null;
     });
     this.#running = run;
+    // The read was asked for (synchronously, by #readOnce): what rides along goes in this turn.
+    const alongside = this.#alongside;
+    if (alongside.length > 0) {
+      this.#alongside = [];
+      for (const start of alongside) {
+        try {
+          start();
+        } catch {
+          // A speculation that failed to start is only a read not saved.
+        }
+      }
+    }
     return run;
   }
 

@@ -93,5 +93,13 @@ declare module 'fastify' {
      * (404 unknown or deleted, 403 no access) and checks `permission` against its role.
      */
     siteParam?: string;
+    /**
+     * Called by the auth hook in the same turn as the access-epoch read it waits for, with the
+     * site the access cache holds for the request's credential (when it holds one): a read it
+     * starts rides in the epoch read's round trip on an engine that coalesces point reads
+     * (auth/access-epoch.ts, `check(alongside)`). A speculation: the route may use what it read
+     * only after the access check passed, and only for the site the check settled on.
+     */
+    prefetch?: (request: FastifyRequest, site: SiteContext) => void;
   }
 }

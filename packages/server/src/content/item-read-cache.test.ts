@@ -44,4 +44,52 @@ describe('ItemReadCache', () => {
     await expect(on.read(key, async () => Promise.reject(new Error('404')))).rejects.toThrow('404');
     expect((await on.read(key, load)).version).toBe(3);
   });
+
+  it('hands a prefetched read to its own request once, for its item and graph, unless the graph was written since', async () => {
+    const cache = new ItemReadCache({ ttlMs: 0 });
+    const node = { node: { id: 'note:a', labels: ['Note'], props: {} }, edges: [] };
+    let started = 0;
+    const start = async () => {
+      started += 1;
+      return node;
+    };
+    const one = {};
+    const two = {};
+    cache.prefetch(one, key, start);
+    cache.prefetch(two, key, start);
+    expect(started).toBe(2);
+    // Another request, another item or another graph (the access check settled elsewhere): none.
+    expect(cache.takePrefetched({}, 'g1', 'note:a')).toBeUndefined();
+    expect(cache.takePrefetched(two, 'g2', 'note:a')).toBeUndefined();
+    expect(await cache.takePrefetched(one, 'g1', 'note:a')).toBe(node);
+    expect(cache.takePrefetched(one, 'g1', 'note:a')).toBeUndefined();
+    // A write to the graph since the read was asked for: read afresh.
+    const three = {};
+    cache.prefetch(three, key, start);
+    cache.graphWritten('g1');
+    expect(cache.takePrefetched(three, 'g1', 'note:a')).toBeUndefined();
+    // A failed prefetch is no unhandled rejection; the request's read handles it.
+    const four = {};
+    cache.prefetch(four, key, () => Promise.reject(new Error('engine down')));
+    await expect(cache.takePrefetched(four, 'g1', 'note:a')).rejects.toThrow('engine down');
+  });
+
+  it('starts no prefetch for an item whose answer it holds', async () => {
+    const cache = new ItemReadCache({ ttlMs: 60_000 });
+    await cache.read(key, async () => ({ body: '{}', version: 1 }));
+    let started = 0;
+    const request = {};
+    cache.prefetch(request, key, async () => {
+      started += 1;
+      return null;
+    });
+    expect(started).toBe(0);
+    expect(cache.takePrefetched(request, 'g1', 'note:a')).toBeUndefined();
+    cache.graphWritten('g1');
+    cache.prefetch(request, key, async () => {
+      started += 1;
+      return null;
+    });
+    expect(started).toBe(1);
+  });
 });

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { NodeWithEdges } from '../engines/port';
 
 /** One item read as `GET /api/content/{type}/{id}` answers it. */
 export interface CachedItemRead {
@@ -30,6 +31,15 @@ export interface CachedListRead {
 
 type Entry = { body: string; version: number; total: number; tag: string; generation: number };
 
+/** An engine read of one item started for one request ahead of its access check. */
+interface Prefetch {
+  graphName: string;
+  id: string;
+  /** The graph's write generation when the read was asked for. */
+  generation: number;
+  read: Promise<NodeWithEdges | null>;
+}
+
 /**
  * The answers of `GET /api/content/{type}/{id}` and of `GET /api/content/{type}` (by their
  * query), per site graph, for a short time.
@@ -43,6 +53,7 @@ type Entry = { body: string; version: number; total: number; tag: string; genera
 export class ItemReadCache {
   readonly #entries: LRUCache<string, Entry> | null;
   readonly #generations = new Map<string, number>();
+  readonly #prefetched = new WeakMap<object, Prefetch>();
 
   constructor(options: ItemReadCacheOptions) {
     const maxChars = options.maxChars ?? 8 * 1024 * 1024;
@@ -61,6 +72,47 @@ export class ItemReadCache {
   /** Retires every entry of the graph: called around each write to it. */
   graphWritten(graphName: string): void {
     this.#generations.set(graphName, (this.#generations.get(graphName) ?? 0) + 1);
+  }
+
+  /**
+   * Starts `start()` — the engine read of item `id` with its edges — for `request`, unless the
+   * cache holds the item's answer: a speculation made before the request's access check (a
+   * route's `prefetch`, auth/types.ts), so that on Neo4j it shares the access-epoch read's
+   * round trip. Nothing is served from it here: {@link takePrefetched} hands it to the
+   * request's own read. A failed read is left for that read to handle.
+   */
+  prefetch(
+    request: object,
+    { graphName, typeName, id }: { graphName: string; typeName: string; id: string },
+    start: () => Promise<NodeWithEdges | null>,
+  ): void {
+    const generation = this.#generations.get(graphName) ?? 0;
+    const hit = this.#entries?.peek(`${graphName}\u0000${typeName}\u0000${id}`);
+    if (hit !== undefined && hit.generation === generation) return;
+    const read = start();
+    read.catch(() => undefined);
+    this.#prefetched.set(request, { graphName, id, generation, read });
+  }
+
+  /**
+   * The read {@link prefetch} started for `request`, once, if it is of item `id` of graph
+   * `graphName` (the site its access check settled on) and no write to that graph through this
+   * instance started or ended since it was asked for: then it sees every write that a read
+   * asked now would see (it was sent after the request arrived, and after every write of this
+   * instance to the graph that had ended). Else undefined: read afresh.
+   */
+  takePrefetched(request: object, graphName: string, id: string): Promise<NodeWithEdges | null> | undefined {
+    const prefetched = this.#prefetched.get(request);
+    if (prefetched === undefined) return undefined;
+    this.#prefetched.delete(request);
+    if (
+      prefetched.graphName !== graphName ||
+      prefetched.id !== id ||
+      (this.#generations.get(graphName) ?? 0) !== prefetched.generation
+    ) {
+      return undefined;
+    }
+    return prefetched.read;
   }
 
   /** The read of item `id` as type `typeName` in the graph: cached, else from `load` (then cached). */

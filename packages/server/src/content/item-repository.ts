@@ -8,7 +8,15 @@ import {
   searchText,
   TrellisError,
 } from '@trelliscms/core';
-import type { Graph, GraphNode, GraphReader, GraphWriter, NodeQuery, PropFilter } from '../engines/port';
+import type {
+  Graph,
+  GraphNode,
+  GraphReader,
+  GraphWriter,
+  NodeQuery,
+  NodeWithEdges,
+  PropFilter,
+} from '../engines/port';
 import { retractEverywhere } from '../releases/publish-items';
 import { checkVersion } from '../shared/entity-tag';
 import { deleteItemTranslations } from '../site-resources/locales';
@@ -192,13 +200,27 @@ export async function getItem({
   graph,
   type,
   id,
+  prefetched,
 }: {
   graph: GraphReader;
   type: StoredContentType;
   id: string;
+  /**
+   * `graph.getNodeWithEdges(id)` already started for this request (content/item-read-cache.ts
+   * `takePrefetched`); when it failed, the item is read afresh.
+   */
+  prefetched?: Promise<NodeWithEdges | null>;
 }): Promise<WrittenItem> {
   let record: ContentRecord;
-  if (type.relationships.length > 0) {
+  if (prefetched !== undefined) {
+    const read = await prefetched.catch(() => graph.getNodeWithEdges(id));
+    if (read === null) throw notFound(id);
+    assertItemOfType(read.node, type, id);
+    record = toContentRecord(
+      read.node,
+      type.relationships.length > 0 ? relationshipsOf(type, read.edges) : {},
+    );
+  } else if (type.relationships.length > 0) {
     // The item and its edges in one engine call (one statement, one round trip).
     const read = await graph.getNodeWithEdges(id);
     if (read === null) throw notFound(id);

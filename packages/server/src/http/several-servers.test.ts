@@ -356,6 +356,38 @@ describe('AccessEpochWatch', () => {
     expect(watch.stats()).toMatchObject({ checks: 7, reads: 2, changes: 1 });
   });
 
+  it('runs what rides along a check in the turn its read is asked for, once, and not when disabled', async () => {
+    const order: string[] = [];
+    const watch = new AccessEpochWatch(
+      async () => {
+        order.push('read');
+        return 'one';
+      },
+      () => {},
+    );
+    const checks = [watch.check(() => order.push('a')), watch.check(), watch.check(() => order.push('b'))];
+    expect(order).toEqual([]);
+    let turnEnded = false;
+    // The read and both speculations happen in one turn, the read first.
+    setImmediate(() => {
+      setImmediate(() => {
+        turnEnded = true;
+      });
+    });
+    await Promise.all(checks);
+    expect(order).toEqual(['read', 'a', 'b']);
+    expect(turnEnded).toBe(false);
+    await watch.check();
+    expect(order).toEqual(['read', 'a', 'b', 'read']);
+    const off = new AccessEpochWatch(
+      async () => 'one',
+      () => {},
+      false,
+    );
+    await off.check(() => order.push('never'));
+    expect(order).not.toContain('never');
+  });
+
   it('keeps the caches when the read fails', async () => {
     let dropped = 0;
     const watch = new AccessEpochWatch(

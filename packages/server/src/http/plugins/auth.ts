@@ -236,8 +236,18 @@ export const authPlugin = fp(
           : hash;
       // First the cross-instance signal: a key revoked or a member changed on another server
       // since this request arrived drops the caches before they are used (auth/access-epoch.ts).
+      // A route's `prefetch` starts its read in the same round trip (the access cache's site for
+      // this credential, if it holds one; used only once the access check below has passed).
+      const prefetch = config.prefetch;
       trellis.accessEpoch
-        .check()
+        .check(
+          prefetch === undefined
+            ? undefined
+            : () => {
+                const cached = trellis.accessCache.resolvedAccess(key)?.site;
+                if (cached) prefetch(request, cached);
+              },
+        )
         .then(() => resolveRequest(request, config, token, hash, key, site, siteMissing, implied, done));
     });
 
