@@ -23,6 +23,8 @@ import {
   type ItemMeta,
   itemProps,
   itemPropsJson,
+  newItemsJson,
+  piecesJson,
   splitItemProps,
   typeOfId,
 } from './item-record';
@@ -264,6 +266,39 @@ function recordMeta(record: PreparedRecord, stamp: BatchStamp, afterVersion?: nu
   return afterVersion === undefined ? meta : { ...meta, version: afterVersion + 1 };
 }
 
+/** A new item on the bulk path (see writeBatch): its id, props JSON, search text and fields. */
+interface NewRow {
+  id: string;
+  json: string;
+  text: string;
+  fields: Record<string, unknown>;
+}
+
+const isNewRow = (entry: GraphNode | NewRow): entry is NewRow => 'json' in entry;
+
+/**
+ * Creates the new items of one chunk in their order: runs of bulk-path rows with one
+ * createNodeRun (columns), other nodes (re-created tombstones) with createNodes.
+ */
+async function createChunk(tx: GraphWriter, labels: string[], chunk: Array<GraphNode | NewRow>) {
+  for (let at = 0; at < chunk.length; ) {
+    let end = at + 1;
+    const bulk = isNewRow(chunk[at]!);
+    while (end < chunk.length && isNewRow(chunk[end]!) === bulk) end += 1;
+    if (bulk) {
+      const rows = chunk.slice(at, end) as NewRow[];
+      await tx.createNodeRun!({
+        labels,
+        ids: rows.map((row) => row.id),
+        propsJson: rows.map((row) => row.json),
+        searchText: rows.map((row) => row.text),
+        uniqueProps: rows.map((row) => row.fields),
+      });
+    } else await tx.createNodes(chunk.slice(at, end) as GraphNode[]);
+    at = end;
+  }
+}
+
 /** The edge label of each relationship of `type`, by relationship name. */
 function edgeLabels(type: StoredContentType): Map<string, string> {
   return new Map(type.relationships.map((relationship) => [relationship.name, relationship.edgeLabel]));
@@ -317,25 +352,46 @@ async function writeBatch(
     tx,
     records.filter((record) => !record.existing).map((record) => record.id),
   );
-  const created: GraphNode[] = [];
+  const created: Array<GraphNode | NewRow> = [];
   const replaced: Array<{ record: PreparedRecord; props: Props; text: string }> = [];
   const edges: GraphEdge[] = [];
+  // The bulk path for new items (version 1 of a new id): their bookkeeping is the batch's,
+  // but for the hash, so their props' JSON is their fields' JSON with it appended, and they go
+  // to the engine as columns (createNodeRun) without an object per item.
+  const newJson =
+    tx.createNodeRun === undefined
+      ? null
+      : newItemsJson(
+          nextItemMeta({ previous: null, fields: {}, body, actor, now: stamp.now, hash: () => '' }),
+          type.fields.map((field) => field.name),
+        );
   for (const record of records) {
-    const meta = recordMeta(record, stamp, tombstones.get(record.id)?.version);
-    const props = itemProps(record.fields, meta);
-    const text = searchText({ type, fields: record.fields });
-    if (record.existing) replaced.push({ record, props, text });
-    else {
-      const node: GraphNode = {
-        id: record.id,
-        labels: [type.nodeLabel, CONTENT_LABEL],
-        props,
-        searchText: text,
-      };
+    if (newJson !== null && !record.existing && !tombstones.has(record.id)) {
       const flat = piecesOf(record.fields);
-      const json = flat && itemPropsJson(record.fields, flat, meta);
-      if (json) node.propsJson = json;
-      created.push(node);
+      const fieldsJson = flat ? piecesJson(flat) : JSON.stringify(record.fields);
+      created.push({
+        id: record.id,
+        json: newJson(fieldsJson, hashWithBody(record.fields, flat)),
+        text: searchText({ type, fields: record.fields }),
+        fields: record.fields,
+      });
+    } else {
+      const meta = recordMeta(record, stamp, tombstones.get(record.id)?.version);
+      const props = itemProps(record.fields, meta);
+      const text = searchText({ type, fields: record.fields });
+      if (record.existing) replaced.push({ record, props, text });
+      else {
+        const node: GraphNode = {
+          id: record.id,
+          labels: [type.nodeLabel, CONTENT_LABEL],
+          props,
+          searchText: text,
+        };
+        const flat = piecesOf(record.fields);
+        const json = flat && itemPropsJson(record.fields, flat, meta);
+        if (json) node.propsJson = json;
+        created.push(node);
+      }
     }
     for (const name in record.targets) {
       const label = labels.get(name)!;
@@ -358,7 +414,7 @@ async function writeBatch(
   }
   for (let at = 0; at < created.length; at += WRITE_CHUNK) {
     await tick();
-    await tx.createNodes(created.slice(at, at + WRITE_CHUNK));
+    await createChunk(tx, [type.nodeLabel, CONTENT_LABEL], created.slice(at, at + WRITE_CHUNK));
   }
   for (const id of tombstones.keys()) await tx.deleteNode(tombstoneId(id));
   // A replaced item's relationship keeps only the record's targets (as a PATCH does).

@@ -10,6 +10,7 @@ import type {
   MergeEdgeResult,
   NodePage,
   NodeQuery,
+  NodeRun,
   NodeUpdate,
   NodeWithEdges,
   Props,
@@ -180,6 +181,43 @@ export function nodeRunSql(kind: 'shared' | 'mixed' | 'text', rows: number, text
     runSql.set(key, sql);
   }
   return sql;
+}
+
+/**
+ * Checks a NodeRun as createNodes checks each node (ids, labels, props, search text; an id
+ * repeated in the run is `exists`) and returns its length.
+ */
+function assertNodeRun(run: NodeRun): number {
+  if (typeof run !== 'object' || run === null)
+    throw new EngineError('invalid_argument', 'A node run is an object');
+  assertLabels(run.labels);
+  const { ids, propsJson, searchText, uniqueProps } = run;
+  if (
+    !Array.isArray(ids) ||
+    !Array.isArray(propsJson) ||
+    !Array.isArray(searchText) ||
+    !Array.isArray(uniqueProps) ||
+    propsJson.length !== ids.length ||
+    searchText.length !== ids.length ||
+    uniqueProps.length !== ids.length
+  ) {
+    throw new EngineError(
+      'invalid_argument',
+      'A node run has lists of ids, propsJson, searchText and uniqueProps of one length',
+    );
+  }
+  const seen = new Set<string>();
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k];
+    assertNodeId(id);
+    if (seen.has(id)) throw exists(id);
+    seen.add(id);
+    if (typeof propsJson[k] !== 'string')
+      throw new EngineError('invalid_argument', 'propsJson must be the JSON text of props');
+    assertSearchText(searchText[k]);
+    assertProps(uniqueProps[k]);
+  }
+  return ids.length;
 }
 
 /** A UNIQUE or PRIMARY KEY constraint failed: a taken node id or a held unique value. */
@@ -453,14 +491,42 @@ export class GraphStore {
     try {
       this.atomically(() => this.insertMany(clean));
     } catch (error) {
-      if (!isConstraintConflict(error)) throw error;
-      const taken = this.firstTakenId(clean);
-      if (taken !== null) throw exists(taken);
-      if (this.uniques.size > 0) this.checkUniqueBatch(clean);
-      if (isIdConflict(error)) throw exists(String(clean[0]?.id));
-      throw error;
+      this.explainConflict(error, clean);
     }
     return clean.map(bare);
+  }
+
+  /**
+   * createNodes of a run of nodes given as columns (see NodeRun): the same rows, rids, index
+   * entries and errors, with the multi-row parameters taken from the columns directly.
+   */
+  createNodeRun(run: NodeRun): number {
+    const count = assertNodeRun(run);
+    if (count === 0) return 0;
+    try {
+      this.atomically(() => {
+        let rid = Number(this.conn.row('SELECT max(rid) FROM nodes')?.[0] ?? 0);
+        let at = 0;
+        for (const size of ROW_CHUNKS) {
+          while (count - at >= size) {
+            this.insertColumns(run, at, size, rid + 1);
+            at += size;
+            rid += size;
+          }
+        }
+      });
+    } catch (error) {
+      this.explainConflict(
+        error,
+        run.ids.map((id, k) => ({
+          id,
+          labels: run.labels,
+          props: JSON.parse(run.propsJson[k] as string) as Props,
+          searchText: run.searchText[k] as string,
+        })),
+      );
+    }
+    return count;
   }
 
   putNode(node: GraphNode): GraphNode {
@@ -938,6 +1004,72 @@ export class GraphStore {
       this.conn.run(nodeRunSql('text', size), texts);
     } else {
       // Nodes without text get no entry (as createNode); the others go in as (rid, text) pairs.
+      const pairs: SqlValue[] = [];
+      for (let k = 0; k < size; k++) {
+        const text = texts[k + 1] as string;
+        if (text.length > 0) pairs.push(base + k, text);
+      }
+      insertRows(this.conn, FTS_INSERT, pairs, 2);
+    }
+  }
+
+  /**
+   * Rethrows a failed batch insert of `nodes` naming the node as createNode would: a taken id
+   * is `exists` (even when the node also repeats a unique value), then the first node whose
+   * unique value is held or repeated in the batch.
+   */
+  private explainConflict(error: unknown, nodes: GraphNode[]): never {
+    if (!isConstraintConflict(error)) throw error;
+    const taken = this.firstTakenId(nodes);
+    if (taken !== null) throw exists(taken);
+    if (this.uniques.size > 0) this.checkUniqueBatch(nodes);
+    if (isIdConflict(error)) throw exists(String(nodes[0]?.id));
+    throw error;
+  }
+
+  /** insertRun for nodes [at, at + size) of a NodeRun: one statement for the rows, one for their text. */
+  private insertColumns(run: NodeRun, at: number, size: number, base: number): void {
+    const labels = run.labels;
+    const params: SqlValue[] = new Array(3 + 2 * size);
+    params[0] = base;
+    params[1] = labels[0] as string;
+    params[2] = labelsJson(labels);
+    const texts: SqlValue[] = new Array(1 + size);
+    texts[0] = base;
+    let allText = true;
+    for (let k = 0; k < size; k++) {
+      params[3 + 2 * k] = run.ids[at + k] as string;
+      params[4 + 2 * k] = run.propsJson[at + k] as string;
+      const text = run.searchText[at + k] as string;
+      if (text.length === 0) allText = false;
+      texts[1 + k] = text;
+    }
+    this.conn.run(nodeRunSql('shared', size, true), params);
+    if (labels.length > 1) {
+      const labelRows: SqlValue[] = [];
+      for (let k = 0; k < size; k++) {
+        for (let i = 1; i < labels.length; i++) labelRows.push(labels[i] as string, base + k);
+      }
+      insertRows(this.conn, LABELS_INSERT, labelRows, 2);
+    }
+    if (this.uniques.size > 0) {
+      const uniqueRows: SqlValue[] = [];
+      for (const label of labels) {
+        const props = this.uniques.get(label);
+        if (props === undefined) continue;
+        for (let k = 0; k < size; k++) {
+          const values = run.uniqueProps[at + k] as Props;
+          for (const prop of props) {
+            const key = uniqueKey(values[prop]);
+            if (key !== null) uniqueRows.push(label, prop, key, base + k);
+          }
+        }
+      }
+      if (uniqueRows.length > 0) insertRows(this.conn, UNIQUE_INSERT, uniqueRows, 4);
+    }
+    if (allText) {
+      this.conn.run(nodeRunSql('text', size), texts);
+    } else {
       const pairs: SqlValue[] = [];
       for (let k = 0; k < size; k++) {
         const text = texts[k + 1] as string;
