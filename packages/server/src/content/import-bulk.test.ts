@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 import { SqlConnection } from '../engines/embedded/connection';
 import type { Graph, GraphWriter } from '../engines/port';
-import { importRecords } from './import-records';
+import { compileRecordCheck, importRecords, prepare } from './import-records';
 import { itemHash } from './item-hash';
 import { splitItemProps } from './item-record';
 import { getTypeForWrite } from './type-repository';
@@ -273,5 +273,54 @@ describe('import bulk path', () => {
     expect(bulk.errors.map((error) => error.error.replace(/Bulk|bulk/g, 'X'))).toEqual(
       byNode.errors.map((error) => error.error.replace(/Single|single/g, 'X')),
     );
+  });
+
+  it('checks records with the compiled checker exactly as the general check does, or leaves them to it', async () => {
+    await site.createType({
+      ...typeDefinition('checked'),
+      fields: [
+        ...typeDefinition('checked').fields.filter((field) => field.name !== 'title'),
+        { name: 'title', type: 'string', required: true, maxLength: 5 },
+        { name: 'day', type: 'date' },
+        { name: 'ref', type: 'reference', target: 'checked' },
+        { name: 'code', type: 'string', regex: '^[a-z]+$' },
+      ],
+    });
+    const type = await getTypeForWrite(site.graph, 'checked');
+    const fast = compileRecordCheck(type)!;
+    expect(fast).not.toBeNull();
+    const cases: Array<Record<string, unknown>> = [
+      { slug: 'a', title: 'ok' },
+      { slug: 'Hello World', title: 'ok', rank: null, tags: [], body: '' },
+      { slug: 'b', title: 'ok', rank: 3, featured: false, kind: 'b', day: '2026-02-28', ref: 'checked:a' },
+      { slug: 'c', title: 'ok', doc: { blocks: [] }, code: 'abc', tags: ['x'] },
+      { slug: 'd', title: '🙂🙂🙂' },
+      { slug: 'e', title: 'toolong' },
+      { slug: 'f', title: 'ok', code: 'ABC' },
+      { slug: 'g', title: 'ok', day: '2026-02-30' },
+      { slug: 'h', title: 'ok', ref: 'other:x' },
+      { slug: 'i' },
+      { slug: '!!!', title: 'ok' },
+      { slug: 'j', title: 'ok', unknown: 1 },
+      { slug: 'k', title: 'ok', kind: 'z' },
+      { slug: 'l', title: 'ok', rank: '3' },
+      { id: 'x', slug: 'm', title: 'ok' },
+      { slug: 'n', title: 'ok', relationships: { related: ['checked:a'] } },
+      { fields: { slug: 'o', title: 'ok' } },
+      { slug: 'p', title: 'ok', version: 2 },
+      { slug: 'q', title: 'ok', featured: 'yes' },
+      {},
+    ];
+    let taken = 0;
+    for (const [index, record] of cases.entries()) {
+      const general = prepare(type, record, index);
+      const quick = fast(record, index);
+      if (quick === null) continue;
+      taken += 1;
+      expect(general, JSON.stringify(record)).toEqual({ ok: quick });
+      expect(Object.keys(quick.fields)).toEqual(Object.keys((general as { ok: typeof quick }).ok.fields));
+    }
+    // The valid plain records go the compiled way; the others to the general check.
+    expect(taken).toBe(4);
   });
 });

@@ -347,13 +347,14 @@ describe('embedded engine', () => {
     const a = await engine.createGraph('run');
     const b = await engine.createGraph('nodes');
     const labels = ['Post', 'Content'];
-    const items = Array.from({ length: 130 }, (_, i) => ({
+    type Item = { id: string; props: Record<string, unknown>; text: string };
+    const items: Item[] = Array.from({ length: 130 }, (_, i) => ({
       id: `p${i}`,
       props: { slug: `s${i}`, title: `Title ${i}`, n: i },
       text: i % 9 === 0 ? '' : `word${i % 4} title ${i}`,
     }));
     for (const graph of [a, b]) await graph.ensureUnique('Post', 'slug');
-    const run = (list: typeof items) =>
+    const run = (list: Item[]) =>
       a.createNodeRun!({
         labels,
         ids: list.map((item) => item.id),
@@ -361,7 +362,7 @@ describe('embedded engine', () => {
         searchText: list.map((item) => item.text),
         uniqueProps: list.map((item) => item.props),
       });
-    const nodes = (list: typeof items) =>
+    const nodes = (list: Item[]) =>
       b.createNodes(list.map((item) => ({ id: item.id, labels, props: item.props, searchText: item.text })));
     expect(await run(items)).toBe(130);
     await nodes(items);

@@ -220,6 +220,20 @@ function assertNodeRun(run: NodeRun): number {
   return ids.length;
 }
 
+/**
+ * One string per (from, type, to): the length of `from` first, so ids holding any character
+ * cannot run into each other (a type is an identifier, without NUL).
+ */
+function edgeKey(edge: { from: string; type: string; to: string }): string {
+  return `${edge.from.length}:${edge.from}${edge.type}\u0000${edge.to}`;
+}
+
+/** canonicalJson of edge props; the usual empty props without the serializer. */
+function propsCanonicalJson(props: Props): string {
+  for (const _ in props) return canonicalJson(props);
+  return '{}';
+}
+
 /** A UNIQUE or PRIMARY KEY constraint failed: a taken node id or a held unique value. */
 function isConstraintConflict(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;
@@ -623,7 +637,7 @@ export class GraphStore {
       assertIdentifier(edge.type, 'edge type');
       const props = edge.props ?? {};
       assertProps(props, 'edge props');
-      return { from: edge.from, type: edge.type, to: edge.to, json: canonicalJson(props) };
+      return { from: edge.from, type: edge.type, to: edge.to, json: propsCanonicalJson(props) };
     });
     if (clean.length === 0) return [];
     const endpoints = new Set<string>();
@@ -635,8 +649,7 @@ export class GraphStore {
         ])
         .map((row) => row[0] as string),
     );
-    const key = (edge: { from: string; type: string; to: string }) =>
-      JSON.stringify([edge.from, edge.type, edge.to]);
+    const key = edgeKey;
     const merge = (current: Map<string, string>) => {
       const writes = new Map<string, SqlValue[]>();
       const results = clean.map((edge): MergeEdgeResult => {
@@ -652,7 +665,8 @@ export class GraphStore {
     };
     const guess = merge(new Map());
     if (guess.writes.size === 0) return guess.results;
-    const params = [...guess.writes.values()].flat();
+    const params: SqlValue[] = [];
+    for (const row of guess.writes.values()) params.push(row[0]!, row[1]!, row[2]!, row[3]!);
     const allNew = this.atomically(() => {
       if (insertRows(this.conn, EDGES_INSERT_NEW, params, 4) === guess.writes.size) return true;
       this.conn.exec('ROLLBACK TO batch');
@@ -665,7 +679,10 @@ export class GraphStore {
        JOIN edges e ON e.from_id = j.value ->> 0 AND e.type = j.value ->> 1 AND e.to_id = j.value ->> 2`,
       [JSON.stringify([...guess.writes.values()].map((row) => row.slice(0, 3)))],
     )) {
-      current.set(JSON.stringify([row[0], row[1], row[2]]), row[3] as string);
+      current.set(
+        edgeKey({ from: row[0] as string, type: row[1] as string, to: row[2] as string }),
+        row[3] as string,
+      );
     }
     const { results, writes } = merge(current);
     if (writes.size > 0) {
