@@ -447,7 +447,7 @@ async function writeBatch(
         );
   for (const record of records) {
     if (newJson !== null && !record.existing && !tombstones.has(record.id)) {
-      const flat = piecesOf(record.fields);
+      const flat = textLength(record.fields) >= PIECES_FROM_CHARS ? fieldPieces(record.fields) : null;
       const fieldsJson = flat ? piecesJson(flat) : JSON.stringify(record.fields);
       created.push({
         id: record.id,

@@ -101,7 +101,9 @@ function exists(id: string): EngineError {
 
 /** A unique-constraint key for a property value: its canonical JSON, so 1 and "1" differ. */
 function uniqueKey(value: unknown): string | null {
-  return value === undefined || value === null ? null : canonicalJson(value);
+  if (value === undefined || value === null) return null;
+  // canonicalJson writes a string as JSON.stringify does; the usual unique value is one (a slug).
+  return typeof value === 'string' ? JSON.stringify(value) : canonicalJson(value);
 }
 
 /** The largest number of rows one multi-row INSERT carries; smaller statements take the rest. */
