@@ -13,11 +13,14 @@ import { createTypeLookup, relationshipInType } from './edge-relationship';
 import { errorMessage } from './error-message';
 import { typeOfId } from './item-record';
 
-/** An edge that is a declared relationship of its source item's type. */
-interface DeclaredEdge extends IndexedEdge {
+/** A relationship an edge was found to be, and its source item's type. */
+interface DeclaredRelationship {
   relationship: RelationshipDefinition;
   source: StoredContentType;
 }
+
+/** An edge that is a declared relationship of its source item's type. */
+interface DeclaredEdge extends IndexedEdge, DeclaredRelationship {}
 
 /** Edges merged per engine call, with a {@link cooperativeYield} checkpoint between calls. */
 const MERGE_CHUNK = 250;
@@ -160,21 +163,45 @@ export async function importEdges({
   const tick = cooperativeYield();
   // The source types read so far, so the common edge needs no await (a microtask each).
   const sources = new Map<string, StoredContentType | null>();
+  // The relationship each (source type, label, target type) was found to be, so the common
+  // edge is looked up in maps instead of the type's relationship list (failures are not kept:
+  // their message names the edge).
+  const declaredAs = new Map<string, Map<string, Map<string, DeclaredRelationship>>>();
   const run = async (batch: IndexedEdge[]) => {
     const declared: DeclaredEdge[] = [];
     const refused: EdgeError[] = [];
     for (const item of batch) {
       const pause = tick();
       if (pause) await pause;
-      const sourceName = typeOfId(item.edge.from);
-      let source = sources.get(sourceName);
-      if (source === undefined) {
-        source = await types(sourceName);
-        sources.set(sourceName, source);
+      const { edge } = item;
+      const sourceName = typeOfId(edge.from);
+      const targetName = typeOfId(edge.to);
+      let known = declaredAs.get(sourceName)?.get(edge.type)?.get(targetName);
+      if (known === undefined) {
+        let source = sources.get(sourceName);
+        if (source === undefined) {
+          source = await types(sourceName);
+          sources.set(sourceName, source);
+        }
+        const found = relationshipInType(edge, source);
+        if ('error' in found) {
+          refused.push({ index: item.index, error: found.error });
+          continue;
+        }
+        known = found;
+        let byLabel = declaredAs.get(sourceName);
+        if (byLabel === undefined) {
+          byLabel = new Map();
+          declaredAs.set(sourceName, byLabel);
+        }
+        let byTarget = byLabel.get(edge.type);
+        if (byTarget === undefined) {
+          byTarget = new Map();
+          byLabel.set(edge.type, byTarget);
+        }
+        byTarget.set(targetName, found);
       }
-      const found = relationshipInType(item.edge, source);
-      if ('error' in found) refused.push({ index: item.index, error: found.error });
-      else declared.push({ ...item, ...found });
+      declared.push({ index: item.index, edge, relationship: known.relationship, source: known.source });
     }
     const outcome =
       declared.length === 0

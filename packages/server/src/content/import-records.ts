@@ -1,8 +1,12 @@
 import {
   type BlockDocument,
   batchRanges,
+  checkFieldValue,
+  contentId,
+  deriveSlug,
   describeIssues,
   type Environment,
+  type FieldDefinition,
   gatewayTimeoutWarning,
   type ImportJsonResponse,
   perSecond,
@@ -10,6 +14,7 @@ import {
   searchText,
   TrellisError,
   toContentWrite,
+  type ValueReference,
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } from '../engines/port';
 import { publishItems } from '../releases/publish-items';
@@ -23,6 +28,8 @@ import {
   type ItemMeta,
   itemProps,
   itemPropsJson,
+  newItemsJson,
+  piecesJson,
   splitItemProps,
   typeOfId,
 } from './item-record';
@@ -38,7 +45,7 @@ import {
 import { ensureVersionNodes } from './versions';
 
 /** A record that passed validation, ready to write. */
-interface PreparedRecord {
+export interface PreparedRecord {
   index: number;
   id: string;
   fields: Record<string, unknown>;
@@ -62,8 +69,83 @@ type Tick = () => Promise<void> | undefined;
  */
 const WRITE_CHUNK = 100;
 
-/** Validates a record without I/O: its id, fields and relationships. */
-function prepare(
+/** A field value's check that answers true only when the value is valid (false: the general check decides and words the error). */
+type FastCheck = (value: unknown, references: ItemReference[]) => boolean;
+
+/** The {@link FastCheck} of one field: the common rules inline, the others through core's checkFieldValue. */
+function fastFieldCheck(field: FieldDefinition): FastCheck {
+  switch (field.type) {
+    case 'string':
+    case 'text':
+    case 'markdown':
+      if (field.regex !== undefined || field.minLength !== undefined) break;
+      if (field.maxLength === undefined) return (value) => typeof value === 'string';
+      {
+        // A string has at most as many characters (code points) as UTF-16 units: within the
+        // limit by units is within it by characters; longer ones are counted by the general check.
+        const max = field.maxLength;
+        return (value) => typeof value === 'string' && value.length <= max;
+      }
+    case 'number':
+      return (value) => typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return (value) => typeof value === 'boolean';
+  }
+  return (value, references) => {
+    const found: ValueReference[] = [];
+    if (checkFieldValue(field, value, found) !== null) return false;
+    for (const { field: name, id, kind } of found) references.push({ field: name, id, kind });
+    return true;
+  };
+}
+
+/** As core's validate-fields: what counts as no value. */
+const isEmpty = (value: unknown) =>
+  value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+
+/** Body keys a record reads as something other than a field (core's toContentWrite). */
+const RESERVED_KEYS = ['id', 'fields', 'relationships', 'version', 'expectedVersion'];
+
+/**
+ * The import's checker of one type, made once per import: for a record whose keys are all
+ * fields of the type (no id, relationships or version) and whose values pass the type's
+ * rules, the same PreparedRecord as {@link prepare} — the fields in the type's order with
+ * defaults applied, empty values dropped as validateFields drops them, the id from the key
+ * field — without the per-record sets, maps and issue lists of the general check; null for
+ * any other record, which then goes through {@link prepare} (so every error is worded there).
+ * Null for a type whose field names clash with the reserved keys or that has a required
+ * relationship.
+ */
+export function compileRecordCheck(
+  type: StoredContentType,
+): ((record: Record<string, unknown>, index: number) => PreparedRecord | null) | null {
+  const names = new Set(type.fields.map((field) => field.name));
+  if (RESERVED_KEYS.some((key) => names.has(key))) return null;
+  if (type.relationships.some((relationship) => relationship.required)) return null;
+  const checks = type.fields.map((field) => ({ field, name: field.name, check: fastFieldCheck(field) }));
+  return (record, index) => {
+    for (const key in record) if (!names.has(key)) return null;
+    const fields: Record<string, unknown> = {};
+    const references: ItemReference[] = [];
+    for (const { field, name, check } of checks) {
+      let value = record[name];
+      if (isEmpty(value) && field.default !== undefined) value = field.default;
+      if (isEmpty(value)) {
+        if (field.required) return null;
+        if (value === '' || Array.isArray(value)) fields[name] = value;
+        continue;
+      }
+      if (!check(value, references)) return null;
+      fields[name] = value;
+    }
+    const slug = deriveSlug({ type, fields });
+    if (slug === null) return null;
+    return { index, id: contentId({ type: type.name, slug }), fields, targets: {}, references };
+  };
+}
+
+/** Validates a record without I/O: its id, fields and relationships. (Exported for tests.) */
+export function prepare(
   type: StoredContentType,
   record: Record<string, unknown>,
   index: number,
@@ -161,7 +243,7 @@ async function resolveBatch({
   // or reference would point at nothing), and so on along a chain, so dryRun tells the truth.
   const failedInBatch = (id: string, kept: Set<string>) =>
     own.has(id) && !kept.has(id) && !existing.has(id) && !isPending(id);
-  for (let dropped = true; dropped; ) {
+  for (let dropped = references.length > 0; dropped; ) {
     dropped = false;
     const kept = new Set(candidates.map((record) => record.id));
     candidates = candidates.filter((record) => {
@@ -264,6 +346,39 @@ function recordMeta(record: PreparedRecord, stamp: BatchStamp, afterVersion?: nu
   return afterVersion === undefined ? meta : { ...meta, version: afterVersion + 1 };
 }
 
+/** A new item on the bulk path (see writeBatch): its id, props JSON, search text and fields. */
+interface NewRow {
+  id: string;
+  json: string;
+  text: string;
+  fields: Record<string, unknown>;
+}
+
+const isNewRow = (entry: GraphNode | NewRow): entry is NewRow => 'json' in entry;
+
+/**
+ * Creates the new items of one chunk in their order: runs of bulk-path rows with one
+ * createNodeRun (columns), other nodes (re-created tombstones) with createNodes.
+ */
+async function createChunk(tx: GraphWriter, labels: string[], chunk: Array<GraphNode | NewRow>) {
+  for (let at = 0; at < chunk.length; ) {
+    let end = at + 1;
+    const bulk = isNewRow(chunk[at]!);
+    while (end < chunk.length && isNewRow(chunk[end]!) === bulk) end += 1;
+    if (bulk) {
+      const rows = chunk.slice(at, end) as NewRow[];
+      await tx.createNodeRun!({
+        labels,
+        ids: rows.map((row) => row.id),
+        propsJson: rows.map((row) => row.json),
+        searchText: rows.map((row) => row.text),
+        uniqueProps: rows.map((row) => row.fields),
+      });
+    } else await tx.createNodes(chunk.slice(at, end) as GraphNode[]);
+    at = end;
+  }
+}
+
 /** The edge label of each relationship of `type`, by relationship name. */
 function edgeLabels(type: StoredContentType): Map<string, string> {
   return new Map(type.relationships.map((relationship) => [relationship.name, relationship.edgeLabel]));
@@ -317,25 +432,46 @@ async function writeBatch(
     tx,
     records.filter((record) => !record.existing).map((record) => record.id),
   );
-  const created: GraphNode[] = [];
+  const created: Array<GraphNode | NewRow> = [];
   const replaced: Array<{ record: PreparedRecord; props: Props; text: string }> = [];
   const edges: GraphEdge[] = [];
+  // The bulk path for new items (version 1 of a new id): their bookkeeping is the batch's,
+  // but for the hash, so their props' JSON is their fields' JSON with it appended, and they go
+  // to the engine as columns (createNodeRun) without an object per item.
+  const newJson =
+    tx.createNodeRun === undefined
+      ? null
+      : newItemsJson(
+          nextItemMeta({ previous: null, fields: {}, body, actor, now: stamp.now, hash: () => '' }),
+          type.fields.map((field) => field.name),
+        );
   for (const record of records) {
-    const meta = recordMeta(record, stamp, tombstones.get(record.id)?.version);
-    const props = itemProps(record.fields, meta);
-    const text = searchText({ type, fields: record.fields });
-    if (record.existing) replaced.push({ record, props, text });
-    else {
-      const node: GraphNode = {
+    if (newJson !== null && !record.existing && !tombstones.has(record.id)) {
+      const flat = textLength(record.fields) >= PIECES_FROM_CHARS ? fieldPieces(record.fields) : null;
+      const fieldsJson = flat ? piecesJson(flat) : JSON.stringify(record.fields);
+      created.push({
         id: record.id,
-        labels: [type.nodeLabel, CONTENT_LABEL],
-        props,
-        searchText: text,
-      };
-      const flat = piecesOf(record.fields);
-      const json = flat && itemPropsJson(record.fields, flat, meta);
-      if (json) node.propsJson = json;
-      created.push(node);
+        json: newJson(fieldsJson, hashWithBody(record.fields, flat)),
+        text: searchText({ type, fields: record.fields }),
+        fields: record.fields,
+      });
+    } else {
+      const meta = recordMeta(record, stamp, tombstones.get(record.id)?.version);
+      const props = itemProps(record.fields, meta);
+      const text = searchText({ type, fields: record.fields });
+      if (record.existing) replaced.push({ record, props, text });
+      else {
+        const node: GraphNode = {
+          id: record.id,
+          labels: [type.nodeLabel, CONTENT_LABEL],
+          props,
+          searchText: text,
+        };
+        const flat = piecesOf(record.fields);
+        const json = flat && itemPropsJson(record.fields, flat, meta);
+        if (json) node.propsJson = json;
+        created.push(node);
+      }
     }
     for (const name in record.targets) {
       const label = labels.get(name)!;
@@ -358,7 +494,7 @@ async function writeBatch(
   }
   for (let at = 0; at < created.length; at += WRITE_CHUNK) {
     await tick();
-    await tx.createNodes(created.slice(at, at + WRITE_CHUNK));
+    await createChunk(tx, [type.nodeLabel, CONTENT_LABEL], created.slice(at, at + WRITE_CHUNK));
   }
   for (const id of tombstones.keys()) await tx.deleteNode(tombstoneId(id));
   // A replaced item's relationship keeps only the record's targets (as a PATCH does).
@@ -536,26 +672,33 @@ export async function importRecords({
     }
   };
   // The records of one batch: checked one by one, then written (or split) as one batch.
+  const fast = compileRecordCheck(type);
   const runRange = async (start: number, end: number): Promise<void> => {
     const batch: PreparedRecord[] = [];
     for (let index = start; index < end; index += 1) {
-      await tick();
-      const result = prepare(type, records[index] ?? {}, index);
-      if ('error' in result) {
-        errors.push(result.error);
-        continue;
+      const pause = tick();
+      if (pause) await pause;
+      const record = records[index] ?? {};
+      let ok = fast?.(record, index) ?? null;
+      if (ok === null) {
+        const result = prepare(type, record, index);
+        if ('error' in result) {
+          errors.push(result.error);
+          continue;
+        }
+        ok = result.ok;
       }
-      const first = seen.get(result.ok.id);
+      const first = seen.get(ok.id);
       if (first !== undefined) {
         errors.push({
           index,
-          id: result.ok.id,
+          id: ok.id,
           error: `duplicates the id of record ${first} in this import`,
         });
         continue;
       }
-      seen.set(result.ok.id, index);
-      batch.push(result.ok);
+      seen.set(ok.id, index);
+      batch.push(ok);
     }
     if (batch.length > 0) await runSplitting(batch);
     await tick();

@@ -110,6 +110,38 @@ export function itemPropsJson(
   return out === '{' ? rest : `${out},${rest.slice(1)}`;
 }
 
+/** Stands for the hash while the shared members of new items' props are written (newItemsJson). */
+const HASH_MARK = 'hash-written-per-item';
+
+/**
+ * `JSON.stringify(itemProps(fields, meta))` for new items that share every bookkeeping member
+ * of `meta` but the hash (the new items of one import batch): those members are serialized
+ * once, and each item's JSON is its fields' JSON (`JSON.stringify(fields)`, or the same text
+ * joined from pieces) with its hash and them appended. Null when `fieldNames` (the names the
+ * fields may have) include a bookkeeping name: itemProps then overwrites the field where it
+ * stands.
+ */
+export function newItemsJson(
+  meta: ItemMeta,
+  fieldNames: readonly string[],
+): ((fieldsJson: string, hash: string) => string) | null {
+  for (const name of fieldNames) if (META_KEYS.has(name)) return null;
+  const shared = JSON.stringify(itemProps({}, { ...meta, hash: HASH_MARK }));
+  const at = shared.indexOf(`"hash":"${HASH_MARK}"`);
+  const head = shared.slice(1, at + '"hash":"'.length);
+  const tail = shared.slice(at + '"hash":"'.length + HASH_MARK.length);
+  // A hash is `sha256:<hex>`: nothing in it needs escaping.
+  return (fieldsJson, hash) =>
+    fieldsJson === '{}' ? `{${head}${hash}${tail}` : `${fieldsJson.slice(0, -1)},${head}${hash}${tail}`;
+}
+
+/** `JSON.stringify(fields)` from the JSON of its members in key order (item-hash.ts `fieldPieces`). */
+export function piecesJson(pieces: ReadonlyArray<readonly [string, string]>): string {
+  let out = '{';
+  for (const [key, json] of pieces) out += `${out === '{' ? '' : ','}${keyJson(key)}:${json}`;
+  return `${out}}`;
+}
+
 /** The properties of an item node. */
 export function itemProps(fields: Record<string, unknown>, meta: ItemMeta): Props {
   const props: Props = {};

@@ -39,6 +39,22 @@ export interface GraphNode {
   propsJson?: string;
 }
 
+/**
+ * New nodes that share their labels, as columns (one entry per node in each list): what an
+ * import batch's new items are. `propsJson[k]` is node k's props as JSON text (exactly
+ * `JSON.stringify` of its props), `searchText[k]` the text it is indexed under (see
+ * {@link GraphNode.searchText}; empty: no entry). `uniqueProps[k]` holds at least every
+ * property of node k that a unique constraint on `labels` names, with the value `propsJson[k]`
+ * holds (an import passes the item's fields: constraints on item labels are on fields).
+ */
+export interface NodeRun {
+  labels: string[];
+  ids: string[];
+  propsJson: string[];
+  searchText: string[];
+  uniqueProps: Props[];
+}
+
 export interface GraphEdge {
   from: string;
   /** The edge label, an uppercase identifier such as `ACTED_IN`. */
@@ -304,6 +320,13 @@ export interface GraphWriter extends GraphReader {
    * `graph.transaction` it joins it. Returns the created nodes in input order.
    */
   createNodes(nodes: GraphNode[]): Promise<GraphNode[]>;
+  /**
+   * Optional: {@link createNodes} for a run of nodes given as columns ({@link NodeRun}), with
+   * the same outcome (rows, index entries, errors) as `createNodes` of those nodes, without a
+   * node object per row. Returns how many nodes it created. An engine without it gets
+   * `createNodes`.
+   */
+  createNodeRun?(run: NodeRun): Promise<number>;
   /** Creates the edge or replaces its props; idempotent. One edge per (from, type, to). */
   mergeEdge(edge: GraphEdge): Promise<MergeEdgeResult>;
   /**

@@ -343,6 +343,62 @@ describe('embedded engine', () => {
     expect(await graph.getNode('b')).toBeNull();
   });
 
+  it('creates a run of nodes given as columns as createNodes creates them, errors included', async () => {
+    const a = await engine.createGraph('run');
+    const b = await engine.createGraph('nodes');
+    const labels = ['Post', 'Content'];
+    type Item = { id: string; props: Record<string, unknown>; text: string };
+    const items: Item[] = Array.from({ length: 130 }, (_, i) => ({
+      id: `p${i}`,
+      props: { slug: `s${i}`, title: `Title ${i}`, n: i },
+      text: i % 9 === 0 ? '' : `word${i % 4} title ${i}`,
+    }));
+    for (const graph of [a, b]) await graph.ensureUnique('Post', 'slug');
+    const run = (list: Item[]) =>
+      a.createNodeRun!({
+        labels,
+        ids: list.map((item) => item.id),
+        propsJson: list.map((item) => JSON.stringify(item.props)),
+        searchText: list.map((item) => item.text),
+        uniqueProps: list.map((item) => item.props),
+      });
+    const nodes = (list: Item[]) =>
+      b.createNodes(list.map((item) => ({ id: item.id, labels, props: item.props, searchText: item.text })));
+    expect(await run(items)).toBe(130);
+    await nodes(items);
+    const all = async (graph: Graph) => (await graph.findNodes({ label: 'Content', limit: 1000 })).nodes;
+    expect(await all(a)).toEqual(await all(b));
+    for (const q of ['word1', 'title', 'p9']) {
+      const hits = async (graph: Graph) =>
+        ids((await graph.findNodes({ label: 'Post', q, limit: 1000 })).nodes);
+      expect(await hits(a)).toEqual(await hits(b));
+    }
+    // The same errors, and nothing of a failed run remains.
+    const fresh = (i: number, slug = `new${i}`) => ({ id: `n${i}`, props: { slug }, text: 'x' });
+    const cases = [
+      [fresh(1), { ...fresh(2), id: 'p3' }],
+      [fresh(1), fresh(1)],
+      [fresh(1), fresh(2, 's5')],
+      [fresh(1), fresh(2, 'same'), fresh(3, 'same')],
+    ];
+    for (const list of cases) {
+      const fromRun = await run(list).catch((error: unknown) => error);
+      const fromNodes = await nodes(list).catch((error: unknown) => error);
+      const what = (error: unknown) => {
+        const { kind, message } = error as { kind?: string; message?: string };
+        return { kind, message };
+      };
+      expect(fromRun).toBeInstanceOf(Error);
+      expect(what(fromRun)).toEqual(what(fromNodes));
+      expect(what(fromRun).kind).toMatch(/exists|unique_violation/);
+      expect(await a.getNode('n1')).toBeNull();
+    }
+    // The unique values a run wrote are held.
+    await expect(a.createNode({ id: 'x', labels: ['Post'], props: { slug: 's7' } })).rejects.toMatchObject({
+      kind: 'unique_violation',
+    });
+  });
+
   it('never leaks libsql row metadata into nodes', async () => {
     const graph = await engine.createGraph('meta');
     await graph.createNode({ id: 'a', labels: ['T'], props: { x: 1 } });

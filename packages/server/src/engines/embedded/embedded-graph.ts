@@ -7,6 +7,7 @@ import type {
   CallOptions,
   Graph,
   GraphWriter,
+  NodeRun,
   VerifyAuditOptions,
 } from '../port';
 import { EngineError } from '../port';
@@ -232,6 +233,9 @@ export class EmbeddedGraph implements Graph {
   }
   createNodes(nodes: Parameters<Graph['createNodes']>[0]) {
     return this.write(() => this.writer.createNodes(nodes));
+  }
+  createNodeRun(run: NodeRun) {
+    return this.write(() => this.writer.createNodeRun(run));
   }
   putNode(node: Parameters<Graph['putNode']>[0]) {
     return this.write(() => this.writer.putNode(node));
@@ -467,6 +471,9 @@ class TransactionWriter implements GraphWriter {
   }
   createNodes(nodes: Parameters<GraphWriter['createNodes']>[0]) {
     return this.run(() => this.store.createNodes(nodes));
+  }
+  createNodeRun(run: NodeRun) {
+    return this.run(() => this.store.createNodeRun(run));
   }
   putNode(node: Parameters<GraphWriter['putNode']>[0]) {
     return this.run(() => this.store.putNode(node));

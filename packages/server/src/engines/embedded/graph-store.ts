@@ -10,6 +10,7 @@ import type {
   MergeEdgeResult,
   NodePage,
   NodeQuery,
+  NodeRun,
   NodeUpdate,
   NodeWithEdges,
   Props,
@@ -100,7 +101,9 @@ function exists(id: string): EngineError {
 
 /** A unique-constraint key for a property value: its canonical JSON, so 1 and "1" differ. */
 function uniqueKey(value: unknown): string | null {
-  return value === undefined || value === null ? null : canonicalJson(value);
+  if (value === undefined || value === null) return null;
+  // canonicalJson writes a string as JSON.stringify does; the usual unique value is one (a slug).
+  return typeof value === 'string' ? JSON.stringify(value) : canonicalJson(value);
 }
 
 /** The largest number of rows one multi-row INSERT carries; smaller statements take the rest. */
@@ -180,6 +183,57 @@ export function nodeRunSql(kind: 'shared' | 'mixed' | 'text', rows: number, text
     runSql.set(key, sql);
   }
   return sql;
+}
+
+/**
+ * Checks a NodeRun as createNodes checks each node (ids, labels, props, search text; an id
+ * repeated in the run is `exists`) and returns its length.
+ */
+function assertNodeRun(run: NodeRun): number {
+  if (typeof run !== 'object' || run === null)
+    throw new EngineError('invalid_argument', 'A node run is an object');
+  assertLabels(run.labels);
+  const { ids, propsJson, searchText, uniqueProps } = run;
+  if (
+    !Array.isArray(ids) ||
+    !Array.isArray(propsJson) ||
+    !Array.isArray(searchText) ||
+    !Array.isArray(uniqueProps) ||
+    propsJson.length !== ids.length ||
+    searchText.length !== ids.length ||
+    uniqueProps.length !== ids.length
+  ) {
+    throw new EngineError(
+      'invalid_argument',
+      'A node run has lists of ids, propsJson, searchText and uniqueProps of one length',
+    );
+  }
+  const seen = new Set<string>();
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k];
+    assertNodeId(id);
+    if (seen.has(id)) throw exists(id);
+    seen.add(id);
+    if (typeof propsJson[k] !== 'string')
+      throw new EngineError('invalid_argument', 'propsJson must be the JSON text of props');
+    assertSearchText(searchText[k]);
+    assertProps(uniqueProps[k]);
+  }
+  return ids.length;
+}
+
+/**
+ * One string per (from, type, to): the length of `from` first, so ids holding any character
+ * cannot run into each other (a type is an identifier, without NUL).
+ */
+function edgeKey(edge: { from: string; type: string; to: string }): string {
+  return `${edge.from.length}:${edge.from}${edge.type}\u0000${edge.to}`;
+}
+
+/** canonicalJson of edge props; the usual empty props without the serializer. */
+function propsCanonicalJson(props: Props): string {
+  for (const _ in props) return canonicalJson(props);
+  return '{}';
 }
 
 /** A UNIQUE or PRIMARY KEY constraint failed: a taken node id or a held unique value. */
@@ -453,14 +507,42 @@ export class GraphStore {
     try {
       this.atomically(() => this.insertMany(clean));
     } catch (error) {
-      if (!isConstraintConflict(error)) throw error;
-      const taken = this.firstTakenId(clean);
-      if (taken !== null) throw exists(taken);
-      if (this.uniques.size > 0) this.checkUniqueBatch(clean);
-      if (isIdConflict(error)) throw exists(String(clean[0]?.id));
-      throw error;
+      this.explainConflict(error, clean);
     }
     return clean.map(bare);
+  }
+
+  /**
+   * createNodes of a run of nodes given as columns (see NodeRun): the same rows, rids, index
+   * entries and errors, with the multi-row parameters taken from the columns directly.
+   */
+  createNodeRun(run: NodeRun): number {
+    const count = assertNodeRun(run);
+    if (count === 0) return 0;
+    try {
+      this.atomically(() => {
+        let rid = Number(this.conn.row('SELECT max(rid) FROM nodes')?.[0] ?? 0);
+        let at = 0;
+        for (const size of ROW_CHUNKS) {
+          while (count - at >= size) {
+            this.insertColumns(run, at, size, rid + 1);
+            at += size;
+            rid += size;
+          }
+        }
+      });
+    } catch (error) {
+      this.explainConflict(
+        error,
+        run.ids.map((id, k) => ({
+          id,
+          labels: run.labels,
+          props: JSON.parse(run.propsJson[k] as string) as Props,
+          searchText: run.searchText[k] as string,
+        })),
+      );
+    }
+    return count;
   }
 
   putNode(node: GraphNode): GraphNode {
@@ -557,7 +639,7 @@ export class GraphStore {
       assertIdentifier(edge.type, 'edge type');
       const props = edge.props ?? {};
       assertProps(props, 'edge props');
-      return { from: edge.from, type: edge.type, to: edge.to, json: canonicalJson(props) };
+      return { from: edge.from, type: edge.type, to: edge.to, json: propsCanonicalJson(props) };
     });
     if (clean.length === 0) return [];
     const endpoints = new Set<string>();
@@ -569,8 +651,7 @@ export class GraphStore {
         ])
         .map((row) => row[0] as string),
     );
-    const key = (edge: { from: string; type: string; to: string }) =>
-      JSON.stringify([edge.from, edge.type, edge.to]);
+    const key = edgeKey;
     const merge = (current: Map<string, string>) => {
       const writes = new Map<string, SqlValue[]>();
       const results = clean.map((edge): MergeEdgeResult => {
@@ -586,7 +667,8 @@ export class GraphStore {
     };
     const guess = merge(new Map());
     if (guess.writes.size === 0) return guess.results;
-    const params = [...guess.writes.values()].flat();
+    const params: SqlValue[] = [];
+    for (const row of guess.writes.values()) params.push(row[0]!, row[1]!, row[2]!, row[3]!);
     const allNew = this.atomically(() => {
       if (insertRows(this.conn, EDGES_INSERT_NEW, params, 4) === guess.writes.size) return true;
       this.conn.exec('ROLLBACK TO batch');
@@ -599,7 +681,10 @@ export class GraphStore {
        JOIN edges e ON e.from_id = j.value ->> 0 AND e.type = j.value ->> 1 AND e.to_id = j.value ->> 2`,
       [JSON.stringify([...guess.writes.values()].map((row) => row.slice(0, 3)))],
     )) {
-      current.set(JSON.stringify([row[0], row[1], row[2]]), row[3] as string);
+      current.set(
+        edgeKey({ from: row[0] as string, type: row[1] as string, to: row[2] as string }),
+        row[3] as string,
+      );
     }
     const { results, writes } = merge(current);
     if (writes.size > 0) {
@@ -938,6 +1023,72 @@ export class GraphStore {
       this.conn.run(nodeRunSql('text', size), texts);
     } else {
       // Nodes without text get no entry (as createNode); the others go in as (rid, text) pairs.
+      const pairs: SqlValue[] = [];
+      for (let k = 0; k < size; k++) {
+        const text = texts[k + 1] as string;
+        if (text.length > 0) pairs.push(base + k, text);
+      }
+      insertRows(this.conn, FTS_INSERT, pairs, 2);
+    }
+  }
+
+  /**
+   * Rethrows a failed batch insert of `nodes` naming the node as createNode would: a taken id
+   * is `exists` (even when the node also repeats a unique value), then the first node whose
+   * unique value is held or repeated in the batch.
+   */
+  private explainConflict(error: unknown, nodes: GraphNode[]): never {
+    if (!isConstraintConflict(error)) throw error;
+    const taken = this.firstTakenId(nodes);
+    if (taken !== null) throw exists(taken);
+    if (this.uniques.size > 0) this.checkUniqueBatch(nodes);
+    if (isIdConflict(error)) throw exists(String(nodes[0]?.id));
+    throw error;
+  }
+
+  /** insertRun for nodes [at, at + size) of a NodeRun: one statement for the rows, one for their text. */
+  private insertColumns(run: NodeRun, at: number, size: number, base: number): void {
+    const labels = run.labels;
+    const params: SqlValue[] = new Array(3 + 2 * size);
+    params[0] = base;
+    params[1] = labels[0] as string;
+    params[2] = labelsJson(labels);
+    const texts: SqlValue[] = new Array(1 + size);
+    texts[0] = base;
+    let allText = true;
+    for (let k = 0; k < size; k++) {
+      params[3 + 2 * k] = run.ids[at + k] as string;
+      params[4 + 2 * k] = run.propsJson[at + k] as string;
+      const text = run.searchText[at + k] as string;
+      if (text.length === 0) allText = false;
+      texts[1 + k] = text;
+    }
+    this.conn.run(nodeRunSql('shared', size, true), params);
+    if (labels.length > 1) {
+      const labelRows: SqlValue[] = [];
+      for (let k = 0; k < size; k++) {
+        for (let i = 1; i < labels.length; i++) labelRows.push(labels[i] as string, base + k);
+      }
+      insertRows(this.conn, LABELS_INSERT, labelRows, 2);
+    }
+    if (this.uniques.size > 0) {
+      const uniqueRows: SqlValue[] = [];
+      for (const label of labels) {
+        const props = this.uniques.get(label);
+        if (props === undefined) continue;
+        for (let k = 0; k < size; k++) {
+          const values = run.uniqueProps[at + k] as Props;
+          for (const prop of props) {
+            const key = uniqueKey(values[prop]);
+            if (key !== null) uniqueRows.push(label, prop, key, base + k);
+          }
+        }
+      }
+      if (uniqueRows.length > 0) insertRows(this.conn, UNIQUE_INSERT, uniqueRows, 4);
+    }
+    if (allText) {
+      this.conn.run(nodeRunSql('text', size), texts);
+    } else {
       const pairs: SqlValue[] = [];
       for (let k = 0; k < size; k++) {
         const text = texts[k + 1] as string;

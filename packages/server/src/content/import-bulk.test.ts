@@ -1,0 +1,326 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
+import { SqlConnection } from '../engines/embedded/connection';
+import type { Graph, GraphWriter } from '../engines/port';
+import { compileRecordCheck, importRecords, prepare } from './import-records';
+import { itemHash } from './item-hash';
+import { splitItemProps } from './item-record';
+import { getTypeForWrite } from './type-repository';
+
+/**
+ * The import's bulk path (new items written as columns with `createNodeRun`, their props'
+ * JSON joined from their fields' JSON and the batch's shared bookkeeping) against the
+ * node-by-node path and against items created one by one through the API.
+ */
+
+/** A type with every kind of value the bulk path serializes: defaults, lists, numbers, long and escaped text, rich text objects. */
+const typeDefinition = (name: string) => ({
+  name,
+  label: name,
+  nodeLabel: name[0]!.toUpperCase() + name.slice(1),
+  keyField: 'slug',
+  fields: [
+    { name: 'slug', type: 'string', required: true, unique: true },
+    { name: 'title', type: 'string', required: true },
+    { name: 'body', type: 'markdown' },
+    { name: 'rank', type: 'number', default: 7 },
+    { name: 'featured', type: 'boolean' },
+    { name: 'tags', type: 'stringlist' },
+    { name: 'doc', type: 'richtext' },
+    { name: 'kind', type: 'enum', values: ['a', 'b'], default: 'a' },
+  ],
+  relationships: [{ name: 'related', edgeLabel: 'RELATED', target: name, kind: 'many-to-many' }],
+});
+
+const LONG = `${'Lorem ipsum "quoted" \\ back\u2028slash café 🙂 '.repeat(40)}end`;
+
+/** Records covering the value shapes (seeded by index, no randomness). */
+function records(count: number): Array<Record<string, unknown>> {
+  return Array.from({ length: count }, (_, i) => {
+    const record: Record<string, unknown> = { slug: `item-${i}`, title: `Item "${i}" — ünïcode` };
+    if (i % 2 === 0) record.body = i % 4 === 0 ? LONG : `short body ${i} with searchword${i % 3}`;
+    if (i % 3 === 0) record.rank = i * 1.5;
+    if (i % 5 === 0) record.featured = i % 10 === 0;
+    if (i % 4 === 1) record.tags = ['x', `t${i}`, ''];
+    if (i % 7 === 0) record.doc = { blocks: [{ text: `rich ${i}` }], n: null };
+    if (i % 6 === 5) record.kind = 'b';
+    return record;
+  });
+}
+
+/** The graph with its transactions' `createNodeRun` hidden: the import takes the node-by-node path. */
+function withoutNodeRun(graph: Graph): Graph {
+  const hide = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, key) {
+        if (key === 'createNodeRun') return undefined;
+        const value = Reflect.get(object, key, object);
+        return typeof value === 'function' ? value.bind(object) : value;
+      },
+    });
+  return new Proxy(graph, {
+    get(object, key) {
+      if (key === 'createNodeRun') return undefined;
+      if (key === 'transaction')
+        return <T>(work: (tx: GraphWriter) => Promise<T>) => object.transaction((tx) => work(hide(tx)));
+      const value = Reflect.get(object, key, object);
+      return typeof value === 'function' ? value.bind(object) : value;
+    },
+  }) as Graph;
+}
+
+let site: ContentTestSite;
+beforeEach(async () => {
+  site = await createContentTestSite();
+  // Both paths stamp the same time (and the same empty body), so their rows can be compared whole.
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(new Date('2026-11-26T05:00:00.000Z'));
+});
+afterEach(async () => {
+  vi.useRealTimers();
+  await site.close();
+});
+
+const hits = async (label: string, q: string) =>
+  (await site.graph.findNodes({ label, q, limit: 100 })).nodes.map((node) => node.id.split(':')[1]).sort();
+
+describe('import bulk path', () => {
+  it('stores what the node-by-node path stores, byte for byte, and the same search entries and audit', async () => {
+    await site.createType(typeDefinition('bulk'));
+    await site.createType(typeDefinition('single'));
+    const list = records(60);
+    // Relationships to earlier records of the same import.
+    list[10]!.relationships = { related: ['bulk:item-3'] };
+    const single = structuredClone(list);
+    single[10]!.relationships = { related: ['single:item-3'] };
+    const run = async (graph: Graph, typeName: string, recs: Array<Record<string, unknown>>) =>
+      importRecords({
+        graph,
+        type: await getTypeForWrite(site.graph, typeName),
+        records: recs,
+        batchSize: 25,
+        skipExisting: false,
+        dryRun: false,
+        actor: 'tester',
+        estimatedRecordsPerSec: 1000,
+      });
+    const auditBefore = (await site.graph.auditRecords()).length;
+    let runs = 0;
+    const counting = new Proxy(site.graph, {
+      get(object, key) {
+        if (key !== 'transaction') return Reflect.get(object, key, object);
+        return <T>(work: (tx: GraphWriter) => Promise<T>) =>
+          object.transaction((tx) =>
+            work(
+              new Proxy(tx, {
+                get(inner, name) {
+                  const value = Reflect.get(inner, name, inner);
+                  if (typeof value !== 'function') return value;
+                  if (name !== 'createNodeRun') return value.bind(inner);
+                  return (...args: unknown[]) => {
+                    runs += 1;
+                    return value.apply(inner, args);
+                  };
+                },
+              }),
+            ),
+          );
+      },
+    }) as Graph;
+    const bulk = await run(counting, 'bulk', list);
+    // 60 new records in batches of 25: one run per batch (the bulk path was taken).
+    expect(runs).toBe(3);
+    const auditBetween = (await site.graph.auditRecords()).length;
+    const byNode = await run(withoutNodeRun(site.graph), 'single', single);
+    const { tookMs: _a, recordsPerSec: _b, ...bulkCounts } = bulk;
+    const { tookMs: _c, recordsPerSec: _d, ...nodeCounts } = byNode;
+    expect(bulkCounts).toEqual(nodeCounts);
+    expect(bulk).toMatchObject({ created: 60, failed: 0 });
+    // The rows as stored (the props' text, not parsed), and the index rows beside them.
+    const file = new SqlConnection(join(site.platform.dataDir, 'graphs', `${site.graph.name}.db`), {
+      readonly: true,
+    });
+    try {
+      const row = (id: string) => file.row('SELECT props, labels, text_given FROM nodes WHERE id = ?', [id]);
+      for (let i = 0; i < list.length; i += 1) {
+        const a = row(`bulk:item-${i}`);
+        const b = row(`single:item-${i}`);
+        expect(a, `item-${i}`).toBeDefined();
+        expect(a![0]).toBe(b![0]);
+        expect(a![1]).toBe('["Bulk","Content"]');
+        expect(b![1]).toBe('["Single","Content"]');
+        expect(a![2]).toBe(b![2]);
+        const { fields, meta } = splitItemProps(JSON.parse(a![0] as string));
+        expect(meta.hash).toBe(itemHash(fields, meta.body));
+      }
+      const counts = (label: string) => [
+        file.row('SELECT count(*) FROM unique_values WHERE label = ?', [label])?.[0],
+        file.row(
+          "SELECT count(*) FROM node_labels l JOIN nodes n ON n.rid = l.rid WHERE l.label = 'Content' AND n.label = ?",
+          [label],
+        )?.[0],
+      ];
+      expect(counts('Bulk')).toEqual([60, 60]);
+      expect(counts('Single')).toEqual([60, 60]);
+    } finally {
+      file.db.close();
+    }
+    for (const q of ['searchword1', 'ipsum', 'unicode', 'Item']) {
+      expect(await hits('Bulk', q)).toEqual(await hits('Single', q));
+    }
+    expect(await hits('Bulk', 'searchword1')).not.toEqual([]);
+    expect((await site.graph.getEdges({ from: 'bulk:item-10' })).map((edge) => edge.to)).toEqual([
+      'bulk:item-3',
+    ]);
+    // One audit entry per batch, with the same data.
+    const audit = await site.graph.auditRecords();
+    const strip = (entries: typeof audit) =>
+      entries.map((entry) => ({ ...entry.data, first: null, last: null, action: entry.action }));
+    expect(strip(audit.slice(auditBefore, auditBetween))).toEqual(strip(audit.slice(auditBetween)));
+    expect(auditBetween - auditBefore).toBe(3);
+    // Re-importing counts every record unchanged on both.
+    const again = await run(site.graph, 'bulk', list);
+    expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 60, failed: 0 });
+  });
+
+  it('gives imported items the fields, hash and search hits of items created one by one through the API', async () => {
+    await site.createType(typeDefinition('imported'));
+    await site.createType(typeDefinition('created'));
+    const list = records(24);
+    for (const record of list) {
+      const response = await site.request({ method: 'POST', url: '/api/content/created', payload: record });
+      expect(response.statusCode, response.body).toBe(201);
+    }
+    const imported = await site.request({
+      method: 'POST',
+      url: '/api/import/json',
+      payload: { typeName: 'imported', records: list, batchSize: 10 },
+    });
+    expect(imported.json()).toMatchObject({ created: 24, failed: 0, errors: [] });
+    const read = async (type: string, slug: string) =>
+      (await site.request({ method: 'GET', url: `/api/content/${type}/${type}:${slug}` })).json();
+    for (let i = 0; i < list.length; i += 1) {
+      const a = await read('imported', `item-${i}`);
+      const b = await read('created', `item-${i}`);
+      for (const key of ['fields', 'status', 'version', 'hash', 'body', 'publishedEnvs', 'createdAt']) {
+        expect(a[key], `item-${i} ${key}`).toEqual(b[key]);
+      }
+    }
+    for (const q of ['searchword0', 'ipsum', 'Item']) {
+      const list = async (type: string) =>
+        (
+          (
+            await site.request({ method: 'GET', url: `/api/content/${type}?q=${q}&limit=100` })
+          ).json() as Array<{
+            id: string;
+          }>
+        )
+          .map((item) => item.id.split(':')[1])
+          .sort();
+      expect(await list('imported')).toEqual(await list('created'));
+    }
+    // The items created through the API count as unchanged when the same records are imported.
+    const repeat = await site.request({
+      method: 'POST',
+      url: '/api/import/json',
+      payload: { typeName: 'created', records: list },
+    });
+    expect(repeat.json()).toMatchObject({ created: 0, updated: 0, unchanged: 24, failed: 0 });
+  });
+
+  it('fails a record whose unique value a stored item holds with the error the node-by-node path gives', async () => {
+    await site.createType(typeDefinition('bulk'));
+    await site.createType(typeDefinition('single'));
+    const errorsOf = async (graph: Graph, typeName: string) => {
+      const type = await getTypeForWrite(site.graph, typeName);
+      await importRecords({
+        graph,
+        type,
+        records: [{ slug: 'held', title: 'Held' }],
+        batchSize: 10,
+        skipExisting: false,
+        dryRun: false,
+        actor: 'tester',
+        estimatedRecordsPerSec: 1000,
+      });
+      // `id` differs from the stored slug, so the unique `slug` clashes with the stored item.
+      const result = await importRecords({
+        graph,
+        type,
+        records: [
+          { slug: 'fresh-1', title: 'One' },
+          { id: 'other', slug: 'held', title: 'Clash' },
+          { slug: 'fresh-2', title: 'Two' },
+        ],
+        batchSize: 10,
+        skipExisting: false,
+        dryRun: false,
+        actor: 'tester',
+        estimatedRecordsPerSec: 1000,
+      });
+      return {
+        created: result.created,
+        errors: result.errors.map((error) => ({ ...error, error: error.error.replace(typeName, 'T') })),
+      };
+    };
+    const bulk = await errorsOf(site.graph, 'bulk');
+    const byNode = await errorsOf(withoutNodeRun(site.graph), 'single');
+    expect(bulk.created).toBe(2);
+    expect(bulk.errors).toHaveLength(1);
+    expect(bulk.errors[0]).toMatchObject({ index: 1 });
+    expect(bulk.errors[0]!.error).toMatch(/slug/);
+    expect(bulk.errors.map((error) => error.error.replace(/Bulk|bulk/g, 'X'))).toEqual(
+      byNode.errors.map((error) => error.error.replace(/Single|single/g, 'X')),
+    );
+  });
+
+  it('checks records with the compiled checker exactly as the general check does, or leaves them to it', async () => {
+    await site.createType({
+      ...typeDefinition('checked'),
+      fields: [
+        ...typeDefinition('checked').fields.filter((field) => field.name !== 'title'),
+        { name: 'title', type: 'string', required: true, maxLength: 5 },
+        { name: 'day', type: 'date' },
+        { name: 'ref', type: 'reference', target: 'checked' },
+        { name: 'code', type: 'string', regex: '^[a-z]+$' },
+      ],
+    });
+    const type = await getTypeForWrite(site.graph, 'checked');
+    const fast = compileRecordCheck(type)!;
+    expect(fast).not.toBeNull();
+    const cases: Array<Record<string, unknown>> = [
+      { slug: 'a', title: 'ok' },
+      { slug: 'Hello World', title: 'ok', rank: null, tags: [], body: '' },
+      { slug: 'b', title: 'ok', rank: 3, featured: false, kind: 'b', day: '2026-02-28', ref: 'checked:a' },
+      { slug: 'c', title: 'ok', doc: { blocks: [] }, code: 'abc', tags: ['x'] },
+      { slug: 'd', title: '🙂🙂🙂' },
+      { slug: 'e', title: 'toolong' },
+      { slug: 'f', title: 'ok', code: 'ABC' },
+      { slug: 'g', title: 'ok', day: '2026-02-30' },
+      { slug: 'h', title: 'ok', ref: 'other:x' },
+      { slug: 'i' },
+      { slug: '!!!', title: 'ok' },
+      { slug: 'j', title: 'ok', unknown: 1 },
+      { slug: 'k', title: 'ok', kind: 'z' },
+      { slug: 'l', title: 'ok', rank: '3' },
+      { id: 'x', slug: 'm', title: 'ok' },
+      { slug: 'n', title: 'ok', relationships: { related: ['checked:a'] } },
+      { fields: { slug: 'o', title: 'ok' } },
+      { slug: 'p', title: 'ok', version: 2 },
+      { slug: 'q', title: 'ok', featured: 'yes' },
+      {},
+    ];
+    let taken = 0;
+    for (const [index, record] of cases.entries()) {
+      const general = prepare(type, record, index);
+      const quick = fast(record, index);
+      if (quick === null) continue;
+      taken += 1;
+      expect(general, JSON.stringify(record)).toEqual({ ok: quick });
+      expect(Object.keys(quick.fields)).toEqual(Object.keys((general as { ok: typeof quick }).ok.fields));
+    }
+    // The valid plain records go the compiled way; the others to the general check.
+    expect(taken).toBe(4);
+  });
+});
