@@ -31,8 +31,11 @@ const LONG_READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'verifyAudit',
 ]);
 
-/** The graph each bounded graph wraps (see {@link unboundedGraph}). */
-const originals = new WeakMap<object, object>();
+/**
+ * The key under which a bounded graph gives the graph it wraps (see {@link unboundedGraph}):
+ * asked of its proxy, so making one per request records nothing anywhere.
+ */
+const kUnbounded = Symbol('trellis.unboundedGraph');
 
 /** The time budget of a bounded graph. */
 export interface Deadline {
@@ -65,9 +68,7 @@ export function isQueryTimeout(error: unknown): boolean {
  * transaction). A write that started in time is left to finish: its result stands.
  */
 export function boundedGraph(graph: Graph, deadline: Deadline): Graph {
-  const bounded = bound(graph, deadline, true);
-  originals.set(bounded, unboundedGraph(graph));
-  return bounded;
+  return bound(graph, deadline, unboundedGraph(graph));
 }
 
 /**
@@ -76,10 +77,12 @@ export function boundedGraph(graph: Graph, deadline: Deadline): Graph {
  * what is cached per graph (each request has a bounded graph of its own).
  */
 export function unboundedGraph<G extends object>(graph: G): G {
-  return (originals.get(graph) as G | undefined) ?? graph;
+  return ((graph as { [kUnbounded]?: G })[kUnbounded] as G | undefined) ?? graph;
 }
 
-function bound<T extends object>(target: T, deadline: Deadline, isGraph: boolean): T {
+/** `target` bounded by `deadline`; `original` is the unbounded graph (null for a transaction). */
+function bound<T extends object>(target: T, deadline: Deadline, original: object | null): T {
+  const isGraph = original !== null;
   const check = () => {
     if (Date.now() >= deadline.at) throw deadlineError(deadline.timeoutMs);
   };
@@ -89,6 +92,7 @@ function bound<T extends object>(target: T, deadline: Deadline, isGraph: boolean
   const methods = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(object, key) {
+      if (key === kUnbounded) return original ?? undefined;
       const value: unknown = Reflect.get(object, key, object);
       if (typeof value !== 'function') return value;
       let method = methods.get(key);
@@ -99,7 +103,7 @@ function bound<T extends object>(target: T, deadline: Deadline, isGraph: boolean
         method = async (work: (tx: GraphWriter) => Promise<unknown>) => {
           check();
           try {
-            return await fn.call(object, (tx: GraphWriter) => work(bound(tx, deadline, false)), options);
+            return await fn.call(object, (tx: GraphWriter) => work(bound(tx, deadline, null)), options);
           } catch (error) {
             throw normalize(error);
           }
