@@ -133,6 +133,10 @@ try {
         writeFileSync(`${OUT}-inject-${name}.cpuprofile`, JSON.stringify(profile));
       }
       rounds.sort((a, b) => a - b);
+      const epoch = (name === 'uncached' ? uncachedApp : app).trellis.accessEpoch.stats();
+      console.log(
+        `${name}: inject ${rounds[2]?.toFixed(1)} µs CPU/request, ${(epoch.checks / Math.max(1, epoch.reads)).toFixed(1)} requests per access-epoch read so far`,
+      );
       console.log(
         `${name}: inject ${rounds[2]?.toFixed(1)} µs CPU/request (min ${rounds[0]?.toFixed(1)}, load ${loadavg()[0]?.toFixed(1)})`,
       );
