@@ -55,11 +55,7 @@ export const rateLimitPlugin = fp(
       // Only requests that authentication will check: a matched, non-public route, with a
       // credential unless the route takes none.
       const hash = requestCredential(request).hash;
-      if (
-        url !== undefined &&
-        !config.public &&
-        !(hash === null && config.credential === 'optional')
-      ) {
+      if (url !== undefined && !config.public && !(hash === null && config.credential === 'optional')) {
         const blockedMs = failures.blockedFor(request.ip, hash);
         if (blockedMs !== null) {
           return done(
