@@ -17,10 +17,13 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { loadConfig } from '../src/config';
-import { buildApp } from '../src/http/app';
+import * as srcApp from '../src/index';
 import { benchApi, benchAppEnv, OWNER_KEY, placeEdges, placeRecord, placeType } from './bench-app';
 
+// APP=dist: the built app (dist/index.js, what ships: `pnpm build` first); else the sources through tsx.
+const { buildApp, loadConfig } = (
+  process.env.APP === 'dist' ? await import(new URL('../dist/index.js', import.meta.url).href) : srcApp
+) as typeof srcApp;
 const TARGETS = (process.env.TARGETS ?? 'item,uncached,list,health,bare').split(',');
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const OUT = process.env.OUT ?? '/tmp/reads';
@@ -103,6 +106,10 @@ try {
       bare: [bare, '/bare', {}],
     };
     const ROUND = Number(process.env.ROUND ?? 4000);
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
     for (const name of TARGETS) {
       const [target, url, headers] = injected[name] as [FastifyInstance, string, Record<string, string>];
       const loop = async (count: number) => {
@@ -119,8 +126,17 @@ try {
       };
       await round();
       const rounds: number[] = [];
+      if (PROF) await session.post('Profiler.start');
       for (let r = 0; r < 5; r += 1) rounds.push(await round());
+      if (PROF) {
+        const { profile } = await session.post('Profiler.stop');
+        writeFileSync(`${OUT}-inject-${name}.cpuprofile`, JSON.stringify(profile));
+      }
       rounds.sort((a, b) => a - b);
+      const epoch = (name === 'uncached' ? uncachedApp : app).trellis.accessEpoch.stats();
+      console.log(
+        `${name}: inject ${rounds[2]?.toFixed(1)} µs CPU/request, ${(epoch.checks / Math.max(1, epoch.reads)).toFixed(1)} requests per access-epoch read so far`,
+      );
       console.log(
         `${name}: inject ${rounds[2]?.toFixed(1)} µs CPU/request (min ${rounds[0]?.toFixed(1)}, load ${loadavg()[0]?.toFixed(1)})`,
       );
@@ -140,6 +156,9 @@ try {
         const { profile } = await session.post('Profiler.stop');
         writeFileSync(`${OUT}-${name}.cpuprofile`, JSON.stringify(profile));
       }
+      const epochApp = name === 'uncached' ? uncachedApp : app;
+      const epoch = epochApp.trellis.accessEpoch.stats();
+      console.log(`${name}: access epoch so far: ${epoch.checks} checks, ${epoch.reads} reads`);
       console.log(
         `${name}: ${Math.round(r.rps)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/request (load ${loadavg()[0]?.toFixed(1)})`,
       );

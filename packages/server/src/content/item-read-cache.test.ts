@@ -92,4 +92,22 @@ describe('ItemReadCache', () => {
     });
     expect(started).toBe(1);
   });
+
+  it('peek answers a kept read without a promise, and nothing once its graph was written or with the cache off', async () => {
+    const cache = new ItemReadCache({ ttlMs: 60_000 });
+    expect(cache.peek(key)).toBeUndefined();
+    let loads = 0;
+    const load = async () => ({ body: `{"n":${++loads}}`, version: loads });
+    expect(await cache.load(key, load)).toEqual({ body: '{"n":1}', version: 1 });
+    expect(cache.peek(key)).toMatchObject({ body: '{"n":1}', version: 1 });
+    expect(cache.peek({ ...key, id: 'note:b' })).toBeUndefined();
+    cache.graphWritten('g1');
+    expect(cache.peek(key)).toBeUndefined();
+    expect(await cache.read(key, load)).toEqual({ body: '{"n":2}', version: 2 });
+    expect(cache.peek(key)).toMatchObject({ version: 2 });
+    const off = new ItemReadCache({ ttlMs: 0 });
+    await off.load(key, load);
+    expect(off.peek(key)).toBeUndefined();
+    expect(loads).toBe(3);
+  });
 });

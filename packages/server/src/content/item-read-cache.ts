@@ -117,15 +117,53 @@ export class ItemReadCache {
 
   /** The read of item `id` as type `typeName` in the graph: cached, else from `load` (then cached). */
   async read(
+    key: { graphName: string; typeName: string; id: string },
+    load: () => Promise<CachedItemRead>,
+  ): Promise<CachedItemRead> {
+    return this.peek(key) ?? this.load(key, load);
+  }
+
+  /**
+   * The cached read of item `id`, or undefined (then {@link load} it): a hit costs no promise,
+   * so the route answers it in the same turn. Always undefined when the cache is off.
+   */
+  peek({
+    graphName,
+    typeName,
+    id,
+  }: {
+    graphName: string;
+    typeName: string;
+    id: string;
+  }): CachedItemRead | undefined {
+    const entries = this.#entries;
+    if (entries === null) return undefined;
+    const hit = entries.get(`${graphName}\u0000${typeName}\u0000${id}`);
+    return hit !== undefined && hit.generation === (this.#generations.get(graphName) ?? 0) ? hit : undefined;
+  }
+
+  /**
+   * Reads item `id` with `load` and keeps the read (unless the graph was written meanwhile, or
+   * the cache is off): what {@link read} does after {@link peek} missed.
+   */
+  async load(
     { graphName, typeName, id }: { graphName: string; typeName: string; id: string },
     load: () => Promise<CachedItemRead>,
   ): Promise<CachedItemRead> {
-    const { body, version } = await this.#read(graphName, `${typeName}\u0000${id}`, async () => ({
-      ...(await load()),
-      total: 0,
-      tag: '',
-    }));
-    return { body, version };
+    const entries = this.#entries;
+    if (entries === null) return load();
+    const generation = this.#generations.get(graphName) ?? 0;
+    const loaded = await load();
+    if ((this.#generations.get(graphName) ?? 0) === generation) {
+      entries.set(`${graphName}\u0000${typeName}\u0000${id}`, {
+        body: loaded.body,
+        version: loaded.version,
+        total: 0,
+        tag: '',
+        generation,
+      });
+    }
+    return loaded;
   }
 
   /**

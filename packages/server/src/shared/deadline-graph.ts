@@ -31,8 +31,11 @@ const LONG_READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'verifyAudit',
 ]);
 
-/** The graph each bounded graph wraps (see {@link unboundedGraph}). */
-const originals = new WeakMap<object, object>();
+/**
+ * The key under which a bounded graph gives the graph it wraps (see {@link unboundedGraph}):
+ * asked of its proxy, so making one per request records nothing anywhere.
+ */
+const kUnbounded = Symbol('trellis.unboundedGraph');
 
 /** The time budget of a bounded graph. */
 export interface Deadline {
@@ -65,9 +68,7 @@ export function isQueryTimeout(error: unknown): boolean {
  * transaction). A write that started in time is left to finish: its result stands.
  */
 export function boundedGraph(graph: Graph, deadline: Deadline): Graph {
-  const bounded = bound(graph, deadline, true);
-  originals.set(bounded, unboundedGraph(graph));
-  return bounded;
+  return bound(graph, deadline, unboundedGraph(graph));
 }
 
 /**
@@ -76,80 +77,107 @@ export function boundedGraph(graph: Graph, deadline: Deadline): Graph {
  * what is cached per graph (each request has a bounded graph of its own).
  */
 export function unboundedGraph<G extends object>(graph: G): G {
-  return (originals.get(graph) as G | undefined) ?? graph;
+  return ((graph as { [kUnbounded]?: G })[kUnbounded] as G | undefined) ?? graph;
 }
 
-function bound<T extends object>(target: T, deadline: Deadline, isGraph: boolean): T {
-  const check = () => {
-    if (Date.now() >= deadline.at) throw deadlineError(deadline.timeoutMs);
-  };
-  // An engine's own timeout reports the time it had left; the budget is what the caller set.
-  const normalize = (error: unknown): unknown =>
-    isEngineError(error, 'timeout') ? deadlineError(deadline.timeoutMs) : error;
-  const methods = new Map<PropertyKey, unknown>();
-  return new Proxy(target, {
-    get(object, key) {
-      const value: unknown = Reflect.get(object, key, object);
-      if (typeof value !== 'function') return value;
-      let method = methods.get(key);
-      if (method !== undefined) return method;
-      const fn = value as (...args: unknown[]) => Promise<unknown>;
-      const options: CallOptions = { deadline: deadline.at };
-      if (isGraph && key === 'transaction') {
-        method = async (work: (tx: GraphWriter) => Promise<unknown>) => {
-          check();
-          try {
-            return await fn.call(object, (tx: GraphWriter) => work(bound(tx, deadline, false)), options);
-          } catch (error) {
-            throw normalize(error);
-          }
-        };
-      } else if (READS.has(key) && !LONG_READS.has(key)) {
-        method = async (...args: unknown[]) => {
-          check();
-          try {
-            const result = await fn.apply(object, args);
-            check();
-            return result;
-          } catch (error) {
-            throw normalize(error);
-          }
-        };
-      } else if (LONG_READS.has(key)) {
-        method = async (...args: unknown[]) => {
-          check();
-          const call = key === 'findNodes' ? fn.call(object, args[0], options) : fn.apply(object, args);
-          let timer: NodeJS.Timeout | undefined;
-          const late = new Promise<never>((_resolve, reject) => {
-            timer = setTimeout(
-              () => reject(deadlineError(deadline.timeoutMs)),
-              Math.max(0, deadline.at - Date.now()),
-            );
-          });
-          try {
-            const result = await Promise.race([call, late]);
-            check();
-            return result;
-          } catch (error) {
-            throw normalize(error);
-          } finally {
-            clearTimeout(timer);
-            // the abandoned call's late failure must not be unhandled
-            call.catch(() => undefined);
-          }
-        };
-      } else {
-        method = (...args: unknown[]) => {
-          try {
-            check();
-          } catch (error) {
-            return Promise.reject(error);
-          }
-          return fn.apply(object, args);
-        };
+/** Throws the timeout of `deadline` once it has passed. */
+function check(deadline: Deadline): void {
+  if (Date.now() >= deadline.at) throw deadlineError(deadline.timeoutMs);
+}
+
+/** An engine's own timeout reports the time it had left; the budget is what the caller set. */
+function normalize(error: unknown, deadline: Deadline): unknown {
+  return isEngineError(error, 'timeout') ? deadlineError(deadline.timeoutMs) : error;
+}
+
+/**
+ * The proxy handler of a bounded graph or transaction. A class, so that making one per request
+ * (every request that touches its site's graph) allocates one object, not a set of closures;
+ * each method is wrapped on its first use.
+ */
+class BoundHandler<T extends object> implements ProxyHandler<T> {
+  #methods: Map<PropertyKey, unknown> | null = null;
+
+  constructor(
+    private readonly deadline: Deadline,
+    /** the unbounded graph (null for a transaction) */
+    private readonly original: object | null,
+  ) {}
+
+  get(object: T, key: PropertyKey): unknown {
+    if (key === kUnbounded) return this.original ?? undefined;
+    const value: unknown = Reflect.get(object, key, object);
+    if (typeof value !== 'function') return value;
+    this.#methods ??= new Map();
+    let method = this.#methods.get(key);
+    if (method === undefined) {
+      method = this.#wrap(object, key, value as (...args: unknown[]) => Promise<unknown>);
+      this.#methods.set(key, method);
+    }
+    return method;
+  }
+
+  #wrap(object: T, key: PropertyKey, fn: (...args: unknown[]) => Promise<unknown>): unknown {
+    const deadline = this.deadline;
+    const options: CallOptions = { deadline: deadline.at };
+    if (this.original !== null && key === 'transaction') {
+      return async (work: (tx: GraphWriter) => Promise<unknown>) => {
+        check(deadline);
+        try {
+          return await fn.call(object, (tx: GraphWriter) => work(bound(tx, deadline, null)), options);
+        } catch (error) {
+          throw normalize(error, deadline);
+        }
+      };
+    }
+    if (READS.has(key) && !LONG_READS.has(key)) {
+      return async (...args: unknown[]) => {
+        check(deadline);
+        try {
+          const result = await fn.apply(object, args);
+          check(deadline);
+          return result;
+        } catch (error) {
+          throw normalize(error, deadline);
+        }
+      };
+    }
+    if (LONG_READS.has(key)) {
+      return async (...args: unknown[]) => {
+        check(deadline);
+        const call = key === 'findNodes' ? fn.call(object, args[0], options) : fn.apply(object, args);
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(
+            () => reject(deadlineError(deadline.timeoutMs)),
+            Math.max(0, deadline.at - Date.now()),
+          );
+        });
+        try {
+          const result = await Promise.race([call, late]);
+          check(deadline);
+          return result;
+        } catch (error) {
+          throw normalize(error, deadline);
+        } finally {
+          clearTimeout(timer);
+          // the abandoned call's late failure must not be unhandled
+          call.catch(() => undefined);
+        }
+      };
+    }
+    return (...args: unknown[]) => {
+      try {
+        check(deadline);
+      } catch (error) {
+        return Promise.reject(error);
       }
-      methods.set(key, method);
-      return method;
-    },
-  });
+      return fn.apply(object, args);
+    };
+  }
+}
+
+/** `target` bounded by `deadline`; `original` is the unbounded graph (null for a transaction). */
+function bound<T extends object>(target: T, deadline: Deadline, original: object | null): T {
+  return new Proxy(target, new BoundHandler<T>(deadline, original));
 }

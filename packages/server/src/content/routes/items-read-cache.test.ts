@@ -191,6 +191,78 @@ describe('GET one item through the item read cache', () => {
     expect(fresh.etag).toBe(bytesTag(JSON.stringify(fresh.body)));
   });
 
+  it('answers a hit byte for byte as the read that filled it (relationships, headers, 304), and reads every request through with the cache off', async () => {
+    const place = {
+      name: 'place',
+      label: 'Place',
+      nodeLabel: 'Place',
+      keyField: 'slug',
+      fields: [
+        { name: 'slug', type: 'string', required: true },
+        { name: 'about', type: 'text' },
+      ],
+      relationships: [{ name: 'near', edgeLabel: 'NEAR', target: 'place', kind: 'many-to-many' }],
+    };
+    const seed = async () => {
+      await site.createType(place);
+      for (const payload of [
+        { slug: 'b', about: 'bee' },
+        { slug: 'c', about: 'sea' },
+        { slug: 'a', about: 'ay', relationships: { near: ['place:c', 'place:b'] } },
+      ]) {
+        const created = await site.request({ method: 'POST', url: '/api/content/place', payload });
+        expect(created.statusCode, created.body).toBe(201);
+      }
+    };
+    const get = (headers: Record<string, string> = {}) =>
+      site.request({ method: 'GET', url: '/api/content/place/place:a', headers });
+    const sent = (response: Awaited<ReturnType<typeof get>>) => ({
+      status: response.statusCode,
+      body: response.body,
+      etag: response.headers.etag,
+      type: response.headers['content-type'],
+      length: response.headers['content-length'],
+    });
+
+    site = await createContentTestSite({ env: { CONTENT_READ_CACHE_MS: '60000' } });
+    await seed();
+    const filled = sent(await get());
+    expect(filled.status).toBe(200);
+    expect(JSON.parse(filled.body).relationships).toEqual({ near: ['place:b', 'place:c'] });
+    // Changed behind the app's back: the next answer is the hit, the same bytes as the miss.
+    const other = await graphBehindTheAppsBack();
+    const stored = await other.getNode('place:a');
+    await other.updateNode('place:a', { props: { ...stored!.props, about: 'elsewhere' } });
+    expect(sent(await get())).toEqual(filled);
+    const notModified = await get({ 'if-none-match': filled.etag as string });
+    expect(notModified.statusCode).toBe(304);
+    expect(notModified.body).toBe('');
+    await site.close();
+
+    site = await createContentTestSite({ env: { CONTENT_READ_CACHE_MS: '0' } });
+    await seed();
+    const first = sent(await get());
+    expect(sent(await get())).toEqual(first);
+    expect((await get({ 'if-none-match': first.etag as string })).statusCode).toBe(304);
+    const patched = await site.request({
+      method: 'PATCH',
+      url: '/api/content/place/place:a',
+      payload: { about: 'changed', relationships: { near: ['place:b'] } },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const after = sent(await get());
+    expect(after.etag).toBe('"2"');
+    expect(JSON.parse(after.body)).toEqual(patched.json());
+    expect(JSON.parse(after.body)).toMatchObject({
+      fields: { about: 'changed' },
+      relationships: { near: ['place:b'] },
+    });
+    const behind = await graphBehindTheAppsBack();
+    const now = await behind.getNode('place:a');
+    await behind.updateNode('place:a', { props: { ...now!.props, about: 'elsewhere' } });
+    expect(JSON.parse(sent(await get()).body).fields.about).toBe('elsewhere');
+  });
+
   it('keeps entries per site, per type in the path and per item', async () => {
     await withTypes({ CONTENT_READ_CACHE_MS: '60000' });
     expect((await read()).status).toBe(200);

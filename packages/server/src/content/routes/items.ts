@@ -207,16 +207,18 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       // The hot read path: toContentRecord builds exactly the ContentRecord shape, so the body is
       // sent pre-serialized instead of being re-validated by the response schema on every read,
       // and kept briefly by the item read cache (retired by any write to the site graph).
-      const item = await app.trellis.itemReadCache.read(
-        { graphName: site.graphName, typeName, id },
-        async () => {
+      const key = { graphName: site.graphName, typeName, id };
+      const cache = app.trellis.itemReadCache;
+      // A hit is answered without a promise; a miss (or the cache off) reads the engine.
+      const item =
+        cache.peek(key) ??
+        (await cache.load(key, async () => {
           const graph = site.graph;
           const prefetched = app.trellis.itemReadCache.takePrefetched(request, site.graphName, id);
           const type = await getTypeForRead(graph, typeName);
           const read = await getItem({ graph, type, id, prefetched });
           return { body: JSON.stringify(read.record), version: read.version };
-        },
-      );
+        }));
       return withEtag(reply, item.version)
         .type('application/json; charset=utf-8')
         .send(item.body as never);

@@ -204,10 +204,11 @@ export const authPlugin = fp(
     // moments ago, served from the access cache — takes no engine read but the access epoch's
     // (one point read, shared by the requests that arrive while it runs).
     app.addHook('onRequest', (request, _reply, done) => {
-      const routePattern = request.routeOptions.url;
+      // Once: Fastify builds `routeOptions` anew on every access; the route's config carries
+      // its URL pattern (`url`, undefined when no route matched).
       const config = request.routeOptions.config;
       // No route matched: the not-found handler answers 404 and touches nothing.
-      if (routePattern === undefined || config.public) return done();
+      if (config?.url === undefined || config.public) return done();
 
       const { token, hash } = requestCredential(request);
       if (hash === null && config.credential === 'optional') return done();

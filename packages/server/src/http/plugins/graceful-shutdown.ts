@@ -57,8 +57,10 @@ export const gracefulShutdownPlugin = fp(
         return;
       }
       inFlight += 1;
-      // A response emits 'close' once, after it finished or when its connection ended first.
-      reply.raw.once('close', release);
+      // A response emits 'close' once, after it finished or when its connection ended first
+      // (Node guards it with the response's `_closed`): `on` with the one shared listener
+      // counts the same as `once` without a wrapper made for every request.
+      reply.raw.on('close', release);
       done();
     });
     // Answers given while draining end their socket: the client opens a new one elsewhere.

@@ -47,16 +47,15 @@ export const rateLimitPlugin = fp(
     const failures = new AuthFailureLimiter({ max: opts.maxAuthFailures, windowMs: opts.timeWindowMs });
     // A callback hook: an async wrapper would add a promise and a microtask to every request.
     app.addHook('onRequest', (request, reply, done) => {
-      if (request.routeOptions.url === '/api/health') return done();
-      const { config } = request.routeOptions;
+      // Once per hook: Fastify builds `routeOptions` anew on every access. The route's config
+      // carries its URL pattern (`url`, undefined when no route matched).
+      const config = request.routeOptions.config;
+      const url = config?.url;
+      if (url === '/api/health') return done();
       // Only requests that authentication will check: a matched, non-public route, with a
       // credential unless the route takes none.
       const hash = requestCredential(request).hash;
-      if (
-        request.routeOptions.url !== undefined &&
-        !config.public &&
-        !(hash === null && config.credential === 'optional')
-      ) {
+      if (url !== undefined && !config.public && !(hash === null && config.credential === 'optional')) {
         const blockedMs = failures.blockedFor(request.ip, hash);
         if (blockedMs !== null) {
           return done(
