@@ -8,7 +8,14 @@ export default defineConfig([
     // re-checking their sources, hence build's ^build order), and is not a composite project.
     dts: { entry: { index: 'src/index.ts' }, compilerOptions: { composite: false, customConditions: [] } },
     // the workers are the other build's (both run at once)
-    clean: ['!render-worker.js', '!render-worker.js.map', '!liquid-worker.js', '!liquid-worker.js.map'],
+    clean: [
+      '!render-worker.js',
+      '!render-worker.js.map',
+      '!liquid-worker.js',
+      '!liquid-worker.js.map',
+      '!search-worker.js',
+      '!search-worker.js.map',
+    ],
     sourcemap: true,
     target: 'node20',
   },
@@ -20,6 +27,8 @@ export default defineConfig([
       'render-worker': 'src/render/render-worker.ts',
       // the Liquid sandbox (template checks, transforms): src/sandbox/liquid-sandbox.ts starts it
       'liquid-worker': 'src/sandbox/liquid-worker.ts',
+      // the search index's shards of a large site: src/emit/shard-index-worker.ts starts it
+      'search-worker': 'src/emit/search-worker.ts',
     },
     format: ['esm'],
     sourcemap: true,

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import MiniSearch from 'minisearch';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Fixture, loadFixture, readFixtureSnapshot } from '../test/load-fixture';
+import { ShardIndexWorker, shardWorkerMinDocs } from './emit/shard-index-worker';
 import { STUB_PAGE } from './render/renderer';
 
 let fixture: Fixture;
@@ -89,6 +90,32 @@ describe('build', () => {
     expect(hits.map((hit) => hit.url)).toEqual(['/blog/graph-gardening/']);
     expect(fixture.pathExists('search/search.js')).toBe(true);
     expect(await fixture.readFile('search/minisearch.js')).toContain('MiniSearch');
+  });
+
+  it('makes the search shards of a large site in a worker, with the same bytes', async () => {
+    const made = async () => {
+      const site = loadFixture('blog');
+      try {
+        const result = await site.build({ mode: 'full' });
+        const files = result.files.filter((f) => f.file.startsWith('search/index-'));
+        return await Promise.all(files.map((f) => site.readFile(f.file)));
+      } finally {
+        site.cleanup();
+      }
+    };
+    const inThread = await made();
+    const build = vi.spyOn(ShardIndexWorker.prototype, 'build');
+    const threshold = shardWorkerMinDocs.value;
+    shardWorkerMinDocs.value = 1;
+    try {
+      const inWorker = await made();
+      expect(inThread.length).toBeGreaterThan(0);
+      expect(build).toHaveBeenCalledTimes(inThread.length);
+      expect(inWorker).toEqual(inThread);
+    } finally {
+      shardWorkerMinDocs.value = threshold;
+      build.mockRestore();
+    }
   });
 
   it('renders page routes with their item and redirect routes as redirect pages', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { itemSlug } from '@trelliscms/core';
+import { itemSlug } from '@trelliscms/core/build';
 import MiniSearch from 'minisearch';
 import type { SnapshotItem, SnapshotType } from '../snapshot/types';
 

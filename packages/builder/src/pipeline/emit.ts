@@ -11,6 +11,7 @@ import {
   searchVectors,
   shardOf,
 } from '../emit/search-index';
+import { ShardIndexWorker, shardWorkerMinDocs } from '../emit/shard-index-worker';
 import { renderSitemap, type SitemapEntry } from '../emit/sitemap';
 import {
   type BuildCache,
@@ -252,39 +253,50 @@ function emitExtras(params: {
     return { kind: 'all', docs, members } as const;
   })();
   const withVectors = emission === 'bm25+vector';
-  for (let s = 0; s < count; s++) {
-    const key = `search:${s}`;
-    const file = `search/index-${s}.json`;
-    const vkey = `search-vectors:${s}`;
-    const vfile = `search/vectors-${s}.json`;
-    const old = before.get(key);
-    const vold = before.get(vkey);
-    if (dirty && !dirty.has(s)) {
-      if (old?.file === file && (!withVectors || vold?.file === vfile)) {
-        extraCarried.push(old);
-        if (withVectors && vold) extraCarried.push(vold);
-        continue;
+  // a large site's shards are made in a worker (see ShardIndexWorker), started when the first is needed
+  let shardWorker: ShardIndexWorker | null = null;
+  const shardIndex = (docs: readonly SearchDoc[]): string => {
+    if (docCount < shardWorkerMinDocs.value) return buildShardIndex(docs);
+    shardWorker ??= new ShardIndexWorker();
+    return shardWorker.build(docs);
+  };
+  try {
+    for (let s = 0; s < count; s++) {
+      const key = `search:${s}`;
+      const file = `search/index-${s}.json`;
+      const vkey = `search-vectors:${s}`;
+      const vfile = `search/vectors-${s}.json`;
+      const old = before.get(key);
+      const vold = before.get(vkey);
+      if (dirty && !dirty.has(s)) {
+        if (old?.file === file && (!withVectors || vold?.file === vfile)) {
+          extraCarried.push(old);
+          if (withVectors && vold) extraCarried.push(vold);
+          continue;
+        }
+        // its files are missing from the prior build: make them from the recorded documents
+        for (const id of delta?.members[s] ?? []) {
+          const entry = delta?.docs.get(id);
+          if (entry) groups[s]?.push(entry);
+        }
       }
-      // its files are missing from the prior build: make them from the recorded documents
-      for (const id of delta?.members[s] ?? []) {
-        const entry = delta?.docs.get(id);
-        if (entry) groups[s]?.push(entry);
+      const shard = searchShard(s, groups[s] ?? []);
+      const deps = { items: {}, templates: {}, queries: { docs: shard.docsHash } };
+      if (old && old.file === file && old.deps.queries.docs === shard.docsHash) extraCarried.push(old);
+      else {
+        const content = shardIndex(shard.docs);
+        extras.push({ key, file, content, hash: hashText(content), deps });
+      }
+      if (withVectors) {
+        // the embeddings can change without the documents (materialized, another provider)
+        const content = searchVectors(shard.docs.map((doc) => [doc.id, source.item(doc.id)?.embedding]));
+        const hash = hashText(content);
+        if (vold && vold.file === vfile && vold.hash === hash) extraCarried.push(vold);
+        else extras.push({ key: vkey, file: vfile, content, hash, deps });
       }
     }
-    const shard = searchShard(s, groups[s] ?? []);
-    const deps = { items: {}, templates: {}, queries: { docs: shard.docsHash } };
-    if (old && old.file === file && old.deps.queries.docs === shard.docsHash) extraCarried.push(old);
-    else {
-      const content = buildShardIndex(shard.docs);
-      extras.push({ key, file, content, hash: hashText(content), deps });
-    }
-    if (withVectors) {
-      // the embeddings can change without the documents (materialized, another provider)
-      const content = searchVectors(shard.docs.map((doc) => [doc.id, source.item(doc.id)?.embedding]));
-      const hash = hashText(content);
-      if (vold && vold.file === vfile && vold.hash === hash) extraCarried.push(vold);
-      else extras.push({ key: vkey, file: vfile, content, hash, deps });
-    }
+  } finally {
+    (shardWorker as ShardIndexWorker | null)?.close();
   }
   const manifestContent = searchManifest({
     shards: count,

@@ -1,0 +1,85 @@
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { workerScript } from '../render/worker-url';
+import { buildShardIndex, type SearchDoc } from './search-index';
+
+/**
+ * Indexed documents from which a build makes its search shards in a worker of their own (below
+ * it, the garbage is small and a worker's start-up would cost more than it saves). Tests lower it.
+ */
+export const shardWorkerMinDocs = { value: 20_000 };
+
+/** How long one shard may take in the worker before the build thread makes it itself. */
+const SHARD_TIMEOUT_MS = 120_000;
+
+/** The search-index worker's script (`dist/search-worker.js`, or `search-worker.ts` through tsx). */
+function searchWorkerScript() {
+  return workerScript({ built: 'search-worker.js', source: '../emit/search-worker.ts' });
+}
+
+/**
+ * Makes search shards' index JSON (`buildShardIndex`) in a worker thread, answering
+ * synchronously: the build thread posts a shard's documents and waits (`Atomics.wait`) for the
+ * JSON. The JSON is the same string `buildShardIndex` gives in this thread; what matters is
+ * where the work's garbage lands. Building a MiniSearch index leaves tens of MB of garbage per
+ * shard in the old generation; on the build thread, whose heap holds the whole site, V8 lets it
+ * grow to a multiple of that heap before collecting (about 800 MB at 100,000 items). The
+ * worker's heap holds one shard, so its garbage is collected at a small size, and it is freed
+ * whole when the worker ends (`close`). When the worker fails or does not answer in time, the
+ * shard is made here (same bytes) and the worker is not used again.
+ */
+export class ShardIndexWorker {
+  private worker: Worker | null;
+  private readonly port: MessageChannel['port1'];
+  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  private answered = 0;
+
+  constructor(options: { memoryMb?: number } = {}) {
+    const script = searchWorkerScript();
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.worker = new Worker(script.url, {
+      execArgv: script.execArgv,
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb ?? 512, maxYoungGenerationSizeMb: 16 },
+    });
+    // the build thread waits for the answers itself: no event keeps the process alive
+    this.worker.unref();
+    this.worker.on('error', () => this.abandon());
+    this.worker.postMessage({ port: channel.port2, flag: this.flag }, [channel.port2]);
+  }
+
+  /** The MiniSearch index JSON of `docs` (what `buildShardIndex(docs)` gives). */
+  build(docs: readonly SearchDoc[]): string {
+    if (this.worker === null) return buildShardIndex(docs);
+    this.port.postMessage({ docs });
+    const deadline = performance.now() + SHARD_TIMEOUT_MS;
+    while (Atomics.load(this.flag, 0) === this.answered) {
+      const left = deadline - performance.now();
+      if (left <= 0 || Atomics.wait(this.flag, 0, this.answered, Math.min(left, 1000)) === 'timed-out') {
+        if (performance.now() < deadline) continue;
+        this.abandon();
+        return buildShardIndex(docs);
+      }
+    }
+    this.answered++;
+    const reply = receiveMessageOnPort(this.port)?.message as
+      | { content: string }
+      | { error: string }
+      | undefined;
+    if (reply && 'content' in reply) return reply.content;
+    // an error in the worker: this thread's own attempt throws it (or gives the index)
+    this.abandon();
+    return buildShardIndex(docs);
+  }
+
+  private abandon(): void {
+    const worker = this.worker;
+    this.worker = null;
+    void worker?.terminate();
+  }
+
+  /** Ends the worker (its heap goes with it). */
+  close(): void {
+    this.abandon();
+    this.port.close();
+  }
+}
