@@ -131,7 +131,9 @@ async function runVariant(variant: string): Promise<number> {
   // needs (`g`, `id`, `labels`, `json`).
   const noText = variant.includes('noft') || variant.includes('min');
   if (variant.includes('noft')) {
-    stored = stored.map((s) => Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'ft' && k !== 'fts')));
+    stored = stored.map((s) =>
+      Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'ft' && k !== 'fts')),
+    );
   }
   if (variant.includes('min')) {
     stored = stored.map((s) => ({ id: s.id, labels: s.labels, json: s.json }));
