@@ -12,6 +12,7 @@ import {
 } from './filters';
 import { registerLocaleHelpers } from './locale-tags';
 import { createMemoryFs } from './memory-fs';
+import { installSyncRender } from './sync-render';
 import { type ReaderSlot, registerContentTags } from './tags';
 
 /**
@@ -112,6 +113,7 @@ export function createLiquid(params: CreateLiquidParams): { liquid: Liquid; slot
     } as typeof escapeOutput;
   }
   rememberTemplateFiles(liquid);
+  installSyncRender(liquid);
   return { liquid, slot };
 }
 

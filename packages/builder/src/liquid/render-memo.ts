@@ -1,7 +1,7 @@
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import { type Context, type Emitter, type Liquid, RenderTag, type Template } from 'liquidjs';
 import { ItemView, replayReads, type ViewRead } from '../source/field-deps';
-import type { TrackingReader } from '../source/tracking-reader';
+import { emptyDeps, type TrackingReader } from '../source/tracking-reader';
 import { SafeHtml } from './create-liquid';
 import type { ReaderSlot } from './tags';
 
@@ -126,7 +126,7 @@ function* recording(
   render: () => Generator<unknown, unknown, unknown>,
 ): Generator<unknown, { html: string; reads: ViewRead[]; deps: ArtifactDeps }, unknown> {
   const outer = reader.deps;
-  const deps: ArtifactDeps = { items: {}, templates: {}, queries: {} };
+  const deps = emptyDeps();
   const reads: ViewRead[] = [];
   reader.deps = deps;
   reader.taps.push(reads);

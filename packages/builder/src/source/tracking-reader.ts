@@ -27,6 +27,16 @@ export type QuerySpec =
   | { kind: 'similar'; query: SimilarQuery }
   | { kind: 'query'; query: SavedQueryRun };
 
+/**
+ * An empty dependency record for one render. Its items and queries are keyed by ids and query
+ * keys that differ from page to page: dictionaries from the start (null prototype), not objects
+ * that get a new hidden class for every id a page adds (10,000 pages, 10,000 ids). Same keys, in
+ * the same order, as JSON and for the build's thread.
+ */
+export function emptyDeps(): ArtifactDeps {
+  return { items: Object.create(null), templates: {}, queries: Object.create(null) };
+}
+
 /** The canonical key of a query (stable JSON). */
 export function queryKey(spec: QuerySpec): string {
   return JSON.stringify(spec);
@@ -46,7 +56,7 @@ export function queryKey(spec: QuerySpec): string {
 export class TrackingReader implements ReadRecorder {
   readonly source: SnapshotSource;
   readonly urls: ReadonlyMap<string, string>;
-  deps: ArtifactDeps = { items: {}, templates: {}, queries: {} };
+  deps: ArtifactDeps = emptyDeps();
   /** the locale of the page being rendered (null: the site is not localized) */
   locale: string | null = null;
   /** @internal the render in progress (views note their reads against it) */
@@ -79,7 +89,7 @@ export class TrackingReader implements ReadRecorder {
 
   /** Starts recording for a new artifact, rendered in `locale` (default: the site's default locale). */
   begin(locale: string | null = null): void {
-    this.deps = { items: {}, templates: {}, queries: {} };
+    this.deps = emptyDeps();
     this.locale = locale ?? this.locales.defaultCode;
     this.epoch++;
     this.touched.length = 0;

@@ -1,0 +1,117 @@
+import { Drop, Liquid } from 'liquidjs';
+import { describe, expect, it } from 'vitest';
+import { installSyncRender } from './sync-render';
+
+class Counting extends Drop {
+  reads: string[] = [];
+  override liquidMethodMissing(key: string): unknown {
+    this.reads.push(key);
+    if (key === 'lazy')
+      return (function* () {
+        yield 1;
+        return 'from a generator';
+      })();
+    return key === 'missing' ? undefined : `<${key}>`;
+  }
+}
+
+const TEMPLATES = [
+  'plain text only',
+  '{{ a }}|{{ a.b }}|{{ a["b"] }}|{{ list[1] }}|{{ list.size }}|{{ list.first }}|{{ list.last }}',
+  '{{ s | upcase | append: "!" | escape }} {{ s | default: "none" }} {{ nothing | default: "none" }}',
+  '{{ n | plus: 2 | times: 3 }} {{ 5 | minus: n }} {{ "x" }} {{ 1.5 }} {{ true }} {{ nil }}',
+  '{{ html }} {{ html | raw }} {{ html | escape }} {{ html | strip_html }}',
+  '{{ drop.title }} {{ drop.missing }} {{ drop.lazy }} {{ drop }}',
+  '{% for x in list %}{{ forloop.index }}:{{ x }}{% if x == 2 %}{% break %}{% endif %},{% endfor %}',
+  '{% for x in list %}{% if x == 1 %}{% continue %}{% endif %}{{ x }}{% endfor %}',
+  '{% assign t = s | split: "" %}{{ t | join: "-" }} {% capture c %}[{{ s }}]{% endcapture %}{{ c }}',
+  '{{ (1..3) | join: "," }} {{ list | map: "x" | size }} {{ obj | json }}',
+  '{{ a.b == 1 }} {{ n > 1 and n < 10 }} {{ missing.deep.path }}',
+  '{{ date | date: "%Y-%m-%d %B" }} {{ "2024-02-29T10:00:00Z" | date: "%b %e, %Y %H:%M" }}',
+  '{% if a %}{{ a.b }}{% else %}none{% endif %}{% unless s %}x{% endunless %}{% case n %}{% when 3 %}three{% else %}other{% endcase %}',
+  '{{ s | truncate: 3, "…" }} {{ s | replace: "e", "E" }} {{ s | slice: 1, 2 }}',
+];
+
+function scope(): Record<string, unknown> {
+  return {
+    a: { b: 1 },
+    list: [1, 2, 3],
+    s: 'hello <world> & "you"',
+    n: 3,
+    html: '<b>bold</b>',
+    obj: { k: 'v', n: 1 },
+    date: '2025-07-04T12:30:00Z',
+    drop: new Counting(),
+  };
+}
+
+function environments(options: ConstructorParameters<typeof Liquid>[0] = {}) {
+  const plain = new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, timezoneOffset: 0, ...options });
+  const fast = new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, timezoneOffset: 0, ...options });
+  expect(installSyncRender(fast)).toBe(true);
+  return { plain, fast };
+}
+
+function outcome(liquid: Liquid, source: string, data: Record<string, unknown>, sync: boolean) {
+  try {
+    const html = sync ? liquid.parseAndRenderSync(source, data) : liquid.parseAndRender(source, data);
+    return { html };
+  } catch (error) {
+    return { error: `${(error as Error).name}: ${(error as Error).message}` };
+  }
+}
+
+describe('installSyncRender', () => {
+  it('renders what liquidjs renders, reading the same keys of drops', () => {
+    const { plain, fast } = environments();
+    for (const source of TEMPLATES) {
+      const a = scope();
+      const b = scope();
+      expect(outcome(fast, source, b, true), source).toEqual(outcome(plain, source, a, true));
+      expect((b.drop as Counting).reads, source).toEqual((a.drop as Counting).reads);
+    }
+  });
+
+  it('keeps liquidjs errors, strict variables and lenient `default`', () => {
+    for (const options of [{ strictVariables: true }, { strictVariables: true, lenientIf: true }, {}]) {
+      const { plain, fast } = environments(options);
+      for (const source of [
+        ...TEMPLATES,
+        '{{ missing | default: "d" }}',
+        '{{ a.b.c.d }}',
+        '{{ s | nosuchfilter }}',
+        '{{ list | at_least }}',
+        '{% for x in list %}{{ x | divided_by: 0 }}{% endfor %}',
+      ]) {
+        expect(outcome(fast, source, scope(), true), `${source} ${JSON.stringify(options)}`).toEqual(
+          outcome(plain, source, scope(), true),
+        );
+      }
+    }
+  });
+
+  it('leaves asynchronous renders to liquidjs (same output)', async () => {
+    const { plain, fast } = environments();
+    for (const source of TEMPLATES) {
+      const a = outcome(plain, source, scope(), false);
+      const b = outcome(fast, source, scope(), false);
+      expect(await Promise.resolve(b.html).catch(String), source).toEqual(
+        await Promise.resolve(a.html).catch(String),
+      );
+    }
+  });
+
+  it('stops a looping template at the render time limit', () => {
+    const { fast } = environments({ renderLimit: 50 });
+    const source = '{% for i in (1..10000) %}{% for j in (1..10000) %}{{ j }}{% endfor %}{% endfor %}';
+    expect(() => fast.parseAndRenderSync(source, {})).toThrow(/template render limit exceeded/);
+  });
+
+  it('fails an output the way liquidjs does (the page, the template line)', () => {
+    const { plain, fast } = environments();
+    const source = 'line one\n{{ s | slice: "x" | nosuch }}';
+    expect(outcome(fast, source, scope(), true)).toEqual(outcome(plain, source, scope(), true));
+    const failing = '{{ list | sort: 1 | first | plus: nosuch.thing }}';
+    expect(outcome(fast, failing, scope(), true)).toEqual(outcome(plain, failing, scope(), true));
+  });
+});
