@@ -1019,17 +1019,25 @@ export class GraphStore {
     // The run's extra labels in multi-row statements, not one statement per node.
     if (labelRows.length > 0) insertRows(this.conn, LABELS_INSERT, labelRows, 2);
     if (uniqueRows.length > 0) insertRows(this.conn, UNIQUE_INSERT, uniqueRows, 4);
+    this.insertRunTexts(base, size, texts, allText);
+  }
+
+  /**
+   * The full-text entries of a run of `size` new nodes from rid `base` (`texts[k + 1]` is node
+   * k's text): one statement when every node has text, else (rid, text) pairs for those that do
+   * (nodes without text get no entry, as createNode).
+   */
+  private insertRunTexts(base: number, size: number, texts: SqlValue[], allText: boolean): void {
     if (allText) {
       this.conn.run(nodeRunSql('text', size), texts);
-    } else {
-      // Nodes without text get no entry (as createNode); the others go in as (rid, text) pairs.
-      const pairs: SqlValue[] = [];
-      for (let k = 0; k < size; k++) {
-        const text = texts[k + 1] as string;
-        if (text.length > 0) pairs.push(base + k, text);
-      }
-      insertRows(this.conn, FTS_INSERT, pairs, 2);
+      return;
     }
+    const pairs: SqlValue[] = [];
+    for (let k = 0; k < size; k++) {
+      const text = texts[k + 1] as string;
+      if (text.length > 0) pairs.push(base + k, text);
+    }
+    insertRows(this.conn, FTS_INSERT, pairs, 2);
   }
 
   /**
@@ -1086,16 +1094,7 @@ export class GraphStore {
       }
       if (uniqueRows.length > 0) insertRows(this.conn, UNIQUE_INSERT, uniqueRows, 4);
     }
-    if (allText) {
-      this.conn.run(nodeRunSql('text', size), texts);
-    } else {
-      const pairs: SqlValue[] = [];
-      for (let k = 0; k < size; k++) {
-        const text = texts[k + 1] as string;
-        if (text.length > 0) pairs.push(base + k, text);
-      }
-      insertRows(this.conn, FTS_INSERT, pairs, 2);
-    }
+    this.insertRunTexts(base, size, texts, allText);
   }
 
   /** The first of `nodes` whose id is taken, or null. */
