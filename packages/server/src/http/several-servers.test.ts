@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
+import { startPeerApp } from '../../test/helpers/test-platform';
 import { AccessEpochWatch } from '../auth/access-epoch';
-import { loadConfig } from '../config';
 import { createEmbeddedEngine } from '../engines/embedded';
 import type { Graph } from '../engines/port';
 import { buildLeaseId, readBuildLease, releaseBuildLease, takeBuildLease } from '../publishing/build-lease';
 import { BUILD_LABEL, buildNodeId } from '../publishing/build-service';
-import { buildApp } from './app';
 
 /** Lease attempts to fail (as a busy engine fails them) before they reach the graph. */
 const leaseFaults = vi.hoisted(() => ({ remaining: 0 }));
@@ -39,20 +38,7 @@ let b: FastifyInstance;
 beforeEach(async () => {
   site = await createContentTestSite({ env: CACHE_FOR_A_MINUTE });
   const dataDir = site.platform.dataDir;
-  b = await buildApp({
-    config: loadConfig({
-      CMS_DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      CMS_SCHEDULER: '0',
-      RATE_LIMIT_MAX: '100000',
-      AUTH_FAILURE_MAX: '100000',
-      LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-      ...CACHE_FOR_A_MINUTE,
-    }),
-    engine: createEmbeddedEngine({ dataDir }),
-    logger: false,
-  });
-  await b.ready();
+  b = await startPeerApp({ dataDir, engine: createEmbeddedEngine({ dataDir }), env: CACHE_FOR_A_MINUTE });
 });
 
 afterEach(async () => {
@@ -188,19 +174,12 @@ describe('two servers on one embedded data directory', () => {
   }, 200_000);
 
   it('a background build that fails before it records an outcome is recorded as ended in error', async () => {
-    const short = await buildApp({
-      config: loadConfig({
-        CMS_DATA_DIR: site.platform.dataDir,
-        LOG_LEVEL: 'silent',
-        CMS_SCHEDULER: '0',
-        CMS_BUILD_LEASE_MS: '1000',
-        LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-      }),
+    const short = await startPeerApp({
+      dataDir: site.platform.dataDir,
       engine: createEmbeddedEngine({ dataDir: site.platform.dataDir }),
-      logger: false,
+      env: { CMS_BUILD_LEASE_MS: '1000' },
     });
     try {
-      await short.ready();
       // Every lease attempt fails: past a lease's time (1 s here) the build gives up.
       leaseFaults.remaining = Number.POSITIVE_INFINITY;
       const started = await short.inject({

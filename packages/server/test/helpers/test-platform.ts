@@ -41,6 +41,44 @@ export interface TestUser {
  * A real app on a real embedded engine in a fresh temp directory, bootstrapped with
  * {@link TEST_OWNER_KEY}. For tests only.
  */
+/** The environment of every test app on `dataDir`: quiet, no scheduler, no limits tests trip by design. */
+export function testAppEnv(dataDir: string): Record<string, string> {
+  return {
+    CMS_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    CMS_SCHEDULER: '0',
+    // Webhook deliveries are queued, not sent, unless a test sends them (tick) or turns this on.
+    CMS_WEBHOOKS: '0',
+    RATE_LIMIT_MAX: '100000',
+    // Tests send many bad credentials on purpose; those about the failed-authentication limit set it.
+    AUTH_FAILURE_MAX: '100000',
+    // Parallel test files on a small machine stall the event loop; tests that want shedding set it.
+    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+  };
+}
+
+/**
+ * A second server of a test platform (docs/scaling.md § Several API servers): its own app and
+ * `engine` on the platform's `dataDir` (or the same Neo4j), the test environment plus `env`.
+ */
+export async function startPeerApp({
+  dataDir,
+  engine,
+  env = {},
+}: {
+  dataDir: string;
+  engine: GraphEngine;
+  env?: Record<string, string>;
+}): Promise<FastifyInstance> {
+  const app = await buildApp({
+    config: loadConfig({ ...testAppEnv(dataDir), ...env }),
+    engine,
+    logger: false,
+  });
+  await app.ready();
+  return app;
+}
+
 export async function startTestPlatform(
   options: {
     env?: Record<string, string>;
@@ -55,17 +93,8 @@ export async function startTestPlatform(
 ): Promise<TestPlatform> {
   const dataDir = await mkdtemp(join(tmpdir(), 'trellis-platform-'));
   const config: Config = loadConfig({
-    CMS_DATA_DIR: dataDir,
+    ...testAppEnv(dataDir),
     CMS_OWNER_KEY: TEST_OWNER_KEY,
-    LOG_LEVEL: 'silent',
-    CMS_SCHEDULER: '0',
-    // Webhook deliveries are queued, not sent, unless a test sends them (tick) or turns this on.
-    CMS_WEBHOOKS: '0',
-    RATE_LIMIT_MAX: '100000',
-    // Tests send many bad credentials on purpose; those about the failed-authentication limit set it.
-    AUTH_FAILURE_MAX: '100000',
-    // Parallel test files on a small machine stall the event loop; tests that want shedding set it.
-    LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env,
   });
   const engine = options.engine?.(dataDir) ?? createEmbeddedEngine({ dataDir });

@@ -4,9 +4,7 @@ import { Session } from 'neo4j-driver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
 import { ensureOwnerKey } from '../../../test/helpers/neo4j-owner-key';
-import { TEST_OWNER_KEY } from '../../../test/helpers/test-platform';
-import { loadConfig } from '../../config';
-import { buildApp } from '../../http/app';
+import { startPeerApp, TEST_OWNER_KEY } from '../../../test/helpers/test-platform';
 import { createNeo4jEngine } from './index';
 
 // Uncached content reads through the real app on a real Neo4j (skipped without NEO4J_URI): the
@@ -69,21 +67,7 @@ describe.skipIf(!uri)('uncached content reads on Neo4j (HTTP)', () => {
       });
       expect(created.statusCode).toBe(201);
     }
-    b = await buildApp({
-      config: loadConfig({
-        ...env,
-        CMS_DATA_DIR: site.platform.dataDir,
-        LOG_LEVEL: 'silent',
-        CMS_SCHEDULER: '0',
-        CMS_WEBHOOKS: '0',
-        RATE_LIMIT_MAX: '100000',
-        AUTH_FAILURE_MAX: '100000',
-        LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-      }),
-      engine: engineOf(),
-      logger: false,
-    });
-    await b.ready();
+    b = await startPeerApp({ dataDir: site.platform.dataDir, engine: engineOf(), env });
   }, 180_000);
 
   afterAll(async () => {
