@@ -202,11 +202,25 @@ export function planSearchShards(
   return groups.map((group, shard) => searchShard(shard, group));
 }
 
-/** The MiniSearch index JSON of one shard. */
-export function buildShardIndex(docs: readonly SearchDoc[]): string {
+/** Documents added between two calls of `progress` in {@link buildShardIndex}. */
+const PROGRESS_SLICE = 500;
+
+/**
+ * The MiniSearch index JSON of one shard; `progress`, when given, is called after each slice of
+ * documents added and once the index is serialized (the same JSON: MiniSearch's `addAll` also
+ * adds one document at a time).
+ */
+export function buildShardIndex(docs: readonly SearchDoc[], progress?: () => void): string {
   const index = new MiniSearch<SearchDoc>(miniSearchOptions);
-  index.addAll(docs);
-  return JSON.stringify(index);
+  if (progress === undefined) index.addAll(docs);
+  else
+    for (let at = 0; at < docs.length; at += PROGRESS_SLICE) {
+      for (let i = at; i < Math.min(at + PROGRESS_SLICE, docs.length); i++) index.add(docs[i]!);
+      progress();
+    }
+  const json = JSON.stringify(index);
+  progress?.();
+  return json;
 }
 
 /**

@@ -36,4 +36,26 @@ describe('ShardIndexWorker', () => {
     worker.close();
     expect(worker.build(docs)).toBe(buildShardIndex(docs));
   });
+
+  // A worker that dies while the build thread waits (here: out of memory under a tiny heap
+  // limit) cannot be heard of through its events; its missing progress beats are the sign. Before
+  // them, the build thread waited two minutes (beyond this test's 60 s limit).
+  it('takes the shard over when the worker dies while it waits', { timeout: 60_000 }, () => {
+    worker = new ShardIndexWorker({ memoryMb: 2, stallMs: 1_000 });
+    const docs = docsOf(9, 20_000);
+    const made = worker.build(docs);
+    expect(worker.tookOver).toBe(1);
+    expect(made).toBe(buildShardIndex(docs));
+    // not used again: the next shard is made here at once
+    const next = docsOf(10, 10);
+    expect(worker.build(next)).toBe(buildShardIndex(next));
+    expect(worker.tookOver).toBe(1);
+  });
+
+  it('does not take a shard over from a worker that is making it', () => {
+    worker = new ShardIndexWorker({ stallMs: 20_000 });
+    const docs = docsOf(11, 20_000);
+    expect(worker.build(docs)).toBe(buildShardIndex(docs));
+    expect(worker.tookOver).toBe(0);
+  });
 });

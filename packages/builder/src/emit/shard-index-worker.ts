@@ -8,8 +8,13 @@ import { buildShardIndex, type SearchDoc } from './search-index';
  */
 export const shardWorkerMinDocs = { value: 20_000 };
 
-/** How long one shard may take in the worker before the build thread makes it itself. */
-const SHARD_TIMEOUT_MS = 120_000;
+/**
+ * How long the worker may go without a sign of progress (its first, or the next slice of a
+ * shard's documents added, or the shard serialized) before the build thread takes the shard
+ * over. A worker that died (out of memory, a crash) gives no sign, and the build thread, waiting
+ * in `Atomics.wait`, cannot run the worker's `exit` event meanwhile: this is how it notices.
+ */
+const STALL_MS = 30_000;
 
 /** The search-index worker's script (`dist/search-worker.js`, or `search-worker.ts` through tsx). */
 function searchWorkerScript() {
@@ -24,16 +29,22 @@ function searchWorkerScript() {
  * shard in the old generation; on the build thread, whose heap holds the whole site, V8 lets it
  * grow to a multiple of that heap before collecting (about 800 MB at 100,000 items). The
  * worker's heap holds one shard, so its garbage is collected at a small size, and it is freed
- * whole when the worker ends (`close`). When the worker fails or does not answer in time, the
- * shard is made here (same bytes) and the worker is not used again.
+ * whole when the worker ends (`close`). When the worker fails, or shows no progress for
+ * `stallMs` (30 s; a dead worker shows none), the shard is made here (same bytes) and the
+ * worker is not used again.
  */
 export class ShardIndexWorker {
   private worker: Worker | null;
   private readonly port: MessageChannel['port1'];
-  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  /** [0]: shards answered; [1]: progress beats (see `search-worker.ts`) */
+  private readonly flag = new Int32Array(new SharedArrayBuffer(8));
   private answered = 0;
+  private readonly stallMs: number;
+  /** Shards this thread made because the worker showed no progress (it died, or stalled). */
+  tookOver = 0;
 
-  constructor(options: { memoryMb?: number } = {}) {
+  constructor(options: { memoryMb?: number; stallMs?: number } = {}) {
+    this.stallMs = options.stallMs ?? STALL_MS;
     const script = searchWorkerScript();
     const channel = new MessageChannel();
     this.port = channel.port1;
@@ -51,11 +62,19 @@ export class ShardIndexWorker {
   build(docs: readonly SearchDoc[]): string {
     if (this.worker === null) return buildShardIndex(docs);
     this.port.postMessage({ docs });
-    const deadline = performance.now() + SHARD_TIMEOUT_MS;
+    let beats = Atomics.load(this.flag, 1);
+    let lastSign = performance.now();
     while (Atomics.load(this.flag, 0) === this.answered) {
-      const left = deadline - performance.now();
-      if (left <= 0 || Atomics.wait(this.flag, 0, this.answered, Math.min(left, 1000)) === 'timed-out') {
-        if (performance.now() < deadline) continue;
+      Atomics.wait(this.flag, 0, this.answered, Math.min(this.stallMs, 1000));
+      const now = Atomics.load(this.flag, 1);
+      if (now !== beats) {
+        beats = now;
+        lastSign = performance.now();
+      } else if (
+        Atomics.load(this.flag, 0) === this.answered &&
+        performance.now() - lastSign >= this.stallMs
+      ) {
+        this.tookOver++;
         this.abandon();
         return buildShardIndex(docs);
       }
