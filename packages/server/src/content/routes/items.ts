@@ -46,7 +46,7 @@ import {
   removeBlock,
   updateItem,
 } from '../item-repository';
-import { getType, getTypeForRead, getTypeForWrite } from '../type-repository';
+import { getType, getTypeForRead, getTypeForWrite, peekTypeForRead } from '../type-repository';
 import { getVersion, listVersions } from '../versions';
 import { keepEmbedded } from './keep-embedded';
 
@@ -214,8 +214,9 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         cache.peek(key) ??
         (await cache.load(key, async () => {
           const graph = site.graph;
-          const prefetched = app.trellis.itemReadCache.takePrefetched(request, site.graphName, id);
-          const type = await getTypeForRead(graph, typeName);
+          const prefetched = cache.takePrefetched(request, site.graphName, id);
+          // A cached definition without a promise (the common case), else read.
+          const type = peekTypeForRead(graph, typeName) ?? (await getTypeForRead(graph, typeName));
           const read = await getItem({ graph, type, id, prefetched });
           return { body: JSON.stringify(read.record), version: read.version };
         }));
