@@ -18,9 +18,10 @@ import {
   TrellisError,
   toContentWrite,
   UpdateContentBody,
+  validContentItemParams,
 } from '@trelliscms/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { expectedVersionFrom } from '../../http/etag';
@@ -51,6 +52,20 @@ import { getVersion, listVersions } from '../versions';
 import { keepEmbedded } from './keep-embedded';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
+
+/**
+ * The params validator of GET /api/content/{type}/{id}, the hot read: a valid pair is checked by
+ * core's `validContentItemParams` (the value zod would give, without zod's parse); anything
+ * else goes to zod, so a bad path is answered with zod's own 400.
+ */
+export const itemParamsValidator: FastifySchemaCompiler<unknown> = (route) => {
+  const full = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+  if (route.schema !== ContentItemParams) return full;
+  return (data: unknown) => {
+    const value = validContentItemParams(data);
+    return value === null ? full(data) : { value };
+  };
+};
 
 /** The environment publish stamps when none is given. */
 
@@ -185,6 +200,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ContentItemParams,
         response: { 200: ContentRecord, ...errors },
       },
+      validatorCompiler: itemParamsValidator,
       config: {
         siteScope: 'site',
         permission: 'content:read',
