@@ -13,9 +13,8 @@ export const Slug = z
 /** `site:<slug>` */
 export const SiteId = z.string().regex(/^site:[a-z0-9][a-z0-9-]*$/, 'must have the shape site:<slug>');
 /** `<type>:<slug>` */
-export const ContentId = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_-]*:[^\s:/?#][^\s/?#]*$/, 'must have the shape <type>:<slug>');
+export const CONTENT_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*:[^\s:/?#][^\s/?#]*$/;
+export const ContentId = z.string().regex(CONTENT_ID_PATTERN, 'must have the shape <type>:<slug>');
 /** `release:<name>` */
 export const ReleaseId = z.string().regex(/^release:[^\s/]+$/, 'must have the shape release:<name>');
 /** `deploy:<id>` */
@@ -56,11 +55,14 @@ export const QueryInt = z.coerce.number().int().min(0);
  * A content type name: used as a URL path segment and as the `<type>` of `<type>:<slug>` ids.
  * Letters, digits, `_` and `-`, starting with a letter.
  */
+export const TYPE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
+/** The longest {@link TypeName}. */
+export const TYPE_NAME_MAX_LENGTH = 64;
 export const TypeName = z
   .string()
   .min(1)
-  .max(64)
-  .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'must start with a letter and hold only letters, digits, _ and -');
+  .max(TYPE_NAME_MAX_LENGTH)
+  .regex(TYPE_NAME_PATTERN, 'must start with a letter and hold only letters, digits, _ and -');
 
 /** A graph node label: an identifier such as `Movie`. */
 export const NodeLabel = z

@@ -8,6 +8,7 @@ import {
   ContentRecord,
   CreateContentBody,
   UpdateContentBody,
+  validContentItemParams,
 } from './content';
 
 const record = {
@@ -132,5 +133,66 @@ describe('blocks', () => {
       false,
     );
     expect(ContentRecord.safeParse({ ...record, body: document }).success).toBe(true);
+  });
+});
+
+describe('validContentItemParams', () => {
+  // Seeded, so a failure can be replayed: pieces that sit on every edge of the checks.
+  const seed = 205;
+  let state = seed;
+  // mulberry32
+  const next = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  const pick = <T>(items: readonly T[]): T => items[next() % items.length] as T;
+  const typePieces = [
+    'post',
+    'Post',
+    'a',
+    'p-1',
+    'p_1',
+    '1post',
+    '-x',
+    '',
+    'é',
+    'po st',
+    'x'.repeat(64),
+    'x'.repeat(65),
+  ];
+  const slugPieces = ['hello', 'a', ':x', 'a:b', 'a/b', 'a?b', 'a#b', ' a', 'a b', 'é', '', '-', '😀', 'a\n'];
+
+  it('accepts exactly what ContentItemParams accepts, with the value zod gives', () => {
+    const cases: unknown[] = [
+      null,
+      undefined,
+      'post',
+      42,
+      {},
+      { type: 'post' },
+      { id: 'post:a' },
+      { type: 1, id: 'post:a' },
+    ];
+    for (let i = 0; i < 5_000; i += 1) {
+      const type = pick(typePieces);
+      const idType = next() % 4 === 0 ? pick(typePieces) : type;
+      const id = next() % 10 === 0 ? pick(slugPieces) : `${idType}:${pick(slugPieces)}${pick(slugPieces)}`;
+      cases.push(next() % 7 === 0 ? { type, id, extra: 'x' } : { type, id });
+    }
+    let accepted = 0;
+    for (const params of cases) {
+      const zod = ContentItemParams.safeParse(params);
+      const fast = validContentItemParams(params);
+      expect(fast, `seed ${seed}: ${JSON.stringify(params)}`).toEqual(zod.success ? zod.data : null);
+      if (fast !== null) {
+        accepted += 1;
+        expect(Object.keys(fast)).toEqual(Object.keys(zod.data as object));
+      }
+    }
+    // Both outcomes are exercised.
+    expect(accepted).toBeGreaterThan(100);
+    expect(accepted).toBeLessThan(cases.length - 100);
   });
 });

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { MAX_LIST_QUERY_LENGTH } from '../content/list-language';
-import { ContentId, DateTime, JsonObject, QueryFlag, QueryInt, TypeName } from './common';
+import {
+  CONTENT_ID_PATTERN,
+  ContentId,
+  DateTime,
+  JsonObject,
+  QueryFlag,
+  QueryInt,
+  TYPE_NAME_MAX_LENGTH,
+  TYPE_NAME_PATTERN,
+  TypeName,
+} from './common';
 import { WorkflowHistoryEntry } from './workflows';
 
 /** One block of an item body: an id, a block type and its data. */
@@ -139,6 +149,20 @@ export const ContentItemParams = z
     path: ['id'],
   });
 export type ContentItemParams = z.infer<typeof ContentItemParams>;
+
+/**
+ * {@link ContentItemParams}'s checks as one plain function, for the hot read route: the value
+ * `ContentItemParams.safeParse(params)` gives when the pair is valid (a new object of `type` and
+ * `id`), else null — then let zod answer, with its own error.
+ */
+export function validContentItemParams(params: unknown): ContentItemParams | null {
+  if (typeof params !== 'object' || params === null) return null;
+  const { type, id } = params as { type?: unknown; id?: unknown };
+  if (typeof type !== 'string' || typeof id !== 'string') return null;
+  if (type.length > TYPE_NAME_MAX_LENGTH || !TYPE_NAME_PATTERN.test(type)) return null;
+  if (!CONTENT_ID_PATTERN.test(id) || !id.startsWith(`${type}:`)) return null;
+  return { type, id };
+}
 
 /** Path parameters of /api/content/{type}/{id}/blocks/{bid}. */
 export const ContentBlockParams = z

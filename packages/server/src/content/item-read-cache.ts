@@ -146,12 +146,21 @@ export class ItemReadCache {
    * Reads item `id` with `load` and keeps the read (unless the graph was written meanwhile, or
    * the cache is off): what {@link read} does after {@link peek} missed.
    */
-  async load(
-    { graphName, typeName, id }: { graphName: string; typeName: string; id: string },
+  load(
+    key: { graphName: string; typeName: string; id: string },
     load: () => Promise<CachedItemRead>,
   ): Promise<CachedItemRead> {
     const entries = this.#entries;
+    // The cache off: the read itself, without a promise of its own around it.
     if (entries === null) return load();
+    return this.#loadAndKeep(entries, key, load);
+  }
+
+  async #loadAndKeep(
+    entries: LRUCache<string, Entry>,
+    { graphName, typeName, id }: { graphName: string; typeName: string; id: string },
+    load: () => Promise<CachedItemRead>,
+  ): Promise<CachedItemRead> {
     const generation = this.#generations.get(graphName) ?? 0;
     const loaded = await load();
     if ((this.#generations.get(graphName) ?? 0) === generation) {

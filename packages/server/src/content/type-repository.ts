@@ -64,6 +64,15 @@ const READ_CACHE_MS = 2_000;
 const readCache = new WeakMap<GraphReader, Map<string, { type: StoredContentType; expires: number }>>();
 
 /**
+ * What {@link getTypeForRead} would answer from its cache right now, without a promise; undefined
+ * when it would read the engine (then call it).
+ */
+export function peekTypeForRead(graph: GraphReader, name: string): StoredContentType | undefined {
+  const hit = readCache.get(unboundedGraph(graph))?.get(name);
+  return hit && hit.expires > Date.now() ? hit.type : undefined;
+}
+
+/**
  * The content type `name` for a read path (404 otherwise), from a short-lived per-graph cache:
  * reads only use a definition to check the node label and group relationships, so a change
  * made by another server instance shows within {@link READ_CACHE_MS}; this instance's own

@@ -18,9 +18,10 @@ import {
   TrellisError,
   toContentWrite,
   UpdateContentBody,
+  validContentItemParams,
 } from '@trelliscms/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
 import { expectedVersionFrom } from '../../http/etag';
@@ -46,11 +47,25 @@ import {
   removeBlock,
   updateItem,
 } from '../item-repository';
-import { getType, getTypeForRead, getTypeForWrite } from '../type-repository';
+import { getType, getTypeForRead, getTypeForWrite, peekTypeForRead } from '../type-repository';
 import { getVersion, listVersions } from '../versions';
 import { keepEmbedded } from './keep-embedded';
 
 const errors = errorResponses(400, 401, 403, 404, 409);
+
+/**
+ * The params validator of GET /api/content/{type}/{id}, the hot read: a valid pair is checked by
+ * core's `validContentItemParams` (the value zod would give, without zod's parse); anything
+ * else goes to zod, so a bad path is answered with zod's own 400.
+ */
+export const itemParamsValidator: FastifySchemaCompiler<unknown> = (route) => {
+  const full = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+  if (route.schema !== ContentItemParams) return full;
+  return (data: unknown) => {
+    const value = validContentItemParams(data);
+    return value === null ? full(data) : { value };
+  };
+};
 
 /** The environment publish stamps when none is given. */
 
@@ -185,6 +200,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ContentItemParams,
         response: { 200: ContentRecord, ...errors },
       },
+      validatorCompiler: itemParamsValidator,
       config: {
         siteScope: 'site',
         permission: 'content:read',
@@ -214,8 +230,9 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
         cache.peek(key) ??
         (await cache.load(key, async () => {
           const graph = site.graph;
-          const prefetched = app.trellis.itemReadCache.takePrefetched(request, site.graphName, id);
-          const type = await getTypeForRead(graph, typeName);
+          const prefetched = cache.takePrefetched(request, site.graphName, id);
+          // A cached definition without a promise (the common case), else read.
+          const type = peekTypeForRead(graph, typeName) ?? (await getTypeForRead(graph, typeName));
           const read = await getItem({ graph, type, id, prefetched });
           return { body: JSON.stringify(read.record), version: read.version };
         }));

@@ -399,6 +399,35 @@ describe('embedded engine', () => {
     });
   });
 
+  it('reads a node with its edges in the key order SQLite sorts by, also where UTF-16 order differs', async () => {
+    const graph = await engine.createGraph('edge-order');
+    // UTF-8 byte order (SQLite's BINARY): a < é < \uFF21 < 😀; JavaScript's `<` on UTF-16
+    // units puts 😀 (a surrogate pair, \uD83D…) before \uFF21.
+    const targets = ['t:😀', 't:\uFF21', 't:é', 't:a', 't:😀x'];
+    await graph.createNode({ id: 'from', labels: ['Item'], props: { n: 1 } });
+    for (const to of targets) await graph.createNode({ id: to, labels: ['Item'], props: {} });
+    for (const type of ['B', 'a', 'A'])
+      for (const to of targets)
+        await graph.mergeEdge({ from: 'from', type, to, props: { k: `${type}${to}` } });
+    const read = await graph.getNodeWithEdges('from');
+    const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    const expected = ['A', 'B', 'a'].flatMap((type) =>
+      [...targets].sort(byBytes).map((to) => ({ from: 'from', type, to, props: { k: `${type}${to}` } })),
+    );
+    expect(expected.map((edge) => edge.to).slice(0, 5)).toEqual(['t:a', 't:é', 't:\uFF21', 't:😀', 't:😀x']);
+    expect(read?.edges).toEqual(expected);
+    expect(read?.edges).toEqual(await graph.getEdges({ from: 'from' }));
+    // ASCII ids, the common case (the scan's order, checked)
+    await graph.createNode({ id: 'plain', labels: ['Item'], props: {} });
+    for (const to of ['t:a', 't:é', 't:\uFF21'].reverse())
+      await graph.mergeEdge({ from: 'plain', type: 'NEAR', to, props: {} });
+    expect((await graph.getNodeWithEdges('plain'))?.edges.map((edge) => edge.to)).toEqual([
+      't:a',
+      't:é',
+      't:\uFF21',
+    ]);
+  });
+
   it('never leaks libsql row metadata into nodes', async () => {
     const graph = await engine.createGraph('meta');
     await graph.createNode({ id: 'a', labels: ['T'], props: { x: 1 } });

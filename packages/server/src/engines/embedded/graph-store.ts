@@ -51,6 +51,41 @@ const SELECT_NODE_WITH_EDGES = `SELECT n.labels, n.props,
   (SELECT json_group_array(json_array(e.type, e.to_id, json(e.props)) ORDER BY e.type, e.to_id)
      FROM edges e WHERE e.from_id = n.id)
   FROM nodes n WHERE n.id = ?`;
+/**
+ * The same without the aggregate's ORDER BY (about a quarter of the statement's cost): the
+ * edges come in the order SQLite scans them, which for `from_id = ?` is the primary key's
+ * (from_id, type, to_id). SQLite does not promise that order, so {@link edgesInKeyOrder}
+ * checks it and the ordered statement answers whenever it cannot be shown.
+ */
+const SELECT_NODE_WITH_EDGES_SCAN = `SELECT n.labels, n.props,
+  (SELECT json_group_array(json_array(e.type, e.to_id, json(e.props)))
+     FROM edges e WHERE e.from_id = n.id)
+  FROM nodes n WHERE n.id = ?`;
+
+/**
+ * Whether `a` sorts strictly before `b` in SQLite's BINARY collation (UTF-8 bytes, i.e. code
+ * points); false when it does not or when it cannot tell cheaply (the first differing UTF-16
+ * units are not both below U+D800, where code-unit and code-point order can differ).
+ */
+function binaryBefore(a: string, b: string): boolean {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i += 1) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return x < 0xd800 && y < 0xd800 && x < y;
+  }
+  return a.length < b.length;
+}
+
+/** Whether `[type, to, props]` rows are strictly in (type, to) BINARY order, as the primary key. */
+function edgesInKeyOrder(rows: Array<[string, string, Props]>): boolean {
+  for (let i = 1; i < rows.length; i += 1) {
+    const [type, to] = rows[i - 1] as [string, string, Props];
+    const [nextType, nextTo] = rows[i] as [string, string, Props];
+    if (!(type === nextType ? binaryBefore(to, nextTo) : binaryBefore(type, nextType))) return false;
+  }
+  return true;
+}
 const SELECT_RID = 'SELECT rid, labels, text_given FROM nodes WHERE id = ?';
 
 /** Labels as JSON; they are identifiers, so the usual single label needs no serializer. */
@@ -293,12 +328,17 @@ export class GraphStore {
 
   getNodeWithEdges(id: string): NodeWithEdges | null {
     if (typeof id !== 'string') return null;
-    const row = this.conn.row(SELECT_NODE_WITH_EDGES, [id]);
+    let row = this.conn.row(SELECT_NODE_WITH_EDGES_SCAN, [id]);
     if (row === undefined) return null;
-    const edges: GraphEdge[] = [];
-    for (const [type, to, props] of JSON.parse(row[2] as string) as Array<[string, string, Props]>) {
-      edges.push({ from: id, type, to, props });
+    let rows = JSON.parse(row[2] as string) as Array<[string, string, Props]>;
+    if (!edgesInKeyOrder(rows)) {
+      // The scan's order was not the key's (or not shown to be): the whole read again, sorted.
+      row = this.conn.row(SELECT_NODE_WITH_EDGES, [id]);
+      if (row === undefined) return null;
+      rows = JSON.parse(row[2] as string) as Array<[string, string, Props]>;
     }
+    const edges: GraphEdge[] = [];
+    for (const [type, to, props] of rows) edges.push({ from: id, type, to, props });
     return {
       node: {
         id,

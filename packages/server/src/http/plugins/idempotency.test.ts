@@ -317,3 +317,52 @@ describe('Idempotency-Key while the first request runs', () => {
     expect(retry.json()).toEqual(done.json());
   });
 });
+
+describe('Idempotency-Key on routes with hooks of their own', () => {
+  it('claims the key before a write route’s own hooks and leaves read routes alone', async () => {
+    const seen: string[] = [];
+    let writes = 0;
+    const platform = await startTestPlatform({
+      beforeReady: (app) => {
+        app.post(
+          '/api/test-idempotent-write',
+          {
+            config: { siteScope: 'none' },
+            preHandler: (request, _reply, done) => {
+              seen.push(`preHandler claimed=${request.idempotencyClaim !== null}`);
+              done();
+            },
+            onSend: (_request, _reply, payload, done) => {
+              seen.push('onSend');
+              done(null, payload);
+            },
+          },
+          async () => {
+            writes += 1;
+            return { writes };
+          },
+        );
+        app.get('/api/test-idempotent-read', { config: { siteScope: 'none' } }, async (request) => ({
+          claimed: request.idempotencyClaim !== null,
+        }));
+      },
+    });
+    cleanups.push(() => platform.close());
+    const headers = { authorization: `Bearer ${TEST_OWNER_KEY}`, 'idempotency-key': 'own-hooks' };
+    const send = () => platform.app.inject({ method: 'POST', url: '/api/test-idempotent-write', headers });
+    const first = await send();
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toEqual({ writes: 1 });
+    const retry = await send();
+    expect(retry.body).toBe(first.body);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(writes).toBe(1);
+    // The claim came first; the replay skipped the route's preHandler and still ran its onSend.
+    expect(seen).toEqual(['preHandler claimed=true', 'onSend', 'onSend']);
+
+    const read = await platform.app.inject({ method: 'GET', url: '/api/test-idempotent-read', headers });
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toEqual({ claimed: false });
+    expect(read.headers['idempotent-replayed']).toBeUndefined();
+  });
+});

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, TrellisError } from '@trelliscms/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onSendHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import { actorOf } from '../../auth/actor';
 import type { Graph } from '../../engines/port';
@@ -45,6 +51,11 @@ declare module 'fastify' {
   }
 }
 
+/** A route option's hooks as a list (Fastify takes one function or a list). */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /** A hash of what makes two requests the same request: method, URL (with query) and parsed body. */
 function fingerprintOf(request: FastifyRequest): string {
   const body = request.body === undefined ? null : request.body;
@@ -63,7 +74,8 @@ function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
 }
 
 /**
- * `Idempotency-Key` on writes (POST, PUT, PATCH under /api/), for every route, as two hooks:
+ * `Idempotency-Key` on writes (POST, PUT, PATCH under /api/), as two hooks of every route that
+ * takes a write method:
  *
  * - before the handler, the key is claimed in the graph the request writes to (the site's, or
  *   the platform graph) for this caller (its API key or user) and scope (the site). A retry of
@@ -130,9 +142,10 @@ export const idempotencyPlugin = fp(
           throw TrellisError.of('idempotency_key_in_progress', {}, { headers: { 'Retry-After': '1' } });
       }
     };
-    // Callback hooks that return at once for requests without a key (every read): an async
-    // hook would cost each request a promise and a microtask.
-    app.addHook('preHandler', (request, reply, done) => {
+    // Callback hooks that return at once for requests without a key: an async hook would cost
+    // each request a promise and a microtask. Added to the write routes only (see `onRoute`
+    // below), so reads run neither.
+    const claimHook: preHandlerHookHandler = (request, reply, done) => {
       const header = request.headers[IDEMPOTENCY_KEY_HEADER];
       if (header === undefined || !WRITES.has(request.method) || !request.url.startsWith('/api/')) {
         return done();
@@ -144,7 +157,7 @@ export const idempotencyPlugin = fp(
         },
         (error: Error) => done(error),
       );
-    });
+    };
 
     const store = async (
       request: FastifyRequest,
@@ -178,11 +191,21 @@ export const idempotencyPlugin = fp(
         request.log.error({ err: error }, 'storing the answer of an Idempotency-Key failed');
       }
     };
-    app.addHook('onSend', (request, reply, payload, done) => {
+    const storeHook: onSendHookHandler = (request, reply, payload, done) => {
       const claimed = request.idempotencyClaim;
       if (!claimed) return done(null, payload);
       request.idempotencyClaim = null;
       store(request, reply, payload, claimed).then(() => done(null, payload));
+    };
+    // Route hooks of the routes that take a write method, first among their own hooks: in the
+    // order the global hooks ran in (after every global hook, before the route's). Routes with
+    // no write method (every read) run neither; unmatched requests have no principal, so the
+    // hooks did nothing for them.
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (!methods.some((method) => WRITES.has(method))) return;
+      route.preHandler = [claimHook, ...hooksOf(route.preHandler)];
+      route.onSend = [storeHook, ...hooksOf(route.onSend)];
     });
   },
   { name: 'trellis-idempotency', dependencies: ['trellis-auth'] },
