@@ -24,6 +24,11 @@
  * BENCH_WRITE_DOC=1: `BENCH_ONLY=import BENCH_READS_ONLY=1 pnpm --filter @trelliscms/server bench`.
  * BENCH_CONNECTIONS (default 10): autocannon's connections for every read target; 1 measures
  * each request's own latency (on Neo4j, the Bolt round trips it waits for one after another).
+ * On Neo4j the uncached read run also prints the driver's statements (count per text, requests
+ * per statement, node reads per statement, the JVM's CPU per statement); BENCH_CPU_PROF=<file>
+ * writes a V8 CPU profile of this process (the serving app) for that run; BENCH_IDLE_PROBE=1
+ * first measures the JVM's CPU for 3 s with the app up and idle; BENCH_IMPORT_PROBE=1 prints the
+ * statements of each Neo4j import (and BENCH_CPU_PROF profiles them).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -7,7 +7,7 @@
  *
  * Run: NEO4J_URI=bolt://… ROUNDS=3 N=2000 pnpm --filter @trelliscms/server exec tsx --tsconfig bench/tsconfig.json bench/probe-neo4j-reads.ts
  * VARIANTS: idle, engine-1, engine-2, engine-10, engine-50 (the engine's getNode/getEdges, coalesced),
- * return1 (the statement `RETURN 1`). BENCH_ENGINE_SRC=<path to another src/> for an A/B.
+ * return1 (the statement `RETURN 1`), paced-<ms> (`RETURN 1` every <ms> ms). BENCH_ENGINE_SRC=<path to another src/> for an A/B.
  */
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
@@ -76,7 +76,11 @@ const driver = neo4j.driver(uri, neo4j.auth.basic(user, password), { disableLoss
 const clock = neo4jCpuClock(uri);
 
 async function one(variant: string, i: number): Promise<void> {
-  if (variant === 'return1') {
+  if (variant.startsWith('paced')) {
+    // `RETURN 1` every PACE ms (paced-5: every 5 ms): is the server's CPU per statement or per second of activity?
+    await new Promise((resolve) => setTimeout(resolve, Number(variant.split('-')[1] ?? 5)));
+  }
+  if (variant === 'return1' || variant.startsWith('paced')) {
     const session = driver.session();
     try {
       await session.run('RETURN 1 AS one');
