@@ -7,7 +7,7 @@
  *
  * Run: NEO4J_URI=bolt://… ROUNDS=3 N=2000 pnpm --filter @trelliscms/server exec tsx --tsconfig bench/tsconfig.json bench/probe-neo4j-reads.ts
  * VARIANTS: idle, engine-1, engine-2, engine-10, engine-50 (the engine's getNode/getEdges, coalesced),
- * return1 (the statement `RETURN 1`), paced-<ms> (`RETURN 1` every <ms> ms). BENCH_ENGINE_SRC=<path to another src/> for an A/B.
+ * getnode (one `getNode` at a time: median and p99 wall), return1 (the statement `RETURN 1`), paced-<ms> (`RETURN 1` every <ms> ms). BENCH_ENGINE_SRC=<path to another src/> for an A/B.
  */
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
@@ -75,6 +75,8 @@ await graph.transaction(async (tx) => {
 const driver = neo4j.driver(uri, neo4j.auth.basic(user, password), { disableLosslessIntegers: true });
 const clock = neo4jCpuClock(uri);
 
+const durations: number[] = [];
+
 async function one(variant: string, i: number): Promise<void> {
   if (variant.startsWith('paced')) {
     // `RETURN 1` every PACE ms (paced-5: every 5 ms): is the server's CPU per statement or per second of activity?
@@ -89,6 +91,13 @@ async function one(variant: string, i: number): Promise<void> {
     }
     return;
   }
+  if (variant === 'getnode') {
+    // One getNode alone (a statement of its own): its wall time, for the median of issue 17's goal.
+    const started = performance.now();
+    await graph.getNode(`n:${i % 100}`);
+    durations.push(performance.now() - started);
+    return;
+  }
   const k = Number(variant.split('-')[1]);
   const reads: Promise<unknown>[] = [graph.getEdges({ from: `n:${i % 100}` })];
   for (let j = 0; j < k; j += 1) reads.push(graph.getNode(`n:${(i + j) % 100}`));
@@ -99,6 +108,7 @@ async function measure(variant: string) {
   const cpu0 = process.cpuUsage();
   const server0 = (await clock.now()) as number;
   const writes0 = writes;
+  durations.length = 0;
   const started = performance.now();
   if (variant === 'idle') await new Promise((resolve) => setTimeout(resolve, 3000));
   else {
@@ -120,7 +130,15 @@ async function measure(variant: string) {
     serverPerSec: (server1 - server0) / (wallMs / 1000),
     clientUs: (cpu.user + cpu.system) / n,
     writes: (writes - writes0) / n,
+    median: quantile(0.5),
+    p99: quantile(0.99),
   };
+}
+
+function quantile(q: number): number | null {
+  if (durations.length === 0) return null;
+  const sorted = [...durations].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }
 
 for (const variant of VARIANTS) if (variant !== 'idle') await measure(variant); // warm-up
@@ -131,7 +149,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
     console.log(
       variant === 'idle'
         ? `round ${round} idle: JVM ${r.serverPerSec.toFixed(1)} ms CPU per s (load ${load})`
-        : `round ${round} ${variant}: per statement wall ${r.wallUs.toFixed(0)} µs, Neo4j CPU ${r.serverUs.toFixed(0)} µs (${r.serverPerSec.toFixed(0)} ms/s), client CPU ${r.clientUs.toFixed(0)} µs, socket writes ${r.writes.toFixed(2)} (load ${load})`,
+        : `round ${round} ${variant}: per statement wall ${r.wallUs.toFixed(0)} µs, Neo4j CPU ${r.serverUs.toFixed(0)} µs (${r.serverPerSec.toFixed(0)} ms/s), client CPU ${r.clientUs.toFixed(0)} µs, socket writes ${r.writes.toFixed(2)}${r.median === null ? '' : `, median ${(r.median * 1000).toFixed(0)} µs, p99 ${((r.p99 ?? 0) * 1000).toFixed(0)} µs`} (load ${load})`,
     );
   }
 }
