@@ -24,6 +24,11 @@
  * BENCH_WRITE_DOC=1: `BENCH_ONLY=import BENCH_READS_ONLY=1 pnpm --filter @trelliscms/server bench`.
  * BENCH_CONNECTIONS (default 10): autocannon's connections for every read target; 1 measures
  * each request's own latency (on Neo4j, the Bolt round trips it waits for one after another).
+ * On Neo4j the uncached read run also prints the driver's statements (count per text, requests
+ * per statement, node reads per statement, the JVM's CPU per statement); BENCH_CPU_PROF=<file>
+ * writes a V8 CPU profile of this process (the serving app) for that run; BENCH_IDLE_PROBE=1
+ * first measures the JVM's CPU for 3 s with the app up and idle; BENCH_IMPORT_PROBE=1 prints the
+ * statements of each Neo4j import (and BENCH_CPU_PROF profiles them).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -123,6 +128,78 @@ async function autocannon(
   };
 }
 
+/**
+ * Counts the driver's statements while the uncached reads run (auto-commit `Session.run` and
+ * `Transaction.run`, and the node reads each coalesced statement carries), and with
+ * BENCH_CPU_PROF=<file> writes a V8 CPU profile of this process (the serving app) for that
+ * run (open it in Chrome's DevTools or speedscope).
+ */
+type ProbeHandle = Awaited<ReturnType<typeof statementProbe>>;
+
+async function statementProbe(): Promise<{
+  stop(): Promise<{
+    statements: number;
+    transactions: number;
+    nodeReads: number;
+    texts: Map<string, number>;
+  }>;
+}> {
+  const { Session, Transaction } = await import('neo4j-driver');
+  const counts = { statements: 0, transactions: 0, nodeReads: 0, texts: new Map<string, number>() };
+  const note = (query: unknown) => {
+    const text = String(typeof query === 'string' ? query : (query as { text?: string })?.text)
+      .replace(/\s+/g, ' ')
+      .slice(0, 90);
+    counts.texts.set(text, (counts.texts.get(text) ?? 0) + 1);
+  };
+  const sessionRun = Session.prototype.run;
+  const txRun = Transaction.prototype.run;
+  Session.prototype.run = function (
+    this: InstanceType<typeof Session>,
+    ...args: Parameters<typeof sessionRun>
+  ) {
+    counts.statements += 1;
+    note(args[0]);
+    const params = args[1] as { nodes?: unknown[] } | undefined;
+    counts.nodeReads += Array.isArray(params?.nodes) ? params.nodes.length : 0;
+    return sessionRun.apply(this, args);
+  } as typeof sessionRun;
+  Transaction.prototype.run = function (
+    this: InstanceType<typeof Transaction>,
+    ...args: Parameters<typeof txRun>
+  ) {
+    counts.transactions += 1;
+    note(args[0]);
+    return txRun.apply(this, args);
+  } as typeof txRun;
+  const profileTo = process.env.BENCH_CPU_PROF;
+  const inspector = profileTo ? new (await import('node:inspector')).Session() : null;
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      inspector?.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  if (inspector) {
+    inspector.connect();
+    await post('Profiler.enable');
+    await post('Profiler.setSamplingInterval', { interval: 200 });
+    await post('Profiler.start');
+  }
+  return {
+    async stop() {
+      Session.prototype.run = sessionRun;
+      Transaction.prototype.run = txRun;
+      if (inspector && profileTo) {
+        const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+        const { writeFileSync } = await import('node:fs');
+        writeFileSync(profileTo, JSON.stringify(profile));
+        inspector.disconnect();
+        console.error(`CPU profile: ${profileTo}`);
+      }
+      return counts;
+    },
+  };
+}
+
 function cpuMs(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
 }
@@ -172,6 +249,13 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     });
     const clock = engine === 'neo4j' ? neo4jCpuClock(process.env.NEO4J_URI as string) : null;
     const serverCpu0 = (await clock?.now()) ?? null;
+    // BENCH_IMPORT_PROBE=1: count the statements of each import (and BENCH_CPU_PROF profiles it).
+    const importProbe = engine === 'neo4j' && process.env.BENCH_IMPORT_PROBE === '1';
+    const printCounts = (what: string, counted: Awaited<ReturnType<ProbeHandle['stop']>>) =>
+      console.error(
+        `${[...counted.texts].map(([text, n]) => `  ${n} × ${text}`).join('\n')}\n[${engine}] ${what}: ${counted.statements} auto-commit statements, ${counted.transactions} transaction statements`,
+      );
+    let recordsProbe = importProbe ? await statementProbe() : null;
     let started = performance.now();
     let cpu = process.cpuUsage();
     const imported = await fetch(`${base}/api/import/json`, {
@@ -186,12 +270,14 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     const importBody = (await imported.json()) as { created: number; failed: number };
     const importMs = performance.now() - started;
     const recordsCpuMs = cpuMs(process.cpuUsage(cpu));
+    if (recordsProbe !== null) printCounts(`import of ${records} records`, await recordsProbe.stop());
     if (importBody.created !== records) throw new Error(`import created ${importBody.created} of ${records}`);
     console.error(`[${engine}] records imported in ${Math.round(importMs)} ms; importing ${edges} edges`);
 
     const serverCpu1 = (await clock?.now()) ?? null;
     const edgeList = placeEdges(edges, records);
     const edgePayload = JSON.stringify({ edges: edgeList, batchSize: 2000 });
+    recordsProbe = importProbe ? await statementProbe() : null;
     started = performance.now();
     cpu = process.cpuUsage();
     const merged = await fetch(`${base}/api/import/edges`, {
@@ -206,6 +292,7 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
     const edgeBody = (await merged.json()) as { merged: number; failed: number; mismatch: number };
     const edgesMs = performance.now() - started;
     const edgesCpuMs = cpuMs(process.cpuUsage(cpu));
+    if (recordsProbe !== null) printCounts(`import of ${edges} edges`, await recordsProbe.stop());
     const serverCpu2 = (await clock?.now()) ?? null;
     await clock?.close();
     const between = (from: number | null, to: number | null) =>
@@ -265,8 +352,20 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       const uncachedBase = await app.listen({ host: '127.0.0.1', port: 0 });
       await autocannon(`${uncachedBase}${path}`, readHeaders, WARMUP_SECONDS);
       const readClock = engine === 'neo4j' ? neo4jCpuClock(process.env.NEO4J_URI as string) : null;
+      if (readClock !== null && process.env.BENCH_IDLE_PROBE === '1') {
+        // The Neo4j server's CPU while this app is up and no request comes (its background work).
+        const idle0 = await readClock.now();
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        const idle1 = await readClock.now();
+        if (idle0 !== null && idle1 !== null)
+          console.error(
+            `[${engine}] Neo4j CPU with the app idle: ${((idle1 - idle0) / 3).toFixed(0)} ms per s`,
+          );
+      }
       const readCpu0 = (await readClock?.now()) ?? null;
+      const probe = engine === 'neo4j' ? await statementProbe() : null;
       const uncached = await autocannon(`${uncachedBase}${path}`, readHeaders);
+      const counted = (await probe?.stop()) ?? null;
       const readCpu1 = (await readClock?.now()) ?? null;
       await readClock?.close();
       uncachedRps = uncached.rps;
@@ -274,6 +373,12 @@ async function benchEngine(engine: 'embedded' | 'neo4j', records: number, edges:
       uncachedCpuUs = uncached.cpuUsPerRequest;
       const serverMs = between(readCpu0, readCpu1);
       uncachedServerCpuUs = serverMs === null ? null : (serverMs * 1000) / Math.max(1, uncached.requests);
+      if (counted !== null) {
+        const per = (n: number) => (n / Math.max(1, uncached.requests)).toFixed(3);
+        console.error(
+          `${[...counted.texts].map(([text, n]) => `  ${n} × ${text}`).join('\n')}\n[${engine}] uncached run: ${uncached.requests} requests, ${counted.statements} auto-commit statements (${per(counted.statements)} per request; ${(uncached.requests / Math.max(1, counted.statements)).toFixed(2)} requests per statement), ${counted.transactions} transaction statements, node reads per statement ${(counted.nodeReads / Math.max(1, counted.statements)).toFixed(2)}${serverMs === null ? '' : `, Neo4j CPU per statement ${((serverMs * 1000) / Math.max(1, counted.statements)).toFixed(0)} µs`}`,
+        );
+      }
     }
     return {
       engine: engine === 'embedded' ? 'embedded (libSQL)' : `neo4j (Bolt, Community${neo4jJit})`,
