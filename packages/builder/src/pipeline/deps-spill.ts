@@ -42,11 +42,14 @@ export class DepsSpill {
     this.fd = fd;
   }
 
-  /** A spill in a new temporary folder; null when none can be made (the build keeps the dependencies in memory). */
-  static async open(): Promise<DepsSpill | null> {
+  /**
+   * A spill in a new temporary folder under `parent` (default the system's); null when none can
+   * be made (the build keeps the dependencies in memory then).
+   */
+  static async open(parent = tmpdir()): Promise<DepsSpill | null> {
     let dir: string | null = null;
     try {
-      dir = await mkdtemp(join(tmpdir(), 'trellis-deps-'));
+      dir = await mkdtemp(join(parent, 'trellis-deps-'));
       return new DepsSpill(dir, openSync(join(dir, 'deps.jsonl'), 'w+'));
     } catch {
       if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
