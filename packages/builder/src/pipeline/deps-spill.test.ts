@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ArtifactDeps } from '@trelliscms/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadFixture } from '../../test/load-fixture';
 import type { WorkerArtifact } from '../render/worker-protocol';
 import { DepsSpill } from './deps-spill';
 
@@ -60,5 +61,28 @@ describe('the dependency spill', () => {
     const file = join(parent, 'a-file');
     writeFileSync(file, 'x');
     expect(await DepsSpill.open(file)).toBeNull();
+  });
+
+  it('gives a worker build the same manifest as a build that keeps them in memory, and leaves no file', async () => {
+    const fixture = loadFixture('blog');
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = parent;
+    const put = vi.spyOn(DepsSpill.prototype, 'put');
+    try {
+      const spilled = await fixture.build({ mode: 'full', workers: 2, buildId: 'b-spilled' });
+      // every page went through the spill, and its folder is gone
+      expect(put).toHaveBeenCalledTimes(spilled.rendered);
+      expect(spillDirs().filter((name) => name.startsWith('trellis-deps-'))).toEqual([]);
+      const kept = await fixture.build({ mode: 'full', workers: 0, buildId: 'b-kept' });
+      expect(spilled.ok && kept.ok).toBe(true);
+      const artifacts = spilled.manifest?.artifacts ?? [];
+      expect(artifacts.some((a) => Object.keys(a.deps.items).length > 0)).toBe(true);
+      expect(JSON.stringify(artifacts)).toBe(JSON.stringify(kept.manifest?.artifacts));
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+      put.mockRestore();
+      fixture.cleanup();
+    }
   });
 });
