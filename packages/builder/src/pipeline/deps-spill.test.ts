@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ArtifactDeps } from '@trelliscms/core';
@@ -26,6 +26,7 @@ describe('the dependency spill', () => {
     rmSync(parent, { recursive: true, force: true });
   });
   const spillDirs = () => readdirSync(parent);
+  const spillDirOf = (dir: string) => readdirSync(dir).find((name) => name.startsWith('trellis-deps-')) ?? '';
 
   it('takes pages’ dependencies out of the results and gives the same ones back, in order', async () => {
     const spill = await DepsSpill.open(parent);
@@ -55,6 +56,27 @@ describe('the dependency spill', () => {
     await spill.close();
     expect(spillDirs()).toEqual([]);
     expect(() => spill.put(page(2, 3))).toThrow(/closed/);
+  });
+
+  it('keeps pages’ dependencies in memory once a write failed', async () => {
+    const spill = await DepsSpill.open(parent);
+    if (!spill) throw new Error('no spill');
+    const first = page(1, 3);
+    spill.put(first);
+    // the file goes away under it: its descriptor closed, so the next write fails
+    closeSync((spill as unknown as { fd: number }).fd);
+    const second = page(2, 3);
+    const expected = JSON.stringify(second.deps);
+    spill.put(second);
+    expect(JSON.stringify(second.deps)).toBe(expected);
+    expect(spill.size).toBe(1);
+    (spill as unknown as { fd: number | null }).fd = openSync(
+      join(parent, spillDirOf(parent), 'deps.jsonl'),
+      'r',
+    );
+    spill.restore();
+    expect(Object.keys(first.deps.items)).toHaveLength(3);
+    await spill.close();
   });
 
   it('is not made where no folder can be made (the build keeps the dependencies in memory)', async () => {

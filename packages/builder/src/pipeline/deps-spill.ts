@@ -31,6 +31,7 @@ const NEWLINE = 0x0a;
  */
 export class DepsSpill {
   private offset = 0;
+  private failed = false;
   /** the pages spilled, in the order their lines were written */
   private spilled: WorkerArtifact[] = [];
   private fd: number | null;
@@ -62,13 +63,23 @@ export class DepsSpill {
     return this.spilled.length;
   }
 
-  /** Writes the page's dependencies to the file and leaves a placeholder in `result.deps`. */
+  /**
+   * Writes the page's dependencies to the file and leaves a placeholder in `result.deps`. Once
+   * a write failed (a full disk), this and later pages keep their dependencies in memory.
+   */
   put(result: WorkerArtifact): void {
     if (this.fd === null) throw new Error('the dependency spill is closed');
+    if (this.failed) return;
     const line = Buffer.from(`${JSON.stringify(result.deps)}\n`, 'utf8');
-    let written = 0;
-    while (written < line.length)
-      written += writeSync(this.fd, line, written, line.length - written, this.offset + written);
+    try {
+      let written = 0;
+      while (written < line.length)
+        written += writeSync(this.fd, line, written, line.length - written, this.offset + written);
+    } catch {
+      // what was written of this line lies past `offset`: never read back
+      this.failed = true;
+      return;
+    }
     this.offset += line.length;
     result.deps = SPILLED;
     this.spilled.push(result);
