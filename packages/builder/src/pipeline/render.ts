@@ -5,6 +5,7 @@ import { RenderAbortedError, renderInWorkers, timeLimitReason } from '../render/
 import { Renderer, rendersScripts } from '../render/renderer';
 import type { RenderedPage, WorkerArtifact } from '../render/worker-protocol';
 import { loadScriptRunner } from '../sandbox/script-runner';
+import { DepsSpill } from './deps-spill';
 import type { LoadedContent } from './load';
 import type { BuildSettings } from './options';
 import type { SelectedPage } from './select-work';
@@ -92,6 +93,8 @@ export async function render(params: {
   const writer = session ? pageWriter(session) : null;
   const onPages = writer ? (pages: RenderedPage[]) => writer.add(pages) : undefined;
   progress({ phase: 'render', done: 0, total: specs.length });
+  // each page's dependencies wait on disk while the workers render (null: kept in memory)
+  const spill = settings.workers > 0 ? await DepsSpill.open() : null;
   try {
     let results: WorkerArtifact[];
     if (settings.workers <= 0) {
@@ -125,6 +128,7 @@ export async function render(params: {
         limits,
         mediaBaseUrl,
         onPages,
+        ...(spill ? { spill } : {}),
         signal: settings.signal,
         onProgress: (done: number) => progress({ phase: 'render', done, total: specs.length }),
       };
@@ -141,6 +145,8 @@ export async function render(params: {
       results = await rendering;
     }
     await writer?.drain();
+    // the workers of a one-shot build are gone now: the dependencies come back for the manifest
+    spill?.restore();
     return { stopped: false, results };
   } catch (error) {
     // no write may land in the session once it is aborted
@@ -148,5 +154,7 @@ export async function render(params: {
     await session?.abort();
     if (!(error instanceof RenderAbortedError)) throw error;
     return { stopped: true, reason: error.message };
+  } finally {
+    await spill?.close();
   }
 }

@@ -73,6 +73,12 @@ export interface RenderRun {
    * chunks until it settles.
    */
   onPages?: (pages: RenderedPage[]) => Promise<void> | undefined;
+  /**
+   * takes each page's dependencies out of memory as its chunk comes (the build's `DepsSpill`,
+   * which gives them back once the run is over); without it the run keeps them, each distinct
+   * hash once (see {@link shareDepStrings})
+   */
+  spill?: { put(result: WorkerArtifact): void };
   chunkSize?: number;
   onProgress?: (done: number) => void;
   signal?: AbortSignal;
@@ -311,7 +317,8 @@ export class RenderPool {
               const pages: RenderedPage[] = [];
               const chunk = message.pages;
               message.results.forEach((result, i) => {
-                shareDepStrings(result.deps, depStrings);
+                if (run.spill) run.spill.put(result);
+                else shareDepStrings(result.deps, depStrings);
                 results.set(result.key, result);
                 const start = i === 0 ? 0 : (chunk?.ends[i - 1] ?? 0);
                 const end = chunk?.ends[i] ?? 0;

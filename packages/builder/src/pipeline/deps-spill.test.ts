@@ -1,0 +1,110 @@
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ArtifactDeps } from '@trelliscms/core';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadFixture } from '../../test/load-fixture';
+import type { WorkerArtifact } from '../render/worker-protocol';
+import { DepsSpill } from './deps-spill';
+
+/** A page whose dependencies are `size` items with values of about `pad` characters (a few such pages fill a read block). */
+function page(i: number, size: number, pad = 0): WorkerArtifact {
+  const items: Record<string, string> = {};
+  // integer-like keys come first in an object's key order: kept as they were
+  for (let j = size; j > 0; j--)
+    items[j % 3 === 0 ? String(j) : `post:p-${j}`] = `f:h${(i + j) % 7}:["title","é ü"]${'x'.repeat(pad)}`;
+  const deps: ArtifactDeps = { items, templates: { 'post.liquid': `t${i}` }, queries: {} };
+  return { key: `item:${i}`, file: `p/${i}/index.html`, hash: `h${i}`, bytes: i, deps };
+}
+
+describe('the dependency spill', () => {
+  let parent = '';
+  beforeEach(() => {
+    parent = mkdtempSync(join(tmpdir(), 'trellis-spill-test-'));
+  });
+  afterEach(() => {
+    rmSync(parent, { recursive: true, force: true });
+  });
+  const spillDirs = () => readdirSync(parent);
+  const spillDirOf = (dir: string) => readdirSync(dir).find((name) => name.startsWith('trellis-deps-')) ?? '';
+
+  it('takes pages’ dependencies out of the results and gives the same ones back, in order', async () => {
+    const spill = await DepsSpill.open(parent);
+    expect(spill).not.toBeNull();
+    if (!spill) return;
+    const made = spillDirs();
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatch(/^trellis-deps-/);
+    // long lines (larger than the 4 MB read block) and short ones
+    const pages = [page(0, 2), page(1, 5_000, 1_000), page(2, 0), page(3, 40), page(4, 3_000, 1_000)];
+    const expected = pages.map((p) => JSON.stringify(p.deps));
+    for (const p of pages) spill.put(p);
+    expect(spill.size).toBe(5);
+    for (const p of pages) expect(p.deps).toEqual({ items: {}, templates: {}, queries: {} });
+    spill.restore();
+    expect(pages.map((p) => JSON.stringify(p.deps))).toEqual(expected);
+    // each distinct hash once, as the pool keeps them
+    expect(pages[1]!.deps.items['post:p-1']).toBe(pages[4]!.deps.items['post:p-5']);
+    await spill.close();
+    expect(existsSync(join(parent, made[0]!))).toBe(false);
+  });
+
+  it('deletes its file when closed without being read back (a stopped build)', async () => {
+    const spill = await DepsSpill.open(parent);
+    if (!spill) throw new Error('no spill');
+    spill.put(page(1, 3));
+    await spill.close();
+    expect(spillDirs()).toEqual([]);
+    expect(() => spill.put(page(2, 3))).toThrow(/closed/);
+  });
+
+  it('keeps pages’ dependencies in memory once a write failed', async () => {
+    const spill = await DepsSpill.open(parent);
+    if (!spill) throw new Error('no spill');
+    const first = page(1, 3);
+    spill.put(first);
+    // the file goes away under it: its descriptor closed, so the next write fails
+    closeSync((spill as unknown as { fd: number }).fd);
+    const second = page(2, 3);
+    const expected = JSON.stringify(second.deps);
+    spill.put(second);
+    expect(JSON.stringify(second.deps)).toBe(expected);
+    expect(spill.size).toBe(1);
+    (spill as unknown as { fd: number | null }).fd = openSync(
+      join(parent, spillDirOf(parent), 'deps.jsonl'),
+      'r',
+    );
+    spill.restore();
+    expect(Object.keys(first.deps.items)).toHaveLength(3);
+    await spill.close();
+  });
+
+  it('is not made where no folder can be made (the build keeps the dependencies in memory)', async () => {
+    const file = join(parent, 'a-file');
+    writeFileSync(file, 'x');
+    expect(await DepsSpill.open(file)).toBeNull();
+  });
+
+  it('gives a worker build the same manifest as a build that keeps them in memory, and leaves no file', async () => {
+    const fixture = loadFixture('blog');
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = parent;
+    const put = vi.spyOn(DepsSpill.prototype, 'put');
+    try {
+      const spilled = await fixture.build({ mode: 'full', workers: 2, buildId: 'b-spilled' });
+      // every page went through the spill, and its folder is gone
+      expect(put).toHaveBeenCalledTimes(spilled.rendered);
+      expect(spillDirs().filter((name) => name.startsWith('trellis-deps-'))).toEqual([]);
+      const kept = await fixture.build({ mode: 'full', workers: 0, buildId: 'b-kept' });
+      expect(spilled.ok && kept.ok).toBe(true);
+      const artifacts = spilled.manifest?.artifacts ?? [];
+      expect(artifacts.some((a) => Object.keys(a.deps.items).length > 0)).toBe(true);
+      expect(JSON.stringify(artifacts)).toBe(JSON.stringify(kept.manifest?.artifacts));
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+      put.mockRestore();
+      fixture.cleanup();
+    }
+  });
+});

@@ -1,0 +1,148 @@
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ArtifactDeps } from '@trelliscms/core';
+import { shareDepStrings } from '../render/render-pool';
+import type { WorkerArtifact } from '../render/worker-protocol';
+
+/** What a spilled page holds in place of its dependencies until {@link DepsSpill.restore}. */
+const SPILLED: ArtifactDeps = Object.freeze({
+  items: Object.freeze({}),
+  templates: Object.freeze({}),
+  queries: Object.freeze({}),
+}) as ArtifactDeps;
+
+/** Bytes read from the spill file at once when it is read back. */
+const READ_BLOCK = 4 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+
+/**
+ * Each rendered page's dependencies, kept out of memory from the moment its chunk comes back
+ * from a render worker until the commit makes the manifest: they are most of what a build
+ * keeps per page (about 1.2 KB of JSON each on the bench site), and the build thread would
+ * otherwise hold every page's while the workers render (a 1,000,000-page site: gigabytes).
+ * {@link put} writes a page's dependencies as one JSON line to a file in a temporary folder
+ * and leaves an empty placeholder in the result; {@link restore} reads them back, in the
+ * order written, into the same result objects (the workers are gone by then in a one-shot
+ * build). {@link close} deletes the folder. The pages' bytes do not change: the dependencies
+ * read back are the same values, in the same key order.
+ */
+export class DepsSpill {
+  private offset = 0;
+  private failed = false;
+  /** the pages spilled, in the order their lines were written */
+  private spilled: WorkerArtifact[] = [];
+  private fd: number | null;
+
+  private constructor(
+    private readonly dir: string,
+    fd: number,
+  ) {
+    this.fd = fd;
+  }
+
+  /**
+   * A spill in a new temporary folder under `parent` (default the system's); null when none can
+   * be made (the build keeps the dependencies in memory then).
+   */
+  static async open(parent = tmpdir()): Promise<DepsSpill | null> {
+    let dir: string | null = null;
+    try {
+      dir = await mkdtemp(join(parent, 'trellis-deps-'));
+      return new DepsSpill(dir, openSync(join(dir, 'deps.jsonl'), 'w+'));
+    } catch {
+      if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
+      return null;
+    }
+  }
+
+  /** Pages spilled and not yet restored. */
+  get size(): number {
+    return this.spilled.length;
+  }
+
+  /**
+   * Writes the page's dependencies to the file and leaves a placeholder in `result.deps`. Once
+   * a write failed (a full disk), this and later pages keep their dependencies in memory.
+   */
+  put(result: WorkerArtifact): void {
+    if (this.fd === null) throw new Error('the dependency spill is closed');
+    if (this.failed) return;
+    const line = Buffer.from(`${JSON.stringify(result.deps)}\n`, 'utf8');
+    try {
+      let written = 0;
+      while (written < line.length)
+        written += writeSync(this.fd, line, written, line.length - written, this.offset + written);
+    } catch {
+      // what was written of this line lies past `offset`: never read back
+      this.failed = true;
+      return;
+    }
+    this.offset += line.length;
+    result.deps = SPILLED;
+    this.spilled.push(result);
+  }
+
+  /**
+   * Gives every spilled page its dependencies back (the file is read in blocks: no string of
+   * the whole file), each distinct hash held once as before (see `shareDepStrings`).
+   */
+  restore(): void {
+    if (this.fd === null) throw new Error('the dependency spill is closed');
+    const pages = this.spilled;
+    this.spilled = [];
+    const strings = new Map<string, string>();
+    let block = Buffer.allocUnsafe(READ_BLOCK);
+    let filled = 0;
+    let position = 0;
+    let next = 0;
+    while (position < this.offset) {
+      if (filled === block.length) {
+        // a line longer than the block: a larger block
+        const larger = Buffer.allocUnsafe(block.length * 2);
+        block.copy(larger, 0, 0, filled);
+        block = larger;
+      }
+      const read = readSync(
+        this.fd,
+        block,
+        filled,
+        Math.min(block.length - filled, this.offset - position),
+        position,
+      );
+      if (read === 0) break;
+      position += read;
+      filled += read;
+      let start = 0;
+      for (
+        let end = block.indexOf(NEWLINE, start);
+        end !== -1 && end < filled;
+        end = block.indexOf(NEWLINE, start)
+      ) {
+        const page = pages[next++];
+        if (!page) throw new Error('the dependency spill holds more pages than were spilled');
+        const deps = JSON.parse(block.toString('utf8', start, end)) as ArtifactDeps;
+        shareDepStrings(deps, strings);
+        page.deps = deps;
+        start = end + 1;
+      }
+      block.copy(block, 0, start, filled);
+      filled -= start;
+    }
+    if (next !== pages.length || filled !== 0)
+      throw new Error(`the dependency spill gave back ${next} of ${pages.length} pages`);
+    this.offset = 0;
+  }
+
+  /** Deletes the file and its folder. */
+  async close(): Promise<void> {
+    if (this.fd !== null) {
+      closeSync(this.fd);
+      this.fd = null;
+    }
+    this.spilled = [];
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
