@@ -1,8 +1,17 @@
 import type { ArtifactDeps } from '@trelliscms/core/build';
-import { type Context, type Emitter, type Liquid, RenderTag, type Template } from 'liquidjs';
+import {
+  type Context,
+  type Emitter,
+  type Hash,
+  type Liquid,
+  RenderTag,
+  type Template,
+  toValueSync,
+} from 'liquidjs';
 import { ItemView, replayReads, type ViewRead } from '../source/field-deps';
 import { emptyDeps, type TrackingReader } from '../source/tracking-reader';
 import { SafeHtml } from './create-liquid';
+import { evaluateHash, SYNC_RENDER, type SyncRenderable } from './sync-render';
 import type { ReaderSlot } from './tags';
 
 /** What one memoized `{% render %}` gave: its HTML and what it read, to be read again on a hit. */
@@ -148,12 +157,63 @@ interface RenderTagFields {
   hash: { render(ctx: Context): Generator<unknown, Record<string, unknown>, unknown> };
 }
 
+/** Records what `render` reads through `reader`, synchronously (see {@link recording}). */
+function recordingSync(reader: TrackingReader, render: () => unknown): Recorded {
+  const outer = reader.deps;
+  const deps = emptyDeps();
+  const reads: ViewRead[] = [];
+  reader.deps = deps;
+  reader.taps.push(reads);
+  try {
+    const html = String(render());
+    return { html, reads, deps };
+  } finally {
+    reader.taps.splice(reader.taps.lastIndexOf(reads), 1);
+    reader.deps = outer;
+    mergeDeps(outer, deps);
+  }
+}
+
 /**
  * Registers `{% render %}` with the memo of `slot.memo` (liquidjs's own tag when the slot has
  * none, or for what cannot be memoized).
  */
 export function registerMemoRender(liquid: Liquid, slot: ReaderSlot): void {
-  class MemoRenderTag extends RenderTag {
+  class MemoRenderTag extends RenderTag implements SyncRenderable {
+    /** The same as {@link render}, without generators, in the synchronous renders of builds. */
+    [SYNC_RENDER](ctx: Context, emitter: Emitter): boolean {
+      const self = this as unknown as RenderTagFields;
+      const memo = slot.memo;
+      const reader = slot.reader;
+      const file = self.file;
+      if (!memo || !reader || typeof file !== 'string' || self.with || self.forBinding) return false;
+      const args = evaluateHash(self.hash as unknown as Hash, ctx);
+      const key = memo.keyOf(file, args, reader.locale);
+      const renderPartial = (): unknown => {
+        const child = ctx.spawn();
+        Object.assign(child.bottom(), args);
+        const templates = toValueSync(
+          liquid._parsePartialFile(file, child.sync, self.currentFile),
+        ) as Template[];
+        return toValueSync(liquid.renderer.renderTemplates(templates, child));
+      };
+      if (key === null) {
+        emitter.write(renderPartial());
+        return true;
+      }
+      const hit = memo.get(key);
+      if (hit) {
+        replayReads(reader, hit.reads);
+        mergeDeps(reader.deps, hit.deps);
+        emitter.write(hit.html);
+        return true;
+      }
+      const recorded = recordingSync(reader, renderPartial);
+      memo.set(key, recorded);
+      emitter.write(recorded.html);
+      return true;
+    }
+
     override *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
       const self = this as unknown as RenderTagFields;
       const memo = slot.memo;
