@@ -227,7 +227,7 @@ function evaluateValue(value: Value, ctx: SyncContext, lenientIn: boolean): unkn
 }
 
 /** `Value.value` of liquidjs, settled (through liquidjs's own for a subclass). */
-function valueOf(value: Value, ctx: SyncContext, lenient: unknown): unknown {
+function valueOfValue(value: Value, ctx: SyncContext, lenient: unknown): unknown {
   return value.value === valueValue
     ? evaluateValue(value, ctx, Boolean(lenient))
     : settle(value.value(ctx, lenient as boolean));
@@ -348,7 +348,7 @@ interface Branch {
 function renderBranches(tag: IfTag | UnlessTag, ctx: SyncContext, emitter: Emitter): void {
   const t = tag as unknown as TagFields & { branches: Branch[]; elseTemplates?: Template[] };
   for (const { value, templates, test = isTruthy } of t.branches) {
-    const v = settle(toValue(valueOf(value, ctx, ctx.opts.lenientIf)));
+    const v = settle(toValue(valueOfValue(value, ctx, ctx.opts.lenientIf)));
     if (test(v, ctx)) {
       renderAll(t, templates, ctx, emitter);
       return;
@@ -360,7 +360,7 @@ function renderBranches(tag: IfTag | UnlessTag, ctx: SyncContext, emitter: Emitt
 /** `AssignTag.render` of liquidjs. */
 function renderAssign(tag: AssignTag, ctx: SyncContext): void {
   const t = tag as unknown as TagFields & { key: string; value: Value };
-  ctx.bottom()[t.key] = valueOf(t.value, ctx, t.liquid.options.lenientIf);
+  ctx.bottom()[t.key] = valueOfValue(t.value, ctx, t.liquid.options.lenientIf);
 }
 
 /** liquidjs's `BlockMode` */
