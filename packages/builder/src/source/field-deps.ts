@@ -110,14 +110,46 @@ export function currentPartialDep(
   return partialDep(item, keys, keysJson, urls, codes);
 }
 
-/** The keys of `reads`, sorted, and as JSON (reused while a view's pages read the same keys). */
-export function sortedKeys(reads: ViewReads): { keys: string[]; json: string } {
-  const last = reads.sorted;
-  if (last && last.keys.length === reads.keys.size && last.keys.every((key) => reads.keys.has(key)))
-    return last;
+/** The keys of a view's reads, sorted, as JSON, and the partial dependency they give (memoized). */
+export interface SortedKeys {
+  keys: string[];
+  json: string;
+  /** the item's partial dependency for these keys (see `TrackingReader.collect`) */
+  dep?: string;
+}
+
+/** Sets of keys kept per view (pages read a few sets of a view's keys: a card's, the item's own page's). */
+const KEPT_SETS = 4;
+
+/**
+ * The keys of `reads`, sorted, and as JSON: one of the sets this view's pages read before when
+ * it is the same set (no sorting, no JSON, and its dependency value kept with it).
+ */
+export function sortedKeys(reads: ViewReads): SortedKeys {
+  const size = reads.keys.size;
+  const seen = reads.sorted;
+  if (seen) {
+    for (let i = 0; i < seen.length; i++) {
+      const known = seen[i]!;
+      const keys = known.keys;
+      if (keys.length !== size) continue;
+      let same = true;
+      for (let j = 0; j < keys.length; j++) {
+        if (!reads.keys.has(keys[j]!)) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return known;
+    }
+  }
   const keys = [...reads.keys].sort();
-  const sorted = { keys, json: JSON.stringify(keys) };
-  reads.sorted = sorted;
+  const sorted: SortedKeys = { keys, json: JSON.stringify(keys) };
+  if (!seen) reads.sorted = [sorted];
+  else {
+    if (seen.length >= KEPT_SETS) seen.pop();
+    seen.unshift(sorted);
+  }
   return sorted;
 }
 
@@ -129,8 +161,8 @@ export interface ViewReads {
   keys: Set<string>;
   /** the page read every key (listed them, iterated or serialized the view) */
   all: boolean;
-  /** @internal the keys read last time they were collected, sorted, and as JSON (pages often read the same keys) */
-  sorted?: { keys: string[]; json: string };
+  /** @internal sets of keys read when collected before, sorted, as JSON (pages often read the same keys) */
+  sorted?: SortedKeys[];
 }
 
 /**

@@ -118,16 +118,21 @@ export class TrackingReader implements ReadRecorder {
         items[item.id] = this.depHash(item);
         continue;
       }
-      const { keys, json: keysJson } = sortedKeys(reads);
-      let byKeys = this.partials.get(item);
-      if (!byKeys) {
-        byKeys = new Map();
-        this.partials.set(item, byKeys);
-      }
-      let value = byKeys.get(keysJson);
+      const sorted = sortedKeys(reads);
+      // kept with the set of keys of this view (a view is dropped with its item: `forget`)
+      let value = sorted.dep;
       if (value === undefined) {
-        value = partialDep(item, keys, keysJson, this.urls, codes);
-        byKeys.set(keysJson, value);
+        let byKeys = this.partials.get(item);
+        if (!byKeys) {
+          byKeys = new Map();
+          this.partials.set(item, byKeys);
+        }
+        value = byKeys.get(sorted.json);
+        if (value === undefined) {
+          value = partialDep(item, sorted.keys, sorted.json, this.urls, codes);
+          byKeys.set(sorted.json, value);
+        }
+        sorted.dep = value;
       }
       items[item.id] = value;
     }
