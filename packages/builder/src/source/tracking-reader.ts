@@ -2,7 +2,6 @@ import { createHash, hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import { canonicalJson, itemSlug } from '@trelliscms/core/build';
 import { type SiteLocales, siteLocalesOf, stringsDepName, urlKeyOf } from '../plan/site-locales';
-import { spreadFields } from '../snapshot/shared-store';
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, SavedQueryRun, SimilarQuery, TraverseQuery } from './content-source';
 import {
@@ -163,20 +162,21 @@ export class TrackingReader implements ReadRecorder {
         (this.locale === null ? undefined : this.urls.get(`${item.id}@${this.locale}`)) ??
         this.urls.get(item.id) ??
         null;
-      // `{...fields, id, type, ...}`, the long values (bodies) left in shared memory: a view is
-      // kept for each item a page showed, most of them for a title, not for a copy of the body
-      const data = spreadFields(localized.fields);
-      data.id = item.id;
-      data.type = item.type;
-      data.slug = itemSlug(item);
-      data.url = url;
-      data.status = item.status ?? null;
-      data.updatedAt = item.updatedAt ?? null;
-      data.version = item.version ?? null;
-      data.fields = localized.fields;
-      data.relationships = item.relationships ?? {};
-      if (this.locale !== null) data.locale = this.locale;
-      view = new ItemView(data as Record<string, unknown> & { id: string }, item, this);
+      // `{...fields, id, type, ...}`: the fields read from the item's own object (the long
+      // values, bodies, left in shared memory), the keys after them from `meta`
+      const meta: Record<string, unknown> & { id: string } = {
+        id: item.id,
+        type: item.type,
+        slug: itemSlug(item),
+        url,
+        status: item.status ?? null,
+        updatedAt: item.updatedAt ?? null,
+        version: item.version ?? null,
+        fields: localized.fields,
+        relationships: item.relationships ?? {},
+      };
+      if (this.locale !== null) meta.locale = this.locale;
+      view = new ItemView(localized.fields as Record<string, unknown>, meta, item, this);
       byLocale.set(code, view);
     }
     return view;
