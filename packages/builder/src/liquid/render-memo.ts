@@ -147,9 +147,11 @@ export class RenderMemo {
 
 /** Adds recorded dependencies to a page's (or an enclosing recording's). */
 function mergeDeps(into: ArtifactDeps, from: ArtifactDeps): void {
-  Object.assign(into.items, from.items);
-  Object.assign(into.templates, from.templates);
-  Object.assign(into.queries, from.queries);
+  // (most partials record nothing here: their reads are view keys, replayed; `Object.assign`
+  // from an empty dictionary still takes its slow path)
+  for (const key in from.items) into.items[key] = from.items[key]!;
+  for (const key in from.templates) into.templates[key] = from.templates[key]!;
+  for (const key in from.queries) into.queries[key] = from.queries[key]!;
 }
 
 /** Records what `render` reads through `reader` (view reads and dependencies), then adds it to the render in progress. */

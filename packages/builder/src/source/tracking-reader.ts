@@ -41,6 +41,32 @@ export function queryKey(spec: QuerySpec): string {
   return JSON.stringify(spec);
 }
 
+const TRAVERSE_KEYS = ['from', 'edge', 'direction', 'depth', 'limit'];
+
+/**
+ * `queryKey({ kind: 'traverse', query })`, without walking the objects when the query has the
+ * shape `{% traverse %}` gives it (these keys in this order, texts and safe integers); the same
+ * text either way.
+ */
+export function traverseKey(query: TraverseQuery): string {
+  let i = 0;
+  for (const key in query) {
+    if (key !== TRAVERSE_KEYS[i]) return queryKey({ kind: 'traverse', query });
+    i++;
+  }
+  const { from, edge, direction, depth, limit } = query as unknown as Record<string, unknown>;
+  if (
+    i !== TRAVERSE_KEYS.length ||
+    typeof from !== 'string' ||
+    typeof edge !== 'string' ||
+    typeof direction !== 'string' ||
+    !Number.isSafeInteger(depth) ||
+    !Number.isSafeInteger(limit)
+  )
+    return queryKey({ kind: 'traverse', query });
+  return `{"kind":"traverse","query":{"from":${JSON.stringify(from)},"edge":${JSON.stringify(edge)},"direction":${JSON.stringify(direction)},"depth":${depth},"limit":${limit}}}`;
+}
+
 /**
  * Reads content for templates through a snapshot source and records what each artifact read
  * (items, queries with a hash of their results). One reader serves one render at a time:
@@ -220,12 +246,7 @@ export class TrackingReader implements ReadRecorder {
 
   traverse(query: TraverseQuery): ItemView[] {
     const items = this.source.traverse(query);
-    this.deps.queries[queryKey({ kind: 'traverse', query })] = resultHash(
-      items,
-      items.length,
-      this.urls,
-      this.locales.codes,
-    );
+    this.deps.queries[traverseKey(query)] = resultHash(items, items.length, this.urls, this.locales.codes);
     // The items reached are dependencies too (at least their existence): while the graph is
     // unchanged, they are all that can change the result (see graphHashOf).
     return items.map((item) => {
