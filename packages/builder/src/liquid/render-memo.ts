@@ -1,8 +1,17 @@
 import type { ArtifactDeps } from '@trelliscms/core/build';
-import { type Context, type Emitter, type Liquid, RenderTag, type Template } from 'liquidjs';
+import {
+  type Context,
+  type Emitter,
+  type Hash,
+  type Liquid,
+  RenderTag,
+  type Template,
+  toValueSync,
+} from 'liquidjs';
 import { ItemView, replayReads, type ViewRead } from '../source/field-deps';
 import { emptyDeps, type TrackingReader } from '../source/tracking-reader';
 import { SafeHtml } from './create-liquid';
+import { evaluateHash, SYNC_RENDER, type SyncRenderable } from './sync-render';
 import type { ReaderSlot } from './tags';
 
 /** What one memoized `{% render %}` gave: its HTML and what it read, to be read again on a hit. */
@@ -36,11 +45,42 @@ const MAX_CHARS = 32_000_000;
  * records the same again for the page, so its dependencies are those of a page that rendered
  * the partial itself.
  */
+/**
+ * One step of the memo's keys: a render's key is the path locale → partial → (argument name →
+ * argument value)…, each step a `Map` lookup by the value itself (item views and stable objects
+ * by identity), so no key text is built and hashed per render.
+ */
+interface MemoNode {
+  next: Map<unknown, MemoNode> | undefined;
+  recorded: Recorded | undefined;
+}
+
+/** Steps that keep key parts apart that a `Map` would not (`-0`, HTML the build made). */
+const NEGATIVE_ZERO: unique symbol = Symbol('trellis.memo.-0');
+const SAFE_HTML: unique symbol = Symbol('trellis.memo.safeHtml');
+
+function newNode(): MemoNode {
+  return { next: undefined, recorded: undefined };
+}
+
+function step(node: MemoNode, key: unknown): MemoNode {
+  let next = node.next;
+  if (next === undefined) {
+    next = new Map();
+    node.next = next;
+  }
+  let child = next.get(key);
+  if (child === undefined) {
+    child = newNode();
+    next.set(key, child);
+  }
+  return child;
+}
+
 export class RenderMemo {
-  private readonly entries = new Map<string, Recorded>();
+  private root = newNode();
+  private entries = 0;
   private chars = 0;
-  private readonly ids = new WeakMap<object, number>();
-  private nextId = 1;
   private readonly stable = new WeakSet<object>();
 
   /** @param isPure whether a partial (by name) may be memoized: its closure reads no clock nor chance */
@@ -53,71 +93,65 @@ export class RenderMemo {
 
   /** Forgets every output (the content changed). */
   clear(): void {
-    this.entries.clear();
+    this.root = newNode();
+    this.entries = 0;
     this.chars = 0;
   }
 
-  /** @internal the key of a render, or null when it cannot be memoized */
-  keyOf(file: string, args: Record<string, unknown>, locale: string | null): string | null {
+  /**
+   * @internal where the output of a render is kept (`recorded`, once {@link set}), or null when
+   * it cannot be memoized. Two renders share it exactly when they have the same locale, partial
+   * and arguments (names in the same order; texts, numbers, booleans, null and undefined by
+   * value, `-0` apart from `0`; HTML the build made by its text; item views and stable objects
+   * by identity).
+   */
+  slotOf(file: string, args: Record<string, unknown>, locale: string | null): MemoNode | null {
     if (!this.isPure(file)) return null;
-    let key = `${locale ?? ''}\u0000${file}`;
     for (const name in args) {
       const value = args[name];
-      let part: string;
-      switch (typeof value) {
-        case 'string':
-          part = `s${value}`;
-          break;
-        case 'number':
-          part = `n${Object.is(value, -0) ? '-0' : String(value)}`;
-          break;
-        case 'boolean':
-          part = value ? 'T' : 'F';
-          break;
-        case 'undefined':
-          part = 'u';
-          break;
-        case 'object':
-          if (value === null) part = 'z';
-          else if (value instanceof SafeHtml) part = `h${value.html}`;
-          else if (value instanceof ItemView || this.stable.has(value)) part = `o${this.idOf(value)}`;
-          else return null;
-          break;
-        default:
+      const type = typeof value;
+      if (type === 'object') {
+        if (
+          value !== null &&
+          !(value instanceof SafeHtml) &&
+          !(value instanceof ItemView) &&
+          !this.stable.has(value as object)
+        )
           return null;
+      } else if (type !== 'string' && type !== 'number' && type !== 'boolean' && type !== 'undefined') {
+        return null;
       }
-      key += `\u0000${name}\u0001${part}`;
     }
-    return key;
-  }
-
-  private idOf(value: object): number {
-    let id = this.ids.get(value);
-    if (id === undefined) {
-      id = this.nextId++;
-      this.ids.set(value, id);
+    let node = step(step(this.root, locale ?? ''), file);
+    for (const name in args) {
+      const value = args[name];
+      node = step(node, name);
+      if (value instanceof SafeHtml) node = step(step(node, SAFE_HTML), value.html);
+      else node = step(node, Object.is(value, -0) ? NEGATIVE_ZERO : value);
     }
-    return id;
+    return node;
   }
 
-  /** @internal */
-  get(key: string): Recorded | undefined {
-    return this.entries.get(key);
-  }
-
-  /** @internal */
-  set(key: string, recorded: Recorded): void {
-    if (this.entries.size >= MAX_ENTRIES || this.chars + recorded.html.length > MAX_CHARS) this.clear();
-    this.entries.set(key, recorded);
+  /** @internal keeps a render's output at its slot (starting afresh past the memo's bounds) */
+  set(slot: MemoNode, recorded: Recorded): void {
+    if (this.entries >= MAX_ENTRIES || this.chars + recorded.html.length > MAX_CHARS) {
+      // the slot was made in the tree being dropped: this output is not kept
+      this.clear();
+      return;
+    }
+    if (slot.recorded === undefined) this.entries++;
+    slot.recorded = recorded;
     this.chars += recorded.html.length;
   }
 }
 
 /** Adds recorded dependencies to a page's (or an enclosing recording's). */
 function mergeDeps(into: ArtifactDeps, from: ArtifactDeps): void {
-  Object.assign(into.items, from.items);
-  Object.assign(into.templates, from.templates);
-  Object.assign(into.queries, from.queries);
+  // (most partials record nothing here: their reads are view keys, replayed; `Object.assign`
+  // from an empty dictionary still takes its slow path)
+  for (const key in from.items) into.items[key] = from.items[key]!;
+  for (const key in from.templates) into.templates[key] = from.templates[key]!;
+  for (const key in from.queries) into.queries[key] = from.queries[key]!;
 }
 
 /** Records what `render` reads through `reader` (view reads and dependencies), then adds it to the render in progress. */
@@ -148,12 +182,63 @@ interface RenderTagFields {
   hash: { render(ctx: Context): Generator<unknown, Record<string, unknown>, unknown> };
 }
 
+/** Records what `render` reads through `reader`, synchronously (see {@link recording}). */
+function recordingSync(reader: TrackingReader, render: () => unknown): Recorded {
+  const outer = reader.deps;
+  const deps = emptyDeps();
+  const reads: ViewRead[] = [];
+  reader.deps = deps;
+  reader.taps.push(reads);
+  try {
+    const html = String(render());
+    return { html, reads, deps };
+  } finally {
+    reader.taps.splice(reader.taps.lastIndexOf(reads), 1);
+    reader.deps = outer;
+    mergeDeps(outer, deps);
+  }
+}
+
 /**
  * Registers `{% render %}` with the memo of `slot.memo` (liquidjs's own tag when the slot has
  * none, or for what cannot be memoized).
  */
 export function registerMemoRender(liquid: Liquid, slot: ReaderSlot): void {
-  class MemoRenderTag extends RenderTag {
+  class MemoRenderTag extends RenderTag implements SyncRenderable {
+    /** The same as {@link render}, without generators, in the synchronous renders of builds. */
+    [SYNC_RENDER](ctx: Context, emitter: Emitter): boolean {
+      const self = this as unknown as RenderTagFields;
+      const memo = slot.memo;
+      const reader = slot.reader;
+      const file = self.file;
+      if (!memo || !reader || typeof file !== 'string' || self.with || self.forBinding) return false;
+      const args = evaluateHash(self.hash as unknown as Hash, ctx);
+      const slotted = memo.slotOf(file, args, reader.locale);
+      const renderPartial = (): unknown => {
+        const child = ctx.spawn();
+        Object.assign(child.bottom(), args);
+        const templates = toValueSync(
+          liquid._parsePartialFile(file, child.sync, self.currentFile),
+        ) as Template[];
+        return toValueSync(liquid.renderer.renderTemplates(templates, child));
+      };
+      if (slotted === null) {
+        emitter.write(renderPartial());
+        return true;
+      }
+      const hit = slotted.recorded;
+      if (hit) {
+        replayReads(reader, hit.reads);
+        mergeDeps(reader.deps, hit.deps);
+        emitter.write(hit.html);
+        return true;
+      }
+      const recorded = recordingSync(reader, renderPartial);
+      memo.set(slotted, recorded);
+      emitter.write(recorded.html);
+      return true;
+    }
+
     override *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
       const self = this as unknown as RenderTagFields;
       const memo = slot.memo;
@@ -164,18 +249,18 @@ export function registerMemoRender(liquid: Liquid, slot: ReaderSlot): void {
         return;
       }
       const args = (yield self.hash.render(ctx)) as Record<string, unknown>;
-      const key = memo.keyOf(file, args, reader.locale);
+      const slotted = memo.slotOf(file, args, reader.locale);
       const renderPartial = function* (this: void): Generator<unknown, unknown, unknown> {
         const child = ctx.spawn();
         Object.assign(child.bottom(), args);
         const templates = (yield liquid._parsePartialFile(file, child.sync, self.currentFile)) as Template[];
         return yield liquid.renderer.renderTemplates(templates, child);
       };
-      if (key === null) {
+      if (slotted === null) {
         emitter.write(yield* renderPartial());
         return;
       }
-      const hit = memo.get(key);
+      const hit = slotted.recorded;
       if (hit) {
         replayReads(reader, hit.reads);
         mergeDeps(reader.deps, hit.deps);
@@ -183,7 +268,7 @@ export function registerMemoRender(liquid: Liquid, slot: ReaderSlot): void {
         return;
       }
       const recorded = yield* recording(reader, renderPartial);
-      memo.set(key, recorded);
+      memo.set(slotted, recorded);
       emitter.write(recorded.html);
     }
   }

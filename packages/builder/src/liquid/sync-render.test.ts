@@ -30,7 +30,29 @@ const TEMPLATES = [
   '{{ date | date: "%Y-%m-%d %B" }} {{ "2024-02-29T10:00:00Z" | date: "%b %e, %Y %H:%M" }}',
   '{% if a %}{{ a.b }}{% else %}none{% endif %}{% unless s %}x{% endunless %}{% case n %}{% when 3 %}three{% else %}other{% endcase %}',
   '{{ s | truncate: 3, "…" }} {{ s | replace: "e", "E" }} {{ s | slice: 1, 2 }}',
+  // tags rendered without liquidjs's generators: for, if, unless, assign, layout, block
+  '{% for x in list reversed offset: 1 limit: 1 %}{{ x }}{% endfor %}|{% for x in list limit: 2 reversed %}{{ x }}{% endfor %}',
+  '{% for x in list limit: 2 %}{{ x }}{% endfor %}{% for x in list offset: continue %}{{ x }}{% endfor %}',
+  '{% for x in list %}{{ forloop.index0 }}{{ forloop.first }}{{ forloop.last }}{{ forloop.rindex }}{{ forloop.length }}{{ forloop.name }}{% endfor %}',
+  '{% for x in nothing %}a{% else %}empty{% endfor %}{% for x in "" %}a{% else %}e2{% endfor %}{% for c in "abc" %}[{{ c }}]{% endfor %}',
+  '{% for pair in obj %}{{ pair[0] }}={{ pair[1] }};{% endfor %}{% for i in (1..n) %}{% for j in (i..3) %}{{ i }}{{ j }}{% endfor %}{% endfor %}',
+  '{% for x in list %}{% for y in list %}{% if y == 2 %}{% break %}{% endif %}{{ x }}{{ y }}{% endfor %}{% if x == 2 %}{% continue %}{% endif %}.{% endfor %}',
+  '{% for x in drop %}{{ x }}{% endfor %}{% for x in list offset: n limit: "1" %}{{ x }}{% else %}none{% endfor %}',
+  '{% if n > 5 %}big{% elsif n == 3 %}three{% else %}small{% endif %}{% if drop.title %}t{% endif %}{% if nothing %}x{% elsif "" %}empty string{% endif %}',
+  '{% unless n == 3 %}not three{% elsif s %}s{% else %}else{% endunless %}{% unless missing %}no{% endunless %}',
+  '{% assign a = list | first %}{{ a }}{% assign d = drop.title | upcase %}{{ d }}{% assign m = nothing.deep %}[{{ m }}]',
+  '{% layout "page" %}{% block main %}<p>{{ s }}</p>{{ block.super }}{% endblock %}{% block side %}{{ n }}{% endblock %}',
+  '{% layout "page" title: "T" %}{% block main %}{% for x in list %}{{ x }}{% endfor %}{% endblock %}',
+  '{% layout "mid" %}{% block side %}child side, {{ block.super }}{% endblock %}',
+  '{% layout "page" %}outside any block {{ n }}',
+  '{% block main %}no layout{% endblock %}{% layout none %}{% block x %}y{% endblock %}',
 ];
+
+/** Layouts the templates above extend. */
+const LAYOUTS = {
+  page: '<h1>{{ title }}</h1>{% block main %}default main {{ n }}{% endblock %}|{% block side %}default side{% endblock %}|{% block %}{% endblock %}',
+  mid: '{% layout "page" %}{% block main %}mid main{% endblock %}{% block side %}mid side {{ block.super }}{% endblock %}',
+};
 
 function scope(): Record<string, unknown> {
   return {
@@ -46,8 +68,14 @@ function scope(): Record<string, unknown> {
 }
 
 function environments(options: ConstructorParameters<typeof Liquid>[0] = {}) {
-  const plain = new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, timezoneOffset: 0, ...options });
-  const fast = new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, timezoneOffset: 0, ...options });
+  const base = {
+    outputEscape: 'escape',
+    ownPropertyOnly: true,
+    timezoneOffset: 0,
+    templates: LAYOUTS,
+  } as const;
+  const plain = new Liquid({ ...base, ...options });
+  const fast = new Liquid({ ...base, ...options });
   expect(installSyncRender(fast)).toBe(true);
   return { plain, fast };
 }

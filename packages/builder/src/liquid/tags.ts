@@ -5,6 +5,7 @@ import type { TrackingReader } from '../source/tracking-reader';
 import { parseSort, parseWhere } from '../source/where';
 import type { RenderMemo } from './render-memo';
 import { pageKitTemplateName } from './site-fragments';
+import { evaluateHash, evaluateTokenSync, SYNC_RENDER } from './sync-render';
 
 /** Holds the reader of the render in progress; the custom tags read content through it. */
 export interface ReaderSlot {
@@ -92,6 +93,13 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
       *render(ctx: Context, _emitter: Emitter): Generator<unknown, void, unknown> {
         const type = String(yield evalToken(this.type, ctx));
         const args = (yield this.args.render(ctx)) as Record<string, unknown>;
+        this.run(ctx, type, args);
+      }
+      [SYNC_RENDER](ctx: Context): boolean {
+        this.run(ctx, String(evaluateTokenSync(this.type, ctx)), evaluateHash(this.args, ctx));
+        return true;
+      }
+      private run(ctx: Context, type: string, args: Record<string, unknown>): void {
         // every other argument binds a `$name` of the `where`: values, never spliced text
         const params: Record<string, unknown> = {};
         for (const key of Object.keys(args)) if (!LIST_ARGS.has(key)) params[key] = args[key];
@@ -183,6 +191,15 @@ export function registerContentTags(liquid: Liquid, slot: ReaderSlot): void {
         const from = idOf(yield evalToken(this.from, ctx));
         const edge = String(yield evalToken(this.edge, ctx));
         const args = (yield this.args.render(ctx)) as Record<string, unknown>;
+        this.run(ctx, from, edge, args);
+      }
+      [SYNC_RENDER](ctx: Context): boolean {
+        const from = idOf(evaluateTokenSync(this.from, ctx));
+        const edge = String(evaluateTokenSync(this.edge, ctx));
+        this.run(ctx, from, edge, evaluateHash(this.args, ctx));
+        return true;
+      }
+      private run(ctx: Context, from: string, edge: string, args: Record<string, unknown>): void {
         const direction: TraverseQuery['direction'] =
           args.direction === 'in' || args.direction === 'both' ? args.direction : 'out';
         const requested = toInt(args.limit, 100, Number.MAX_SAFE_INTEGER) ?? 100;

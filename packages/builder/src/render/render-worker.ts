@@ -102,6 +102,7 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
             maxPageBytes: settings.maxPageBytes,
             mediaBaseUrl: settings.mediaBaseUrl,
             runScript,
+            encodePages: true,
           }),
         };
         held.renderer.prepare();
@@ -142,14 +143,14 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
     let unreported = 0;
     let reportedAt = performance.now();
     for (const spec of message.specs) {
-      const { html, ...rest } = renderer.render(spec);
+      const { html, page, ...rest } = renderer.render(spec);
       if (rest.error !== undefined && isRenderTimeLimit(rest.error)) {
         // a page that loops until the limit: the next ones of its template would too
         post({ type: 'limit', key: spec.key, template: rest.template ?? null, error: rest.error });
         return;
       }
       results.push(rest);
-      if (message.pages) pages.push(html === undefined ? null : encoder.encode(html));
+      if (message.pages) pages.push(html === undefined ? null : (page ?? encoder.encode(html)));
       unreported++;
       if (unreported === 25 || performance.now() - reportedAt >= 500) {
         post({ type: 'progress', done: unreported });

@@ -47,6 +47,8 @@ export interface RenderedArtifact {
   template?: string;
   /** variables the page's templates read that had no value (only with `limits.reportUndefined`) */
   undefinedVariables?: UndefinedVariable[];
+  /** the page's UTF-8 bytes (only with `encodePages`; what `bytes` and `hash` were taken from) */
+  page?: Uint8Array;
 }
 
 export interface RendererOptions {
@@ -61,6 +63,8 @@ export interface RendererOptions {
   mediaBaseUrl?: string | null;
   /** runs `afterRender` script transforms (see `loadScriptRunner`); needed when the snapshot has some */
   runScript?: ScriptRunner;
+  /** also give each page as UTF-8 bytes (`page`), encoded once for its size, hash and the trip to the build's thread */
+  encodePages?: boolean;
 }
 
 /** The fixed page of an item that is not published in the environment being built. */
@@ -76,6 +80,8 @@ export function redirectPage(target: string): string {
 
 /** Words in a template that may read the clock or chance (`'now'`, `'today'`, `sample`, `shuffle`): its partials are not memoized. */
 const IMPURE = /\b(now|today|sample|shuffle|random)\b/;
+
+const encoder = new TextEncoder();
 
 /** sha256 (base64url) of a string's UTF-8 bytes. */
 export function hashText(text: string): string {
@@ -99,6 +105,7 @@ export class Renderer {
   private readonly site: Record<string, unknown>;
   private readonly env: string;
   private readonly maxPageBytes: number;
+  private readonly encodePages: boolean;
   private readonly afterRender: SnapshotTransform[];
   private readonly scripts: Map<string, SnapshotScript>;
   private readonly runScript: ScriptRunner | undefined;
@@ -119,6 +126,7 @@ export class Renderer {
     this.runScript = options.runScript;
     this.env = options.env;
     this.maxPageBytes = options.maxPageBytes ?? 16 * 1024 * 1024;
+    this.encodePages = options.encodePages === true;
     this.source = new SnapshotSource({ snapshot: options.snapshot, env: options.env });
     // a copy: `update` changes it
     this.urls = options.urls instanceof Map ? new Map(options.urls) : new Map(Object.entries(options.urls));
@@ -448,6 +456,18 @@ export class Renderer {
 
   private finish(spec: ArtifactSpec, html: string, recorded: ArtifactDeps): RenderedArtifact {
     const deps = this.collect(recorded);
+    if (this.encodePages) {
+      const page = encoder.encode(html);
+      return {
+        key: spec.key,
+        file: spec.file,
+        html,
+        bytes: page.length,
+        hash: hash('sha256', page, 'base64url'),
+        deps,
+        page,
+      };
+    }
     return {
       key: spec.key,
       file: spec.file,

@@ -2,9 +2,10 @@ import { Liquid } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
 import { dependencyReader } from '../incremental/dependency-reader';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
+import type { TraverseQuery } from './content-source';
 import { type ItemView, isPartialDep, viewEntries, viewValue } from './field-deps';
 import { SnapshotSource } from './snapshot-source';
-import { TrackingReader } from './tracking-reader';
+import { type QuerySpec, queryKey, TrackingReader, traverseKey } from './tracking-reader';
 
 function snapshotOf(items: SnapshotItem[]): Snapshot {
   return {
@@ -119,5 +120,34 @@ describe('field-level item dependencies', () => {
     const parsed = JSON.parse(out.slice(0, out.lastIndexOf('}') + 1)) as Record<string, unknown>;
     expect(parsed).toMatchObject({ id: 'post:a', title: 'T', body: 'B', url: '/a/', slug: 'a' });
     expect(out.endsWith(` ${Object.keys(parsed).length} post:a`)).toBe(true);
+  });
+});
+
+describe('traverseKey', () => {
+  it('is the JSON key of the query, for the shape {% traverse %} gives and any other', () => {
+    const texts = [
+      'a',
+      'post:1',
+      'with "quotes" and \\ backslash',
+      'line\nbreak\u2028',
+      'ünï ✓',
+      '',
+      '\u0000\u001f',
+    ];
+    const queries: unknown[] = [];
+    for (const from of texts)
+      for (const edge of texts.slice(0, 4))
+        queries.push({ from, edge, direction: 'out', depth: 1, limit: 5 });
+    queries.push(
+      { from: 'a', edge: 'B', direction: 'in', depth: -0, limit: 1001 },
+      { from: 'a', edge: 'B', direction: 'in', depth: 1.5, limit: 1 },
+      { from: 'a', edge: 'B', direction: 'both', depth: 1, limit: Number.MAX_SAFE_INTEGER + 2 },
+      { edge: 'B', from: 'a', direction: 'out', depth: 1, limit: 5 },
+      { from: 'a', edge: 'B', direction: 'out', depth: 1 },
+      { from: 'a', edge: 'B', direction: 'out', depth: 1, limit: 5, extra: true },
+      { from: 1, edge: 'B', direction: 'out', depth: 1, limit: 5 },
+    );
+    for (const query of queries)
+      expect(traverseKey(query as TraverseQuery)).toBe(queryKey({ kind: 'traverse', query } as QuerySpec));
   });
 });

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { canonicalJson, itemSlug } from '@trelliscms/core/build';
 import { Drop } from 'liquidjs';
 import { urlKeyOf } from '../plan/site-locales';
+import { spreadFields } from '../snapshot/shared-store';
 import type { SnapshotItem } from '../snapshot/types';
 import { itemHash } from './item-hash';
 
@@ -110,14 +111,46 @@ export function currentPartialDep(
   return partialDep(item, keys, keysJson, urls, codes);
 }
 
-/** The keys of `reads`, sorted, and as JSON (reused while a view's pages read the same keys). */
-export function sortedKeys(reads: ViewReads): { keys: string[]; json: string } {
-  const last = reads.sorted;
-  if (last && last.keys.length === reads.keys.size && last.keys.every((key) => reads.keys.has(key)))
-    return last;
+/** The keys of a view's reads, sorted, as JSON, and the partial dependency they give (memoized). */
+export interface SortedKeys {
+  keys: string[];
+  json: string;
+  /** the item's partial dependency for these keys (see `TrackingReader.collect`) */
+  dep?: string;
+}
+
+/** Sets of keys kept per view (pages read a few sets of a view's keys: a card's, the item's own page's). */
+const KEPT_SETS = 4;
+
+/**
+ * The keys of `reads`, sorted, and as JSON: one of the sets this view's pages read before when
+ * it is the same set (no sorting, no JSON, and its dependency value kept with it).
+ */
+export function sortedKeys(reads: ViewReads): SortedKeys {
+  const size = reads.keys.size;
+  const seen = reads.sorted;
+  if (seen) {
+    for (let i = 0; i < seen.length; i++) {
+      const known = seen[i]!;
+      const keys = known.keys;
+      if (keys.length !== size) continue;
+      let same = true;
+      for (let j = 0; j < keys.length; j++) {
+        if (!reads.keys.has(keys[j]!)) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return known;
+    }
+  }
   const keys = [...reads.keys].sort();
-  const sorted = { keys, json: JSON.stringify(keys) };
-  reads.sorted = sorted;
+  const sorted: SortedKeys = { keys, json: JSON.stringify(keys) };
+  if (!seen) reads.sorted = [sorted];
+  else {
+    if (seen.length >= KEPT_SETS) seen.pop();
+    seen.unshift(sorted);
+  }
   return sorted;
 }
 
@@ -129,8 +162,8 @@ export interface ViewReads {
   keys: Set<string>;
   /** the page read every key (listed them, iterated or serialized the view) */
   all: boolean;
-  /** @internal the keys read last time they were collected, sorted, and as JSON (pages often read the same keys) */
-  sorted?: { keys: string[]; json: string };
+  /** @internal sets of keys read when collected before, sorted, as JSON (pages often read the same keys) */
+  sorted?: SortedKeys[];
 }
 
 /**
@@ -175,10 +208,6 @@ export function replayReads(recorder: ReadRecorder, reads: readonly ViewRead[]):
   for (const [view, key] of reads) note(recorder, view, key);
 }
 
-const DATA: unique symbol = Symbol('trellis.viewData');
-const READS: unique symbol = Symbol('trellis.viewReads');
-const RECORDER: unique symbol = Symbol('trellis.viewRecorder');
-
 /**
  * What a template sees of an item: a liquidjs `Drop` whose keys (the item's fields, `url`,
  * `slug`, ...) are not properties of its own, so liquidjs reads each through
@@ -188,49 +217,89 @@ const RECORDER: unique symbol = Symbol('trellis.viewRecorder');
  * the view, {@link viewEntries} — notes the whole item. Only `id` is a property (it never
  * changes, and tags read it to find the item). A method call, no proxy: reading a key costs
  * about what reading a plain object's does.
+ *
+ * Its keys are `{ ...fields, ...meta }` (the item's fields, then `id`, `type`, `slug`, `url`,
+ * ...): a key is read from `meta`, else from `fields` (the item's own object, whose long values
+ * stay in shared memory); that object is made only when the whole view is read. What the view
+ * keeps for itself is in private fields, out of templates' reach.
  */
 export class ItemView extends Drop {
   readonly id: string;
-  /** @internal */ declare readonly [DATA]: Record<string, unknown>;
-  /** @internal */ declare readonly [READS]: ViewReads;
-  /** @internal */ declare readonly [RECORDER]: ReadRecorder;
+  readonly #fields: Record<string, unknown>;
+  readonly #meta: Record<string, unknown>;
+  #data: Record<string, unknown> | undefined;
+  readonly #reads: ViewReads;
+  readonly #recorder: ReadRecorder;
 
-  constructor(data: Record<string, unknown> & { id: string }, item: SnapshotItem, recorder: ReadRecorder) {
+  /**
+   * @param fields the item's fields (in the view's locale)
+   * @param meta the keys the view adds after them, in order (`id` first)
+   */
+  constructor(
+    fields: Record<string, unknown>,
+    meta: Record<string, unknown> & { id: string },
+    item: SnapshotItem,
+    recorder: ReadRecorder,
+  ) {
     super();
-    this.id = data.id;
-    const hidden = (value: unknown) => ({ value, enumerable: false, writable: false, configurable: false });
-    Object.defineProperty(this, DATA, hidden(data));
-    Object.defineProperty(this, READS, hidden({ item, epoch: -1, keys: new Set<string>(), all: false }));
-    Object.defineProperty(this, RECORDER, hidden(recorder));
+    this.id = meta.id;
+    this.#fields = fields ?? {};
+    this.#meta = meta;
+    this.#reads = { item, epoch: -1, keys: new Set<string>(), all: false };
+    this.#recorder = recorder;
+  }
+
+  /** `{ ...fields, ...meta }`, the long values left in shared memory (made once, when read whole). */
+  #whole(): Record<string, unknown> {
+    let data = this.#data;
+    if (data === undefined) {
+      data = spreadFields(this.#fields);
+      const meta = this.#meta;
+      for (const key in meta) data[key] = meta[key];
+      this.#data = data;
+    }
+    return data;
   }
 
   override liquidMethodMissing(key: string | number): unknown {
     const name = String(key);
-    const data = this[DATA];
-    // liquidjs's `size` of an object without a `size` key is its number of keys
-    if (name === 'size' && !Object.hasOwn(data, name)) {
-      note(this[RECORDER], this[READS], READ_ALL);
-      return Object.keys(data).length;
+    const meta = this.#meta;
+    if (Object.hasOwn(meta, name)) {
+      note(this.#recorder, this.#reads, name);
+      return meta[name];
     }
-    note(this[RECORDER], this[READS], name);
-    return Object.hasOwn(data, name) ? data[name] : undefined;
+    const fields = this.#fields;
+    const has = Object.hasOwn(fields, name);
+    // liquidjs's `size` of an object without a `size` key is its number of keys
+    if (name === 'size' && !has) {
+      note(this.#recorder, this.#reads, READ_ALL);
+      return Object.keys(this.#whole()).length;
+    }
+    note(this.#recorder, this.#reads, name);
+    return has ? fields[name] : undefined;
   }
 
   /** Serialized (`| json`): the whole item. */
   toJSON(): Record<string, unknown> {
-    note(this[RECORDER], this[READS], READ_ALL);
-    return this[DATA];
+    note(this.#recorder, this.#reads, READ_ALL);
+    return this.#whole();
   }
 
   /** Iterated (`{% for pair in item %}`): `[key, value]` pairs, like a plain object: the whole item. */
   *[Symbol.iterator](): IterableIterator<[string, unknown]> {
-    note(this[RECORDER], this[READS], READ_ALL);
-    for (const key of Object.keys(this[DATA])) yield [key, this[DATA][key]];
+    note(this.#recorder, this.#reads, READ_ALL);
+    const data = this.#whole();
+    for (const key of Object.keys(data)) yield [key, data[key]];
   }
 
   /** Shown as text (`{{ item }}`): what a plain object shows. */
   [Symbol.toPrimitive](): string {
     return '[object Object]';
+  }
+
+  /** @internal marks the view read by the current render without reading a key (a static member: no template reaches it) */
+  static touch(view: ItemView): void {
+    note(view.#recorder, view.#reads, READ_TOUCH);
   }
 }
 
@@ -259,5 +328,5 @@ export function viewEntries(view: ItemView): Record<string, unknown> {
 
 /** Marks a view read by the current render without reading a key (it exists). */
 export function touchView(view: ItemView): void {
-  note(view[RECORDER], view[READS], READ_TOUCH);
+  ItemView.touch(view);
 }

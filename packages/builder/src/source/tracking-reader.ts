@@ -2,7 +2,6 @@ import { createHash, hash } from 'node:crypto';
 import type { ArtifactDeps } from '@trelliscms/core/build';
 import { canonicalJson, itemSlug } from '@trelliscms/core/build';
 import { type SiteLocales, siteLocalesOf, stringsDepName, urlKeyOf } from '../plan/site-locales';
-import { spreadFields } from '../snapshot/shared-store';
 import type { SnapshotItem } from '../snapshot/types';
 import type { ListQuery, SavedQueryRun, SimilarQuery, TraverseQuery } from './content-source';
 import {
@@ -40,6 +39,32 @@ export function emptyDeps(): ArtifactDeps {
 /** The canonical key of a query (stable JSON). */
 export function queryKey(spec: QuerySpec): string {
   return JSON.stringify(spec);
+}
+
+const TRAVERSE_KEYS = ['from', 'edge', 'direction', 'depth', 'limit'];
+
+/**
+ * `queryKey({ kind: 'traverse', query })`, without walking the objects when the query has the
+ * shape `{% traverse %}` gives it (these keys in this order, texts and safe integers); the same
+ * text either way.
+ */
+export function traverseKey(query: TraverseQuery): string {
+  let i = 0;
+  for (const key in query) {
+    if (key !== TRAVERSE_KEYS[i]) return queryKey({ kind: 'traverse', query });
+    i++;
+  }
+  const { from, edge, direction, depth, limit } = query as unknown as Record<string, unknown>;
+  if (
+    i !== TRAVERSE_KEYS.length ||
+    typeof from !== 'string' ||
+    typeof edge !== 'string' ||
+    typeof direction !== 'string' ||
+    !Number.isSafeInteger(depth) ||
+    !Number.isSafeInteger(limit)
+  )
+    return queryKey({ kind: 'traverse', query });
+  return `{"kind":"traverse","query":{"from":${JSON.stringify(from)},"edge":${JSON.stringify(edge)},"direction":${JSON.stringify(direction)},"depth":${depth},"limit":${limit}}}`;
 }
 
 /**
@@ -118,16 +143,21 @@ export class TrackingReader implements ReadRecorder {
         items[item.id] = this.depHash(item);
         continue;
       }
-      const { keys, json: keysJson } = sortedKeys(reads);
-      let byKeys = this.partials.get(item);
-      if (!byKeys) {
-        byKeys = new Map();
-        this.partials.set(item, byKeys);
-      }
-      let value = byKeys.get(keysJson);
+      const sorted = sortedKeys(reads);
+      // kept with the set of keys of this view (a view is dropped with its item: `forget`)
+      let value = sorted.dep;
       if (value === undefined) {
-        value = partialDep(item, keys, keysJson, this.urls, codes);
-        byKeys.set(keysJson, value);
+        let byKeys = this.partials.get(item);
+        if (!byKeys) {
+          byKeys = new Map();
+          this.partials.set(item, byKeys);
+        }
+        value = byKeys.get(sorted.json);
+        if (value === undefined) {
+          value = partialDep(item, sorted.keys, sorted.json, this.urls, codes);
+          byKeys.set(sorted.json, value);
+        }
+        sorted.dep = value;
       }
       items[item.id] = value;
     }
@@ -158,20 +188,21 @@ export class TrackingReader implements ReadRecorder {
         (this.locale === null ? undefined : this.urls.get(`${item.id}@${this.locale}`)) ??
         this.urls.get(item.id) ??
         null;
-      // `{...fields, id, type, ...}`, the long values (bodies) left in shared memory: a view is
-      // kept for each item a page showed, most of them for a title, not for a copy of the body
-      const data = spreadFields(localized.fields);
-      data.id = item.id;
-      data.type = item.type;
-      data.slug = itemSlug(item);
-      data.url = url;
-      data.status = item.status ?? null;
-      data.updatedAt = item.updatedAt ?? null;
-      data.version = item.version ?? null;
-      data.fields = localized.fields;
-      data.relationships = item.relationships ?? {};
-      if (this.locale !== null) data.locale = this.locale;
-      view = new ItemView(data as Record<string, unknown> & { id: string }, item, this);
+      // `{...fields, id, type, ...}`: the fields read from the item's own object (the long
+      // values, bodies, left in shared memory), the keys after them from `meta`
+      const meta: Record<string, unknown> & { id: string } = {
+        id: item.id,
+        type: item.type,
+        slug: itemSlug(item),
+        url,
+        status: item.status ?? null,
+        updatedAt: item.updatedAt ?? null,
+        version: item.version ?? null,
+        fields: localized.fields,
+        relationships: item.relationships ?? {},
+      };
+      if (this.locale !== null) meta.locale = this.locale;
+      view = new ItemView(localized.fields as Record<string, unknown>, meta, item, this);
       byLocale.set(code, view);
     }
     return view;
@@ -215,12 +246,7 @@ export class TrackingReader implements ReadRecorder {
 
   traverse(query: TraverseQuery): ItemView[] {
     const items = this.source.traverse(query);
-    this.deps.queries[queryKey({ kind: 'traverse', query })] = resultHash(
-      items,
-      items.length,
-      this.urls,
-      this.locales.codes,
-    );
+    this.deps.queries[traverseKey(query)] = resultHash(items, items.length, this.urls, this.locales.codes);
     // The items reached are dependencies too (at least their existence): while the graph is
     // unchanged, they are all that can change the result (see graphHashOf).
     return items.map((item) => {
