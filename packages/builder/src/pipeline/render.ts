@@ -102,6 +102,7 @@ export async function render(params: {
         limits,
         maxPageBytes: limits.maxPageBytes,
         mediaBaseUrl,
+        lists: content.source.sharedLists(),
         ...(rendersScripts(content.snapshot) ? { runScript: await loadScriptRunner() } : {}),
       });
       results = [];
@@ -124,6 +125,7 @@ export async function render(params: {
         urls,
         limits,
         mediaBaseUrl,
+        lists: content.source.sharedLists(),
         onPages,
         signal: settings.signal,
         onProgress: (done: number) => progress({ phase: 'render', done, total: specs.length }),

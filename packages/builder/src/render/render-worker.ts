@@ -102,6 +102,7 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
             maxPageBytes: settings.maxPageBytes,
             mediaBaseUrl: settings.mediaBaseUrl,
             runScript,
+            lists: settings.lists,
           }),
         };
         held.renderer.prepare();

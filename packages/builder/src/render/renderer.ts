@@ -29,7 +29,7 @@ import type {
 } from '../snapshot/types';
 import { type ItemView, viewValue } from '../source/field-deps';
 import { SiteCollections } from '../source/site-collections';
-import { SnapshotSource } from '../source/snapshot-source';
+import { type SharedList, SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 import { seoHead, viewSeo } from './seo-head';
 
@@ -61,6 +61,8 @@ export interface RendererOptions {
   mediaBaseUrl?: string | null;
   /** runs `afterRender` script transforms (see `loadScriptRunner`); needed when the snapshot has some */
   runScript?: ScriptRunner;
+  /** sorted lists of a source over the same snapshot and environment (the build's planning), not sorted again here */
+  lists?: readonly SharedList[];
 }
 
 /** The fixed page of an item that is not published in the environment being built. */
@@ -120,6 +122,7 @@ export class Renderer {
     this.env = options.env;
     this.maxPageBytes = options.maxPageBytes ?? 16 * 1024 * 1024;
     this.source = new SnapshotSource({ snapshot: options.snapshot, env: options.env });
+    if (options.lists) this.source.seedLists(options.lists);
     // a copy: `update` changes it
     this.urls = options.urls instanceof Map ? new Map(options.urls) : new Map(Object.entries(options.urls));
     this.reader = new TrackingReader({ source: this.source, urls: this.urls });
