@@ -19,7 +19,7 @@ describe('cms-build --max-heap', () => {
     const report = join(dir, 'report.cjs');
     writeFileSync(
       report,
-      "process.on('exit', () => process.stderr.write(`heap limit ${Math.round(require('node:v8').getHeapStatistics().heap_size_limit / 1048576)}\\n`));\n",
+      "process.on('exit', () => process.stderr.write((process.env.TRELLIS_CMS_BUILD_HEAP_MB ? 'again' : 'first') + ' heap limit ' + Math.round(require('node:v8').getHeapStatistics().heap_size_limit / 1048576) + '\\n'));\n",
     );
     const run = spawnSync(
       process.execPath,
@@ -29,13 +29,17 @@ describe('cms-build --max-heap', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toContain('build thread heap limit 300 MB (--max-heap)');
     expect(run.stderr).toMatch(/^ok: full build/m);
-    const limits = [...run.stderr.matchAll(/^heap limit (\d+)$/gm)].map((m) => Number(m[1]));
-    // the first process's (node's default) and the one that built (300 MB of old generation, plus the young)
-    expect(limits).toHaveLength(2);
-    expect(limits[0]).not.toBe(limits[1]);
-    expect(limits[0]! < 300 || limits[0]! > 400).toBe(true);
-    expect(limits[1]).toBeGreaterThanOrEqual(300);
-    expect(limits[1]).toBeLessThan(400);
+    const limit = (which: string) => {
+      const found = new RegExp(`^${which} heap limit (\\d+)$`, 'm').exec(run.stderr);
+      return found ? Number(found[1]) : null;
+    };
+    // the first process (node's default limit) and the one that built: 300 MB of old generation, plus the young
+    const first = limit('first');
+    const again = limit('again');
+    expect(first).not.toBeNull();
+    expect(first! < 300 || first! > 400).toBe(true);
+    expect(again).toBeGreaterThanOrEqual(300);
+    expect(again).toBeLessThan(400);
     expect(existsSync(join(dir, 'out', 'index.html'))).toBe(true);
   });
 });
