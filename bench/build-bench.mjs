@@ -3,8 +3,9 @@
 // Every run is bounded in time. Environment: BENCH_ITEMS (posts, 10,000), BENCH_SHAPES
 // (`bench,deep`), BENCH_REPEAT (alternating pairs, 3), BENCH_ELEVENTY_DEFAULT=0 (skip Eleventy
 // as installed), BENCH_SKIP_LARGE=1 (skip the 100k build), BENCH_DIRECTORY=1 (directory
-// target), BENCH_DOC=0 (print the section, leave docs/benchmarks.md alone).
-import { spawnSync } from 'node:child_process';
+// target), BENCH_DOC=0 (print the section, leave docs/benchmarks.md alone). BENCH_CURVE=<sizes>
+// runs the memory curve instead (BENCH_CURVE_MAX_RSS_MB stops a build above that RSS: a shared machine).
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -51,7 +52,61 @@ function child(script, args, { timeoutMs, heapMb } = {}) {
  * child process: wall time, CPU time and the whole process's peak RSS (main thread and render
  * workers). Writes its own section of docs/benchmarks.md; the rest of the bench does not run.
  */
-function runCurve(sizes) {
+/** RSS in MB of a process and its descendants (Linux /proc; 0 when it is gone). */
+function treeRssMb(pid) {
+  let kb = 0;
+  try {
+    kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    for (const child of children ? children.split(' ') : []) kb += treeRssMb(Number(child)) * 1024;
+  } catch {
+    // gone meanwhile
+  }
+  return kb / 1024;
+}
+
+/**
+ * Runs a command like spawnSync (stderr collected), sampling its RSS (with its child
+ * processes: `cms-build` may start itself again with a larger heap) every 2 s: the peak, and a
+ * SIGKILL above `maxRssMb` (when given).
+ */
+function runWatched(args, { timeoutMs, maxRssMb }) {
+  return new Promise((resolve) => {
+    const run = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let peakMb = 0;
+    let stopped = null;
+    run.stderr.setEncoding('utf8').on('data', (text) => {
+      stderr += text;
+      if (stderr.length > 64 * 1024 * 1024) stderr = stderr.slice(-32 * 1024 * 1024);
+    });
+    const sampler = setInterval(() => {
+      const mb = treeRssMb(run.pid);
+      peakMb = Math.max(peakMb, mb);
+      if (maxRssMb && mb > maxRssMb && !stopped) {
+        stopped = `stopped by the bench above ${maxRssMb} MB RSS (${Math.round(mb)} MB)`;
+        log(stopped);
+        for (const line of readFileSync(`/proc/${run.pid}/task/${run.pid}/children`, 'utf8')
+          .trim()
+          .split(' '))
+          if (line) process.kill(Number(line), 'SIGKILL');
+        run.kill('SIGKILL');
+      }
+    }, 2000);
+    const timer = setTimeout(() => {
+      stopped = `timed out after ${timeoutMs} ms`;
+      run.kill('SIGKILL');
+    }, timeoutMs);
+    run.on('close', (status) => {
+      clearInterval(sampler);
+      clearTimeout(timer);
+      resolve({ status: stopped ? null : status, stderr, sampledPeakMb: Math.round(peakMb), stopped });
+    });
+  });
+}
+
+async function runCurve(sizes) {
+  const maxRssMb = process.env.BENCH_CURVE_MAX_RSS_MB ? Number(process.env.BENCH_CURVE_MAX_RSS_MB) : null;
   const cli = join(here, 'node_modules', '@trelliscms', 'builder', 'dist', 'cli.js');
   const rows = [];
   for (const n of sizes) {
@@ -70,10 +125,9 @@ function runCurve(sizes) {
     const loadBefore = loadavg()[0].toFixed(1);
     log(`curve: cms-build, ${n} items (load ${loadBefore})`);
     const started = performance.now();
-    const run = spawnSync(
-      process.execPath,
+    const run = await runWatched(
       ['-r', join(here, 'rss-report.cjs'), cli, '--snapshot', path, '--out', outDir, '--mode', 'full'],
-      { encoding: 'utf8', timeout: 4 * 3_600_000, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024 },
+      { timeoutMs: 4 * 3_600_000, maxRssMb },
     );
     const wallMs = Math.round(performance.now() - started);
     const lines = (run.stderr ?? '').trim().split('\n');
@@ -88,9 +142,9 @@ function runCurve(sizes) {
       buildMs: built ? Number(built[2]) : null,
       wallMs,
       cpuMs: rss?.cpuMs ?? null,
-      maxRssMb: rss?.maxRssMb ?? null,
+      maxRssMb: rss?.maxRssMb ?? (run.stopped ? run.sampledPeakMb : null),
       load: `${loadBefore}–${loadavg()[0].toFixed(1)}`,
-      error: run.status === 0 ? null : lines.slice(-3).join(' | '),
+      error: run.status === 0 ? null : (run.stopped ?? lines.slice(-3).join(' | ')),
     };
     log(JSON.stringify(row));
     rows.push(row);
@@ -150,7 +204,7 @@ function writeDocSection(name, section) {
 }
 
 if (process.env.BENCH_CURVE) {
-  runCurve(process.env.BENCH_CURVE.split(',').map((size) => Number(size.trim())));
+  await runCurve(process.env.BENCH_CURVE.split(',').map((size) => Number(size.trim())));
   process.exit(0);
 }
 

@@ -105,6 +105,7 @@ export async function render(params: {
         limits,
         maxPageBytes: limits.maxPageBytes,
         mediaBaseUrl,
+        lists: content.source.sharedLists(),
         ...(rendersScripts(content.snapshot) ? { runScript: await loadScriptRunner() } : {}),
       });
       results = [];
@@ -127,6 +128,7 @@ export async function render(params: {
         urls,
         limits,
         mediaBaseUrl,
+        lists: content.source.sharedLists(),
         onPages,
         ...(spill ? { spill } : {}),
         signal: settings.signal,

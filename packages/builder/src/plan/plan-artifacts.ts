@@ -296,8 +296,9 @@ export function planArtifacts(params: {
         type: route.paginate.type,
         where: route.paginate.where ? parseWhere(route.paginate.where) : [],
         sort: parseSort(route.paginate.sort),
-        limit: 0,
       };
+      // the whole list (not a count of it): the route's pages list it, and the render workers
+      // take the lists sorted here (SnapshotSource.sharedLists) instead of each sorting it again
       const total = lists ? lists.sortedIds(query).length : source.list(query).total;
       pages = Math.max(1, Math.ceil(total / size));
     }

@@ -6,6 +6,7 @@ import type { ArtifactSpec } from '../plan/plan-artifacts';
 import { LiquidSandbox } from '../sandbox/liquid-sandbox';
 import { frameOf, packEdges, packItems, type SharedEdges, type SharedItems } from '../snapshot/shared-store';
 import type { Snapshot } from '../snapshot/types';
+import type { SharedList } from '../source/snapshot-source';
 import type {
   RenderedPage,
   WorkerArtifact,
@@ -67,6 +68,8 @@ export interface RenderRun {
   urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   limits?: LiquidLimits & WorkerLimits & { maxPageBytes?: number };
   mediaBaseUrl?: string | null;
+  /** sorted lists of the build's source (see `SnapshotSource.sharedLists`), given to workers that load the snapshot */
+  lists?: readonly SharedList[];
   /**
    * takes each chunk's pages as they come (the build writes them); without it, pages are not
    * sent back. A promise says the taker is behind: the worker that rendered them gets no more
@@ -374,6 +377,7 @@ export class RenderPool {
               limits: run.limits,
               maxPageBytes: run.limits?.maxPageBytes,
               mediaBaseUrl: run.mediaBaseUrl ?? null,
+              lists: run.lists,
             } satisfies WorkerInit);
           }
           dispatch(slot);

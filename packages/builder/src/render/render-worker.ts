@@ -103,6 +103,7 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
             mediaBaseUrl: settings.mediaBaseUrl,
             runScript,
             encodePages: true,
+            lists: settings.lists,
           }),
         };
         held.renderer.prepare();

@@ -29,7 +29,7 @@ import type {
 } from '../snapshot/types';
 import { type ItemView, viewValue } from '../source/field-deps';
 import { SiteCollections } from '../source/site-collections';
-import { SnapshotSource } from '../source/snapshot-source';
+import { type SharedList, SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 import { seoHead, viewSeo } from './seo-head';
 
@@ -65,6 +65,8 @@ export interface RendererOptions {
   runScript?: ScriptRunner;
   /** also give each page as UTF-8 bytes (`page`), encoded once for its size, hash and the trip to the build's thread */
   encodePages?: boolean;
+  /** sorted lists of a source over the same snapshot and environment (the build's planning), not sorted again here */
+  lists?: readonly SharedList[];
 }
 
 /** The fixed page of an item that is not published in the environment being built. */
@@ -128,6 +130,7 @@ export class Renderer {
     this.maxPageBytes = options.maxPageBytes ?? 16 * 1024 * 1024;
     this.encodePages = options.encodePages === true;
     this.source = new SnapshotSource({ snapshot: options.snapshot, env: options.env });
+    if (options.lists) this.source.seedLists(options.lists);
     // a copy: `update` changes it
     this.urls = options.urls instanceof Map ? new Map(options.urls) : new Map(Object.entries(options.urls));
     this.reader = new TrackingReader({ source: this.source, urls: this.urls });

@@ -2,6 +2,7 @@ import type { LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import type { SharedEdges, SharedItems, SnapshotFrame } from '../snapshot/shared-store';
 import type { SnapshotItem } from '../snapshot/types';
+import type { SharedList } from '../source/snapshot-source';
 import type { RenderedArtifact } from './renderer';
 
 /**
@@ -21,6 +22,8 @@ export interface WorkerInit {
   limits?: LiquidLimits;
   maxPageBytes?: number;
   mediaBaseUrl?: string | null;
+  /** the lists the build's planning sorted, as positions in shared memory (not sorted again by each worker) */
+  lists?: readonly SharedList[];
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testSeed } from '../../test/seed';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import type { ListQuery } from './content-source';
-import { SnapshotSource } from './snapshot-source';
+import { type SharedList, SnapshotSource } from './snapshot-source';
 
 /** A small deterministic random source (tests must not be flaky). */
 function random(seed: number): () => number {
@@ -47,6 +47,9 @@ describe('SnapshotSource.update', () => {
         offset: 3,
       },
       { type: 'page', sort: ['rank'] },
+      // a small page of a long list: its first items without a full sort (ties on rank, broken by id)
+      { type: 'post', sort: ['-rank'], limit: 5 },
+      { type: 'post', where: [{ field: 'featured', op: '==', value: false }], sort: ['rank'], limit: 12 },
     ];
     const answers = (source: SnapshotSource) => ({
       lists: queries.map((q) => source.list(q)),
@@ -60,8 +63,18 @@ describe('SnapshotSource.update', () => {
           .sort(),
       ),
     });
-    for (const env of ['dev', 'prod']) {
+    for (const [env, seeded] of [
+      ['dev', false],
+      ['prod', false],
+      ['dev', true],
+    ] as const) {
       const kept = new SnapshotSource({ snapshot: snapshotOf(items), env });
+      if (seeded) {
+        // the lists sorted by another source over the same snapshot (as a render worker takes the build's)
+        const planner = new SnapshotSource({ snapshot: snapshotOf(items), env });
+        for (const q of queries) planner.list({ ...q, limit: undefined, offset: undefined });
+        kept.seedLists(planner.sharedLists());
+      }
       answers(kept);
       for (let round = 0; round < 30; round++) {
         const changed: SnapshotItem[] = [];
@@ -93,5 +106,58 @@ describe('SnapshotSource.update', () => {
         );
       }
     }
+  });
+});
+
+describe('SnapshotSource lists shared between sources', () => {
+  const snapshotOf = (items: SnapshotItem[]): Snapshot => ({
+    format: 'trellis-snapshot',
+    version: 1,
+    site: {} as Snapshot['site'],
+    types: [],
+    items,
+    edges: [],
+    templates: [],
+  });
+  const items: SnapshotItem[] = Array.from({ length: 50 }, (_, n) => ({
+    id: `post:p${n}`,
+    type: n % 10 === 0 ? 'page' : 'post',
+    fields: { rank: (n * 7) % 13 },
+  }));
+
+  it('gives its sorted lists as positions in shared memory, which another source answers from', () => {
+    const planner = new SnapshotSource({ snapshot: snapshotOf(items) });
+    planner.list({ type: 'post', sort: ['-rank'] });
+    planner.list({ type: 'post', sort: ['-rank'], limit: 3 }); // answered from the full list: nothing new
+    const lists = planner.sharedLists();
+    expect(lists).toHaveLength(1);
+    expect(lists[0]!.positions.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const fresh = new SnapshotSource({ snapshot: snapshotOf(items) });
+    const seeded = new SnapshotSource({ snapshot: snapshotOf(items) });
+    seeded.seedLists(lists);
+    for (const page of [{}, { limit: 4 }, { offset: 10, limit: 7 }, { offset: 40 }]) {
+      const query: ListQuery = { type: 'post', sort: ['-rank'], ...page };
+      expect(seeded.list(query)).toEqual(fresh.list(query));
+    }
+  });
+
+  it('answers from a seeded list without sorting again, and leaves out one that does not fit', () => {
+    const count = items.filter((item) => item.type === 'post').length;
+    const reversed = Int32Array.from({ length: count }, (_, i) => count - 1 - i);
+    const seeded = new SnapshotSource({ snapshot: snapshotOf(items) });
+    const lists: SharedList[] = [
+      { type: 'post', where: [], sort: ['rank'], positions: reversed },
+      { type: 'page', where: [], sort: ['rank'], positions: Int32Array.from([0, 1, 99]) },
+    ];
+    seeded.seedLists(lists);
+    // the seeded order is taken as it is (here, on purpose, not the sort's order)
+    expect(seeded.list({ type: 'post', sort: ['rank'], limit: 2 }).items.map((item) => item.id)).toEqual([
+      'post:p49',
+      'post:p48',
+    ]);
+    const fresh = new SnapshotSource({ snapshot: snapshotOf(items) });
+    expect(seeded.list({ type: 'page', sort: ['rank'] })).toEqual(
+      fresh.list({ type: 'page', sort: ['rank'] }),
+    );
   });
 });

@@ -23,7 +23,7 @@ import type {
   TraverseQuery,
   WhereCondition,
 } from './content-source';
-import { comparator, insertSorted, MAX_PATCHED, matches, sortItems } from './where';
+import { comparator, insertSorted, MAX_PATCHED, matches, sortOrder, topItems } from './where';
 
 /** Whether an item is part of an environment's build: `dev` builds everything, others only what is published there. */
 export function isVisibleIn(item: SnapshotItem, env: string): boolean {
@@ -46,6 +46,8 @@ export class SnapshotSource implements ContentSource {
   private edgesIndexed = false;
   /** full results of list queries (offset and limit apart), by type, conditions and sort */
   private readonly sortedCache = new Map<string, SortedEntry>();
+  /** the first items of list queries asked with a small limit and no full result (see {@link topItems}) */
+  private readonly topCache = new Map<string, TopEntry>();
   /** results of saved query runs, by run (cleared when items change) */
   private readonly queryCache = new Map<string, QueryResult<SnapshotItem>>();
 
@@ -98,6 +100,12 @@ export class SnapshotSource implements ContentSource {
     }
     if (ids.size === 0) return;
     this.queryCache.clear();
+    // lists of touched types held as positions: their items, while the positions still hold
+    for (const entry of this.sortedCache.values()) {
+      if (entry.items || !types.has(entry.type)) continue;
+      const ofType = this.itemsOfType(entry.type);
+      entry.items = Array.from(entry.positions!, (position) => ofType[position]!);
+    }
     // Each touched type in its order: changed items in place, gone ones out, new ones last.
     for (const type of types) {
       const next: SnapshotItem[] = [];
@@ -122,9 +130,13 @@ export class SnapshotSource implements ContentSource {
     for (const [key, entry] of this.sortedCache) {
       if (!types.has(entry.type)) continue;
       const patched = ids.size <= MAX_PATCHED ? patchSorted(entry, ids, this.byId) : null;
-      if (patched) entry.items = patched;
-      else this.sortedCache.delete(key);
+      if (patched) {
+        // positions were in the type's old order
+        entry.items = patched;
+        entry.positions = null;
+      } else this.sortedCache.delete(key);
     }
+    for (const [key, entry] of this.topCache) if (types.has(entry.type)) this.topCache.delete(key);
     if (membership && this.edgesIndexed) {
       this.edgesIndexed = false;
       this.out = new Map();
@@ -172,21 +184,103 @@ export class SnapshotSource implements ContentSource {
 
   list(query: ListQuery): ListResult {
     const key = JSON.stringify([query.type, query.where ?? [], query.sort ?? []]);
-    let entry = this.sortedCache.get(key);
-    if (!entry) {
-      const conditions = query.where ?? [];
-      const compare = comparator(query.sort ?? []);
-      const items = sortItems(
-        this.itemsOfType(query.type).filter((item) => conditions.every((c) => matches(item, c))),
-        query.sort ?? [],
-      );
-      entry = { type: query.type, conditions, compare, items };
-      this.sortedCache.set(key, entry);
-    }
-    const all = entry.items;
     const offset = Math.max(0, query.offset ?? 0);
     const end = query.limit === undefined ? undefined : offset + Math.max(0, query.limit);
-    return { items: all.slice(offset, end), total: all.length };
+    let entry = this.sortedCache.get(key);
+    if (!entry && end !== undefined) {
+      const top = this.top(key, query, end);
+      if (top) return { items: top.items.slice(offset, end), total: top.total };
+    }
+    if (!entry) {
+      const conditions = query.where ?? [];
+      const sort = query.sort ?? [];
+      const ofType = this.itemsOfType(query.type);
+      const matching: number[] = [];
+      for (let i = 0; i < ofType.length; i++)
+        if (conditions.every((c) => matches(ofType[i]!, c))) matching.push(i);
+      const order = sortOrder(
+        matching.map((i) => ofType[i]!),
+        sort,
+      );
+      const positions = new Int32Array(order.length);
+      for (let i = 0; i < order.length; i++) positions[i] = matching[order[i]!]!;
+      entry = { type: query.type, conditions, sort, compare: comparator(sort), items: null, positions };
+      this.sortedCache.set(key, entry);
+    }
+    if (entry.items) return { items: entry.items.slice(offset, end), total: entry.items.length };
+    // a list held as positions (its items are made when a patch needs them)
+    const positions = entry.positions!;
+    const ofType = this.itemsOfType(entry.type);
+    const last = Math.min(positions.length, end ?? positions.length);
+    const items: SnapshotItem[] = [];
+    for (let i = offset; i < last; i++) items.push(ofType[positions[i]!]!);
+    return { items, total: positions.length };
+  }
+
+  /**
+   * The first `end` items of a list query and its total, by one pass over the type's items
+   * instead of a sort of them all (a home page's latest ten of a million posts); null when a
+   * full sort is as cheap or needed. Kept for later queries of the same list.
+   */
+  private top(key: string, query: ListQuery, end: number): TopEntry | null {
+    let known = this.topCache.get(key);
+    if (known && (known.items.length >= end || known.items.length === known.total)) return known;
+    const ofType = this.itemsOfType(query.type);
+    if (end > MAX_TOP || end * TOP_FACTOR > ofType.length) return null;
+    const conditions = query.where ?? [];
+    const matching =
+      conditions.length === 0 ? ofType : ofType.filter((item) => conditions.every((c) => matches(item, c)));
+    // a longer page of the same list asks again for twice as many (few passes for growing pages)
+    const items = topItems(matching, query.sort ?? [], Math.max(end, 2 * (known?.items.length ?? 0)));
+    if (!items) return null;
+    known = { type: query.type, items, total: matching.length };
+    this.topCache.set(key, known);
+    return known;
+  }
+
+  /**
+   * The sorted lists this source holds in full (those computed here, not patched since), as
+   * positions in {@link itemsOfType} in shared memory: another source over the same snapshot
+   * and environment takes them with {@link seedLists} instead of sorting again (the build's
+   * planning sorts the lists of paginated routes; its render workers list the same).
+   */
+  sharedLists(): SharedList[] {
+    const lists: SharedList[] = [];
+    for (const entry of this.sortedCache.values()) {
+      if (!entry.positions) continue;
+      if (!(entry.positions.buffer instanceof SharedArrayBuffer)) {
+        const shared = new Int32Array(new SharedArrayBuffer(entry.positions.byteLength));
+        shared.set(entry.positions);
+        entry.positions = shared;
+      }
+      lists.push({ type: entry.type, where: entry.conditions, sort: entry.sort, positions: entry.positions });
+    }
+    return lists;
+  }
+
+  /**
+   * Takes sorted lists of {@link sharedLists} of a source over the same snapshot and environment
+   * (their order is what this source would compute). A list whose positions do not fit this
+   * source's items is left out (computed when asked).
+   */
+  seedLists(lists: readonly SharedList[]): void {
+    for (const list of lists) {
+      const key = JSON.stringify([list.type, list.where, list.sort]);
+      if (this.sortedCache.has(key)) continue;
+      const count = this.itemsOfType(list.type).length;
+      if (list.positions.length > count) continue;
+      let fits = true;
+      for (const position of list.positions) if (position < 0 || position >= count) fits = false;
+      if (!fits) continue;
+      this.sortedCache.set(key, {
+        type: list.type,
+        conditions: list.where,
+        sort: list.sort,
+        compare: comparator(list.sort),
+        items: null,
+        positions: list.positions,
+      });
+    }
   }
 
   /** The ids of edges leaving (`out`) or entering (`in`) an item. */
@@ -296,12 +390,37 @@ export class SnapshotSource implements ContentSource {
   }
 }
 
+/** Lists of a query of `{% list %}` asked with a limit no larger than this may be answered by {@link topItems}. */
+const MAX_TOP = 1000;
+/** ... when the type has more than this many times the items asked for (else a full sort, kept, is as cheap). */
+const TOP_FACTOR = 4;
+
+/** A sorted list as {@link SnapshotSource.sharedLists} gives it: positions in the type's visible items, in order. */
+export interface SharedList {
+  type: string;
+  where: readonly WhereCondition[];
+  sort: readonly string[];
+  /** in a SharedArrayBuffer (each worker given it reads the same memory) */
+  positions: Int32Array;
+}
+
 /** A list query's full result, and what it was computed with. */
 interface SortedEntry {
   type: string;
   conditions: readonly WhereCondition[];
+  sort: readonly string[];
   compare: (a: SnapshotItem, b: SnapshotItem) => number;
+  /** the items in order; null while the list is held as `positions` only */
+  items: SnapshotItem[] | null;
+  /** the order as positions in the type's items, while they are those it was computed for */
+  positions: Int32Array | null;
+}
+
+/** The first items of a list query (offset 0) and its total. */
+interface TopEntry {
+  type: string;
   items: SnapshotItem[];
+  total: number;
 }
 
 /**
@@ -314,7 +433,7 @@ function patchSorted(
   ids: ReadonlySet<string>,
   byId: ReadonlyMap<string, SnapshotItem>,
 ): SnapshotItem[] | null {
-  const items = entry.items.filter((item) => !ids.has(item.id));
+  const items = entry.items!.filter((item) => !ids.has(item.id));
   const inserts: SnapshotItem[] = [];
   for (const id of ids) {
     const item = byId.get(id);

@@ -61,6 +61,11 @@ export function comparator(sort: readonly string[]): (a: SnapshotItem, b: Snapsh
  * parsing dates a million times for a list of 100,000 items.
  */
 export function sortItems(items: readonly SnapshotItem[], sort: readonly string[]): SnapshotItem[] {
+  return sortOrder(items, sort).map((i) => items[i]!);
+}
+
+/** The positions of `items` in the order of {@link sortItems}. */
+export function sortOrder(items: readonly SnapshotItem[], sort: readonly string[]): number[] {
   const keys = sortKeys(sort);
   const count = keys.length;
   const values: unknown[] = new Array(items.length * count);
@@ -84,7 +89,79 @@ export function sortItems(items: readonly SnapshotItem[], sort: readonly string[
     const y = items[j]!.id;
     return x < y ? -1 : x > y ? 1 : 0;
   });
-  return order.map((i) => items[i]!);
+  return order;
+}
+
+/** An item with its sort values read (see {@link topItems}). */
+interface Ranked {
+  item: SnapshotItem;
+  values: unknown[];
+  instants: Array<number | null>;
+}
+
+/**
+ * The first `count` of `items` in the order of {@link sortItems}, without sorting them all: one
+ * pass that keeps the best `count` so far in a heap (O(n log count) comparisons, and only the
+ * kept items' sort values held). Null when a sort field holds values of different kinds
+ * (numbers and texts, say): the order of such values is not a total order, and only a full
+ * sort is guaranteed to give what {@link sortItems} gives.
+ */
+export function topItems(
+  items: readonly SnapshotItem[],
+  sort: readonly string[],
+  count: number,
+): SnapshotItem[] | null {
+  if (count <= 0) return [];
+  const keys = sortKeys(sort);
+  const kinds: Array<string | null> = keys.map(() => null);
+  const compare = (a: Ranked, b: Ranked): number => {
+    for (let k = 0; k < keys.length; k++) {
+      const found = compareKnown(a.values[k], a.instants[k]!, b.values[k], b.instants[k]!);
+      if (found !== 0) return keys[k]!.descending ? -found : found;
+    }
+    return a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0;
+  };
+  // a max-heap: the worst of the kept items at the root
+  const heap: Ranked[] = [];
+  const down = (from: number) => {
+    let at = from;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= heap.length) return;
+      const right = left + 1;
+      const child = right < heap.length && compare(heap[right]!, heap[left]!) > 0 ? right : left;
+      if (compare(heap[child]!, heap[at]!) <= 0) return;
+      [heap[at], heap[child]] = [heap[child]!, heap[at]!];
+      at = child;
+    }
+  };
+  for (const item of items) {
+    const values: unknown[] = new Array(keys.length);
+    const instants: Array<number | null> = new Array(keys.length);
+    for (let k = 0; k < keys.length; k++) {
+      const value = readField(item, keys[k]!.field);
+      values[k] = value;
+      instants[k] = typeof value === 'string' ? instantOf(value) : null;
+      if (value === null || value === undefined) continue;
+      const kind = typeof value;
+      if (kinds[k] === null) kinds[k] = kind;
+      else if (kinds[k] !== kind) return null;
+    }
+    const ranked: Ranked = { item, values, instants };
+    if (heap.length < count) {
+      heap.push(ranked);
+      for (let at = heap.length - 1; at > 0; ) {
+        const parent = (at - 1) >> 1;
+        if (compare(heap[at]!, heap[parent]!) <= 0) break;
+        [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+        at = parent;
+      }
+    } else if (compare(ranked, heap[0]!) < 0) {
+      heap[0] = ranked;
+      down(0);
+    }
+  }
+  return heap.sort(compare).map((ranked) => ranked.item);
 }
 
 /** core's `compareValues` with each text's instant given (null: not a date-time, or not a text). */
