@@ -154,23 +154,39 @@ function mergeDeps(into: ArtifactDeps, from: ArtifactDeps): void {
   for (const key in from.queries) into.queries[key] = from.queries[key]!;
 }
 
+/** A recording in progress: the reads and dependencies of one partial's render, and what it replaced. */
+interface Recording {
+  outer: ArtifactDeps;
+  deps: ArtifactDeps;
+  reads: ViewRead[];
+}
+
+/** Starts recording what is read through `reader` (view reads and dependencies). */
+function startRecording(reader: TrackingReader): Recording {
+  const recording = { outer: reader.deps, deps: emptyDeps(), reads: [] as ViewRead[] };
+  reader.deps = recording.deps;
+  reader.taps.push(recording.reads);
+  return recording;
+}
+
+/** Ends a recording and adds what it recorded to the render in progress. */
+function endRecording(reader: TrackingReader, recording: Recording): void {
+  reader.taps.splice(reader.taps.lastIndexOf(recording.reads), 1);
+  reader.deps = recording.outer;
+  mergeDeps(recording.outer, recording.deps);
+}
+
 /** Records what `render` reads through `reader` (view reads and dependencies), then adds it to the render in progress. */
 function* recording(
   reader: TrackingReader,
   render: () => Generator<unknown, unknown, unknown>,
-): Generator<unknown, { html: string; reads: ViewRead[]; deps: ArtifactDeps }, unknown> {
-  const outer = reader.deps;
-  const deps = emptyDeps();
-  const reads: ViewRead[] = [];
-  reader.deps = deps;
-  reader.taps.push(reads);
+): Generator<unknown, Recorded, unknown> {
+  const started = startRecording(reader);
   try {
     const html = String(yield* render());
-    return { html, reads, deps };
+    return { html, reads: started.reads, deps: started.deps };
   } finally {
-    reader.taps.splice(reader.taps.lastIndexOf(reads), 1);
-    reader.deps = outer;
-    mergeDeps(outer, deps);
+    endRecording(reader, started);
   }
 }
 
@@ -184,18 +200,12 @@ interface RenderTagFields {
 
 /** Records what `render` reads through `reader`, synchronously (see {@link recording}). */
 function recordingSync(reader: TrackingReader, render: () => unknown): Recorded {
-  const outer = reader.deps;
-  const deps = emptyDeps();
-  const reads: ViewRead[] = [];
-  reader.deps = deps;
-  reader.taps.push(reads);
+  const started = startRecording(reader);
   try {
     const html = String(render());
-    return { html, reads, deps };
+    return { html, reads: started.reads, deps: started.deps };
   } finally {
-    reader.taps.splice(reader.taps.lastIndexOf(reads), 1);
-    reader.deps = outer;
-    mergeDeps(outer, deps);
+    endRecording(reader, started);
   }
 }
 
