@@ -84,7 +84,7 @@ const cpu1 = await clock.now();
 times.sort((a, b) => a - b);
 const serverCpu = cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) / CALLS).toFixed(2);
 console.log(
-  `engine ${src}: init ${initMs.toFixed(0)} ms; findNodes(WebhookDelivery) on ${ITEMS} items: median ${times[Math.floor(CALLS / 2)].toFixed(2)} ms wall, server CPU ${serverCpu} ms per call (${CALLS} calls, ${found} found), ${load}`,
+  `engine ${src}: init ${initMs.toFixed(0)} ms; findNodes(WebhookDelivery) on ${ITEMS} items: median ${times[Math.floor(CALLS / 2)]!.toFixed(2)} ms wall, server CPU ${serverCpu} ms per call (${CALLS} calls, ${found} found), ${load}`,
 );
 await clock.close();
 if (process.env.BENCH_LABEL_DROP === '1') await engine.dropGraph(GRAPH);
