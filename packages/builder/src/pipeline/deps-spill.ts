@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,8 +26,11 @@ const NEWLINE = 0x0a;
  * {@link put} writes a page's dependencies as one JSON line to a file in a temporary folder
  * and leaves an empty placeholder in the result; {@link restore} reads them back, in the
  * order written, into the same result objects (the workers are gone by then in a one-shot
- * build). {@link close} deletes the folder. The pages' bytes do not change: the dependencies
- * read back are the same values, in the same key order.
+ * build). The folder and file are deleted as soon as the file is open, so nothing is left in
+ * the temporary folder even when the process is killed (the open descriptor keeps the file
+ * until {@link close}); where an open file cannot be deleted (Windows), {@link close} deletes
+ * them. The pages' bytes do not change: the dependencies read back are the same values, in
+ * the same key order.
  */
 export class DepsSpill {
   private offset = 0;
@@ -36,11 +39,18 @@ export class DepsSpill {
   private spilled: WorkerArtifact[] = [];
   private fd: number | null;
 
-  private constructor(
-    private readonly dir: string,
-    fd: number,
-  ) {
+  /** the folder, while it still has to be deleted */
+  private dir: string | null;
+
+  private constructor(dir: string, fd: number) {
     this.fd = fd;
+    this.dir = dir;
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      this.dir = null;
+    } catch {
+      // an open file that cannot be deleted: close() deletes it
+    }
   }
 
   /**
@@ -136,13 +146,14 @@ export class DepsSpill {
     this.offset = 0;
   }
 
-  /** Deletes the file and its folder. */
+  /** Closes the file (and deletes it and its folder, if that was not done at once). */
   async close(): Promise<void> {
     if (this.fd !== null) {
       closeSync(this.fd);
       this.fd = null;
     }
     this.spilled = [];
-    await rm(this.dir, { recursive: true, force: true });
+    if (this.dir !== null) await rm(this.dir, { recursive: true, force: true });
+    this.dir = null;
   }
 }
