@@ -269,7 +269,11 @@ export function contentRecordJsonFromText(
 ): { json: string; version: number } | null {
   const text = propsJson;
   if (text.charCodeAt(0) !== 123) return null;
-  let fields = '';
+  // The fields' members: one slice of the text while they stand together (the server writes
+  // fields first, then bookkeeping), else joined one by one.
+  let fieldsFrom = -1;
+  let fieldsTo = -1;
+  let fields: string | null = null;
   let status = '"draft"';
   let publishedEnvs = '[]';
   let publishedAt = 'null';
@@ -335,7 +339,11 @@ export function contentRecordJsonFromText(
         case 'publishedVersions':
           break;
         default:
-          fields += fields === '' ? text.slice(at, end) : `,${text.slice(at, end)}`;
+          if (fieldsFrom < 0) fieldsFrom = at;
+          else if (fields === null && at !== fieldsTo + 1)
+            fields = `${text.slice(fieldsFrom, fieldsTo)},${text.slice(at, end)}`;
+          else if (fields !== null) fields += `,${text.slice(at, end)}`;
+          fieldsTo = end;
       }
       at = end;
       const next = text.charCodeAt(at);
@@ -347,6 +355,7 @@ export function contentRecordJsonFromText(
       return null;
     }
   }
+  if (fields === null) fields = fieldsFrom < 0 ? '' : text.slice(fieldsFrom, fieldsTo);
   let json = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(typeOfId(id))},"fields":{${fields}},"status":${status},"publishedEnvs":${publishedEnvs},"publishedAt":${publishedAt},"version":${version},"hash":${hash},"body":${body},"createdAt":${createdAt ?? '""'},"updatedAt":${updatedAt ?? createdAt ?? '""'}`;
   json += relationships === undefined ? '}' : `,"relationships":${JSON.stringify(relationships)}}`;
   return { json, version: Number(version) };
