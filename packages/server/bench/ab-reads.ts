@@ -1,13 +1,14 @@
 /**
  * In-process A/B of the content reads (issue 20, item 5): two builds of the app in one process
  * (A from APP_A, a copy of another build's dist/ placed inside this package, e.g. `cp -r dist
- * .bench-distA` before changing anything; B from dist/), each over its own data dir with the
+ * .bench-distA` before changing anything; B from APP_B, default dist/), each over its own data dir with the
  * same 2,000 places and 4,000 edges, then ROUNDS rounds per target in alternation (A B B A …),
  * each round 10 concurrent `app.inject` loops of ROUND requests: the CPU time per request of
  * each round. No sockets, so it holds better than autocannon on a busy machine; inject costs
  * the same for both builds, so compare A with B, not with the bare route.
  * TIGHT=1 instead times the uncached route's body alone in B (the sources): the record read and
  * serialized as before (getItem + JSON.stringify) against getItemJson, in alternation.
+ * RATE_LIMIT=1 times the rate-limit hook alone (bare apps: none, the library's hook, ours).
  * Not part of `pnpm bench`.
  *
  * Run: APP_A=.bench-distA TARGETS=uncached,item,list,health ROUNDS=8 \
@@ -82,8 +83,73 @@ const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)] as number;
 };
 
+/**
+ * RATE_LIMIT=1: the rate limit alone, on two bare Fastify apps with one route: the
+ * @fastify/rate-limit hook (what rate-limit.ts did before) against rate-limit.ts's plugin.
+ */
+async function rateLimitOnly(): Promise<void> {
+  const { default: rateLimit } = await import('@fastify/rate-limit');
+  const { rateLimitKey, rateLimitPlugin } = await import('../src/http/plugins/rate-limit');
+  const { default: Fastify } = await import('fastify');
+  const library = Fastify({ logger: false });
+  await library.register(rateLimit, {
+    global: false,
+    max: 1e9,
+    timeWindow: 60_000,
+    keyGenerator: rateLimitKey,
+  });
+  const limit = library.rateLimit();
+  library.addHook('onRequest', (request, reply, done) => {
+    limit.call(library, request, reply).then(
+      () => done(),
+      (error: Error) => done(error),
+    );
+  });
+  // As rate-limit.ts had beside it (and still has): the auth-failure check and onResponse hook.
+  const { AuthFailureLimiter } = await import('../src/auth/auth-failure-limiter');
+  const { requestCredential } = await import('../src/auth/request-credential');
+  const failures = new AuthFailureLimiter({ max: 1000, windowMs: 60_000 });
+  library.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode === 401) failures.recordFailure(request.ip);
+    else if (request.principal) {
+      const hash = requestCredential(request).hash;
+      if (hash !== null) failures.recordSuccess(hash);
+    }
+    done();
+  });
+  const ours = Fastify({ logger: false });
+  await ours.register(rateLimitPlugin, { max: 1e9, timeWindowMs: 60_000, maxAuthFailures: 1000 });
+  const none = Fastify({ logger: false });
+  for (const app of [library, ours, none]) {
+    app.get('/x', { config: { public: true } }, async (_request, reply) => reply.send('{}'));
+    apps.push(app);
+  }
+  const headers = { authorization: `Bearer ${OWNER_KEY}` };
+  const rows: Record<string, number[]> = { library: [], ours: [], none: [] };
+  for (let r = 0; r < ROUNDS; r += 1) {
+    for (const [name, app] of r % 2 === 0
+      ? ([
+          ['library', library],
+          ['ours', ours],
+          ['none', none],
+        ] as const)
+      : ([
+          ['none', none],
+          ['ours', ours],
+          ['library', library],
+        ] as const)) {
+      rows[name]?.push(await round(app, '/x', headers));
+    }
+  }
+  console.log(
+    `rate limit alone, inject µs CPU/request (load ${loadavg()[0]?.toFixed(1)}): no limit ${median(rows.none ?? []).toFixed(1)}, @fastify/rate-limit's hook ${median(rows.library ?? []).toFixed(1)}, rate-limit.ts ${median(rows.ours ?? []).toFixed(1)}`,
+  );
+}
+
 try {
-  if (process.env.TIGHT === '1') {
+  if (process.env.RATE_LIMIT === '1') {
+    await rateLimitOnly();
+  } else if (process.env.TIGHT === '1') {
     const src = (await import('../src/index')) as AppModule;
     const { getItem, getItemJson } = await import('../src/content/item-repository');
     const { getType } = await import('../src/content/type-repository');
@@ -117,7 +183,7 @@ try {
     );
   } else {
     const A = (await import(resolve(here, process.env.APP_A ?? '.bench-distA', 'index.js'))) as AppModule;
-    const B = (await import(resolve(here, 'dist', 'index.js'))) as AppModule;
+    const B = (await import(resolve(here, process.env.APP_B ?? 'dist', 'index.js'))) as AppModule;
     const builds = {
       A: { cached: await seeded(A, undefined), uncached: await seeded(A, 0) },
       B: { cached: await seeded(B, undefined), uncached: await seeded(B, 0) },
