@@ -20,9 +20,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import * as srcApp from '../src/index';
 import { benchApi, benchAppEnv, OWNER_KEY, placeEdges, placeRecord, placeType } from './bench-app';
 
-// APP=dist: the built app (dist/index.js, what ships: `pnpm build` first); else the sources through tsx.
+// APP=dist: the built app (dist/index.js, what ships: `pnpm build` first; APP_DIR=<dir> another
+// build's copy inside this package, e.g. .bench-distA, for an A/B); else the sources through tsx.
 const { buildApp, loadConfig } = (
-  process.env.APP === 'dist' ? await import(new URL('../dist/index.js', import.meta.url).href) : srcApp
+  process.env.APP === 'dist'
+    ? await import(new URL(`../${process.env.APP_DIR ?? 'dist'}/index.js`, import.meta.url).href)
+    : srcApp
 ) as typeof srcApp;
 const TARGETS = (process.env.TARGETS ?? 'item,uncached,list,health,bare').split(',');
 const SECONDS = Number(process.env.SECONDS ?? 5);

@@ -37,7 +37,15 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_LABEL } from '../src/content/item-record';
 import { TYPE_LABEL, typeNodeId } from '../src/content/type-repository';
-import type { AuditRecord, Graph, GraphEngine, GraphNode, NodeQuery } from '../src/engines/port';
+import type {
+  AuditRecord,
+  Graph,
+  GraphEngine,
+  GraphNode,
+  GraphWriter,
+  NodeQuery,
+  Props,
+} from '../src/engines/port';
 import { isEngineError } from '../src/engines/port';
 import { auditHash, auditMac, GENESIS_HASH } from '../src/engines/shared/audit-chain';
 import { engineQueryReader } from '../src/site-resources/saved-queries';
@@ -794,6 +802,79 @@ export function describeEngineContract(name: string, makeEngine: EngineFactory):
         ]);
         await g.deleteNode('item:1');
         expect(await g.getNodeWithEdges('item:1')).toBeNull();
+      });
+
+      it('reads a node with its props as stored JSON text (getNodeJsonWithEdges)', async () => {
+        const g = await newGraph();
+        // Props of many shapes, written by every kind of node write.
+        const shapes: Props[] = [
+          {},
+          { title: 'Tōkyō "東京" 🚀 \\ \n\t', lone: '\ud800', sep: 'a\u2028b', ctl: '\u0000\u001f' },
+          { '10': 'ten', '9': 'nine', b: 1, a: [1, 2.5, -0, 1e21, 5e-7, null, true] },
+          { nested: { z: null, a: [{ y: true }, [[]], {}] }, 'key "quoted"': 'x', 'back\\slash': 1 },
+          {
+            status: 'published',
+            version: 3,
+            blockDocument: {
+              time: 1,
+              blocks: [{ id: 'b', type: 'paragraph', data: { text: '}]",' } }],
+              version: '1',
+            },
+          },
+        ];
+        const expectSame = async (reader: Graph | GraphWriter, id: string) => {
+          const node = await reader.getNode(id);
+          const read = await reader.getNodeJsonWithEdges(id);
+          expect(read).toEqual({
+            labels: node?.labels,
+            propsJson: JSON.stringify(node?.props),
+            edges: (await reader.getEdges({ from: id })).map((edge) => ({ type: edge.type, to: edge.to })),
+          });
+          return read;
+        };
+        for (const [k, props] of shapes.entries()) {
+          await g.createNode({ id: `one:${k}`, labels: ['Item', 'Content'], props });
+          await g.createNodes([
+            { id: `many:${k}`, labels: ['Item'], props, propsJson: JSON.stringify(props) },
+          ]);
+          await g.createNode({ id: `upd:${k}`, labels: ['Item'], props: { old: true } });
+          await g.updateNode(`upd:${k}`, { props });
+        }
+        if (g.createNodeRun) {
+          await g.createNodeRun({
+            labels: ['Item'],
+            ids: shapes.map((_, k) => `run:${k}`),
+            propsJson: shapes.map((props) => JSON.stringify(props)),
+            searchText: shapes.map(() => ''),
+            uniqueProps: shapes.map(() => ({})),
+          });
+        }
+        await g.mergeEdge({ from: 'one:1', type: 'TAGGED', to: 'one:0', props: { w: 1 } });
+        await g.mergeEdge({ from: 'one:1', type: 'RELATED', to: 'one:4', props: {} });
+        await g.mergeEdge({ from: 'one:1', type: 'RELATED', to: 'one:2', props: { note: 'é"' } });
+        await g.mergeEdge({ from: 'one:2', type: 'RELATED', to: 'one:1', props: {} });
+        for (const [k, props] of shapes.entries()) {
+          for (const prefix of ['one', 'many', 'upd', ...(g.createNodeRun ? ['run'] : [])]) {
+            const read = await expectSame(g, `${prefix}:${k}`);
+            expect(read?.propsJson, `${prefix}:${k}`).toBe(JSON.stringify(props));
+          }
+        }
+        expect((await g.getNodeJsonWithEdges('one:1'))?.edges).toEqual([
+          { type: 'RELATED', to: 'one:2' },
+          { type: 'RELATED', to: 'one:4' },
+          { type: 'TAGGED', to: 'one:0' },
+        ]);
+        expect(await g.getNodeJsonWithEdges('ghost')).toBeNull();
+        // inside a transaction: its own uncommitted writes
+        await g.transaction(async (tx) => {
+          await tx.deleteEdge({ from: 'one:1', type: 'TAGGED', to: 'one:0' });
+          await tx.updateNode('one:1', { props: { title: 'Uno' } });
+          const inside = await expectSame(tx, 'one:1');
+          expect(inside?.propsJson).toBe('{"title":"Uno"}');
+          expect(inside?.edges.map((edge) => edge.to)).toEqual(['one:2', 'one:4']);
+        });
+        await g.deleteNode('one:1');
+        expect(await g.getNodeJsonWithEdges('one:1')).toBeNull();
       });
 
       it('removes a node’s edges with the node', async () => {

@@ -47,7 +47,7 @@ describe('ItemReadCache', () => {
 
   it('hands a prefetched read to its own request once, for its item and graph, unless the graph was written since', async () => {
     const cache = new ItemReadCache({ ttlMs: 0 });
-    const node = { node: { id: 'note:a', labels: ['Note'], props: {} }, edges: [] };
+    const node = { labels: ['Note'], propsJson: '{}', edges: [] };
     let started = 0;
     const start = async () => {
       started += 1;

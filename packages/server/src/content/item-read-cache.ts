@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { NodeWithEdges } from '../engines/port';
+import type { NodeJsonWithEdges } from '../engines/port';
 
 /** One item read as `GET /api/content/{type}/{id}` answers it. */
 export interface CachedItemRead {
@@ -37,7 +37,7 @@ interface Prefetch {
   id: string;
   /** The graph's write generation when the read was asked for. */
   generation: number;
-  read: Promise<NodeWithEdges | null>;
+  read: Promise<NodeJsonWithEdges | null>;
 }
 
 /**
@@ -84,7 +84,7 @@ export class ItemReadCache {
   prefetch(
     request: object,
     { graphName, typeName, id }: { graphName: string; typeName: string; id: string },
-    start: () => Promise<NodeWithEdges | null>,
+    start: () => Promise<NodeJsonWithEdges | null>,
   ): void {
     const generation = this.#generations.get(graphName) ?? 0;
     const hit = this.#entries?.peek(`${graphName}\u0000${typeName}\u0000${id}`);
@@ -101,7 +101,11 @@ export class ItemReadCache {
    * asked now would see (it was sent after the request arrived, and after every write of this
    * instance to the graph that had ended). Else undefined: read afresh.
    */
-  takePrefetched(request: object, graphName: string, id: string): Promise<NodeWithEdges | null> | undefined {
+  takePrefetched(
+    request: object,
+    graphName: string,
+    id: string,
+  ): Promise<NodeJsonWithEdges | null> | undefined {
     const prefetched = this.#prefetched.get(request);
     if (prefetched === undefined) return undefined;
     this.#prefetched.delete(request);

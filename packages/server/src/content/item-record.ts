@@ -1,6 +1,6 @@
 import type { BlockDocument, ContentRecord, StoredContentType } from '@trelliscms/core';
 import { isSingleTarget } from '@trelliscms/core';
-import type { GraphEdge, GraphNode, Props } from '../engines/port';
+import type { GraphNode, Props } from '../engines/port';
 import { keyJson } from './item-hash';
 
 /** The second label every item node carries beside its type's nodeLabel. */
@@ -160,7 +160,10 @@ export function typeOfId(id: string): string {
  * relationship when its label and its target's type match); single-target kinds read as
  * one id, others as an array. Edges that match no relationship are left out.
  */
-export function relationshipsOf(type: StoredContentType, edges: GraphEdge[]): Record<string, unknown> {
+export function relationshipsOf(
+  type: StoredContentType,
+  edges: ReadonlyArray<{ type: string; to: string }>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const relationship of type.relationships) {
     const targets = edges
@@ -192,4 +195,184 @@ export function toContentRecord(node: GraphNode, relationships?: Record<string, 
   };
   if (relationships !== undefined) record.relationships = relationships;
   return record;
+}
+
+/** `JSON.stringify(emptyBody(0))`: the body of an item stored without one. */
+const EMPTY_BODY_JSON = JSON.stringify(emptyBody(0));
+
+/**
+ * The end (exclusive) of the JSON string whose opening quote is at `start` in `text`, or -1.
+ * A quote preceded by an odd number of backslashes is escaped.
+ */
+function stringEnd(text: string, start: number): number {
+  let from = start + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) return -1;
+    let back = quote - 1;
+    while (text.charCodeAt(back) === 92) back -= 1;
+    if ((quote - 1 - back) % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/**
+ * The end (exclusive) of the JSON value that starts at `start` in text `JSON.stringify` wrote
+ * (no white space), or -1 when the text ends first.
+ */
+function valueEnd(text: string, start: number): number {
+  const first = text.charCodeAt(start);
+  if (first === 34) return stringEnd(text, start);
+  if (first === 123 || first === 91) {
+    let depth = 0;
+    let at = start;
+    for (;;) {
+      const c = text.charCodeAt(at);
+      if (c === 34) {
+        at = stringEnd(text, at);
+        if (at < 0) return -1;
+        continue;
+      }
+      if (c === 123 || c === 91) depth += 1;
+      else if (c === 125 || c === 93) {
+        depth -= 1;
+        if (depth === 0) return at + 1;
+      } else if (Number.isNaN(c)) return -1;
+      at += 1;
+    }
+  }
+  // A number, true, false or null: up to the next `,`, `}` or `]`.
+  let at = start;
+  for (;;) {
+    const c = text.charCodeAt(at);
+    if (c === 44 || c === 125 || c === 93 || Number.isNaN(c)) return at;
+    at += 1;
+  }
+}
+
+/** Whether a JSON value's text (as `JSON.stringify` writes it) is a number. */
+function isNumberText(value: string): boolean {
+  const c = value.charCodeAt(0);
+  return c === 45 || (c >= 48 && c <= 57);
+}
+
+/**
+ * {@link contentRecordJson} from the props' text without parsing it: the top-level members are
+ * found by their boundaries and copied. Null when the text has something this does not
+ * reproduce exactly (a key with an escape or `__proto__`, a date that is not a string), or
+ * is not an object as `JSON.stringify` writes one: the caller parses then.
+ */
+export function contentRecordJsonFromText(
+  id: string,
+  propsJson: string,
+  relationships: Record<string, unknown> | undefined,
+): { json: string; version: number } | null {
+  const text = propsJson;
+  if (text.charCodeAt(0) !== 123) return null;
+  // The fields' members: one slice of the text while they stand together (the server writes
+  // fields first, then bookkeeping), else joined one by one.
+  let fieldsFrom = -1;
+  let fieldsTo = -1;
+  let fields: string | null = null;
+  let status = '"draft"';
+  let publishedEnvs = '[]';
+  let publishedAt = 'null';
+  let version = '1';
+  let hash = '""';
+  let body = EMPTY_BODY_JSON;
+  let createdAt: string | undefined;
+  let updatedAt: string | undefined;
+  let at = 1;
+  if (text.charCodeAt(1) === 125) {
+    if (text.length !== 2) return null;
+  } else {
+    for (;;) {
+      if (text.charCodeAt(at) !== 34) return null;
+      const keyEnd = text.indexOf('"', at + 1);
+      if (keyEnd < 0 || text.charCodeAt(keyEnd + 1) !== 58) return null;
+      const key = text.slice(at + 1, keyEnd);
+      // An escaped key (or one JSON.parse would not keep as an own field): parse instead.
+      if (key.includes('\\') || key === '__proto__') return null;
+      const start = keyEnd + 2;
+      const end = valueEnd(text, start);
+      if (end < 0) return null;
+      // What splitItemProps and toContentRecord make of each bookkeeping member.
+      switch (key) {
+        case 'status':
+          if (text.charCodeAt(start) === 34) status = text.slice(start, end);
+          break;
+        case 'publishedEnvs':
+          if (text.charCodeAt(start) === 91) publishedEnvs = text.slice(start, end);
+          break;
+        case 'publishedAt':
+          if (text.charCodeAt(start) === 34) publishedAt = text.slice(start, end);
+          break;
+        case 'version': {
+          const value = text.slice(start, end);
+          if (isNumberText(value)) version = value;
+          break;
+        }
+        case 'hash':
+          if (text.charCodeAt(start) === 34) hash = text.slice(start, end);
+          break;
+        case BODY_PROP: {
+          const value = text.slice(start, end);
+          if (value !== 'null') body = value;
+          break;
+        }
+        case 'createdAt':
+        case 'updatedAt': {
+          const value = text.slice(start, end);
+          let date: string | undefined;
+          if (value.charCodeAt(0) === 34) date = value;
+          else if (value !== 'null') return null; // String(value) of a non-string: parse instead.
+          if (key === 'createdAt') createdAt = date;
+          else updatedAt = date;
+          break;
+        }
+        case 'createdBy':
+        case 'updatedBy':
+          // Not shown, but String() of a non-string may throw (an object whose toString is not
+          // a function): parse instead, so the answer (or the error) is the same.
+          if (text.charCodeAt(start) !== 34 && text.slice(start, end) !== 'null') return null;
+          break;
+        case 'publishedVersions':
+          break;
+        default:
+          if (fieldsFrom < 0) fieldsFrom = at;
+          else if (fields === null && at !== fieldsTo + 1)
+            fields = `${text.slice(fieldsFrom, fieldsTo)},${text.slice(at, end)}`;
+          else if (fields !== null) fields += `,${text.slice(at, end)}`;
+          fieldsTo = end;
+      }
+      at = end;
+      const next = text.charCodeAt(at);
+      if (next === 44) {
+        at += 1;
+        continue;
+      }
+      if (next === 125 && at === text.length - 1) break;
+      return null;
+    }
+  }
+  if (fields === null) fields = fieldsFrom < 0 ? '' : text.slice(fieldsFrom, fieldsTo);
+  let json = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(typeOfId(id))},"fields":{${fields}},"status":${status},"publishedEnvs":${publishedEnvs},"publishedAt":${publishedAt},"version":${version},"hash":${hash},"body":${body},"createdAt":${createdAt ?? '""'},"updatedAt":${updatedAt ?? createdAt ?? '""'}`;
+  json += relationships === undefined ? '}' : `,"relationships":${JSON.stringify(relationships)}}`;
+  return { json, version: Number(version) };
+}
+
+/**
+ * `JSON.stringify(toContentRecord(node, relationships))` and the record's version, for the
+ * item `id` whose props are `propsJson` (their JSON text as stored: `JSON.stringify` of them),
+ * without parsing the props when their text allows it: byte for byte the same text.
+ */
+export function contentRecordJson(
+  id: string,
+  propsJson: string,
+  relationships?: Record<string, unknown>,
+): { json: string; version: number } {
+  const fast = contentRecordJsonFromText(id, propsJson, relationships);
+  if (fast !== null) return fast;
+  const record = toContentRecord({ id, labels: [], props: JSON.parse(propsJson) as Props }, relationships);
+  return { json: JSON.stringify(record), version: record.version ?? 1 };
 }

@@ -13,8 +13,8 @@ import type {
   GraphNode,
   GraphReader,
   GraphWriter,
+  NodeJsonWithEdges,
   NodeQuery,
-  NodeWithEdges,
   PropFilter,
 } from '../engines/port';
 import { retractEverywhere } from '../releases/publish-items';
@@ -24,6 +24,7 @@ import { forgetItemWorkflow } from '../workflows/item-workflow';
 import { checkBlock } from './block-check';
 import {
   CONTENT_LABEL,
+  contentRecordJson,
   type ItemMeta,
   itemProps,
   relationshipsOf,
@@ -200,27 +201,13 @@ export async function getItem({
   graph,
   type,
   id,
-  prefetched,
 }: {
   graph: GraphReader;
   type: StoredContentType;
   id: string;
-  /**
-   * `graph.getNodeWithEdges(id)` already started for this request (content/item-read-cache.ts
-   * `takePrefetched`); when it failed, the item is read afresh.
-   */
-  prefetched?: Promise<NodeWithEdges | null>;
 }): Promise<WrittenItem> {
   let record: ContentRecord;
-  if (prefetched !== undefined) {
-    const read = await prefetched.catch(() => graph.getNodeWithEdges(id));
-    if (read === null) throw notFound(id);
-    assertItemOfType(read.node, type, id);
-    record = toContentRecord(
-      read.node,
-      type.relationships.length > 0 ? relationshipsOf(type, read.edges) : {},
-    );
-  } else if (type.relationships.length > 0) {
+  if (type.relationships.length > 0) {
     // The item and its edges in one engine call (one statement, one round trip).
     const read = await graph.getNodeWithEdges(id);
     if (read === null) throw notFound(id);
@@ -230,6 +217,39 @@ export async function getItem({
     record = toContentRecord(await readItem(graph, type, id), {});
   }
   return { record, version: record.version ?? 1 };
+}
+
+/**
+ * What `JSON.stringify(getItem(…).record)` is, byte for byte, and the item's version, built
+ * from the props' stored text (item-record.ts contentRecordJson: no parse, no re-serialization
+ * of the fields and body): the answer of GET /api/content/{type}/{id}.
+ */
+export async function getItemJson({
+  graph,
+  type,
+  id,
+  prefetched,
+}: {
+  graph: GraphReader;
+  type: StoredContentType;
+  id: string;
+  /**
+   * `graph.getNodeJsonWithEdges(id)` already started for this request
+   * (content/item-read-cache.ts `takePrefetched`); when it failed, the item is read afresh.
+   */
+  prefetched?: Promise<NodeJsonWithEdges | null>;
+}): Promise<{ json: string; version: number }> {
+  const read =
+    prefetched === undefined
+      ? await graph.getNodeJsonWithEdges(id)
+      : await prefetched.catch(() => graph.getNodeJsonWithEdges(id));
+  if (read === null || !read.labels.includes(type.nodeLabel) || typeOfId(id) !== type.name)
+    throw notFound(id);
+  return contentRecordJson(
+    id,
+    read.propsJson,
+    type.relationships.length > 0 ? relationshipsOf(type, read.edges) : {},
+  );
 }
 
 /**

@@ -70,6 +70,21 @@ export interface NodeWithEdges {
   edges: GraphEdge[];
 }
 
+/** What {@link GraphReader.getNodeJsonWithEdges} returns: a node as stored, without parsing its props. */
+export interface NodeJsonWithEdges {
+  labels: string[];
+  /** The node's props as JSON text: exactly `JSON.stringify(props)` of what `getNode` answers. */
+  propsJson: string;
+  /** The node's outgoing edges as (type, target id), in `getEdges({ from: id })`'s order; no props. */
+  edges: EdgeTarget[];
+}
+
+/** An outgoing edge without its props: its type and its target id. */
+export interface EdgeTarget {
+  type: string;
+  to: string;
+}
+
 export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'exists';
 
 /**
@@ -284,6 +299,12 @@ export interface GraphReader {
    * by type, then target id), read together in one engine call; null when no node has the id.
    */
   getNodeWithEdges(id: string): Promise<NodeWithEdges | null>;
+  /**
+   * The same read with the props left as their JSON text and the edges without their props
+   * (what a reader that only passes the props on as JSON needs: no parse, no re-serialization);
+   * null when no node has the id.
+   */
+  getNodeJsonWithEdges(id: string): Promise<NodeJsonWithEdges | null>;
   /** Nodes reachable from `from` (not `from` itself), ordered by depth, then id. */
   traverse(query: TraversalQuery): Promise<TraversalHit[]>;
   /** The `k` nearest by cosine, highest score first (ties by id); [] when the graph has no embeddings. */

@@ -8,6 +8,7 @@ const READS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'findNodes',
   'getEdges',
   'getNodeWithEdges',
+  'getNodeJsonWithEdges',
   'traverse',
   'similar',
   'hasEmbedding',

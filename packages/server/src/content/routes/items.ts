@@ -43,6 +43,7 @@ import {
   createItem,
   deleteItem,
   getItem,
+  getItemJson,
   listItems,
   removeBlock,
   updateItem,
@@ -211,7 +212,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
             ? (request, site) => {
                 const { type: typeName, id } = request.params as { type: string; id: string };
                 app.trellis.itemReadCache.prefetch(request, { graphName: site.graphName, typeName, id }, () =>
-                  site.graph.getNodeWithEdges(id),
+                  site.graph.getNodeJsonWithEdges(id),
                 );
               }
             : undefined,
@@ -233,8 +234,9 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
           const prefetched = cache.takePrefetched(request, site.graphName, id);
           // A cached definition without a promise (the common case), else read.
           const type = peekTypeForRead(graph, typeName) ?? (await getTypeForRead(graph, typeName));
-          const read = await getItem({ graph, type, id, prefetched });
-          return { body: JSON.stringify(read.record), version: read.version };
+          // The record's JSON from the props' stored text (the bytes JSON.stringify of the record gives).
+          const read = await getItemJson({ graph, type, id, prefetched });
+          return { body: read.json, version: read.version };
         }));
       return withEtag(reply, item.version)
         .type('application/json; charset=utf-8')

@@ -204,6 +204,9 @@ export class EmbeddedGraph implements Graph {
   async getNodeWithEdges(id: string) {
     return this.reader.getNodeWithEdges(id);
   }
+  async getNodeJsonWithEdges(id: string) {
+    return this.reader.getNodeJsonWithEdges(id);
+  }
   async traverse(query: Parameters<Graph['traverse']>[0]) {
     return this.reader.traverse(query);
   }
@@ -450,6 +453,9 @@ class TransactionWriter implements GraphWriter {
   }
   getNodeWithEdges(id: string) {
     return this.run(() => this.store.getNodeWithEdges(id));
+  }
+  getNodeJsonWithEdges(id: string) {
+    return this.run(() => this.store.getNodeJsonWithEdges(id));
   }
   traverse(query: Parameters<GraphWriter['traverse']>[0]) {
     return this.run(() => this.store.traverse(query));

@@ -5,9 +5,11 @@ import type {
   AuditPage,
   AuditRecord,
   EdgeQuery,
+  EdgeTarget,
   GraphEdge,
   GraphNode,
   MergeEdgeResult,
+  NodeJsonWithEdges,
   NodePage,
   NodeQuery,
   NodeRun,
@@ -61,6 +63,19 @@ const SELECT_NODE_WITH_EDGES_SCAN = `SELECT n.labels, n.props,
   (SELECT json_group_array(json_array(e.type, e.to_id, json(e.props)))
      FROM edges e WHERE e.from_id = n.id)
   FROM nodes n WHERE n.id = ?`;
+/**
+ * The node row and its edges' (type, target) for {@link GraphStore.getNodeJsonWithEdges}: the
+ * props column as stored, no edge props (SQLite neither parses nor re-serializes them).
+ */
+const SELECT_NODE_JSON_WITH_EDGES = `SELECT n.labels, n.props,
+  (SELECT json_group_array(json_array(e.type, e.to_id) ORDER BY e.type, e.to_id)
+     FROM edges e WHERE e.from_id = n.id)
+  FROM nodes n WHERE n.id = ?`;
+/** The same in the scan's order (see SELECT_NODE_WITH_EDGES_SCAN). */
+const SELECT_NODE_JSON_WITH_EDGES_SCAN = `SELECT n.labels, n.props,
+  (SELECT json_group_array(json_array(e.type, e.to_id))
+     FROM edges e WHERE e.from_id = n.id)
+  FROM nodes n WHERE n.id = ?`;
 
 /**
  * Whether `a` sorts strictly before `b` in SQLite's BINARY collation (UTF-8 bytes, i.e. code
@@ -78,10 +93,10 @@ function binaryBefore(a: string, b: string): boolean {
 }
 
 /** Whether `[type, to, props]` rows are strictly in (type, to) BINARY order, as the primary key. */
-function edgesInKeyOrder(rows: Array<[string, string, Props]>): boolean {
+function edgesInKeyOrder(rows: ReadonlyArray<readonly [string, string, ...unknown[]]>): boolean {
   for (let i = 1; i < rows.length; i += 1) {
-    const [type, to] = rows[i - 1] as [string, string, Props];
-    const [nextType, nextTo] = rows[i] as [string, string, Props];
+    const [type, to] = rows[i - 1] as readonly [string, string];
+    const [nextType, nextTo] = rows[i] as readonly [string, string];
     if (!(type === nextType ? binaryBefore(to, nextTo) : binaryBefore(type, nextType))) return false;
   }
   return true;
@@ -347,6 +362,22 @@ export class GraphStore {
       },
       edges,
     };
+  }
+
+  /** {@link getNodeWithEdges} with the props as stored (their JSON text) and no edge props. */
+  getNodeJsonWithEdges(id: string): NodeJsonWithEdges | null {
+    if (typeof id !== 'string') return null;
+    let row = this.conn.row(SELECT_NODE_JSON_WITH_EDGES_SCAN, [id]);
+    if (row === undefined) return null;
+    let rows = JSON.parse(row[2] as string) as Array<[string, string]>;
+    if (!edgesInKeyOrder(rows)) {
+      row = this.conn.row(SELECT_NODE_JSON_WITH_EDGES, [id]);
+      if (row === undefined) return null;
+      rows = JSON.parse(row[2] as string) as Array<[string, string]>;
+    }
+    const edges: EdgeTarget[] = [];
+    for (const [type, to] of rows) edges.push({ type, to });
+    return { labels: JSON.parse(row[0] as string) as string[], propsJson: row[1] as string, edges };
   }
 
   getNodes(ids: string[]): GraphNode[] {

@@ -9,6 +9,7 @@ import {
   type GraphNode,
   type GraphWriter,
   type MergeEdgeResult,
+  type NodeJsonWithEdges,
   type NodePage,
   type NodeQuery,
   type NodeUpdate,
@@ -33,6 +34,7 @@ import { MAX_INDEXED_DIMENSION, vectorIndex } from './schema';
 import {
   decodeNode,
   NODE_PROJECTION,
+  nodeJsonOf,
   realLabelsOf,
   realLabelsOn,
   storedNode,
@@ -208,6 +210,11 @@ export class GraphOps implements GraphWriter {
     if (query.limit === 0 || total === 0) return { nodes: [], total };
     const rows = await this.run(cypher.page, cypher.params);
     return { nodes: rows.map((row) => decodeNode(row.n)), total };
+  }
+
+  /** getNodeWithEdges' read, the props given back as their stored text (stored-node.ts nodeJsonOf). */
+  async getNodeJsonWithEdges(id: string): Promise<NodeJsonWithEdges | null> {
+    return nodeJsonOf(await this.getNodeWithEdges(id));
   }
 
   /** One statement: the node by the (g, id) index, then its outgoing edges, ordered as getEdges. */

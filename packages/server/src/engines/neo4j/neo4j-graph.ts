@@ -14,6 +14,7 @@ import {
   type GraphNode,
   type GraphWriter,
   type MergeEdgeResult,
+  type NodeJsonWithEdges,
   type NodePage,
   type NodeQuery,
   type NodeUpdate,
@@ -37,7 +38,7 @@ import {
   type WriteAttempt,
 } from './graph-ops';
 import type { PointReads } from './point-reads';
-import { realLabel } from './stored-node';
+import { nodeJsonOf, realLabel } from './stored-node';
 import { toEngineError } from './to-engine-error';
 import { type UniqueRule, uniqueClaims } from './unique-claims';
 
@@ -235,6 +236,11 @@ export class Neo4jGraph implements Graph {
    * Both point reads asked in the same turn: they go out in one coalesced statement with the
    * other point reads of the turn (point-reads.ts). Inside a transaction, GraphOps' own statement.
    */
+  /** getNodeWithEdges' read, the props given back as their stored text (stored-node.ts nodeJsonOf). */
+  async getNodeJsonWithEdges(id: string): Promise<NodeJsonWithEdges | null> {
+    return nodeJsonOf(await this.getNodeWithEdges(id));
+  }
+
   async getNodeWithEdges(id: string): Promise<NodeWithEdges | null> {
     assertNodeId(id);
     const [node, edges] = await Promise.all([

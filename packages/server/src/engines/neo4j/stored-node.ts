@@ -1,4 +1,4 @@
-import type { GraphNode, Props } from '../port';
+import type { GraphNode, NodeJsonWithEdges, NodeWithEdges, Props } from '../port';
 import { assertIdentifier } from '../shared/identifiers';
 import { searchableText } from '../shared/search-text';
 import { textTerms } from './lucene';
@@ -93,4 +93,18 @@ export const NODE_PROJECTION = 'n {.id, .labels, .json}';
 export function decodeNode(value: unknown): GraphNode {
   const row = value as { id: string; labels: string[]; json: string };
   return { id: row.id, labels: [...row.labels], props: JSON.parse(row.json) as Props };
+}
+
+/**
+ * A node read with its edges as `getNodeJsonWithEdges` answers it: the props serialized again
+ * (they were parsed from the stored `json`, which is `JSON.stringify` of them, so the text is
+ * the stored one) and the edges without their props.
+ */
+export function nodeJsonOf(read: NodeWithEdges | null): NodeJsonWithEdges | null {
+  if (read === null) return null;
+  return {
+    labels: read.node.labels,
+    propsJson: JSON.stringify(read.node.props),
+    edges: read.edges.map((edge) => ({ type: edge.type, to: edge.to })),
+  };
 }

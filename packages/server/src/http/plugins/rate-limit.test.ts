@@ -1,6 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import rateLimit from '@fastify/rate-limit';
+import { TrellisError } from '@trelliscms/core';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../../test/helpers/test-platform';
 import { loadConfig } from '../../config';
+import { rateLimitKey, rateLimitPlugin } from './rate-limit';
 
 let tp: TestPlatform;
 afterEach(async () => {
@@ -157,5 +161,85 @@ describe('rate limiting', () => {
       headers: { authorization: 'Bearer bad', 'x-forwarded-for': '2001:db8:1:3::1' },
     });
     expect(neighbour.statusCode).toBe(401);
+  });
+});
+
+describe('the rate limit against @fastify/rate-limit', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** An app with one public and one credentialed route, limited by `limit`. */
+  async function appWith(limit: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
+    const app = Fastify({ logger: false });
+    await limit(app);
+    app.get('/open', { config: { public: true } }, async () => ({ ok: true }));
+    app.get('/x', async () => ({ ok: true }));
+    await app.ready();
+    return app;
+  }
+
+  it("answers with the statuses, headers and bodies its plugin's hook gave, request by request", async () => {
+    const max = 3;
+    const timeWindowMs = 10_000;
+    const ours = await appWith(async (app) => {
+      await app.register(rateLimitPlugin, { max, timeWindowMs, maxAuthFailures: 1000 });
+    });
+    // What the plugin did before: the library's hook, with our key and our 429.
+    const library = await appWith(async (app) => {
+      await app.register(rateLimit, {
+        global: false,
+        max,
+        timeWindow: timeWindowMs,
+        keyGenerator: rateLimitKey,
+        errorResponseBuilder: (_request, context) => {
+          const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+          return TrellisError.of(
+            'rate_limited',
+            { retryAfter: seconds },
+            { headers: { 'retry-after': String(seconds) } },
+          );
+        },
+      });
+      const limit = app.rateLimit();
+      app.addHook('onRequest', (request, reply, done) => {
+        limit.call(app, request, reply).then(
+          () => done(),
+          (error: Error) => done(error),
+        );
+      });
+    });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const start = Date.UTC(2026, 10, 26, 12, 0, 0);
+    // Two clients and two credentials, across two windows, with time moving inside each.
+    const steps: Array<[number, string, Record<string, string>]> = [];
+    for (let i = 0; i < 12; i += 1) {
+      const at = start + (i < 6 ? i * 700 : timeWindowMs + i * 300);
+      const headers: Record<string, string> =
+        i % 3 === 2 ? { authorization: 'Bearer other' } : { authorization: 'Bearer one' };
+      steps.push([at, i % 4 === 3 ? '/open' : '/x', headers]);
+    }
+    const seen = (response: Awaited<ReturnType<FastifyInstance['inject']>>) => ({
+      status: response.statusCode,
+      body: response.body,
+      limit: response.headers['x-ratelimit-limit'],
+      remaining: response.headers['x-ratelimit-remaining'],
+      reset: response.headers['x-ratelimit-reset'],
+      retryAfter: response.headers['retry-after'],
+    });
+    const statuses: number[] = [];
+    for (const [at, url, headers] of steps) {
+      vi.setSystemTime(at);
+      const a = seen(await library.inject({ method: 'GET', url, headers }));
+      vi.setSystemTime(at);
+      const b = seen(await ours.inject({ method: 'GET', url, headers }));
+      expect(b, `${url} at +${at - start} ms`).toEqual(a);
+      statuses.push(b.status);
+    }
+    // Both sides of the limit were seen.
+    expect(statuses).toContain(429);
+    expect(statuses).toContain(200);
+    await ours.close();
+    await library.close();
   });
 });

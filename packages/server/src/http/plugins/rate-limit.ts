@@ -1,4 +1,4 @@
-import rateLimit from '@fastify/rate-limit';
+import { createRequire } from 'node:module';
 import { TrellisError } from '@trelliscms/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -16,6 +16,27 @@ export function rateLimitKey(request: FastifyRequest): string {
   const credential = requestCredential(request).hash;
   return `${request.ip}|${credential === null ? '-' : credential.slice(0, 16)}`;
 }
+
+/** What @fastify/rate-limit's LocalStore counts per key: requests in the window, and the window's time left. */
+interface WindowCount {
+  current: number;
+  ttl: number;
+}
+
+/** @fastify/rate-limit's in-memory store (store/LocalStore.js): a fixed window per key, in an LRU of `cache` keys. */
+type LocalStore = {
+  incr(
+    key: string,
+    done: (error: Error | null, count: WindowCount) => void,
+    timeWindow: number,
+    max: number,
+  ): void;
+};
+const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore') as new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  cache?: number,
+) => LocalStore;
 
 function rateLimited(seconds: number, hint?: string): TrellisError {
   return TrellisError.of(
@@ -36,14 +57,17 @@ function rateLimited(seconds: number, hint?: string): TrellisError {
  */
 export const rateLimitPlugin = fp(
   async (app: FastifyInstance, opts: { max: number; timeWindowMs: number; maxAuthFailures: number }) => {
-    await app.register(rateLimit, {
-      global: false,
-      max: opts.max,
-      timeWindow: opts.timeWindowMs,
-      keyGenerator: rateLimitKey,
-      errorResponseBuilder: (_request, context) => rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
-    });
-    const limit = app.rateLimit();
+    // @fastify/rate-limit's own store (its defaults: no continued or exponential penalty, an
+    // LRU of 5,000 keys), asked synchronously: its plugin's hook makes four promises per
+    // request. Headers and the 429 are those its hook gives (global: false, our key and error).
+    const store = new LocalStore(false, false, 5000);
+    const max = Math.trunc(opts.max);
+    const timeWindow = Math.trunc(opts.timeWindowMs);
+    // LocalStore answers synchronously: one shared callback instead of a closure per request.
+    let counted: WindowCount = { current: 0, ttl: 0 };
+    const take = (_error: Error | null, count: WindowCount) => {
+      counted = count;
+    };
     const failures = new AuthFailureLimiter({ max: opts.maxAuthFailures, windowMs: opts.timeWindowMs });
     // A callback hook: an async wrapper would add a promise and a microtask to every request.
     app.addHook('onRequest', (request, reply, done) => {
@@ -66,10 +90,22 @@ export const rateLimitPlugin = fp(
           );
         }
       }
-      limit.call(app, request, reply).then(
-        () => done(),
-        (error: Error) => done(error),
-      );
+      store.incr(rateLimitKey(request), take, timeWindow, max);
+      const { current, ttl } = counted;
+      const reset = Math.ceil(ttl / 1000);
+      if (current <= max) {
+        reply
+          .header('x-ratelimit-limit', max)
+          .header('x-ratelimit-remaining', Math.max(0, max - current))
+          .header('x-ratelimit-reset', reset);
+        return done();
+      }
+      reply
+        .header('x-ratelimit-limit', max)
+        .header('x-ratelimit-remaining', 0)
+        .header('x-ratelimit-reset', reset)
+        .header('retry-after', reset);
+      done(rateLimited(Math.max(1, reset)));
     });
     app.addHook('onResponse', (request, reply, done) => {
       if (reply.statusCode === 401) failures.recordFailure(request.ip);

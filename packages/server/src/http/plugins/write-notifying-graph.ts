@@ -7,6 +7,7 @@ const READ_METHODS: ReadonlySet<PropertyKey> = new Set<PropertyKey>([
   'findNodes',
   'getEdges',
   'getNodeWithEdges',
+  'getNodeJsonWithEdges',
   'traverse',
   'similar',
   'hasEmbedding',
