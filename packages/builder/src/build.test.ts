@@ -104,7 +104,7 @@ describe('build', () => {
       }
     };
     const inThread = await made();
-    const build = vi.spyOn(ShardIndexWorker.prototype, 'build');
+    const build = vi.spyOn(ShardIndexWorker.prototype, 'buildAsync');
     const threshold = shardWorkerMinDocs.value;
     shardWorkerMinDocs.value = 1;
     try {
@@ -116,6 +116,39 @@ describe('build', () => {
       shardWorkerMinDocs.value = threshold;
       build.mockRestore();
     }
+  });
+
+  it('writes the sitemap and search files through the session once, before the commit, and counts their bytes', async () => {
+    fixture = loadFixture('blog');
+    const { target } = fixture;
+    const open = target.open.bind(target);
+    const writes = new Map<string, number>();
+    let committed = false;
+    const writtenAfterCommit: string[] = [];
+    target.open = async (params) => {
+      const session = await open(params);
+      return {
+        ...session,
+        writeFile: (path, data) => {
+          writes.set(path, (writes.get(path) ?? 0) + 1);
+          if (committed) writtenAfterCommit.push(path);
+          return session.writeFile(path, data);
+        },
+        commit: (commitParams) => {
+          committed = true;
+          return session.commit(commitParams);
+        },
+      };
+    };
+    const result = await fixture.build({ mode: 'full' });
+    expect(result.ok).toBe(true);
+    const extras = result.files.filter((f) => f.file === 'sitemap.xml' || f.file.startsWith('search/'));
+    expect(extras.length).toBeGreaterThan(3);
+    for (const extra of extras) {
+      expect(writes.get(extra.file)).toBe(1);
+      expect(extra.bytes).toBe(Buffer.byteLength(await fixture.readFile(extra.file)));
+    }
+    expect(writtenAfterCommit).toEqual([]);
   });
 
   it('renders page routes with their item and redirect routes as redirect pages', async () => {

@@ -84,6 +84,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     : null;
   const emitNow = () =>
     emit({
+      session,
       content,
       plan: planned.plan,
       changes,
@@ -92,7 +93,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       cache: settings.cache,
       channels: settings.channels,
     });
-  let emitted: Emitted | null = null;
+  let emitting: Promise<Emitted> | null = null;
   const rendering = await render({
     settings,
     content,
@@ -100,7 +101,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     work: selection.work,
     session,
     meanwhile: () => {
-      emitted = emitNow();
+      emitting = emitNow();
+      return emitting;
     },
   });
   if (rendering.stopped) {
@@ -130,7 +132,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const rendered = { renderedKeys, rendered: renderedKeys.length, reasons: reasonCounts(selection.work) };
 
   progress({ phase: 'emit', done: 0, total: 1 });
-  const extras = emitted ?? emitNow();
+  const extras = await (emitting ?? emitNow());
   if (settings.mode === 'validate' || !session || errors.length > 0) {
     const files = uncommittedFiles({ results, selection, emitted: extras });
     await session?.abort();

@@ -120,8 +120,9 @@ function cachedDoc(
   item: SnapshotItem,
   type: SnapshotType | undefined,
   url: string,
+  memo = true,
 ): { doc: SearchDoc; hash: string } {
-  const cached = docCache.get(item);
+  const cached = memo ? docCache.get(item) : undefined;
   // a replaced `fields` (or type definition) is noticed; fields changed in place are not
   if (cached && cached.url === url && cached.fields === item.fields && cached.type === type) return cached;
   const fields = item.fields;
@@ -143,17 +144,21 @@ function cachedDoc(
     doc,
     hash: createHash('sha1').update(JSON.stringify(doc)).digest('base64url'),
   };
-  docCache.set(item, entry);
+  if (memo) docCache.set(item, entry);
   return entry;
 }
 
-/** The search document and its hash (memoized per item object). */
+/**
+ * The search document and its hash, memoized per item object unless `memo` is false (a one-shot
+ * build without a cache: the memo would hold every item's document as long as the items live).
+ */
 export function searchDocWithHash(
   item: SnapshotItem,
   type: SnapshotType | undefined,
   url: string,
+  memo = true,
 ): { doc: SearchDoc; hash: string } {
-  return cachedDoc(item, type, url);
+  return cachedDoc(item, type, url, memo);
 }
 
 /** The shard a document belongs to (FNV-1a of its id). */

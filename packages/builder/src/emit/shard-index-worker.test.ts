@@ -58,4 +58,40 @@ describe('ShardIndexWorker', () => {
     expect(worker.build(docs)).toBe(buildShardIndex(docs));
     expect(worker.tookOver).toBe(0);
   });
+
+  it('gives the same JSON without blocking the event loop (buildAsync)', async () => {
+    worker = new ShardIndexWorker();
+    const docs = docsOf(12, 20_000);
+    // this thread's timers keep running while the worker makes the shard
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    let made: string;
+    try {
+      made = await worker.buildAsync(docs);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(made).toBe(buildShardIndex(docs));
+    expect(ticks).toBeGreaterThan(0);
+    expect(worker.tookOver).toBe(0);
+  });
+
+  it('answers overlapping buildAsync calls in order, each with its own shard', async () => {
+    worker = new ShardIndexWorker();
+    const shards = [20, 21, 22].map((shard) => docsOf(shard, 50 + shard));
+    const made = await Promise.all(shards.map((docs) => worker!.buildAsync(docs)));
+    expect(made).toEqual(shards.map((docs) => buildShardIndex(docs)));
+  });
+
+  it('takes the shard over in buildAsync when the worker dies while it waits', {
+    timeout: 60_000,
+  }, async () => {
+    worker = new ShardIndexWorker({ memoryMb: 2, stallMs: 1_000 });
+    const docs = docsOf(13, 20_000);
+    const made = await worker.buildAsync(docs);
+    expect(worker.tookOver).toBe(1);
+    expect(made).toBe(buildShardIndex(docs));
+    const next = docsOf(14, 10);
+    expect(await worker.buildAsync(next)).toBe(buildShardIndex(next));
+  });
 });

@@ -16,6 +16,29 @@ export const shardWorkerMinDocs = { value: 20_000 };
  */
 const STALL_MS = 30_000;
 
+type WaitAsync = (
+  array: Int32Array,
+  index: number,
+  value: number,
+  timeout?: number,
+) => { async: false; value: string } | { async: true; value: Promise<string> };
+
+/**
+ * Resolves once `flag[0]` is no longer `value` (it was notified) or after `ms`. A timer of
+ * this event loop bounds the wait (`Atomics.waitAsync` alone does not keep the process alive).
+ */
+function waitForChange(flag: Int32Array, value: number, ms: number): Promise<void> {
+  const waited = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync(flag, 0, value, ms);
+  if (!waited.async) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms + 50);
+    void waited.value.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /** The search-index worker's script (`dist/search-worker.js`, or `search-worker.ts` through tsx). */
 function searchWorkerScript() {
   return workerScript({ built: 'search-worker.js', source: '../emit/search-worker.ts' });
@@ -42,6 +65,8 @@ export class ShardIndexWorker {
   private readonly stallMs: number;
   /** Shards this thread made because the worker showed no progress (it died, or stalled). */
   tookOver = 0;
+  /** the {@link buildAsync} call in progress (requests go one at a time) */
+  private pending: Promise<void> = Promise.resolve();
 
   constructor(options: { memoryMb?: number; stallMs?: number } = {}) {
     this.stallMs = options.stallMs ?? STALL_MS;
@@ -79,6 +104,50 @@ export class ShardIndexWorker {
         return buildShardIndex(docs);
       }
     }
+    return this.answer(docs);
+  }
+
+  /**
+   * The same JSON as {@link build}, without blocking this thread: it waits for the worker's
+   * answer with `Atomics.waitAsync`, so the build thread keeps handing out render chunks and
+   * taking pages meanwhile. Takes the shard over (same bytes) as `build` does when the worker
+   * shows no progress for `stallMs`. One shard at a time: the next call waits for this one.
+   */
+  async buildAsync(docs: readonly SearchDoc[]): Promise<string> {
+    const previous = this.pending;
+    let release = () => {};
+    this.pending = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      await previous;
+      if (this.worker === null) return buildShardIndex(docs);
+      this.port.postMessage({ docs });
+      let beats = Atomics.load(this.flag, 1);
+      let lastSign = performance.now();
+      while (Atomics.load(this.flag, 0) === this.answered) {
+        await waitForChange(this.flag, this.answered, Math.min(this.stallMs, 1000));
+        const now = Atomics.load(this.flag, 1);
+        if (now !== beats) {
+          beats = now;
+          lastSign = performance.now();
+        } else if (
+          Atomics.load(this.flag, 0) === this.answered &&
+          performance.now() - lastSign >= this.stallMs
+        ) {
+          this.tookOver++;
+          this.abandon();
+          return buildShardIndex(docs);
+        }
+      }
+      return this.answer(docs);
+    } finally {
+      release();
+    }
+  }
+
+  /** The worker's answer to the request it has just acknowledged (flag[0] raised). */
+  private answer(docs: readonly SearchDoc[]): string {
     this.answered++;
     const reply = receiveMessageOnPort(this.port)?.message as
       | { content: string }

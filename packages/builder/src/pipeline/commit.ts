@@ -49,7 +49,7 @@ export function uncommittedFiles(params: {
       .map((r) => ({ key: r.key, file: r.file, bytes: r.bytes })),
     ...carried.map((a) => ({ key: a.key, file: a.file, bytes: a.bytes })),
     ...emitted.extraCarried.map((a) => ({ key: a.key, file: a.file, bytes: a.bytes })),
-    ...emitted.extras.map((e) => ({ key: e.key, file: e.file, bytes: Buffer.byteLength(e.content) })),
+    ...emitted.extras.map((e) => ({ key: e.key, file: e.file, bytes: e.bytes })),
   ].sort(byFile);
 }
 
@@ -87,7 +87,8 @@ export async function commit(params: {
   const { previous } = params.changes;
   settings.progress({ phase: 'deploy', done: 0, total: 1 });
   const deployStarted = performance.now();
-  for (const extra of extras) await session.writeFile(extra.file, extra.content);
+  // emit wrote its files through the session as it made them; those it kept are written now
+  for (const extra of extras) if (extra.content !== null) await session.writeFile(extra.file, extra.content);
   await session.carry([...carried, ...extraCarried].map((a) => a.file));
   const fresh: ManifestArtifact[] = [
     ...results.map((r) => ({ key: r.key, file: r.file, hash: r.hash, bytes: r.bytes, deps: r.deps })),
@@ -95,7 +96,7 @@ export async function commit(params: {
       key: e.key,
       file: e.file,
       hash: e.hash,
-      bytes: Buffer.byteLength(e.content),
+      bytes: e.bytes,
       deps: e.deps ?? { items: {}, templates: {}, queries: {} },
     })),
   ];

@@ -1,4 +1,5 @@
 import type { BuildManifest, ManifestArtifact, OutputChannel } from '@trelliscms/core';
+import type { WriteSession } from '../deploy/types';
 import { localeExtras } from '../emit/locale-files';
 import { miniSearchBrowserBuild, SEARCH_SCRIPT } from '../emit/search-client';
 import {
@@ -36,10 +37,19 @@ import type { Selection } from './select-work';
 export interface Extra {
   key: string;
   file: string;
-  content: string;
+  /** null once written through the build's session (emit writes each file as it is made) */
+  content: string | null;
   hash: string;
+  /** the content's length in bytes (UTF-8) */
+  bytes: number;
   deps?: ManifestArtifact['deps'];
 }
+
+/** Lets the event loop run (the render workers' messages) between slices of emitting. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Search documents made between two yields to the event loop. */
+const DOCS_PER_SLICE = 2_000;
 
 /** The hash of a fixed file (search.js, minisearch.js: the same string each build), kept by the cache. */
 function fixedHash(content: string, memo: Map<string, string> | null): string {
@@ -68,8 +78,12 @@ export interface Emitted {
  * made while the pages render). Building on a prior build (`prior`), the sitemap is carried
  * when no page appeared, moved or went and no page's `updatedAt` changed, and only search
  * shards holding a changed item are hashed (and rebuilt when their documents changed).
+ * Asynchronous: it yields to the event loop between slices of documents and while a search
+ * shard is made in its worker, so the render workers get their next chunks meanwhile. With a
+ * `session`, each file is written through it as soon as it is made (its `content` is then null):
+ * no file waits in memory for the commit.
  */
-export function emit(params: {
+export async function emit(params: {
   content: LoadedContent;
   plan: BuildPlan;
   changes: Changes;
@@ -78,7 +92,9 @@ export function emit(params: {
   cache: BuildCache | null;
   /** the output channels of the build (default all): `sitemap` and `search` are emitted here */
   channels?: ReadonlySet<OutputChannel>;
-}): Emitted {
+  /** the build's write session: files are written as they are made */
+  session?: WriteSession | null;
+}): Promise<Emitted> {
   const incremental = params.selection.mode === 'incremental' ? params.selection : null;
   return emitExtras({
     snapshot: params.content.snapshot,
@@ -93,10 +109,13 @@ export function emit(params: {
     fixedHashes: params.cache?.fixedHashes ?? null,
     sitemap: params.channels?.has('sitemap') ?? true,
     search: params.channels?.has('search') ?? true,
+    // without a cache, no next build reads the search documents
+    keepDocs: params.cache !== null,
+    session: params.session ?? null,
   });
 }
 
-function emitExtras(params: {
+async function emitExtras(params: {
   snapshot: Snapshot;
   source: SnapshotSource;
   plan: { artifacts: readonly ArtifactSpec[] };
@@ -112,7 +131,10 @@ function emitExtras(params: {
   sitemap: boolean;
   /** emit the search index */
   search: boolean;
-}): Emitted {
+  /** keep the search documents for the next build (the cache's `SearchUpdate`) */
+  keepDocs: boolean;
+  session: WriteSession | null;
+}): Promise<Emitted> {
   const { snapshot, source, plan, items, previous, prior, contentChanged, depChanged, structural } = params;
   const publicUrl = snapshot.site.publicUrl ?? null;
   const extras: Extra[] = [];
@@ -120,10 +142,24 @@ function emitExtras(params: {
   const before: ReadonlyMap<string, ManifestArtifact> =
     prior?.byKey ??
     new Map((previous?.artifacts ?? []).filter((a) => !isPageKey(a.key)).map((a) => [a.key, a]));
-  const offer = (extra: Omit<Extra, 'hash'>, hash: string) => {
+  const { session } = params;
+  // a file made: written through the session at once (then its content is not kept)
+  const add = async (extra: Omit<Extra, 'bytes' | 'content'> & { content: string }) => {
+    const bytes = Buffer.byteLength(extra.content);
+    if (!session) {
+      extras.push({ ...extra, bytes });
+      return;
+    }
+    await session.writeFile(extra.file, extra.content);
+    extras.push({ ...extra, content: null, bytes });
+  };
+  const offer = async (
+    extra: Omit<Extra, 'hash' | 'bytes' | 'content'> & { content: string },
+    hash: string,
+  ) => {
     const old = before.get(extra.key);
     if (prior && old && old.file === extra.file && old.hash === hash) extraCarried.push(old);
-    else extras.push({ ...extra, hash });
+    else await add({ ...extra, hash });
   };
 
   let sitemapDirty = prior === null || structural.length > 0;
@@ -158,7 +194,8 @@ function emitExtras(params: {
       });
     }
     const content = renderSitemap({ entries: sitemapEntries, publicUrl });
-    offer({ key: 'file:sitemap.xml', file: 'sitemap.xml', content }, hashText(content));
+    await offer({ key: 'file:sitemap.xml', file: 'sitemap.xml', content }, hashText(content));
+    await yieldToLoop();
   }
 
   // a localized site: a sitemap and a search index per locale, made whole each build
@@ -172,7 +209,7 @@ function emitExtras(params: {
       locales,
       search: emission !== 'none' && params.search,
     })) {
-      offer(extra, hashText(extra.content));
+      await offer(extra, hashText(extra.content));
     }
   }
   // the site-wide search index holds each item once: a localized item at its default locale's page
@@ -188,7 +225,12 @@ function emitExtras(params: {
     if (old && entry && old.dep === dep) return old;
     const item = source.item(a.itemId);
     if (!item) throw new Error(`planned item ${a.itemId} is not in the snapshot`);
-    const { doc, hash } = searchDocWithHash(item, types.get(item.type), relativeUrl(a.path, { publicUrl }));
+    const { doc, hash } = searchDocWithHash(
+      item,
+      types.get(item.type),
+      relativeUrl(a.path, { publicUrl }),
+      params.keepDocs,
+    );
     return { dep, doc, hash };
   };
   let docCount = 0;
@@ -205,8 +247,12 @@ function emitExtras(params: {
     const touched = new Set(depChanged);
     for (const key of structural) if (key.startsWith('item:')) touched.add(itemIdOfKey(key));
     const updates = new Map<string, DocEntry | null>();
+    let made = 0;
     for (const a of plan.artifacts) {
-      if (isIndexed(a) && touched.has(a.itemId)) updates.set(a.itemId, makeDoc(a));
+      if (isIndexed(a) && touched.has(a.itemId)) {
+        updates.set(a.itemId, makeDoc(a));
+        if (++made % DOCS_PER_SLICE === 0) await yieldToLoop();
+      }
     }
     let size = delta.docs.size;
     for (const id of touched) {
@@ -238,16 +284,20 @@ function emitExtras(params: {
       search = { kind: 'delta', updates, members };
     }
   }
-  search ??= (() => {
+  search ??= await (async () => {
     const docs = new Map<string, DocEntry>();
     const members: Array<Set<string>> = Array.from({ length: count }, () => new Set());
+    let made = 0;
     for (const a of plan.artifacts) {
       if (!isIndexed(a)) continue;
-      const made = makeDoc(a);
-      docs.set(a.itemId, made);
+      const entry = makeDoc(a);
       const s = shardOf(a.itemId, count);
-      members[s]?.add(a.itemId);
-      groups[s]?.push(made);
+      if (params.keepDocs) {
+        docs.set(a.itemId, entry);
+        members[s]?.add(a.itemId);
+      }
+      groups[s]?.push(entry);
+      if (++made % DOCS_PER_SLICE === 0) await yieldToLoop();
     }
     dirty = null;
     return { kind: 'all', docs, members } as const;
@@ -255,10 +305,10 @@ function emitExtras(params: {
   const withVectors = emission === 'bm25+vector';
   // a large site's shards are made in a worker (see ShardIndexWorker), started when the first is needed
   let shardWorker: ShardIndexWorker | null = null;
-  const shardIndex = (docs: readonly SearchDoc[]): string => {
+  const shardIndex = async (docs: readonly SearchDoc[]): Promise<string> => {
     if (docCount < shardWorkerMinDocs.value) return buildShardIndex(docs);
     shardWorker ??= new ShardIndexWorker();
-    return shardWorker.build(docs);
+    return await shardWorker.buildAsync(docs);
   };
   try {
     for (let s = 0; s < count; s++) {
@@ -281,19 +331,22 @@ function emitExtras(params: {
         }
       }
       const shard = searchShard(s, groups[s] ?? []);
+      // this shard's documents are not needed past here (a one-shot build keeps none)
+      groups[s] = [];
       const deps = { items: {}, templates: {}, queries: { docs: shard.docsHash } };
       if (old && old.file === file && old.deps.queries.docs === shard.docsHash) extraCarried.push(old);
       else {
-        const content = shardIndex(shard.docs);
-        extras.push({ key, file, content, hash: hashText(content), deps });
+        const content = await shardIndex(shard.docs);
+        await add({ key, file, content, hash: hashText(content), deps });
       }
       if (withVectors) {
         // the embeddings can change without the documents (materialized, another provider)
         const content = searchVectors(shard.docs.map((doc) => [doc.id, source.item(doc.id)?.embedding]));
         const hash = hashText(content);
         if (vold && vold.file === vfile && vold.hash === hash) extraCarried.push(vold);
-        else extras.push({ key: vkey, file: vfile, content, hash, deps });
+        else await add({ key: vkey, file: vfile, content, hash, deps });
       }
+      await yieldToLoop();
     }
   } finally {
     (shardWorker as ShardIndexWorker | null)?.close();
@@ -304,18 +357,18 @@ function emitExtras(params: {
     embedding: withVectors ? (snapshot.embeddings ?? null) : null,
     base: relativeUrl('/', { publicUrl }).slice(0, -1),
   });
-  offer(
+  await offer(
     { key: 'file:search/manifest.json', file: 'search/manifest.json', content: manifestContent },
     fixedHash(manifestContent, params.fixedHashes),
   );
-  offer(
+  await offer(
     { key: 'file:search/search.js', file: 'search/search.js', content: SEARCH_SCRIPT },
     fixedHash(SEARCH_SCRIPT, params.fixedHashes),
   );
   const miniSearch = miniSearchBrowserBuild();
-  offer(
+  await offer(
     { key: 'file:search/minisearch.js', file: 'search/minisearch.js', content: miniSearch },
     fixedHash(miniSearch, params.fixedHashes),
   );
-  return { extras, extraCarried, search };
+  return { extras, extraCarried, search: params.keepDocs ? search : null };
 }

@@ -84,7 +84,8 @@ export async function render(params: {
   plan: BuildPlan;
   work: readonly SelectedPage[];
   session: WriteSession | null;
-  meanwhile: () => void;
+  /** work for this thread while the workers render (the build emits); awaited before the outcome */
+  meanwhile: () => Promise<unknown> | undefined;
 }): Promise<RenderOutcome> {
   const { settings, content, session } = params;
   const { env, limits, mediaBaseUrl, progress } = settings;
@@ -95,6 +96,8 @@ export async function render(params: {
   progress({ phase: 'render', done: 0, total: specs.length });
   // each page's dependencies wait on disk while the workers render (null: kept in memory)
   const spill = settings.workers > 0 ? await DepsSpill.open() : null;
+  // what `meanwhile` gave: settled before the session is aborted (it may write through it)
+  let during: Promise<unknown> | undefined;
   try {
     let results: WorkerArtifact[];
     if (settings.workers <= 0) {
@@ -139,12 +142,19 @@ export async function render(params: {
       // Emit while the workers render: they have their first chunks queued once the pool started.
       await new Promise<void>((resolve) => setImmediate(resolve));
       try {
-        params.meanwhile();
+        during = params.meanwhile();
       } catch (error) {
         rendering.catch(() => {});
         throw error;
       }
-      results = await rendering;
+      // a failure of either is thrown once both have settled
+      during?.catch(() => {});
+      try {
+        results = await rendering;
+      } finally {
+        await during?.catch(() => {});
+      }
+      await during;
     }
     await writer?.drain();
     // the workers of a one-shot build are gone now: the dependencies come back for the manifest
@@ -152,6 +162,7 @@ export async function render(params: {
     return { stopped: false, results };
   } catch (error) {
     // no write may land in the session once it is aborted
+    await during?.catch(() => {});
     await writer?.drain().catch(() => {});
     await session?.abort();
     if (!(error instanceof RenderAbortedError)) throw error;
