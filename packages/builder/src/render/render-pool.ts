@@ -35,6 +35,96 @@ const WORKER_YOUNG_GENERATION_MB = 8;
  */
 const OLD_GENERATION_PER_RECORD_BYTE = 8;
 
+/** The smallest old-generation limit a render worker is given (MB), unless given. */
+export const MIN_WORKER_MEMORY_MB = 512;
+
+/**
+ * Render workers started ahead of a build (see {@link prestartRenderWorkers}), waiting for a
+ * pool that wants workers with their heap limit.
+ */
+interface Prestarted {
+  worker: Worker;
+  memoryMb: number;
+  /** the worker failed or exited before a pool took it */
+  dead: boolean;
+  onError: (error: Error) => void;
+  onExit: () => void;
+}
+let prestarted: Prestarted[] = [];
+
+/**
+ * Starts `count` render workers now, with an old-generation limit of `memoryMb`, for the next
+ * pool that starts workers of that limit: their start-up (a new V8 isolate, loading liquidjs,
+ * marked and the renderer) overlaps with whatever this thread does until then (`cms-build`
+ * reads and plans the snapshot meanwhile). A pool needing workers of another limit terminates
+ * them and starts its own, so a wrong guess costs only their start-up; the render is the same
+ * either way (a prestarted worker has been given nothing before the pool's first message).
+ * They do not keep the process alive; {@link discardPrestartedWorkers} ends those not taken.
+ */
+export function prestartRenderWorkers(count: number, memoryMb: number): void {
+  const script = renderWorkerScript();
+  for (let i = 0; i < count; i++) {
+    const worker = new Worker(script.url, {
+      execArgv: script.execArgv,
+      resourceLimits: {
+        maxOldGenerationSizeMb: memoryMb,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+      },
+    });
+    const entry: Prestarted = {
+      worker,
+      memoryMb,
+      dead: false,
+      onError: () => {
+        entry.dead = true;
+      },
+      onExit: () => {
+        entry.dead = true;
+      },
+    };
+    worker.on('error', entry.onError);
+    worker.on('exit', entry.onExit);
+    worker.unref();
+    prestarted.push(entry);
+  }
+}
+
+/**
+ * What {@link prestartRenderWorkers} is given for a build of a snapshot file of `fileBytes`:
+ * the smallest heap limit when the file is small enough that the pool is sure to want it (the
+ * items' records and edges, which size a worker's limit, are a part of the file: about 55 % of
+ * it on the bench site, counted here as up to 150 %), else null (a large build's start-up is a
+ * small share of it, and a guess of its limit would most likely be wrong).
+ */
+export function prestartMemoryMb(fileBytes: number): number | null {
+  const bound = Math.ceil(((fileBytes * 1.5) / 1e6) * OLD_GENERATION_PER_RECORD_BYTE);
+  return bound <= MIN_WORKER_MEMORY_MB ? MIN_WORKER_MEMORY_MB : null;
+}
+
+/** Ends the prestarted workers no pool took. */
+export async function discardPrestartedWorkers(): Promise<void> {
+  const left = prestarted;
+  prestarted = [];
+  await Promise.all(left.map((entry) => entry.worker.terminate()));
+}
+
+/** How many prestarted workers wait for a pool (for tests). */
+export function prestartedWorkerCount(): number {
+  return prestarted.length;
+}
+
+/** A prestarted worker with this heap limit, or null (the others are ended: no pool will take them). */
+function takePrestarted(memoryMb: number): Worker | null {
+  while (prestarted.length > 0) {
+    const entry = prestarted.shift()!;
+    entry.worker.off('error', entry.onError);
+    entry.worker.off('exit', entry.onExit);
+    if (!entry.dead && entry.memoryMb === memoryMb) return entry.worker;
+    void entry.worker.terminate();
+  }
+  return null;
+}
+
 /** Limits of the render workers (isolation beyond liquidjs's own limits). */
 export interface WorkerLimits {
   /** V8 old-generation heap of each worker in MB; default from the size of the snapshot's items and edges, 512–8192 */
@@ -174,7 +264,7 @@ export class RenderPool {
         ? Math.min(
             8192,
             Math.max(
-              512,
+              MIN_WORKER_MEMORY_MB,
               Math.ceil(
                 ((pack().recordBytes + run.snapshot.edges.length * 120) / 1e6) *
                   OLD_GENERATION_PER_RECORD_BYTE,
@@ -195,13 +285,15 @@ export class RenderPool {
     for (let i = 0; i < specs.length; i += chunkSize) chunks.push(specs.slice(i, i + chunkSize));
     const script = renderWorkerScript();
     while (this.slots.length < count) {
-      const worker = new Worker(script.url, {
-        execArgv: script.execArgv,
-        resourceLimits: {
-          maxOldGenerationSizeMb: memoryMb,
-          maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
-        },
-      });
+      const worker =
+        takePrestarted(memoryMb) ??
+        new Worker(script.url, {
+          execArgv: script.execArgv,
+          resourceLimits: {
+            maxOldGenerationSizeMb: memoryMb,
+            maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+          },
+        });
       this.slots.push({ worker, current: false, backlog: [] });
     }
     // Workers this run needs render; the others are left alone (they take this run's patch
