@@ -18,7 +18,41 @@ import type {
 import { renderWorkerScript } from './worker-url';
 
 /** Chunks queued per worker. */
-const AHEAD = 2;
+const AHEAD = 3;
+
+/**
+ * Chunks queued per worker when a run starts, at most: right after handing out the first
+ * chunks the build's thread makes the search index and sitemap (a synchronous stretch of
+ * hundreds of milliseconds on a 10,000-page site) and hands out no chunk meanwhile; with only
+ * {@link AHEAD} chunks queued the workers ran dry during it. See {@link startAhead}.
+ */
+const START_AHEAD = 16;
+
+/**
+ * How many chunks each of `workers` workers is given when the run starts: enough to render
+ * through the build thread's first synchronous stretch, never more than a third of the run's
+ * chunks per worker (the rest is handed out as workers finish, which keeps them balanced).
+ */
+export function startAhead(chunks: number, workers: number): number {
+  return Math.max(AHEAD, Math.min(START_AHEAD, Math.floor(chunks / (workers * 3))));
+}
+
+/**
+ * A run's specs in chunks of `size`, the last quarter of them in chunks of a quarter of that
+ * (at least 10): at the end of a run a worker waits for the other's queued chunks, so the last
+ * ones are small.
+ */
+export function chunksOf<T>(specs: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  const tailFrom = specs.length - Math.floor(specs.length / 4);
+  const small = Math.max(10, Math.ceil(size / 4));
+  for (let i = 0; i < specs.length; ) {
+    const end = Math.min(specs.length, i + (i >= tailFrom ? small : size));
+    chunks.push(specs.slice(i, end));
+    i = end;
+  }
+  return chunks;
+}
 
 /**
  * A render worker's young generation, smaller than V8's default. Rendering makes
@@ -281,8 +315,8 @@ export class RenderPool {
     // Small chunks even for large builds: with AHEAD chunks queued per worker, the last ones decide how
     // long one worker waits for the other at the end.
     const chunkSize = run.chunkSize ?? Math.max(10, Math.min(100, Math.ceil(specs.length / (count * 8))));
-    const chunks: ArtifactSpec[][] = [];
-    for (let i = 0; i < specs.length; i += chunkSize) chunks.push(specs.slice(i, i + chunkSize));
+    const chunks = chunksOf(specs, chunkSize);
+    const firstAhead = startAhead(chunks.length, count);
     const script = renderWorkerScript();
     while (this.slots.length < count) {
       const worker =
@@ -364,16 +398,16 @@ export class RenderPool {
           heardAt.set(worker, performance.now());
           if (!timers.has(worker)) watch(worker, stallTimeoutMs);
         };
-        // Each worker has up to AHEAD chunks queued, sent with its snapshot: it never waits for
-        // this thread between chunks, so this thread may work meanwhile (the build emits the
-        // search index while pages render). A worker is done once it has loaded the snapshot
-        // and has no chunk left.
+        // Each worker has up to AHEAD chunks queued (startAhead of them sent with its snapshot):
+        // it does not wait for this thread between chunks, so this thread may work meanwhile
+        // (the build emits the search index while pages render). A worker is done once it has
+        // loaded the snapshot and has no chunk left.
         const queued = new Map<Slot, number>();
         // loads and patches sent to each worker and not yet acknowledged
         const loads = new Map<Slot, number>();
-        const dispatch = (slot: Slot) => {
+        const dispatch = (slot: Slot, ahead = AHEAD) => {
           let count = queued.get(slot) ?? 0;
-          for (let chunk = chunks[next]; count < AHEAD && chunk !== undefined; chunk = chunks[next]) {
+          for (let chunk = chunks[next]; count < ahead && chunk !== undefined; chunk = chunks[next]) {
             next++;
             count++;
             arm(slot.worker);
@@ -472,7 +506,7 @@ export class RenderPool {
               lists: run.lists,
             } satisfies WorkerInit);
           }
-          dispatch(slot);
+          dispatch(slot, firstAhead);
         }
         // the workers hold the packed items now (their records go once every worker has read them)
         packed = null;
