@@ -1,4 +1,4 @@
-import { TrellisError } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core/build';
 import type { ActivateResult, DeployTarget } from './deploy/types';
 
 /**

@@ -28,7 +28,11 @@ export {
 } from './content/list-language';
 export { isTrellisError, TrellisError } from './errors/trellis-error';
 export { canonicalJson } from './hash/canonical-json';
+export { contentHash } from './hash/content-hash';
+export { sortableId } from './ids/sortable-id';
 export type { ArtifactDeps } from './publishing/artifact-deps';
+export { BUILD_MODES } from './publishing/build-modes';
+export { chooseBuildMode, depsChanged, impactedArtifacts } from './publishing/impacted-artifacts';
 export {
   defaultLocaleOf,
   fillLocale,

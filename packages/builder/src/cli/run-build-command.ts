@@ -1,11 +1,15 @@
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { BuildMode, isTrellisError } from '@trelliscms/core';
+import type { BuildMode } from '@trelliscms/core';
+// the zod-free entry: the build thread starts without loading core's schemas
+import { BUILD_MODES, isTrellisError } from '@trelliscms/core/build';
 import { type BuildProgress, type BuildResult, build } from '../build';
 import { createDirectoryTarget } from '../deploy/directory-target';
 import { createFolderTarget } from '../deploy/folder-target';
+import { discardPrestartedWorkers, prestartMemoryMb, prestartRenderWorkers } from '../render/render-pool';
 import { readSnapshotFile } from '../snapshot/read-snapshot';
 import type { Snapshot } from '../snapshot/types';
-import { ApiSource } from '../source/api-source';
 import type { ContentSource } from '../source/content-source';
 
 /** The options of `cms-build`, as commander parses them. */
@@ -30,7 +34,7 @@ export interface CommandIo {
   isTty: boolean;
 }
 
-const modes = BuildMode.options;
+const modes: readonly BuildMode[] = BUILD_MODES;
 
 /** Runs `cms-build`; resolves to the exit code (0 ok, 1 build errors, 2 bad input). */
 export async function runBuildCommand(options: BuildCommandOptions, io: CommandIo): Promise<number> {
@@ -38,9 +42,8 @@ export async function runBuildCommand(options: BuildCommandOptions, io: CommandI
     io.stderr(`cms-build: ${message}\n`);
     return 2;
   };
-  const parsedMode = BuildMode.safeParse(options.mode ?? 'incremental');
-  if (!parsedMode.success) return fail(`--mode must be one of ${modes.join(', ')}`);
-  const mode = parsedMode.data;
+  const mode = modes.find((known) => known === (options.mode ?? 'incremental'));
+  if (mode === undefined) return fail(`--mode must be one of ${modes.join(', ')}`);
   if (Boolean(options.snapshot) === Boolean(options.api))
     return fail('give either --snapshot <file> or --api <url>');
   if (options.api && (!options.key || !options.site)) return fail('--api needs --key and --site');
@@ -65,10 +68,28 @@ export async function runBuildCommand(options: BuildCommandOptions, io: CommandI
     if (io.isTty) io.stderr(`\r${line}${p.done === p.total ? '\n' : ''}`);
     else if (p.done === p.total || p.done === 0) io.stderr(`${line}\n`);
   };
+  // The render workers start while the snapshot is read and planned (see prestartRenderWorkers).
+  if (options.snapshot && workers !== 0) {
+    let fileBytes: number | null = null;
+    try {
+      fileBytes = statSync(resolve(options.snapshot)).size;
+    } catch {
+      // reading it reports the problem
+    }
+    const memoryMb = fileBytes === null ? null : prestartMemoryMb(fileBytes);
+    // as many as the build starts (its default: pipeline/options.ts)
+    if (memoryMb !== null) prestartRenderWorkers(workers ?? Math.min(2, availableParallelism()), memoryMb);
+  }
   try {
     const source: ContentSource | Snapshot = options.snapshot
       ? await readSnapshotFile(resolve(options.snapshot))
-      : new ApiSource({ url: options.api!, key: options.key!, site: options.site!, env: options.env });
+      : // imported here: the SDK (and core's zod schemas with it) stays out of snapshot builds' start-up
+        new (await import('../source/api-source')).ApiSource({
+          url: options.api!,
+          key: options.key!,
+          site: options.site!,
+          env: options.env,
+        });
     const out = options.out ? resolve(options.out) : null;
     const target =
       mode === 'validate' || !out
@@ -80,6 +101,9 @@ export async function runBuildCommand(options: BuildCommandOptions, io: CommandI
   } catch (error) {
     if (isTrellisError(error)) return fail(`${error.message} (${error.code})`);
     throw error;
+  } finally {
+    // those the build did not take (a small site renders on fewer workers; a failed build on none)
+    await discardPrestartedWorkers();
   }
   if (options.json)
     io.stdout(`${JSON.stringify(result, (key, value) => (key === 'manifest' ? undefined : value), 2)}\n`);

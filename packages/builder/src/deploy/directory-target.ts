@@ -14,7 +14,7 @@ import {
 } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
-import { TrellisError } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core/build';
 import { folderWriter } from './folder-writer';
 import {
   differingFiles,

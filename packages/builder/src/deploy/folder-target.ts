@@ -1,7 +1,7 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { BuildManifest } from '@trelliscms/core';
-import { TrellisError } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core/build';
 import { folderWriter } from './folder-writer';
 import { pruneShards, readManifest, readManifestHead, shardFilesOf, writeManifest } from './manifest-files';
 import type { DeployTarget, WriteSession } from './types';

@@ -1,5 +1,5 @@
 import type { DependencyReader, ManifestArtifact } from '@trelliscms/core';
-import { depsChanged } from '@trelliscms/core';
+import { depsChanged } from '@trelliscms/core/build';
 import type { ListIndex } from '../plan/list-index';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import type { ListQuery } from '../source/content-source';

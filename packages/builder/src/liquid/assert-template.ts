@@ -1,4 +1,4 @@
-import { TrellisError } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core/build';
 import { checkTemplateInWorker } from '../sandbox/check-template-in-worker';
 import { checkTemplate, type TemplateProblem } from './check-template';
 

@@ -1,5 +1,5 @@
 import type { TransformError } from '@trelliscms/core';
-import { contentHash } from '@trelliscms/core';
+import { contentHash } from '@trelliscms/core/build';
 import { fragmentTemplates, widgetAreaHashes } from '../liquid/site-fragments';
 import { siteLocalesOf, stringsDepName } from '../plan/site-locales';
 import { applyTransforms, hasScriptTransforms, type TransformLimits } from '../render/apply-transforms';

@@ -8,7 +8,7 @@ import type {
   OutputChannel,
   TransformError,
 } from '@trelliscms/core';
-import { sortableId, TrellisError } from '@trelliscms/core';
+import { sortableId, TrellisError } from '@trelliscms/core/build';
 import type { DeployTarget } from '../deploy/types';
 import type { BuildCache } from '../incremental/build-cache';
 import type { LiquidLimits } from '../liquid/create-liquid';

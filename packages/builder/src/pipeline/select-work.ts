@@ -1,5 +1,5 @@
 import type { BuildManifest, DependencyReader, ManifestArtifact } from '@trelliscms/core';
-import { chooseBuildMode, impactedArtifacts } from '@trelliscms/core';
+import { chooseBuildMode, impactedArtifacts } from '@trelliscms/core/build';
 import { type BuildState, isPageKey } from '../incremental/build-cache';
 import { dependencyReader } from '../incremental/dependency-reader';
 import { type Impact, impactedFromState } from '../incremental/impacted';

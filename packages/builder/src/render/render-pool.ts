@@ -18,7 +18,41 @@ import type {
 import { renderWorkerScript } from './worker-url';
 
 /** Chunks queued per worker. */
-const AHEAD = 2;
+const AHEAD = 3;
+
+/**
+ * Chunks queued per worker when a run starts, at most: right after handing out the first
+ * chunks the build's thread makes the search index and sitemap (a synchronous stretch of
+ * hundreds of milliseconds on a 10,000-page site) and hands out no chunk meanwhile; with only
+ * {@link AHEAD} chunks queued the workers ran dry during it. See {@link startAhead}.
+ */
+const START_AHEAD = 16;
+
+/**
+ * How many chunks each of `workers` workers is given when the run starts: enough to render
+ * through the build thread's first synchronous stretch, never more than a third of the run's
+ * chunks per worker (the rest is handed out as workers finish, which keeps them balanced).
+ */
+export function startAhead(chunks: number, workers: number): number {
+  return Math.max(AHEAD, Math.min(START_AHEAD, Math.floor(chunks / (workers * 3))));
+}
+
+/**
+ * A run's specs in chunks of `size`, the last quarter of them in chunks of a quarter of that
+ * (at least 10): at the end of a run a worker waits for the other's queued chunks, so the last
+ * ones are small.
+ */
+export function chunksOf<T>(specs: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  const tailFrom = specs.length - Math.floor(specs.length / 4);
+  const small = Math.max(10, Math.ceil(size / 4));
+  for (let i = 0; i < specs.length; ) {
+    const end = Math.min(specs.length, i + (i >= tailFrom ? small : size));
+    chunks.push(specs.slice(i, end));
+    i = end;
+  }
+  return chunks;
+}
 
 /**
  * A render worker's young generation, smaller than V8's default. Rendering makes
@@ -34,6 +68,96 @@ const WORKER_YOUNG_GENERATION_MB = 8;
  * its limit, so the limit bounds what each worker holds.
  */
 const OLD_GENERATION_PER_RECORD_BYTE = 8;
+
+/** The smallest old-generation limit a render worker is given (MB), unless given. */
+export const MIN_WORKER_MEMORY_MB = 512;
+
+/**
+ * Render workers started ahead of a build (see {@link prestartRenderWorkers}), waiting for a
+ * pool that wants workers with their heap limit.
+ */
+interface Prestarted {
+  worker: Worker;
+  memoryMb: number;
+  /** the worker failed or exited before a pool took it */
+  dead: boolean;
+  onError: (error: Error) => void;
+  onExit: () => void;
+}
+let prestarted: Prestarted[] = [];
+
+/**
+ * Starts `count` render workers now, with an old-generation limit of `memoryMb`, for the next
+ * pool that starts workers of that limit: their start-up (a new V8 isolate, loading liquidjs,
+ * marked and the renderer) overlaps with whatever this thread does until then (`cms-build`
+ * reads and plans the snapshot meanwhile). A pool needing workers of another limit terminates
+ * them and starts its own, so a wrong guess costs only their start-up; the render is the same
+ * either way (a prestarted worker has been given nothing before the pool's first message).
+ * They do not keep the process alive; {@link discardPrestartedWorkers} ends those not taken.
+ */
+export function prestartRenderWorkers(count: number, memoryMb: number): void {
+  const script = renderWorkerScript();
+  for (let i = 0; i < count; i++) {
+    const worker = new Worker(script.url, {
+      execArgv: script.execArgv,
+      resourceLimits: {
+        maxOldGenerationSizeMb: memoryMb,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+      },
+    });
+    const entry: Prestarted = {
+      worker,
+      memoryMb,
+      dead: false,
+      onError: () => {
+        entry.dead = true;
+      },
+      onExit: () => {
+        entry.dead = true;
+      },
+    };
+    worker.on('error', entry.onError);
+    worker.on('exit', entry.onExit);
+    worker.unref();
+    prestarted.push(entry);
+  }
+}
+
+/**
+ * What {@link prestartRenderWorkers} is given for a build of a snapshot file of `fileBytes`:
+ * the smallest heap limit when the file is small enough that the pool is sure to want it (the
+ * items' records and edges, which size a worker's limit, are a part of the file: about 55 % of
+ * it on the bench site, counted here as up to 150 %), else null (a large build's start-up is a
+ * small share of it, and a guess of its limit would most likely be wrong).
+ */
+export function prestartMemoryMb(fileBytes: number): number | null {
+  const bound = Math.ceil(((fileBytes * 1.5) / 1e6) * OLD_GENERATION_PER_RECORD_BYTE);
+  return bound <= MIN_WORKER_MEMORY_MB ? MIN_WORKER_MEMORY_MB : null;
+}
+
+/** Ends the prestarted workers no pool took. */
+export async function discardPrestartedWorkers(): Promise<void> {
+  const left = prestarted;
+  prestarted = [];
+  await Promise.all(left.map((entry) => entry.worker.terminate()));
+}
+
+/** How many prestarted workers wait for a pool (for tests). */
+export function prestartedWorkerCount(): number {
+  return prestarted.length;
+}
+
+/** A prestarted worker with this heap limit, or null (the others are ended: no pool will take them). */
+function takePrestarted(memoryMb: number): Worker | null {
+  while (prestarted.length > 0) {
+    const entry = prestarted.shift()!;
+    entry.worker.off('error', entry.onError);
+    entry.worker.off('exit', entry.onExit);
+    if (!entry.dead && entry.memoryMb === memoryMb) return entry.worker;
+    void entry.worker.terminate();
+  }
+  return null;
+}
 
 /** Limits of the render workers (isolation beyond liquidjs's own limits). */
 export interface WorkerLimits {
@@ -174,7 +298,7 @@ export class RenderPool {
         ? Math.min(
             8192,
             Math.max(
-              512,
+              MIN_WORKER_MEMORY_MB,
               Math.ceil(
                 ((pack().recordBytes + run.snapshot.edges.length * 120) / 1e6) *
                   OLD_GENERATION_PER_RECORD_BYTE,
@@ -191,17 +315,19 @@ export class RenderPool {
     // Small chunks even for large builds: with AHEAD chunks queued per worker, the last ones decide how
     // long one worker waits for the other at the end.
     const chunkSize = run.chunkSize ?? Math.max(10, Math.min(100, Math.ceil(specs.length / (count * 8))));
-    const chunks: ArtifactSpec[][] = [];
-    for (let i = 0; i < specs.length; i += chunkSize) chunks.push(specs.slice(i, i + chunkSize));
+    const chunks = chunksOf(specs, chunkSize);
+    const firstAhead = startAhead(chunks.length, count);
     const script = renderWorkerScript();
     while (this.slots.length < count) {
-      const worker = new Worker(script.url, {
-        execArgv: script.execArgv,
-        resourceLimits: {
-          maxOldGenerationSizeMb: memoryMb,
-          maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
-        },
-      });
+      const worker =
+        takePrestarted(memoryMb) ??
+        new Worker(script.url, {
+          execArgv: script.execArgv,
+          resourceLimits: {
+            maxOldGenerationSizeMb: memoryMb,
+            maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+          },
+        });
       this.slots.push({ worker, current: false, backlog: [] });
     }
     // Workers this run needs render; the others are left alone (they take this run's patch
@@ -272,16 +398,16 @@ export class RenderPool {
           heardAt.set(worker, performance.now());
           if (!timers.has(worker)) watch(worker, stallTimeoutMs);
         };
-        // Each worker has up to AHEAD chunks queued, sent with its snapshot: it never waits for
-        // this thread between chunks, so this thread may work meanwhile (the build emits the
-        // search index while pages render). A worker is done once it has loaded the snapshot
-        // and has no chunk left.
+        // Each worker has up to AHEAD chunks queued (startAhead of them sent with its snapshot):
+        // it does not wait for this thread between chunks, so this thread may work meanwhile
+        // (the build emits the search index while pages render). A worker is done once it has
+        // loaded the snapshot and has no chunk left.
         const queued = new Map<Slot, number>();
         // loads and patches sent to each worker and not yet acknowledged
         const loads = new Map<Slot, number>();
-        const dispatch = (slot: Slot) => {
+        const dispatch = (slot: Slot, ahead = AHEAD) => {
           let count = queued.get(slot) ?? 0;
-          for (let chunk = chunks[next]; count < AHEAD && chunk !== undefined; chunk = chunks[next]) {
+          for (let chunk = chunks[next]; count < ahead && chunk !== undefined; chunk = chunks[next]) {
             next++;
             count++;
             arm(slot.worker);
@@ -380,7 +506,7 @@ export class RenderPool {
               lists: run.lists,
             } satisfies WorkerInit);
           }
-          dispatch(slot);
+          dispatch(slot, firstAhead);
         }
         // the workers hold the packed items now (their records go once every worker has read them)
         packed = null;

@@ -5,6 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readFixtureSnapshot } from '../../test/load-fixture';
 import { build } from '../build';
 import { createFolderTarget } from '../deploy/folder-target';
+import {
+  discardPrestartedWorkers,
+  MIN_WORKER_MEMORY_MB,
+  prestartedWorkerCount,
+  prestartMemoryMb,
+  prestartRenderWorkers,
+} from './render-pool';
 import { hashText } from './renderer';
 
 let dir: string | null = null;
@@ -45,5 +52,50 @@ describe('render workers', () => {
     expect(result.errors).toContainEqual(
       expect.objectContaining({ code: 'build_stopped', message: expect.stringMatching(/ENOTDIR|EEXIST/) }),
     );
+  });
+});
+
+describe('prestarted render workers', () => {
+  afterEach(async () => {
+    await discardPrestartedWorkers();
+  });
+
+  const buildInto = async (target: string) => {
+    const result = await build({
+      source: readFixtureSnapshot('blog'),
+      target: createFolderTarget({ dir: target }),
+      mode: 'full',
+      workers: 2,
+    });
+    expect(result.ok).toBe(true);
+    for (const artifact of result.manifest!.artifacts) {
+      expect(hashText(readFileSync(join(target, artifact.file), 'utf8'))).toBe(artifact.hash);
+    }
+    return result;
+  };
+
+  it('are taken by the next build whose workers have their heap limit, and render as new ones', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'trellis-prestart-'));
+    const plain = await buildInto(join(dir, 'plain'));
+    prestartRenderWorkers(2, MIN_WORKER_MEMORY_MB);
+    expect(prestartedWorkerCount()).toBe(2);
+    const prestarted = await buildInto(join(dir, 'prestarted'));
+    // the build took one (this site's pages need one worker; the other waits for the next build)
+    expect(prestartedWorkerCount()).toBe(1);
+    expect(prestarted.manifest!.artifacts.map((a) => [a.key, a.hash])).toEqual(
+      plain.manifest!.artifacts.map((a) => [a.key, a.hash]),
+    );
+  });
+
+  it('are ended, not used, when the build wants another heap limit', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'trellis-prestart-'));
+    prestartRenderWorkers(2, MIN_WORKER_MEMORY_MB + 64);
+    await buildInto(join(dir, 'out'));
+    expect(prestartedWorkerCount()).toBe(0);
+  });
+
+  it('are started for small snapshot files only', () => {
+    expect(prestartMemoryMb(20_000_000)).toBe(MIN_WORKER_MEMORY_MB);
+    expect(prestartMemoryMb(200_000_000)).toBeNull();
   });
 });

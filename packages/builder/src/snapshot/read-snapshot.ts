@@ -1,5 +1,5 @@
 import { open, readFile } from 'node:fs/promises';
-import { TrellisError } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core/build';
 import { SharedText, shareLongFields } from './shared-store';
 import type { Snapshot } from './types';
 

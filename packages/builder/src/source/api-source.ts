@@ -1,4 +1,4 @@
-import { TrellisError } from '@trelliscms/core';
+import { TrellisError } from '@trelliscms/core/build';
 import { createClient } from '@trelliscms/sdk';
 import { assertSnapshot } from '../snapshot/read-snapshot';
 import type { Snapshot, SnapshotItem, SnapshotSite, SnapshotTemplate, SnapshotType } from '../snapshot/types';

@@ -6,6 +6,7 @@ export {
   emptyDeps,
   type ManifestArtifact,
 } from './artifact-deps';
+export { BUILD_MODES } from './build-modes';
 export {
   chooseBuildMode,
   depsChanged,

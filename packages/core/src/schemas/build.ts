@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUILD_MODES } from '../publishing/build-modes';
 import { DateTime, QueryFlag, queryLimit, queryOffset } from './common';
 
 /**
@@ -6,7 +7,7 @@ import { DateTime, QueryFlag, queryLimit, queryOffset } from './common';
  * impacted artifacts; `auto` picks by change surface; `validate` renders in memory, deploys
  * nothing and records no BuildEvent.
  */
-export const BuildMode = z.enum(['full', 'incremental', 'auto', 'validate']).meta({ id: 'BuildMode' });
+export const BuildMode = z.enum(BUILD_MODES).meta({ id: 'BuildMode' });
 export type BuildMode = z.infer<typeof BuildMode>;
 
 /** The mode a build ran in (`manual`: a legacy rollback or operator build). */
