@@ -27,10 +27,18 @@ const snapshot: Snapshot = {
   format: 'trellis-snapshot',
   version: 1,
   site: { id: 's', name: 'S' },
-  types: [],
+  types: [
+    { name: 'post', fields: [{ name: 'title', type: 'text' }] },
+    { name: 'tag', fields: [{ name: 'name', type: 'text' }] },
+    { name: 'author', fields: [{ name: 'name', type: 'text' }] },
+  ],
   items,
   edges,
   templates: [],
+  queries: [
+    { name: 'tagged', query: { type: 'post', follow: [{ edge: 'TAGGED', direction: 'out' }] } },
+    { name: 'near', query: { type: 'tag', follow: [{ edge: '*', direction: 'both', depth: 2 }] } },
+  ],
 };
 
 function readerOf(env: string): StoreReader {
@@ -118,6 +126,11 @@ describe('the shared store of the render workers', () => {
               shared.traverse({ from, edge, direction, depth: 2 }),
               `${env} ${from} ${direction}`,
             ).toEqual(plain.traverse({ from, edge, direction, depth: 2 }));
+      for (const name of ['tagged', 'near']) {
+        const result = shared.runQuery({ name });
+        expect(result.total, `${env} ${name}`).toBeGreaterThan(0);
+        expect(result, `${env} ${name}`).toEqual(plain.runQuery({ name }));
+      }
       expect(shared.list({ type: 'post', sort: ['-title'], limit: 2 })).toEqual(
         plain.list({ type: 'post', sort: ['-title'], limit: 2 }),
       );
