@@ -4,9 +4,9 @@ import { advance, type Loaded, loadedOf, structureKey } from '../incremental/war
 import { DEFAULT_RENDER_TIME_MS, type LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import { LiquidSandbox } from '../sandbox/liquid-sandbox';
-import { frameOf, packEdges, packItems, type SharedEdges, type SharedItems } from '../snapshot/shared-store';
+import { frameOf, packStore, type SharedStore } from '../snapshot/shared-store';
 import type { Snapshot } from '../snapshot/types';
-import type { SharedList } from '../source/snapshot-source';
+import { isVisibleIn, type SharedList } from '../source/snapshot-source';
 import type {
   RenderedPage,
   WorkerArtifact,
@@ -279,13 +279,10 @@ export class RenderPool {
       patch = advance(loaded, run.snapshot, run.urls);
     }
     if (!patch) loaded = null;
-    // The items packed in shared memory once per load, for every worker that loads them.
-    let packed: { shared: SharedItems; recordBytes: number; edges: SharedEdges | null } | null = null;
+    // The items and edges packed in shared memory once per load, for every worker that loads them.
+    let packed: { store: SharedStore; recordBytes: number } | null = null;
     const pack = () => {
-      packed ??= {
-        ...packItems(run.snapshot.items),
-        edges: packEdges(run.snapshot.edges, run.snapshot.items),
-      };
+      packed ??= packStore(run.snapshot, run.env, (item) => isVisibleIn(item, run.env));
       return packed;
     };
     // A worker's heap limit, unless given: OLD_GENERATION_PER_RECORD_BYTE times the size of the
@@ -492,12 +489,10 @@ export class RenderPool {
             for (const one of owed) worker.postMessage({ type: 'patch', ...one } satisfies WorkerPatch);
           } else {
             loads.set(slot, 1);
-            const { shared, edges } = pack();
             worker.postMessage({
               type: 'init',
-              frame: frameOf(run.snapshot, edges !== null),
-              items: shared,
-              edges,
+              frame: frameOf(run.snapshot),
+              store: pack().store,
               env: run.env,
               urls: run.urls,
               limits: run.limits,
@@ -508,7 +503,7 @@ export class RenderPool {
           }
           dispatch(slot, firstAhead);
         }
-        // the workers hold the packed items now (their records go once every worker has read them)
+        // the workers hold the store now (it goes once no worker holds it)
         packed = null;
       });
     } catch (error) {

@@ -1,8 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import { isRenderTimeLimit } from '../liquid/create-liquid';
 import type { ScriptRunner } from '../sandbox/script-runner';
-import { unpackEdges, unpackItems } from '../snapshot/shared-store';
-import type { Snapshot, SnapshotItem } from '../snapshot/types';
+import { StoreReader } from '../snapshot/shared-store';
+import type { Snapshot } from '../snapshot/types';
 import { Renderer, rendersScripts } from './renderer';
 import type {
   ChunkPages,
@@ -13,7 +13,7 @@ import type {
   WorkerTask,
 } from './worker-protocol';
 
-// A render worker: holds one parsed snapshot (patched between builds), renders the chunks it
+// A render worker: holds one snapshot (its items and edges in the build's shared store; patched between builds), renders the chunks it
 // is given and hands the pages back (the build writes them through its deploy target).
 const port = parentPort as NonNullable<typeof parentPort>;
 if (!parentPort) throw new Error('render-worker runs as a worker thread');
@@ -46,28 +46,6 @@ function joinPages(pages: ReadonlyArray<Uint8Array | null>): ChunkPages {
   return { bytes, ends };
 }
 
-// Where each item of `snapshot.items` is, by id (made on the first patch after a load).
-let positions: Map<string, number> | null = null;
-
-/** The items after a patch: changed ones in place, new ones last, removed ones out (`items` is reused). */
-function patchItems(items: SnapshotItem[], changed: readonly SnapshotItem[], removed: readonly string[]) {
-  let next = items;
-  if (removed.length > 0) {
-    const gone = new Set(removed);
-    next = items.filter((item) => !gone.has(item.id));
-    positions = null;
-  }
-  positions ??= new Map(next.map((item, i) => [item.id, i]));
-  for (const item of changed) {
-    const at = positions.get(item.id);
-    if (at === undefined) {
-      positions.set(item.id, next.length);
-      next.push(item);
-    } else next[at] = item;
-  }
-  return next;
-}
-
 function loaded(): Held {
   if (!held) throw new Error('the worker was given work before a snapshot');
   return held;
@@ -82,14 +60,10 @@ port.on('message', (message: WorkerInit | WorkerPatch | WorkerTask) => {
 function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> | undefined {
   try {
     if (message.type === 'init') {
-      const { frame, items: packed, edges, type: _type, ...settings } = message;
-      const items = unpackItems(packed);
-      const snapshot: Snapshot = {
-        ...frame,
-        items,
-        edges: edges ? unpackEdges(edges, items) : (frame.edges ?? []),
-      };
-      positions = null;
+      const { frame, store: shared, type: _type, ...settings } = message;
+      // the items and edges stay in the shared store (read on demand), not in this snapshot
+      const store = new StoreReader(shared);
+      const snapshot: Snapshot = { ...frame, items: [], edges: [] };
       held = null;
       const start = (runScript?: ScriptRunner) => {
         held = {
@@ -104,6 +78,7 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
             runScript,
             encodePages: true,
             lists: settings.lists,
+            store,
           }),
         };
         held.renderer.prepare();
@@ -123,11 +98,8 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
     }
     if (message.type === 'patch') {
       const current = loaded();
-      const snapshot = {
-        ...current.snapshot,
-        items: patchItems(current.snapshot.items, message.items, message.removed),
-      };
-      held = { snapshot, renderer: current.renderer };
+      // the renderer's source holds the changed items (the snapshot's are in the shared store)
+      const snapshot = current.snapshot;
       current.renderer.update({
         snapshot,
         items: message.items,

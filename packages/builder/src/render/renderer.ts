@@ -19,6 +19,7 @@ import { widgetAreasObject } from '../liquid/widget-areas';
 import { type ArtifactSpec, paginateQuery } from '../plan/plan-artifacts';
 import { itemIdOfUrlKey } from '../plan/site-locales';
 import type { ScriptRunner } from '../sandbox/script-runner';
+import type { StoreReader } from '../snapshot/shared-store';
 import type {
   Snapshot,
   SnapshotItem,
@@ -67,6 +68,8 @@ export interface RendererOptions {
   encodePages?: boolean;
   /** sorted lists of a source over the same snapshot and environment (the build's planning), not sorted again here */
   lists?: readonly SharedList[];
+  /** the items and edges in shared memory (a render worker's; `snapshot` has none then) */
+  store?: StoreReader;
 }
 
 /** The fixed page of an item that is not published in the environment being built. */
@@ -129,7 +132,7 @@ export class Renderer {
     this.env = options.env;
     this.maxPageBytes = options.maxPageBytes ?? 16 * 1024 * 1024;
     this.encodePages = options.encodePages === true;
-    this.source = new SnapshotSource({ snapshot: options.snapshot, env: options.env });
+    this.source = new SnapshotSource({ snapshot: options.snapshot, env: options.env, store: options.store });
     if (options.lists) this.source.seedLists(options.lists);
     // a copy: `update` changes it
     this.urls = options.urls instanceof Map ? new Map(options.urls) : new Map(Object.entries(options.urls));

@@ -1,22 +1,20 @@
 import type { LiquidLimits } from '../liquid/create-liquid';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
-import type { SharedEdges, SharedItems, SnapshotFrame } from '../snapshot/shared-store';
+import type { SharedStore, SnapshotFrame } from '../snapshot/shared-store';
 import type { SnapshotItem } from '../snapshot/types';
 import type { SharedList } from '../source/snapshot-source';
 import type { RenderedArtifact } from './renderer';
 
 /**
  * Loads a snapshot into a render worker: everything but the items and edges by structured
- * clone (`frame`), the items as records in shared memory whose long values (bodies) stay there
- * and are read on demand, the edges as indices in shared memory (see
- * `snapshot/shared-store.ts`): no worker holds a private copy of the bodies nor of the edges' strings.
+ * clone (`frame`), the items and edges as a read-only store in shared memory (records parsed
+ * when read, the indexes by id and type and the edges' adjacency as typed arrays: see
+ * `snapshot/shared-store.ts`), one for every worker: no worker holds a private copy of them.
  */
 export interface WorkerInit {
   type: 'init';
   frame: SnapshotFrame;
-  items: SharedItems;
-  /** the edges in shared memory; null when they are in `frame` */
-  edges: SharedEdges | null;
+  store: SharedStore;
   env: string;
   urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   limits?: LiquidLimits;

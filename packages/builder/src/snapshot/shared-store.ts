@@ -1,9 +1,10 @@
-import type { Snapshot, SnapshotEdge, SnapshotItem } from './types';
+import type { Snapshot, SnapshotItem } from './types';
 
 // Shared, read-only storage of a snapshot's items for the build's threads: the items' long
 // text values (markdown bodies, mostly) live once in SharedArrayBuffers, and the items hold
-// accessors that decode them when read. The render workers receive the items as records in
-// shared memory (no JSON text of the whole snapshot, no private copy of every body per thread).
+// accessors that decode them when read. The render workers read the items and edges from a
+// store in shared memory (`SharedStore`): each item's record parsed when a page reads it, the
+// indexes by id and type and the edges' adjacency as typed arrays, one copy for every worker.
 
 /** Field values (strings) at least this long are stored in shared memory and read on demand. */
 export const LONG_TEXT_CHARS = 256;
@@ -211,124 +212,342 @@ export function packItems(items: readonly SnapshotItem[]): { shared: SharedItems
   };
 }
 
-/** The items packed by {@link packItems}, long values read on demand from the shared texts. */
-export function unpackItems(shared: SharedItems): SnapshotItem[] {
-  const records = new SharedText(shared.records);
-  const texts = new SharedText(shared.texts);
-  const index = new Float64Array(shared.index);
-  const items = new Array<SnapshotItem>(shared.count);
-  for (let i = 0; i < shared.count; i++) {
+/** A snapshot without its items and edges: what travels to the workers by structured clone beside a {@link SharedStore}. */
+export type SnapshotFrame = Omit<Snapshot, 'items' | 'edges'>;
+
+export function frameOf(snapshot: Snapshot): SnapshotFrame {
+  const { items: _items, edges: _edges, ...frame } = snapshot;
+  return frame;
+}
+
+/**
+ * The render workers' read-only store of a snapshot's items and edges, made once on the build's
+ * thread and shared by every worker (nothing of it is copied into a worker's heap):
+ *
+ * - `items`: each item's record as JSON (see {@link packItems}), parsed when a page reads it;
+ * - the nodes' ids as UTF-16 code units (`idChars`, `idStarts`), and a hash table of them
+ *   (`idTable`: node + 1 per slot, 0 empty, linear probing). The nodes are the items (node =
+ *   position in the snapshot's items), then the ids edges name that are no item's. An id held by
+ *   several items finds the last of them visible in `env` (as a `Map` set item by item would);
+ * - for the build's environment `env`: which items are visible (`visible`), and the visible
+ *   items of each type in snapshot order (`typeStarts`, `typeItems`: positions, by `types`);
+ * - the edges as adjacency lists both ways (CSR: `outStarts[node] .. outStarts[node + 1]` in
+ *   `outNodes`/`outLabels`; the same for `in`), each node's edges in snapshot order, labels as
+ *   indices into `labels`. An edge's `props` are not kept (no template reads them through a
+ *   query); edges whose ends are not texts are left out (no item has them as an id).
+ */
+export interface SharedStore {
+  items: SharedItems;
+  /** items + the ids of edge ends that are no item */
+  nodes: number;
+  idChars: SharedArrayBuffer;
+  idStarts: SharedArrayBuffer;
+  idTable: SharedArrayBuffer;
+  env: string;
+  visible: SharedArrayBuffer;
+  types: string[];
+  typeStarts: SharedArrayBuffer;
+  typeItems: SharedArrayBuffer;
+  labels: unknown[];
+  outStarts: SharedArrayBuffer;
+  outNodes: SharedArrayBuffer;
+  outLabels: SharedArrayBuffer;
+  inStarts: SharedArrayBuffer;
+  inNodes: SharedArrayBuffer;
+  inLabels: SharedArrayBuffer;
+}
+
+function sharedInt32(length: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(Math.max(1, length) * 4));
+}
+
+/** FNV-1a over UTF-16 code units. */
+function hashChars(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * Packs a snapshot's items and edges into a {@link SharedStore} for the environment `env`
+ * (`visible` says which items a build in it sees: the source's `isVisibleIn`).
+ */
+export function packStore(
+  snapshot: Pick<Snapshot, 'items' | 'edges'>,
+  env: string,
+  visible: (item: SnapshotItem) => boolean,
+): { store: SharedStore; recordBytes: number } {
+  const { items } = snapshot;
+  const edges = snapshot.edges ?? [];
+  const count = items.length;
+  const { shared, recordBytes } = packItems(items);
+  // nodes: an id → node map while packing (the table below is what the workers use)
+  const nodeOf = new Map<string, number>();
+  const ids: string[] = [];
+  const visibleFlags = new Uint8Array(new SharedArrayBuffer(Math.max(1, count)));
+  const typeIndex = new Map<string, number>();
+  const types: string[] = [];
+  const typeOf = new Int32Array(Math.max(1, count));
+  for (let i = 0; i < count; i++) {
+    const item = items[i]!;
+    const shown = visible(item);
+    visibleFlags[i] = shown ? 1 : 0;
+    const known = nodeOf.get(item.id);
+    if (known === undefined || (shown && known < count)) nodeOf.set(item.id, i);
+    ids.push(item.id);
+    let type = typeIndex.get(item.type);
+    if (type === undefined) {
+      type = types.length;
+      typeIndex.set(item.type, type);
+      types.push(item.type);
+    }
+    typeOf[i] = shown ? type : -1;
+  }
+  // visible items by type, in snapshot order
+  const typeStarts = sharedInt32(types.length + 1);
+  for (let i = 0; i < count; i++) if (typeOf[i]! >= 0) typeStarts[typeOf[i]! + 1]!++;
+  for (let t = 0; t < types.length; t++) typeStarts[t + 1]! += typeStarts[t]!;
+  const typeItems = sharedInt32(typeStarts[types.length]!);
+  const typeFill = typeStarts.slice(0, Math.max(1, types.length));
+  for (let i = 0; i < count; i++) {
+    const t = typeOf[i]!;
+    if (t >= 0) typeItems[typeFill[t]!++] = i;
+  }
+  // edges: ends as nodes (new nodes for ids of no item), labels interned
+  const labelIndex = new Map<unknown, number>();
+  const labels: unknown[] = [];
+  const edgeFrom = new Int32Array(Math.max(1, edges.length));
+  const edgeTo = new Int32Array(Math.max(1, edges.length));
+  const edgeLabel = new Int32Array(Math.max(1, edges.length));
+  const node = (id: string): number => {
+    let at = nodeOf.get(id);
+    if (at === undefined) {
+      at = ids.length;
+      ids.push(id);
+      nodeOf.set(id, at);
+    }
+    return at;
+  };
+  let kept = 0;
+  for (const edge of edges) {
+    if (typeof edge.from !== 'string' || typeof edge.to !== 'string') continue;
+    edgeFrom[kept] = node(edge.from);
+    edgeTo[kept] = node(edge.to);
+    let label = labelIndex.get(edge.edge);
+    if (label === undefined) {
+      label = labels.length;
+      labelIndex.set(edge.edge, label);
+      labels.push(edge.edge);
+    }
+    edgeLabel[kept] = label;
+    kept++;
+  }
+  const nodes = ids.length;
+  const adjacency = (ends: Int32Array, others: Int32Array) => {
+    const starts = sharedInt32(nodes + 1);
+    for (let e = 0; e < kept; e++) starts[ends[e]! + 1]!++;
+    for (let n = 0; n < nodes; n++) starts[n + 1]! += starts[n]!;
+    const fill = starts.slice(0, Math.max(1, nodes));
+    const to = sharedInt32(kept);
+    const label = sharedInt32(kept);
+    for (let e = 0; e < kept; e++) {
+      const at = fill[ends[e]!]!++;
+      to[at] = others[e]!;
+      label[at] = edgeLabel[e]!;
+    }
+    return { starts, to, label };
+  };
+  const out = adjacency(edgeFrom, edgeTo);
+  const into = adjacency(edgeTo, edgeFrom);
+  // ids as UTF-16 code units, and their hash table (each distinct id once: the node `nodeOf` gives)
+  let chars = 0;
+  for (const id of ids) chars += id.length;
+  const idStarts = sharedInt32(nodes + 1);
+  const idChars = new Uint16Array(new SharedArrayBuffer(Math.max(2, chars * 2)));
+  for (let n = 0, at = 0; n < nodes; n++) {
+    const id = ids[n]!;
+    for (let c = 0; c < id.length; c++) idChars[at + c] = id.charCodeAt(c);
+    at += id.length;
+    idStarts[n + 1] = at;
+  }
+  let size = 16;
+  while (size < nodeOf.size * 2) size *= 2;
+  const idTable = sharedInt32(size);
+  for (const [id, at] of nodeOf) {
+    let slot = hashChars(id) & (size - 1);
+    while (idTable[slot] !== 0) slot = (slot + 1) & (size - 1);
+    idTable[slot] = at + 1;
+  }
+  return {
+    store: {
+      items: shared,
+      nodes,
+      idChars: idChars.buffer as SharedArrayBuffer,
+      idStarts: idStarts.buffer as SharedArrayBuffer,
+      idTable: idTable.buffer as SharedArrayBuffer,
+      env,
+      visible: visibleFlags.buffer as SharedArrayBuffer,
+      types,
+      typeStarts: typeStarts.buffer as SharedArrayBuffer,
+      typeItems: typeItems.buffer as SharedArrayBuffer,
+      labels,
+      outStarts: out.starts.buffer as SharedArrayBuffer,
+      outNodes: out.to.buffer as SharedArrayBuffer,
+      outLabels: out.label.buffer as SharedArrayBuffer,
+      inStarts: into.starts.buffer as SharedArrayBuffer,
+      inNodes: into.to.buffer as SharedArrayBuffer,
+      inLabels: into.label.buffer as SharedArrayBuffer,
+    },
+    recordBytes,
+  };
+}
+
+/** Parsed items a {@link StoreReader} keeps reachable (the most recently read; others live while something holds them). */
+const RECENT_ITEMS = 8192;
+
+/**
+ * A worker's reader of a {@link SharedStore}. `item(position)` parses the item's record when
+ * a page reads it and gives the same object again while anything holds it (a weak reference
+ * per position, and the {@link RECENT_ITEMS} last read held): what the renderer keys by item
+ * object (views, dependency hashes) stays consistent, and items no page holds are collected.
+ */
+export class StoreReader {
+  readonly count: number;
+  readonly nodes: number;
+  readonly env: string;
+  readonly labels: readonly unknown[];
+  private readonly records: SharedText;
+  private readonly texts: SharedText;
+  private readonly index: Float64Array;
+  private readonly idChars: Uint16Array;
+  private readonly idStarts: Int32Array;
+  private readonly idTable: Int32Array;
+  private readonly visibleFlags: Uint8Array;
+  private readonly typeStarts: Int32Array;
+  private readonly typeItems: Int32Array;
+  private readonly typeIndex: Map<string, number>;
+  private readonly outStarts: Int32Array;
+  private readonly outNodes: Int32Array;
+  private readonly outLabels: Int32Array;
+  private readonly inStarts: Int32Array;
+  private readonly inNodes: Int32Array;
+  private readonly inLabels: Int32Array;
+  private readonly refs: Array<WeakRef<SnapshotItem> | undefined>;
+  private readonly recent: Array<SnapshotItem | undefined>;
+  private recentAt = 0;
+
+  constructor(store: SharedStore) {
+    this.count = store.items.count;
+    this.nodes = store.nodes;
+    this.env = store.env;
+    this.labels = store.labels;
+    this.records = new SharedText(store.items.records);
+    this.texts = new SharedText(store.items.texts);
+    this.index = new Float64Array(store.items.index);
+    this.idChars = new Uint16Array(store.idChars);
+    this.idStarts = new Int32Array(store.idStarts);
+    this.idTable = new Int32Array(store.idTable);
+    this.visibleFlags = new Uint8Array(store.visible);
+    this.typeStarts = new Int32Array(store.typeStarts);
+    this.typeItems = new Int32Array(store.typeItems);
+    this.typeIndex = new Map(store.types.map((type, i) => [type, i]));
+    this.outStarts = new Int32Array(store.outStarts);
+    this.outNodes = new Int32Array(store.outNodes);
+    this.outLabels = new Int32Array(store.outLabels);
+    this.inStarts = new Int32Array(store.inStarts);
+    this.inNodes = new Int32Array(store.inNodes);
+    this.inLabels = new Int32Array(store.inLabels);
+    this.refs = new Array<WeakRef<SnapshotItem> | undefined>(this.count).fill(undefined);
+    this.recent = new Array<SnapshotItem | undefined>(Math.min(RECENT_ITEMS, this.count)).fill(undefined);
+  }
+
+  /** The node of an id (an item's position when an item has it), -1 when none. */
+  node(id: string): number {
+    const table = this.idTable;
+    const mask = table.length - 1;
+    let slot = hashChars(id) & mask;
+    for (;;) {
+      const held = table[slot]!;
+      if (held === 0) return -1;
+      if (this.idIs(held - 1, id)) return held - 1;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  private idIs(node: number, id: string): boolean {
+    const start = this.idStarts[node]!;
+    if (this.idStarts[node + 1]! - start !== id.length) return false;
+    const chars = this.idChars;
+    for (let c = 0; c < id.length; c++) if (chars[start + c] !== id.charCodeAt(c)) return false;
+    return true;
+  }
+
+  /** A node's id. */
+  idAt(node: number): string {
+    const start = this.idStarts[node]!;
+    const end = this.idStarts[node + 1]!;
+    let id = '';
+    for (let at = start; at < end; at += 4096)
+      id += String.fromCharCode(...this.idChars.subarray(at, Math.min(end, at + 4096)));
+    return id;
+  }
+
+  /** Whether the item at `position` is visible in the store's environment. */
+  visible(position: number): boolean {
+    return position >= 0 && position < this.count && this.visibleFlags[position] === 1;
+  }
+
+  /** The visible items of a type, as positions in snapshot order (a view of shared memory). */
+  positionsOfType(type: string): Int32Array {
+    const t = this.typeIndex.get(type);
+    if (t === undefined) return this.typeItems.subarray(0, 0);
+    return this.typeItems.subarray(this.typeStarts[t]!, this.typeStarts[t + 1]!);
+  }
+
+  /** The types that have visible items. */
+  types(): string[] {
+    return [...this.typeIndex.keys()].filter((type) => this.positionsOfType(type).length > 0);
+  }
+
+  /** A node's edges one way: the other ends (nodes) and labels (indices into `labels`), in snapshot order. */
+  edges(node: number, direction: 'out' | 'in'): { nodes: Int32Array; labels: Int32Array } {
+    const out = direction === 'out';
+    const starts = out ? this.outStarts : this.inStarts;
+    if (node < 0 || node >= this.nodes)
+      return { nodes: this.outNodes.subarray(0, 0), labels: this.outLabels.subarray(0, 0) };
+    const start = starts[node]!;
+    const end = starts[node + 1]!;
+    return {
+      nodes: (out ? this.outNodes : this.inNodes).subarray(start, end),
+      labels: (out ? this.outLabels : this.inLabels).subarray(start, end),
+    };
+  }
+
+  /** The item at `position`: the object read before while anything holds it, else parsed anew. */
+  item(position: number): SnapshotItem {
+    let item = this.refs[position]?.deref();
+    if (item === undefined) {
+      item = this.read(position);
+      this.refs[position] = new WeakRef(item);
+    }
+    if (this.recent.length > 0) {
+      this.recent[this.recentAt] = item;
+      this.recentAt = (this.recentAt + 1) % this.recent.length;
+    }
+    return item;
+  }
+
+  /** The item at `position` parsed from its record: a new object at each call (its long values read on demand). */
+  read(position: number): SnapshotItem {
+    const index = this.index;
     const [item, long] = JSON.parse(
-      records.text([index[i * 3]!, index[i * 3 + 1]!, index[i * 3 + 2]!]),
+      this.records.text([index[position * 3]!, index[position * 3 + 1]!, index[position * 3 + 2]!]),
     ) as ItemRecord;
     if (long !== 0) {
       const fields = item.fields as Record<string, unknown>;
       for (const [key, segment, offset, length] of long)
-        defineSharedField(fields, key, texts, [segment, offset, length]);
+        defineSharedField(fields, key, this.texts, [segment, offset, length]);
     }
-    items[i] = item;
+    return item;
   }
-  return items;
-}
-
-/**
- * A snapshot without its items (what travels to the workers by structured clone beside
- * {@link SharedItems}), and without its edges when they travel as {@link SharedEdges}.
- */
-export type SnapshotFrame = Omit<Snapshot, 'items' | 'edges'> & { edges?: SnapshotEdge[] };
-
-export function frameOf(snapshot: Snapshot, edgesPacked: boolean): SnapshotFrame {
-  const { items: _items, edges, ...frame } = snapshot;
-  return edgesPacked ? frame : { ...frame, edges };
-}
-
-/**
- * A snapshot's edges as the render workers receive them: four Int32 per edge in shared memory
- * (`from`, `edge`, `to` as indices into the items' ids then `strings`; `props` as an index into
- * `props`, -1 for none), instead of a structured clone of every edge (its three strings copied
- * into each worker). The workers make the edges again with the items' own id strings.
- */
-export interface SharedEdges {
-  count: number;
-  table: SharedArrayBuffer;
-  /** ids of no item of the snapshot, and the edge labels */
-  strings: string[];
-  /** each edge's `props`, as JSON */
-  props: string[];
-}
-
-/**
- * Packs edges for the workers (see {@link SharedEdges}), the string `from`/`edge`/`to` of an
- * edge given as indices into `items`' ids where they are one. Null when an edge has members
- * other than `from`, `edge`, `to` and `props` in that order (they travel as they are then).
- */
-export function packEdges(
-  edges: readonly SnapshotEdge[],
-  items: readonly SnapshotItem[],
-): SharedEdges | null {
-  const at = new Map<string, number>();
-  items.forEach((item, i) => {
-    if (!at.has(item.id)) at.set(item.id, i);
-  });
-  const strings: string[] = [];
-  const props: string[] = [];
-  const indexOf = (value: string): number => {
-    let index = at.get(value);
-    if (index === undefined) {
-      index = items.length + strings.length;
-      strings.push(value);
-      at.set(value, index);
-    }
-    return index;
-  };
-  const table = new Int32Array(new SharedArrayBuffer(Math.max(1, edges.length) * 16));
-  for (let i = 0; i < edges.length; i++) {
-    const edge = edges[i]!;
-    if (!isPlainEdge(edge)) return null;
-    table[i * 4] = indexOf(edge.from);
-    table[i * 4 + 1] = indexOf(edge.edge);
-    table[i * 4 + 2] = indexOf(edge.to);
-    if (edge.props === undefined) table[i * 4 + 3] = -1;
-    else {
-      table[i * 4 + 3] = props.length;
-      props.push(JSON.stringify(edge.props));
-    }
-  }
-  return { count: edges.length, table: table.buffer as SharedArrayBuffer, strings, props };
-}
-
-/** Whether an edge is `{from, edge, to}` or `{from, edge, to, props}` (an object), strings in that order. */
-function isPlainEdge(edge: SnapshotEdge): boolean {
-  if (typeof edge.from !== 'string' || typeof edge.edge !== 'string' || typeof edge.to !== 'string')
-    return false;
-  const keys = Object.keys(edge);
-  if (keys[0] !== 'from' || keys[1] !== 'edge' || keys[2] !== 'to') return false;
-  if (keys.length === 3) return true;
-  return (
-    keys.length === 4 &&
-    keys[3] === 'props' &&
-    typeof edge.props === 'object' &&
-    edge.props !== null &&
-    !Array.isArray(edge.props)
-  );
-}
-
-/** The edges packed by {@link packEdges}, their ids the same strings as `items`' ids. */
-export function unpackEdges(shared: SharedEdges, items: readonly SnapshotItem[]): SnapshotEdge[] {
-  const table = new Int32Array(shared.table);
-  const count = items.length;
-  const string = (index: number): string =>
-    index < count ? items[index]!.id : shared.strings[index - count]!;
-  const edges = new Array<SnapshotEdge>(shared.count);
-  for (let i = 0; i < shared.count; i++) {
-    const p = table[i * 4 + 3]!;
-    const edge: SnapshotEdge = {
-      from: string(table[i * 4]!),
-      edge: string(table[i * 4 + 1]!),
-      to: string(table[i * 4 + 2]!),
-    };
-    if (p >= 0) edge.props = JSON.parse(shared.props[p]!);
-    edges[i] = edge;
-  }
-  return edges;
 }

@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { testSeed } from '../../test/seed';
+import { packStore, StoreReader } from '../snapshot/shared-store';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import type { ListQuery } from './content-source';
-import { type SharedList, SnapshotSource } from './snapshot-source';
+import { isVisibleIn, type SharedList, SnapshotSource } from './snapshot-source';
+
+/** A source over a snapshot as a render worker makes it: the items and edges in a shared store. */
+function storeSource(snapshot: Snapshot, env: string): SnapshotSource {
+  const { store } = packStore(snapshot, env, (item) => isVisibleIn(item, env));
+  return new SnapshotSource({
+    snapshot: { ...snapshot, items: [], edges: [] },
+    env,
+    store: new StoreReader(store),
+  });
+}
 
 /** A small deterministic random source (tests must not be flaky). */
 function random(seed: number): () => number {
@@ -25,7 +36,7 @@ describe('SnapshotSource.update', () => {
     let items = Array.from({ length: 200 }, (_, n) => itemOf(n));
     const edges = Array.from({ length: 300 }, () => ({
       from: `post:p${Math.floor(next() * 220)}`,
-      edge: 'LINK',
+      edge: next() < 0.7 ? 'LINK' : 'OTHER',
       to: `post:p${Math.floor(next() * 220)}`,
     }));
     const snapshotOf = (list: SnapshotItem[]): Snapshot => ({
@@ -53,9 +64,12 @@ describe('SnapshotSource.update', () => {
     ];
     const answers = (source: SnapshotSource) => ({
       lists: queries.map((q) => source.list(q)),
-      traversals: ['post:p1', 'post:p7', 'post:p30'].map((from) =>
+      traversals: ['post:p1', 'post:p7', 'post:p30', 'post:p210'].flatMap((from) => [
         source.traverse({ from, edge: '*', direction: 'both', depth: 2 }),
-      ),
+        source.traverse({ from, edge: 'LINK', direction: 'out', depth: 3 }),
+        source.traverse({ from, edge: 'OTHER', direction: 'in', depth: 1, limit: 2 }),
+      ]),
+      found: ['post:p3', 'post:p150', 'post:p219', 'nope'].map((id) => source.item(id)),
       types: ['post', 'page'].map((type) =>
         source
           .itemsOfType(type)
@@ -63,12 +77,21 @@ describe('SnapshotSource.update', () => {
           .sort(),
       ),
     });
-    for (const [env, seeded] of [
-      ['dev', false],
-      ['prod', false],
-      ['dev', true],
+    for (const [env, seeded, shared] of [
+      ['dev', false, false],
+      ['prod', false, false],
+      ['dev', true, false],
+      // a render worker's source: the items and edges in a shared store, changes held by the source
+      ['dev', false, true],
+      ['prod', true, true],
     ] as const) {
-      const kept = new SnapshotSource({ snapshot: snapshotOf(items), env });
+      const kept = shared
+        ? storeSource(snapshotOf(items), env)
+        : new SnapshotSource({ snapshot: snapshotOf(items), env });
+      if (shared)
+        expect(answers(kept), `${env} store`).toEqual(
+          answers(new SnapshotSource({ snapshot: snapshotOf(items), env })),
+        );
       if (seeded) {
         // the lists sorted by another source over the same snapshot (as a render worker takes the build's)
         const planner = new SnapshotSource({ snapshot: snapshotOf(items), env });
@@ -101,7 +124,7 @@ describe('SnapshotSource.update', () => {
           changed.filter((item) => byId.get(item.id) === item),
           removed.filter((id) => !byId.has(id)),
         );
-        expect(answers(kept), `${env} round ${round}`).toEqual(
+        expect(answers(kept), `${env}${shared ? ' store' : ''} round ${round}`).toEqual(
           answers(new SnapshotSource({ snapshot, env })),
         );
       }

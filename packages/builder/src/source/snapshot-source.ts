@@ -6,6 +6,7 @@ import {
   runGraphQuerySync,
   TrellisError,
 } from '@trelliscms/core/build';
+import type { StoreReader } from '../snapshot/shared-store';
 import type {
   Snapshot,
   SnapshotEdge,
@@ -34,11 +35,21 @@ export function isVisibleIn(item: SnapshotItem, env: string): boolean {
  * A {@link ContentSource} over a snapshot held in memory, with indexes by id, type and edge.
  * It answers synchronously. With `env`, items not visible in that environment do not exist
  * for queries (`item`, `list`, `traverse`, `similar`).
+ *
+ * With a `store` (a render worker's: see `StoreReader`), the items and edges are read from the
+ * shared store instead of `snapshot.items` and `snapshot.edges` (left empty): the indexes by id,
+ * type and edge are the store's, shared by every worker, and an item is parsed when read. It
+ * answers exactly as a source over the snapshot's items and edges would; items changed by
+ * {@link update} are held here.
  */
 export class SnapshotSource implements ContentSource {
   private current: Snapshot;
   readonly env: string;
-  private readonly byId = new Map<string, SnapshotItem>();
+  /** the shared store the items and edges are read from (a render worker's), or null */
+  private readonly store: StoreReader | null;
+  /** by id: every visible item (without a store), or the items changed since the store was made (null: gone) */
+  private readonly byId = new Map<string, SnapshotItem | null>();
+  /** by type: every type's visible items (without a store), or those of the types changed since the store was made */
   private readonly byType = new Map<string, SnapshotItem[]>();
   private out = new Map<string, SnapshotEdge[]>();
   private in = new Map<string, SnapshotEdge[]>();
@@ -51,9 +62,13 @@ export class SnapshotSource implements ContentSource {
   /** results of saved query runs, by run (cleared when items change) */
   private readonly queryCache = new Map<string, QueryResult<SnapshotItem>>();
 
-  constructor(params: { snapshot: Snapshot; env?: string }) {
+  constructor(params: { snapshot: Snapshot; env?: string; store?: StoreReader }) {
     this.current = params.snapshot;
     this.env = params.env ?? 'dev';
+    this.store = params.store ?? null;
+    if (this.store && this.store.env !== this.env)
+      throw new Error(`the shared store is of environment ${this.store.env}, not ${this.env}`);
+    if (this.store) return;
     for (const item of this.data.items) {
       if (!isVisibleIn(item, this.env)) continue;
       this.byId.set(item.id, item);
@@ -61,9 +76,42 @@ export class SnapshotSource implements ContentSource {
     }
   }
 
-  /** The snapshot this source answers from. */
+  /** The snapshot this source answers from (with a store: without its items and edges). */
   get data(): Snapshot {
     return this.current;
+  }
+
+  /** The visible item with this id. */
+  private lookup(id: string): SnapshotItem | undefined {
+    const store = this.store;
+    if (!store) return this.byId.get(id) ?? undefined;
+    const changed = this.byId.get(id);
+    if (changed !== undefined) return changed ?? undefined;
+    const node = store.node(id);
+    return store.visible(node) ? store.item(node) : undefined;
+  }
+
+  private setItem(id: string, item: SnapshotItem): void {
+    this.byId.set(id, item);
+  }
+
+  private deleteItem(id: string): void {
+    if (this.store) this.byId.set(id, null);
+    else this.byId.delete(id);
+  }
+
+  /** How many visible items a type has. */
+  private countOfType(type: string): number {
+    const list = this.byType.get(type);
+    if (list || !this.store) return list?.length ?? 0;
+    return this.store.positionsOfType(type).length;
+  }
+
+  /** The item at `position` in {@link itemsOfType}. */
+  private itemOfType(type: string, position: number): SnapshotItem {
+    const list = this.byType.get(type);
+    if (list || !this.store) return list![position]!;
+    return this.store.item(this.store.positionsOfType(type)[position]!);
   }
 
   /**
@@ -80,21 +128,21 @@ export class SnapshotSource implements ContentSource {
     const types = new Set<string>();
     let membership = false;
     for (const id of removed) {
-      const old = this.byId.get(id);
+      const old = this.lookup(id);
       if (!old) continue;
-      this.byId.delete(id);
+      this.deleteItem(id);
       ids.add(id);
       types.add(old.type);
       membership = true;
     }
     for (const item of changed) {
-      const old = this.byId.get(item.id);
+      const old = this.lookup(item.id);
       const visible = isVisibleIn(item, this.env);
       if (old) types.add(old.type);
       if (visible) {
-        this.byId.set(item.id, item);
+        this.setItem(item.id, item);
         types.add(item.type);
-      } else this.byId.delete(item.id);
+      } else this.deleteItem(item.id);
       if (!old !== !visible) membership = true;
       ids.add(item.id);
     }
@@ -110,10 +158,10 @@ export class SnapshotSource implements ContentSource {
     for (const type of types) {
       const next: SnapshotItem[] = [];
       const placed = new Set<string>();
-      for (const item of this.byType.get(type) ?? []) {
+      for (const item of this.itemsOfType(type)) {
         if (!ids.has(item.id)) next.push(item);
         else {
-          const now = this.byId.get(item.id);
+          const now = this.lookup(item.id);
           if (now && now.type === type) {
             next.push(now);
             placed.add(item.id);
@@ -121,15 +169,16 @@ export class SnapshotSource implements ContentSource {
         }
       }
       for (const id of ids) {
-        const now = this.byId.get(id);
+        const now = this.lookup(id);
         if (now && now.type === type && !placed.has(id)) next.push(now);
       }
-      if (next.length > 0) this.byType.set(type, next);
+      // (with a store, a type's list is held here from its first change on)
+      if (next.length > 0 || this.store) this.byType.set(type, next);
       else this.byType.delete(type);
     }
     for (const [key, entry] of this.sortedCache) {
       if (!types.has(entry.type)) continue;
-      const patched = ids.size <= MAX_PATCHED ? patchSorted(entry, ids, this.byId) : null;
+      const patched = ids.size <= MAX_PATCHED ? patchSorted(entry, ids, (id) => this.lookup(id)) : null;
       if (patched) {
         // positions were in the type's old order
         entry.items = patched;
@@ -149,6 +198,7 @@ export class SnapshotSource implements ContentSource {
    * pay for them within its render time limit (a render worker calls it while loading).
    */
   prepare(): void {
+    if (this.store) return;
     if (!this.edgesIndexed && (this.data.edges?.length ?? 0) > 0) this.indexEdges();
   }
 
@@ -174,12 +224,18 @@ export class SnapshotSource implements ContentSource {
   }
 
   item(id: string): SnapshotItem | null {
-    return this.byId.get(id) ?? null;
+    return this.lookup(id) ?? null;
   }
 
-  /** Every visible item of a type, in snapshot order. */
+  /**
+   * Every visible item of a type, in snapshot order. With a store, made for the call (every
+   * item of the type parsed): the queries below read one item at a time where they can.
+   */
   itemsOfType(type: string): readonly SnapshotItem[] {
-    return this.byType.get(type) ?? [];
+    const list = this.byType.get(type);
+    const store = this.store;
+    if (list || !store) return list ?? [];
+    return Array.from(store.positionsOfType(type), (position) => store.item(position));
   }
 
   list(query: ListQuery): ListResult {
@@ -210,10 +266,9 @@ export class SnapshotSource implements ContentSource {
     if (entry.items) return { items: entry.items.slice(offset, end), total: entry.items.length };
     // a list held as positions (its items are made when a patch needs them)
     const positions = entry.positions!;
-    const ofType = this.itemsOfType(entry.type);
     const last = Math.min(positions.length, end ?? positions.length);
     const items: SnapshotItem[] = [];
-    for (let i = offset; i < last; i++) items.push(ofType[positions[i]!]!);
+    for (let i = offset; i < last; i++) items.push(this.itemOfType(entry.type, positions[i]!));
     return { items, total: positions.length };
   }
 
@@ -225,8 +280,8 @@ export class SnapshotSource implements ContentSource {
   private top(key: string, query: ListQuery, end: number): TopEntry | null {
     let known = this.topCache.get(key);
     if (known && (known.items.length >= end || known.items.length === known.total)) return known;
+    if (end > MAX_TOP || end * TOP_FACTOR > this.countOfType(query.type)) return null;
     const ofType = this.itemsOfType(query.type);
-    if (end > MAX_TOP || end * TOP_FACTOR > ofType.length) return null;
     const conditions = query.where ?? [];
     const matching =
       conditions.length === 0 ? ofType : ofType.filter((item) => conditions.every((c) => matches(item, c)));
@@ -267,7 +322,7 @@ export class SnapshotSource implements ContentSource {
     for (const list of lists) {
       const key = JSON.stringify([list.type, list.where, list.sort]);
       if (this.sortedCache.has(key)) continue;
-      const count = this.itemsOfType(list.type).length;
+      const count = this.countOfType(list.type);
       if (list.positions.length > count) continue;
       let fits = true;
       for (const position of list.positions) if (position < 0 || position >= count) fits = false;
@@ -283,10 +338,38 @@ export class SnapshotSource implements ContentSource {
     }
   }
 
-  /** The ids of edges leaving (`out`) or entering (`in`) an item. */
+  /** The edges leaving (`out`) or entering (`in`) an item (without a store). */
   edgesOf(id: string, direction: 'out' | 'in'): readonly SnapshotEdge[] {
     if (!this.edgesIndexed) this.indexEdges();
     return (direction === 'out' ? this.out : this.in).get(id) ?? [];
+  }
+
+  /**
+   * The ids at the other end of the edges of label `edge` (`*`: any) leaving (`out`) or
+   * entering (`in`) an item, in snapshot order, of edges whose both ends are visible items.
+   */
+  private neighbours(
+    id: string,
+    edge: string,
+    direction: 'out' | 'in',
+    visit: (other: string) => void,
+  ): void {
+    const store = this.store;
+    if (!store) {
+      for (const found of this.edgesOf(id, direction))
+        if (edge === '*' || found.edge === edge) visit(direction === 'out' ? found.to : found.from);
+      return;
+    }
+    if (!this.lookup(id)) return;
+    const edges = store.edges(store.node(id), direction);
+    const labels = store.labels;
+    const changed = this.byId.size > 0;
+    for (let i = 0; i < edges.nodes.length; i++) {
+      if (edge !== '*' && labels[edges.labels[i]!] !== edge) continue;
+      const other = edges.nodes[i]!;
+      // while no item changed since the store was made, an id's node says whether it is visible
+      if (changed ? this.lookup(store.idAt(other)) : store.visible(other)) visit(store.idAt(other));
+    }
   }
 
   traverse(query: TraverseQuery): SnapshotItem[] {
@@ -298,18 +381,15 @@ export class SnapshotSource implements ContentSource {
       const next: string[] = [];
       for (const id of frontier) {
         const steps: string[] = [];
-        if (query.direction !== 'in') {
-          for (const edge of this.edgesOf(id, 'out'))
-            if (query.edge === '*' || edge.edge === query.edge) steps.push(edge.to);
-        }
-        if (query.direction !== 'out') {
-          for (const edge of this.edgesOf(id, 'in'))
-            if (query.edge === '*' || edge.edge === query.edge) steps.push(edge.from);
-        }
+        const step = (other: string) => {
+          steps.push(other);
+        };
+        if (query.direction !== 'in') this.neighbours(id, query.edge, 'out', step);
+        if (query.direction !== 'out') this.neighbours(id, query.edge, 'in', step);
         for (const target of steps) {
           if (seen.has(target)) continue;
           seen.add(target);
-          const item = this.byId.get(target);
+          const item = this.lookup(target);
           if (!item) continue;
           result.push(item);
           next.push(target);
@@ -322,7 +402,7 @@ export class SnapshotSource implements ContentSource {
   }
 
   similar(query: SimilarQuery): SnapshotItem[] {
-    const start = this.byId.get(query.from);
+    const start = this.lookup(query.from);
     const vector = start?.embedding;
     if (!start || !vector || vector.length === 0) return [];
     const scored: Array<{ item: SnapshotItem; score: number }> = [];
@@ -344,9 +424,9 @@ export class SnapshotSource implements ContentSource {
         const out = new Map<string, string[]>();
         for (const id of ids) {
           const next: string[] = [];
-          for (const found of this.edgesOf(id, direction)) {
-            if (edge === '*' || found.edge === edge) next.push(direction === 'out' ? found.to : found.from);
-          }
+          this.neighbours(id, edge, direction, (other) => {
+            next.push(other);
+          });
           if (next.length > 0) out.set(id, next);
         }
         return out;
@@ -354,7 +434,7 @@ export class SnapshotSource implements ContentSource {
       items: (ids) => {
         const out = new Map<string, SnapshotItem>();
         for (const id of ids) {
-          const item = this.byId.get(id);
+          const item = this.lookup(id);
           if (item) out.set(id, item);
         }
         return out;
@@ -431,12 +511,12 @@ interface TopEntry {
 function patchSorted(
   entry: SortedEntry,
   ids: ReadonlySet<string>,
-  byId: ReadonlyMap<string, SnapshotItem>,
+  byId: (id: string) => SnapshotItem | undefined,
 ): SnapshotItem[] | null {
   const items = entry.items!.filter((item) => !ids.has(item.id));
   const inserts: SnapshotItem[] = [];
   for (const id of ids) {
-    const item = byId.get(id);
+    const item = byId(id);
     if (item && item.type === entry.type && entry.conditions.every((c) => matches(item, c)))
       inserts.push(item);
   }
