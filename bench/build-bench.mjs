@@ -131,7 +131,16 @@ async function runCurve(sizes) {
     );
     const wallMs = Math.round(performance.now() - started);
     const lines = (run.stderr ?? '').trim().split('\n');
-    const rss = lines.map((line) => (line.startsWith('{"benchRss"') ? JSON.parse(line) : null)).find(Boolean);
+    // one line per process: `cms-build` may start itself again with a larger heap (the preload
+    // goes with it), so the peak is the largest process's and the CPU is theirs together
+    const reports = lines.filter((line) => line.startsWith('{"benchRss"')).map((line) => JSON.parse(line));
+    const rss =
+      reports.length === 0
+        ? null
+        : {
+            maxRssMb: Math.max(...reports.map((r) => r.maxRssMb)),
+            cpuMs: reports.reduce((sum, r) => sum + r.cpuMs, 0),
+          };
     const summary = lines.find((line) => /^(ok|failed): full build/.test(line)) ?? '';
     const built = /(\d+) rendered, .* (\d+) ms$/.exec(summary);
     const row = {
@@ -142,9 +151,17 @@ async function runCurve(sizes) {
       buildMs: built ? Number(built[2]) : null,
       wallMs,
       cpuMs: rss?.cpuMs ?? null,
-      maxRssMb: rss?.maxRssMb ?? (run.stopped ? run.sampledPeakMb : null),
+      maxRssMb: run.stopped || !rss ? Math.max(rss?.maxRssMb ?? 0, run.sampledPeakMb) || null : rss.maxRssMb,
       load: `${loadBefore}–${loadavg()[0].toFixed(1)}`,
-      error: run.status === 0 ? null : (run.stopped ?? lines.slice(-3).join(' | ')),
+      error:
+        run.status === 0
+          ? null
+          : (run.stopped ??
+            lines
+              .filter((line) => !line.startsWith('{"benchRss"'))
+              .slice(-3)
+              .join('; ')
+              .replaceAll('|', '/')),
     };
     log(JSON.stringify(row));
     rows.push(row);
