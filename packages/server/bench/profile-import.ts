@@ -12,6 +12,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { importThreadStats } from '../src/content/import-pipeline';
 import { importOnce, sizedRecord, withArticleSite } from './import-sizes';
 
 const MODE = process.env.MODE ?? 'edges';
@@ -31,7 +32,7 @@ await withArticleSite(async (base, site) => {
     if (prof) await session.post('Profiler.start');
     const r = await importOnce(base, site, list);
     console.log(
-      `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu, ${((N / r.ms) * 1000).toFixed(0)}/s`,
+      `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu, ${((N / r.ms) * 1000).toFixed(0)}/s; batches with rows made ahead on the preparing thread ${importThreadStats.fromThread} of ${importThreadStats.batches} (warm-up included)`,
     );
   } else {
     await importOnce(base, site, list);
