@@ -133,6 +133,7 @@ const auditOf = async (typeName: string) =>
     .filter((entry) => entry.target === `type:${typeName}`)
     .map((entry) => ({
       action: entry.action,
+      count: entry.data?.count,
       ...entry.data,
       first: String(entry.data?.first).slice(typeName.length),
       last: String(entry.data?.last).slice(typeName.length),
