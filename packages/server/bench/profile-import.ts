@@ -12,7 +12,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { importThreadStats } from '../src/content/import-pipeline';
+import { importThreadReady, importThreadStats } from '../src/content/import-pipeline';
 import { importOnce, sizedRecord, withArticleSite } from './import-sizes';
 
 const MODE = process.env.MODE ?? 'edges';
@@ -24,6 +24,7 @@ await withArticleSite(async (base, site) => {
   const list = Array.from({ length: N }, (_, i) => sizedRecord(i, BODY));
   const warm = Array.from({ length: 1000 }, (_, i) => ({ ...sizedRecord(i, BODY), slug: `warm-${i}` }));
   await importOnce(base, site, warm);
+  await importThreadReady();
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');

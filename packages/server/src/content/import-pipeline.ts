@@ -67,7 +67,10 @@ interface Job {
   failed: boolean;
 }
 
-type Answer = { job: number; batch: number; parts: BatchParts } | { job: number; failed: true };
+type Answer =
+  | { job: number; batch: number; parts: BatchParts }
+  | { job: number; failed: true }
+  | { pong: true };
 
 /** The process's preparing thread, started at the first import that uses it; unref'd. */
 class PreparingThread {
@@ -89,13 +92,18 @@ class PreparingThread {
     this.worker.unref();
     this.worker.on('error', () => this.fail());
     this.worker.on('exit', () => this.fail());
+    this.ready = new Promise((resolve) => {
+      this.answered = resolve;
+    });
+    // held (ref'd) until the thread answers its first message, then while an import runs
     this.port.on('message', (answer: Answer) => this.receive(answer));
-    this.port.unref();
+    this.port.postMessage({ kind: 'ping' });
   }
 
   /** Every job's batches are made by the import from now on; no new job is started. */
   private fail() {
     this.dead = true;
+    this.answered?.(false);
     for (const job of this.jobs.values()) this.failJob(job);
     this.jobs.clear();
     this.port.unref();
@@ -107,7 +115,16 @@ class PreparingThread {
     job.waiting.clear();
   }
 
+  /** Resolved at the thread's first answer (its modules loaded). */
+  readonly ready: Promise<boolean>;
+  private answered: ((ok: boolean) => void) | null = null;
+
   private receive(answer: Answer) {
+    if ('pong' in answer) {
+      this.answered?.(true);
+      if (this.jobs.size === 0) this.port.unref();
+      return;
+    }
     const job = this.jobs.get(answer.job);
     if (!job) return;
     if ('failed' in answer) return this.failJob(job);
@@ -130,6 +147,7 @@ class PreparingThread {
     this.jobs.set(id, job);
     if (this.jobs.size === 1) this.port.ref();
     const bodyTime = Date.now();
+    const progress = new Int32Array(new SharedArrayBuffer(4)).fill(-1);
     const start: StartMessage = {
       kind: 'start',
       job: id,
@@ -138,6 +156,7 @@ class PreparingThread {
       ranges,
       bodyTime,
       ahead: importThread.ahead,
+      progress,
     };
     this.port.postMessage(start);
     let fromThread = 0;
@@ -151,10 +170,15 @@ class PreparingThread {
         return fromThread;
       },
       take: async (batch) => {
+        // read before taking the answers sent: a batch the thread was still making then is
+        // either among them or sent later (the thread marks it done only after sending it)
+        const making = Atomics.load(progress, 0);
         this.drain();
         let parts = job.results.get(batch) ?? null;
         job.results.delete(batch);
-        if (parts === null && importThread.waitForThread && !job.failed && !this.dead)
+        // the batch the thread is making now is waited for (about what making it here would take)
+        const wait = importThread.waitForThread || making === batch;
+        if (parts === null && wait && !job.failed && !this.dead)
           parts = await new Promise<BatchParts | null>((resolve) => job.waiting.set(batch, resolve));
         tell({ kind: 'taken', job: id, batch });
         importThreadStats.batches += 1;
@@ -206,5 +230,21 @@ export function prepareAhead({
     return thread.start(type, source, ranges);
   } catch {
     return null;
+  }
+}
+
+/**
+ * Starts the process's preparing thread if it is not running, and resolves once it has loaded
+ * (true), or failed (false), or when the thread is not used here (false). An import does not
+ * wait for it (its first batches are made in its own thread meanwhile); benches do, so that
+ * the thread's start-up (seconds when started from the TypeScript sources) is not timed.
+ */
+export function importThreadReady(): Promise<boolean> {
+  if (!importThread.enabled || thread?.dead) return Promise.resolve(false);
+  try {
+    thread ??= new PreparingThread();
+    return thread.ready;
+  } catch {
+    return Promise.resolve(false);
   }
 }

@@ -20,6 +20,8 @@ export interface StartMessage {
   ranges: Array<[number, number]>;
   bodyTime: number;
   ahead: number;
+  /** [0]: the batch being prepared now, or -1 (the import waits for that one rather than make it too). */
+  progress: Int32Array;
 }
 
 /** The import took batch `batch` (with these parts or its own): the thread may go on past it. */
@@ -58,17 +60,24 @@ async function run(start: StartMessage): Promise<void> {
       if (batch <= state.taken) batch = state.taken + 1;
       if (batch >= start.ranges.length) return;
       const [from, to] = start.ranges[batch]!;
+      Atomics.store(start.progress, 0, batch);
       const parts = batchParts(start.type, check, records, from, to, start.bodyTime);
       port.postMessage({ job: start.job, batch, parts });
+      Atomics.store(start.progress, 0, -1);
     }
   } catch {
     port.postMessage({ job: start.job, failed: true });
   } finally {
+    Atomics.store(start.progress, 0, -1);
     jobs.delete(start.job);
   }
 }
 
-port.on('message', (message: StartMessage | TakenMessage) => {
+port.on('message', (message: StartMessage | TakenMessage | { kind: 'ping' }) => {
+  if (message.kind === 'ping') {
+    port.postMessage({ pong: true });
+    return;
+  }
   if (message.kind === 'start') {
     void run(message);
     return;
