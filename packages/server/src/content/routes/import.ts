@@ -106,7 +106,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ImportJsonResponse, ...errors },
       },
       validatorCompiler: importJsonValidator,
-      config: { siteScope: 'site', permission: 'content:write', isBulkBody: true },
+      config: { siteScope: 'site', permission: 'content:write', isBulkBody: true, keepsBodySource: true },
     },
     async (request) => {
       const body = request.body;
