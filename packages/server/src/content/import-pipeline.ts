@@ -22,7 +22,7 @@ export const importThread = {
 };
 
 /** Batches taken by imports in this process, and how many of them had their parts from the thread (benches print them). */
-export const importThreadStats = { batches: 0, fromThread: 0 };
+export const importThreadStats = { batches: 0, fromThread: 0, waitedMs: 0 };
 
 /** The rows' parts of an import's batches, made ahead on the preparing thread. */
 export interface ImportPreparing {
@@ -178,8 +178,11 @@ class PreparingThread {
         job.results.delete(batch);
         // the batch the thread is making now is waited for (about what making it here would take)
         const wait = importThread.waitForThread || making === batch;
-        if (parts === null && wait && !job.failed && !this.dead)
+        if (parts === null && wait && !job.failed && !this.dead) {
+          const waitFrom = performance.now();
           parts = await new Promise<BatchParts | null>((resolve) => job.waiting.set(batch, resolve));
+          importThreadStats.waitedMs += performance.now() - waitFrom;
+        }
         tell({ kind: 'taken', job: id, batch });
         importThreadStats.batches += 1;
         if (parts !== null) {

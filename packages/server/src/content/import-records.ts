@@ -608,7 +608,11 @@ export async function importRecords({
   const fast = compileRecordCheck(type);
   // A large import's new rows are made ahead on another thread while the batches before are
   // written (the same strings: see import-pipeline.ts); their empty bodies share one time.
-  const preparing = dryRun || fast === null ? null : prepareAhead({ type, source, ranges });
+  // (Only where the engine takes new items as columns: createNodeRun, the path those rows are for.)
+  const preparing =
+    dryRun || fast === null || typeof graph.createNodeRun !== 'function'
+      ? null
+      : prepareAhead({ type, source, ranges });
   const runRange = async (batchNumber: number, start: number, end: number): Promise<void> => {
     const batch: PreparedRecord[] = [];
     for (let index = start; index < end; index += 1) {

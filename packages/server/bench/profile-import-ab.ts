@@ -1,0 +1,85 @@
+/**
+ * Profiling driver for the import (issue 20, item 4): one app with the article type of
+ * import-sizes.ts, a discarded warm-up import, then one `POST /api/import/json` of N records
+ * (MODE=records, BODY characters of body each) or, after importing N small records, two
+ * `POST /api/import/edges` of 50,000 new edges each (MODE=edges). Prints wall and process CPU
+ * time; PROF=1 writes the inspector's CPU profile of the timed import (of the second edge
+ * import) to OUT. Not part of `pnpm bench`.
+ *
+ * Run: MODE=records BODY=2450 N=6000 PROF=1 OUT=/tmp/import.cpuprofile \
+ *   npx tsx --tsconfig bench/tsconfig.json bench/profile-import.ts
+ */
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { importOnce, sizedRecord, withArticleSite } from './import-sizes';
+
+const MODE = process.env.MODE ?? 'edges';
+const N = Number(process.env.N ?? 20000);
+const BODY = Number(process.env.BODY ?? 40);
+const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
+// The import's preparing thread (absent in older trees: this file is also copied into one for A/B runs).
+const pipeline = await import('../src/content/import-pipeline').catch(() => null);
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+/** This process's main thread's CPU time in ms (Linux: /proc, 10 ms ticks), without other threads (the import's preparing thread, libuv's pool). */
+function mainThreadMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+await withArticleSite(async (base, site) => {
+  const list = Array.from({ length: N }, (_, i) => sizedRecord(i, BODY));
+  const warm = Array.from({ length: 1000 }, (_, i) => ({ ...sizedRecord(i, BODY), slug: `warm-${i}` }));
+  await importOnce(base, site, warm);
+  await pipeline?.importThreadReady();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  const prof = process.env.PROF === '1';
+  if (MODE === 'records') {
+    if (prof) await session.post('Profiler.start');
+    const main = mainThreadMs();
+    const r = await importOnce(base, site, list);
+    console.log(
+      `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((N / r.ms) * 1000).toFixed(0)}/s${pipeline ? `; batches with rows made ahead on the preparing thread ${pipeline.importThreadStats.fromThread} of ${pipeline.importThreadStats.batches} (warm-up included), waited ${pipeline.importThreadStats.waitedMs.toFixed(0)} ms` : ''}`,
+    );
+  } else {
+    await importOnce(base, site, list);
+    for (let round = 0; round < 2; round += 1) {
+      const E = 50000;
+      const edgeList = Array.from({ length: E }, (_, i) => ({
+        from: `article:article-${i % N}`,
+        edge: 'RELATED',
+        to: `article:article-${round === 0 ? (i * 7 + 1 + Math.floor(i / N)) % N : (i * 11 + 3 + Math.floor(i / N)) % N}`,
+        props: {},
+      }));
+      const payload = JSON.stringify({ edges: edgeList, batchSize: 2000 });
+      if (prof && round === 1) await session.post('Profiler.start');
+      const cpu = process.cpuUsage();
+      const t = performance.now();
+      const res = await fetch(`${base}/api/import/edges`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${OWNER_KEY}`,
+          'x-site-id': site,
+          'content-type': 'application/json',
+        },
+        body: payload,
+      });
+      const j = (await res.json()) as { failed?: number; mismatch?: number };
+      const ms = performance.now() - t;
+      if (j.failed || j.mismatch) throw new Error(JSON.stringify(j).slice(0, 300));
+      console.log(
+        `edges round ${round}: ${ms.toFixed(0)} ms wall, ${cpuMs(process.cpuUsage(cpu)).toFixed(0)} ms cpu, ${((E / ms) * 1000).toFixed(0)}/s`,
+      );
+    }
+  }
+  if (prof) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(process.env.OUT ?? 'import.cpuprofile', JSON.stringify(profile));
+  }
+});
