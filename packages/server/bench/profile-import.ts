@@ -20,6 +20,8 @@ const BODY = Number(process.env.BODY ?? 40);
 const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
 // The import's preparing thread (absent in older trees: this file is also copied into one for A/B runs).
 const pipeline = await import('../src/content/import-pipeline').catch(() => null);
+// BENCH_IMPORT_THREAD=0: no preparing thread (A/B on one tree)
+if (pipeline && process.env.BENCH_IMPORT_THREAD === '0') pipeline.importThread.enabled = false;
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 /** This process's main thread's CPU time in ms (Linux: /proc, 10 ms ticks), without other threads (the import's preparing thread, libuv's pool). */
 function mainThreadMs(): number {
