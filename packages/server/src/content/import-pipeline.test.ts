@@ -65,7 +65,12 @@ beforeEach(async () => {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(new Date('2026-11-26T05:00:00.000Z'));
   // Every batch's parts from the thread: the thread is used for small imports and waited for.
-  Object.assign(importThread, { enabled: true, minRecords: 1, waitForThread: true });
+  Object.assign(importThread, {
+    enabled: true,
+    minRecords: 1,
+    maxBytesPerRecord: Number.POSITIVE_INFINITY,
+    waitForThread: true,
+  });
 });
 afterEach(async () => {
   Object.assign(importThread, saved);
@@ -224,6 +229,19 @@ describe('import with its rows prepared on a second thread', () => {
     const counts = audit.filter((entry) => entry.action === 'content.import').map((entry) => entry.count);
     expect(counts.slice(0, 3)).toEqual([1, 25, 25]);
     expect(counts.reduce((sum, count) => Number(sum) + Number(count), 0)).toBe(120);
+  });
+
+  it('leaves imports of long records (over maxBytesPerRecord of JSON each) in one thread', async () => {
+    await site.createType(typeDefinition('long'));
+    importThread.maxBytesPerRecord = 1_024;
+    const list = Array.from({ length: 60 }, (_, i) => ({
+      slug: `long-${i}`,
+      title: `Long ${i}`,
+      body: LONG,
+    }));
+    const long = await run('long', list, true);
+    expect(long.result).toMatchObject({ created: 60, failed: 0 });
+    expect(long.batches).toBe(0);
   });
 
   it('takes the request body through POST /api/import/json to the thread', async () => {

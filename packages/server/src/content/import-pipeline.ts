@@ -11,12 +11,16 @@ import type { StartMessage, TakenMessage } from './import-worker';
 /**
  * When an import prepares its rows on a second thread (see {@link prepareAhead}): on a machine
  * with more than one core, for imports of at least `minRecords` records in at least two
- * batches, with at most `ahead` batches made ahead. `waitForThread` (tests) makes the import
+ * batches whose body holds at most `maxBytesPerRecord` bytes of JSON per record, with at most
+ * `ahead` batches made ahead. (Long records are left in one thread: with 2.5 KB records the
+ * thread cost about 40 % more CPU in all — the body parsed twice, the rows' texts copied back —
+ * and did not lower the import's own thread's CPU measurably; docs/benchmarks.md, round 5.) `waitForThread` (tests) makes the import
  * wait for each batch's parts instead of making them itself when they are not there yet.
  */
 export const importThread = {
   enabled: availableParallelism() > 1,
   minRecords: 1_000,
+  maxBytesPerRecord: 1_024,
   ahead: 4,
   waitForThread: false,
 };
@@ -211,8 +215,8 @@ let thread: PreparingThread | null = null;
  * text) runs on another core while the import writes the current batch: the import's wall time
  * then tends to the larger of that work and the engine's instead of their sum. `source` is the
  * request body's JSON text (the thread parses it itself: nothing is copied record by record).
- * Null when the thread is not used (one core, a small import, no source, or the thread failed
- * before): the import then makes every row itself, as it does for any batch whose parts are
+ * Null when the thread is not used (one core, a small import, long records, no source, or the
+ * thread failed before): the import then makes every row itself, as it does for any batch whose parts are
  * not ready when it writes it.
  */
 export function prepareAhead({
@@ -226,7 +230,7 @@ export function prepareAhead({
 }): ImportPreparing | null {
   if (!importThread.enabled || source === undefined || ranges.length < 2) return null;
   const count = ranges.at(-1)![1] - ranges[0]![0];
-  if (count < importThread.minRecords) return null;
+  if (count < importThread.minRecords || source.length / count > importThread.maxBytesPerRecord) return null;
   if (thread?.dead) return null;
   try {
     thread ??= new PreparingThread();
