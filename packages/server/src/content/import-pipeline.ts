@@ -5,8 +5,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { StoredContentType } from '@trelliscms/core';
-import type { BatchParts } from './import-prepare';
-import type { StartMessage, TakenMessage } from './import-worker';
+import { type BatchParts, MAKING, TAKEN } from './import-prepare';
+import type { StartMessage } from './import-worker';
 
 /**
  * When an import prepares its rows on a second thread (see {@link prepareAhead}): on a machine
@@ -151,7 +151,7 @@ class PreparingThread {
     this.jobs.set(id, job);
     if (this.jobs.size === 1) this.port.ref();
     const bodyTime = Date.now();
-    const progress = new Int32Array(new SharedArrayBuffer(4)).fill(-1);
+    const progress = new Int32Array(new SharedArrayBuffer(8)).fill(-1);
     const start: StartMessage = {
       kind: 'start',
       job: id,
@@ -165,8 +165,10 @@ class PreparingThread {
     this.port.postMessage(start);
     let fromThread = 0;
     let closed = false;
-    const tell = (message: TakenMessage) => {
-      if (!this.dead) this.port.postMessage(message);
+    // the thread reads what the import took from `progress`, and is woken when it waits for it
+    const took = (batch: number) => {
+      Atomics.store(progress, TAKEN, batch);
+      Atomics.notify(progress, TAKEN);
     };
     return {
       bodyTime,
@@ -176,7 +178,7 @@ class PreparingThread {
       take: async (batch) => {
         // read before taking the answers sent: a batch the thread was still making then is
         // either among them or sent later (the thread marks it done only after sending it)
-        const making = Atomics.load(progress, 0);
+        const making = Atomics.load(progress, MAKING);
         this.drain();
         let parts = job.results.get(batch) ?? null;
         job.results.delete(batch);
@@ -187,7 +189,7 @@ class PreparingThread {
           parts = await new Promise<BatchParts | null>((resolve) => job.waiting.set(batch, resolve));
           importThreadStats.waitedMs += performance.now() - waitFrom;
         }
-        tell({ kind: 'taken', job: id, batch });
+        took(batch);
         importThreadStats.batches += 1;
         if (parts !== null) {
           fromThread += 1;
@@ -198,7 +200,7 @@ class PreparingThread {
       close: () => {
         if (closed) return;
         closed = true;
-        tell({ kind: 'stop', job: id, batch: -1 });
+        took(ranges.length);
         this.failJob(job);
         this.jobs.delete(id);
         if (this.jobs.size === 0) this.port.unref();

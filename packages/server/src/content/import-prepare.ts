@@ -188,3 +188,7 @@ export function batchParts(
   }
   return out;
 }
+
+/** Indexes into the progress array an import shares with its preparing thread (import-worker.ts `StartMessage.progress`). */
+export const MAKING = 0;
+export const TAKEN = 1;

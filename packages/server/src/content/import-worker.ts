@@ -8,7 +8,7 @@
  */
 import { type MessagePort, workerData } from 'node:worker_threads';
 import type { StoredContentType } from '@trelliscms/core';
-import { batchParts, compileRecordCheck } from './import-prepare';
+import { batchParts, compileRecordCheck, MAKING, TAKEN } from './import-prepare';
 
 /** A job: one import's body to prepare. */
 export interface StartMessage {
@@ -20,27 +20,33 @@ export interface StartMessage {
   ranges: Array<[number, number]>;
   bodyTime: number;
   ahead: number;
-  /** [0]: the batch being prepared now, or -1 (the import waits for that one rather than make it too). */
+  /**
+   * Shared with the import: [MAKING] the batch being prepared now, or -1 (the import waits for
+   * that one rather than make it too); [TAKEN] the last batch the import took (with these parts
+   * or its own; past the last batch: the import is over). Shared memory rather than messages:
+   * the import's thread then wakes this one only when it waits.
+   */
   progress: Int32Array;
-}
-
-/** The import took batch `batch` (with these parts or its own): the thread may go on past it. */
-export interface TakenMessage {
-  kind: 'taken' | 'stop';
-  job: number;
-  batch: number;
 }
 
 const port = (workerData as { port: MessagePort }).port;
 
-const jobs = new Map<number, { taken: number; stopped: boolean; wake: (() => void) | null }>();
+/** `Atomics.waitAsync` (Node ≥ 16; not in this project's TypeScript lib). */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync: (
+      array: Int32Array,
+      index: number,
+      value: number,
+    ) => { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
 
-/** Lets the import's messages in (taken, stop). */
+/** Lets other messages in (another import's start) between batches. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function run(start: StartMessage): Promise<void> {
-  const state = { taken: -1, stopped: false, wake: null as (() => void) | null };
-  jobs.set(start.job, state);
+  const { progress } = start;
   try {
     const records = (JSON.parse(start.source) as { records?: unknown } | null)?.records;
     const check = compileRecordCheck(start.type);
@@ -50,42 +56,29 @@ async function run(start: StartMessage): Promise<void> {
     }
     for (let batch = 0; batch < start.ranges.length; batch += 1) {
       await turn();
-      while (!state.stopped && batch - state.taken > start.ahead) {
-        await new Promise<void>((resolve) => {
-          state.wake = resolve;
-        });
+      for (let taken = Atomics.load(progress, TAKEN); batch - taken > start.ahead; ) {
+        const waiting = waitAsync(progress, TAKEN, taken);
+        if (waiting.async) await waiting.value;
+        taken = Atomics.load(progress, TAKEN);
       }
-      if (state.stopped) return;
-      // batches the import already made itself are skipped
-      if (batch <= state.taken) batch = state.taken + 1;
+      // batches the import already made itself are skipped (all of them once it is over)
+      const taken = Atomics.load(progress, TAKEN);
+      if (batch <= taken) batch = taken + 1;
       if (batch >= start.ranges.length) return;
       const [from, to] = start.ranges[batch]!;
-      Atomics.store(start.progress, 0, batch);
+      Atomics.store(progress, MAKING, batch);
       const parts = batchParts(start.type, check, records, from, to, start.bodyTime);
       port.postMessage({ job: start.job, batch, parts });
-      Atomics.store(start.progress, 0, -1);
+      Atomics.store(progress, MAKING, -1);
     }
   } catch {
     port.postMessage({ job: start.job, failed: true });
   } finally {
-    Atomics.store(start.progress, 0, -1);
-    jobs.delete(start.job);
+    Atomics.store(progress, MAKING, -1);
   }
 }
 
-port.on('message', (message: StartMessage | TakenMessage | { kind: 'ping' }) => {
-  if (message.kind === 'ping') {
-    port.postMessage({ pong: true });
-    return;
-  }
-  if (message.kind === 'start') {
-    void run(message);
-    return;
-  }
-  const state = jobs.get(message.job);
-  if (!state) return;
-  if (message.kind === 'stop') state.stopped = true;
-  else state.taken = Math.max(state.taken, message.batch);
-  state.wake?.();
-  state.wake = null;
+port.on('message', (message: StartMessage | { kind: 'ping' }) => {
+  if (message.kind === 'ping') port.postMessage({ pong: true });
+  else void run(message);
 });
