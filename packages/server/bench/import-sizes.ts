@@ -13,7 +13,8 @@
  *
  * Used by import.bench.ts, which writes the `import-sizes` section of docs/benchmarks.md.
  * Quick run of this part only: BENCH_IMPORT_SIZES_ONLY=1 (sample per size: BENCH_SIZE_RECORDS,
- * 2,000 then; it writes the doc only with BENCH_WRITE_DOC=1).
+ * 2,000 then; it writes the doc only with BENCH_WRITE_DOC=1). BENCH_IMPORT_THREAD=0 turns the
+ * import's preparing thread off (content/import-pipeline.ts), for an A/B in one tree.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,10 +22,14 @@ import { join } from 'node:path';
 import { searchText } from '@trelliscms/core';
 import Database from 'libsql';
 import { loadConfig } from '../src/config';
+import { importThread, importThreadReady, importThreadStats } from '../src/content/import-pipeline';
 import { buildApp } from '../src/http/app';
 import { benchApi, benchAppEnv } from './bench-app';
 
 export const BATCH = 500;
+
+// BENCH_IMPORT_THREAD=0: the import makes every row in its own thread (no preparing thread), for A/B runs.
+if (process.env.BENCH_IMPORT_THREAD === '0') importThread.enabled = false;
 const EDGE_BATCH = 2000;
 export const GOAL_RATIO = 0.75;
 export const GOAL_EDGES_PER_SEC = 100_000;
@@ -199,7 +204,14 @@ export async function benchImportSizes({
         slug: `warm-${i}`,
       }));
       await importOnce(base, site, warm);
+      // The import's preparing thread loaded (from the TypeScript sources here: its start-up
+      // takes about a second, which a server started from dist/ does not pay at this scale).
+      await importThreadReady();
+      const before = { ...importThreadStats };
       const run = await importOnce(base, site, list);
+      console.error(
+        `[sizes] ${size.name}: batches with rows made on the preparing thread ${importThreadStats.fromThread - before.fromThread} of ${importThreadStats.batches - before.batches}`,
+      );
       let edgeRun: { ms: number } | null = null;
       if (size.name === 'small' && edges > 0) {
         const edgeList = Array.from({ length: edges }, (_, i) => ({

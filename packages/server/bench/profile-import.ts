@@ -10,7 +10,7 @@
  *   npx tsx --tsconfig bench/tsconfig.json bench/profile-import.ts
  */
 
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { importOnce, sizedRecord, withArticleSite } from './import-sizes';
 
@@ -18,20 +18,36 @@ const MODE = process.env.MODE ?? 'edges';
 const N = Number(process.env.N ?? 20000);
 const BODY = Number(process.env.BODY ?? 40);
 const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
+// The import's preparing thread (absent in older trees: this file is also copied into one for A/B runs).
+const pipeline = await import('../src/content/import-pipeline').catch(() => null);
+// BENCH_IMPORT_THREAD=0: no preparing thread (A/B on one tree)
+if (pipeline && process.env.BENCH_IMPORT_THREAD === '0') pipeline.importThread.enabled = false;
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+/** This process's main thread's CPU time in ms (Linux: /proc, 10 ms ticks), without other threads (the import's preparing thread, libuv's pool). */
+function mainThreadMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
 await withArticleSite(async (base, site) => {
   const list = Array.from({ length: N }, (_, i) => sizedRecord(i, BODY));
   const warm = Array.from({ length: 1000 }, (_, i) => ({ ...sizedRecord(i, BODY), slug: `warm-${i}` }));
   await importOnce(base, site, warm);
+  await pipeline?.importThreadReady();
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   const prof = process.env.PROF === '1';
   if (MODE === 'records') {
     if (prof) await session.post('Profiler.start');
+    const main = mainThreadMs();
     const r = await importOnce(base, site, list);
     console.log(
-      `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu, ${((N / r.ms) * 1000).toFixed(0)}/s`,
+      `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((N / r.ms) * 1000).toFixed(0)}/s${pipeline ? `; batches with rows made ahead on the preparing thread ${pipeline.importThreadStats.fromThread} of ${pipeline.importThreadStats.batches} (warm-up included), waited ${pipeline.importThreadStats.waitedMs.toFixed(0)} ms` : ''}`,
     );
   } else {
     await importOnce(base, site, list);

@@ -1,12 +1,8 @@
 import {
   type BlockDocument,
   batchRanges,
-  checkFieldValue,
-  contentId,
-  deriveSlug,
   describeIssues,
   type Environment,
-  type FieldDefinition,
   gatewayTimeoutWarning,
   type ImportJsonResponse,
   perSecond,
@@ -14,13 +10,21 @@ import {
   searchText,
   TrellisError,
   toContentWrite,
-  type ValueReference,
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } from '../engines/port';
 import { publishItems } from '../releases/publish-items';
 import { cooperativeYield } from '../shared/cooperative-yield';
 import { isQueryTimeout } from '../shared/deadline-graph';
 import { errorMessage } from './error-message';
+import { prepareAhead } from './import-pipeline';
+import {
+  type BatchParts,
+  compileRecordCheck,
+  newRowParts,
+  PIECES_FROM_CHARS,
+  type PreparedRecord,
+  textLength,
+} from './import-prepare';
 import { type FieldPieces, fieldPieces, itemHash, itemHasher } from './item-hash';
 import {
   CONTENT_LABEL,
@@ -29,14 +33,12 @@ import {
   itemProps,
   itemPropsJson,
   newItemsJson,
-  piecesJson,
   splitItemProps,
   typeOfId,
 } from './item-record';
 import { getTombstones, tombstoneId } from './item-tombstone';
 import {
   findMissingReferences,
-  type ItemReference,
   keyFieldIssue,
   missingReferenceIssues,
   nextItemMeta,
@@ -44,18 +46,7 @@ import {
 } from './item-write';
 import { ensureVersionNodes } from './versions';
 
-/** A record that passed validation, ready to write. */
-export interface PreparedRecord {
-  index: number;
-  id: string;
-  fields: Record<string, unknown>;
-  targets: Record<string, string[]>;
-  references: ItemReference[];
-  /** The stored item the record replaces. */
-  existing?: GraphNode;
-  /** With `existing`: its current targets of each relationship the record gives, by name. */
-  current?: Record<string, string[]>;
-}
+export { compileRecordCheck, type PreparedRecord };
 
 type ImportError = ImportJsonResponse['errors'][number];
 
@@ -68,81 +59,6 @@ type Tick = () => Promise<void> | undefined;
  * one call held the event loop for about 60 ms.
  */
 const WRITE_CHUNK = 100;
-
-/** A field value's check that answers true only when the value is valid (false: the general check decides and words the error). */
-type FastCheck = (value: unknown, references: ItemReference[]) => boolean;
-
-/** The {@link FastCheck} of one field: the common rules inline, the others through core's checkFieldValue. */
-function fastFieldCheck(field: FieldDefinition): FastCheck {
-  switch (field.type) {
-    case 'string':
-    case 'text':
-    case 'markdown':
-      if (field.regex !== undefined || field.minLength !== undefined) break;
-      if (field.maxLength === undefined) return (value) => typeof value === 'string';
-      {
-        // A string has at most as many characters (code points) as UTF-16 units: within the
-        // limit by units is within it by characters; longer ones are counted by the general check.
-        const max = field.maxLength;
-        return (value) => typeof value === 'string' && value.length <= max;
-      }
-    case 'number':
-      return (value) => typeof value === 'number' && Number.isFinite(value);
-    case 'boolean':
-      return (value) => typeof value === 'boolean';
-  }
-  return (value, references) => {
-    const found: ValueReference[] = [];
-    if (checkFieldValue(field, value, found) !== null) return false;
-    for (const { field: name, id, kind } of found) references.push({ field: name, id, kind });
-    return true;
-  };
-}
-
-/** As core's validate-fields: what counts as no value. */
-const isEmpty = (value: unknown) =>
-  value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
-
-/** Body keys a record reads as something other than a field (core's toContentWrite). */
-const RESERVED_KEYS = ['id', 'fields', 'relationships', 'version', 'expectedVersion'];
-
-/**
- * The import's checker of one type, made once per import: for a record whose keys are all
- * fields of the type (no id, relationships or version) and whose values pass the type's
- * rules, the same PreparedRecord as {@link prepare} — the fields in the type's order with
- * defaults applied, empty values dropped as validateFields drops them, the id from the key
- * field — without the per-record sets, maps and issue lists of the general check; null for
- * any other record, which then goes through {@link prepare} (so every error is worded there).
- * Null for a type whose field names clash with the reserved keys or that has a required
- * relationship.
- */
-export function compileRecordCheck(
-  type: StoredContentType,
-): ((record: Record<string, unknown>, index: number) => PreparedRecord | null) | null {
-  const names = new Set(type.fields.map((field) => field.name));
-  if (RESERVED_KEYS.some((key) => names.has(key))) return null;
-  if (type.relationships.some((relationship) => relationship.required)) return null;
-  const checks = type.fields.map((field) => ({ field, name: field.name, check: fastFieldCheck(field) }));
-  return (record, index) => {
-    for (const key in record) if (!names.has(key)) return null;
-    const fields: Record<string, unknown> = {};
-    const references: ItemReference[] = [];
-    for (const { field, name, check } of checks) {
-      let value = record[name];
-      if (isEmpty(value) && field.default !== undefined) value = field.default;
-      if (isEmpty(value)) {
-        if (field.required) return null;
-        if (value === '' || Array.isArray(value)) fields[name] = value;
-        continue;
-      }
-      if (!check(value, references)) return null;
-      fields[name] = value;
-    }
-    const slug = deriveSlug({ type, fields });
-    if (slug === null) return null;
-    return { index, id: contentId({ type: type.name, slug }), fields, targets: {}, references };
-  };
-}
 
 /** Validates a record without I/O: its id, fields and relationships. (Exported for tests.) */
 export function prepare(
@@ -308,20 +224,17 @@ function holdsRecord(record: PreparedRecord): boolean {
   return true;
 }
 
-/** What the records of one batch share: the time, the actor, and the empty body of new items. */
-/** Records whose string fields hold at least this many characters have their fields serialized once (writeBatch). */
-const PIECES_FROM_CHARS = 1024;
-
-/** The characters of the string fields of `fields`. */
-function textLength(fields: Record<string, unknown>): number {
-  let length = 0;
-  for (const key in fields) {
-    const value = fields[key];
-    if (typeof value === 'string') length += value.length;
-  }
-  return length;
+/**
+ * What the preparing thread made ahead for a batch (import-pipeline.ts): the empty body's time
+ * every batch of the import shares, and the parts of its new items' rows (null when the thread
+ * gave none: they are made here, with the same body).
+ */
+interface MadeAhead {
+  bodyTime: number;
+  parts: BatchParts | null;
 }
 
+/** What the records of one batch share: the time, the actor, and the empty body of new items. */
 interface BatchStamp {
   now: string;
   actor: string;
@@ -403,9 +316,15 @@ async function writeBatch(
   records: PreparedRecord[],
   actor: string,
   tick: Tick,
+  ahead: MadeAhead | null,
 ): Promise<void> {
-  const body = emptyBody();
+  const body = emptyBody(ahead?.bodyTime);
   const hashWithBody = itemHasher(body);
+  // The rows' parts the preparing thread made for this batch, by record index (used when its
+  // check gave the record the same id; else the parts are made here).
+  const made = new Map<number, number>();
+  const parts = ahead?.parts;
+  if (parts) for (let at = 0; at < parts.indexes.length; at += 1) made.set(parts.indexes[at]!, at);
   // A record with long texts has its fields serialized once, for its hash and its stored props
   // (fieldPieces); for short ones two native serializations cost less than joining pieces.
   const pieces = new Map<Record<string, unknown>, FieldPieces | null>();
@@ -447,14 +366,18 @@ async function writeBatch(
         );
   for (const record of records) {
     if (newJson !== null && !record.existing && !tombstones.has(record.id)) {
-      const flat = textLength(record.fields) >= PIECES_FROM_CHARS ? fieldPieces(record.fields) : null;
-      const fieldsJson = flat ? piecesJson(flat) : JSON.stringify(record.fields);
-      created.push({
-        id: record.id,
-        json: newJson(fieldsJson, hashWithBody(record.fields, flat)),
-        text: searchText({ type, fields: record.fields }),
-        fields: record.fields,
-      });
+      const at = made.get(record.index);
+      if (parts && at !== undefined && parts.ids[at] === record.id) {
+        created.push({
+          id: record.id,
+          json: newJson(parts.fieldsJson[at]!, parts.hashes[at]!),
+          text: parts.texts[at]!,
+          fields: record.fields,
+        });
+      } else {
+        const { fieldsJson, hash, text } = newRowParts(type, record.fields, hashWithBody);
+        created.push({ id: record.id, json: newJson(fieldsJson, hash), text, fields: record.fields });
+      }
     } else {
       const meta = recordMeta(record, stamp, tombstones.get(record.id)?.version);
       const props = itemProps(record.fields, meta);
@@ -570,6 +493,7 @@ export async function importRecords({
   publishTo,
   now,
   onWritten,
+  source,
 }: {
   graph: Graph;
   type: StoredContentType;
@@ -587,6 +511,11 @@ export async function importRecords({
   onWritten?: (
     items: Array<{ id: string; fields: Record<string, unknown>; isNew: boolean }>,
   ) => Promise<void>;
+  /**
+   * The request body's JSON text whose `records` are `records` (the same text parsed): given,
+   * a large import's new rows are prepared ahead on a second thread (import-pipeline.ts).
+   */
+  source?: string;
 }): Promise<ImportJsonResponse> {
   const started = performance.now();
   const errors: ImportError[] = [];
@@ -604,7 +533,7 @@ export async function importRecords({
   // much more than a slice, so other requests are answered while it runs.
   const tick = cooperativeYield();
   // Outcomes are recorded only once a batch committed, so a rolled-back batch leaves no trace.
-  const runBatch = async (batch: PreparedRecord[]) => {
+  const runBatch = async (batch: PreparedRecord[], ahead: MadeAhead | null) => {
     const batchErrors: ImportError[] = [];
     const check = (reader: GraphReader) =>
       resolveBatch({ reader, type, batch, skipExisting, isPending, errors: batchErrors, tick });
@@ -612,7 +541,7 @@ export async function importRecords({
       ? await check(graph)
       : await graph.transaction(async (tx) => {
           const result = await check(tx);
-          if (result.writable.length > 0) await writeBatch(tx, type, result.writable, actor, tick);
+          if (result.writable.length > 0) await writeBatch(tx, type, result.writable, actor, tick, ahead);
           return result;
         });
     errors.push(...batchErrors);
@@ -637,9 +566,9 @@ export async function importRecords({
   // A batch that failed as a whole (and so wrote nothing) is retried as two halves, down to
   // single records, whose failure is the record's error: one bad record of n costs about
   // 2·log2(n) transactions instead of n.
-  const runSplitting = async (batch: PreparedRecord[]): Promise<void> => {
+  const runSplitting = async (batch: PreparedRecord[], ahead: MadeAhead | null): Promise<void> => {
     try {
-      await runBatch(batch);
+      await runBatch(batch, ahead);
     } catch (error) {
       // the request's query budget is spent: no record is to blame, the import stops
       if (isQueryTimeout(error)) throw error;
@@ -648,16 +577,20 @@ export async function importRecords({
         return;
       }
       const half = Math.ceil(batch.length / 2);
-      await runSplitting(batch.slice(0, half));
-      await runSplitting(batch.slice(half));
-      await retryPointingAtLanded(batch, new Set(batch.filter(isWritten).map((record) => record.id)));
+      await runSplitting(batch.slice(0, half), ahead);
+      await runSplitting(batch.slice(half), ahead);
+      await retryPointingAtLanded(batch, new Set(batch.filter(isWritten).map((record) => record.id)), ahead);
     }
   };
   const isWritten = (record: PreparedRecord) => pending.has(record.id);
   // In the split, a record pointing at a record of its batch that ran in a later part failed
   // because its target was not written yet; once the target landed, it gets another try (and
   // so on, as long as retried records land).
-  const retryPointingAtLanded = async (batch: PreparedRecord[], landed: Set<string>) => {
+  const retryPointingAtLanded = async (
+    batch: PreparedRecord[],
+    landed: Set<string>,
+    ahead: MadeAhead | null,
+  ) => {
     for (let targets = landed; targets.size > 0; ) {
       const failed = new Set(errors.map((error) => error.index));
       const again = batch.filter(
@@ -667,13 +600,20 @@ export async function importRecords({
       if (again.length === 0) return;
       const retried = new Set(again.map((record) => record.index));
       for (let i = errors.length - 1; i >= 0; i -= 1) if (retried.has(errors[i]!.index)) errors.splice(i, 1);
-      await runSplitting(again);
+      await runSplitting(again, ahead);
       targets = new Set(again.filter(isWritten).map((record) => record.id));
     }
   };
   // The records of one batch: checked one by one, then written (or split) as one batch.
   const fast = compileRecordCheck(type);
-  const runRange = async (start: number, end: number): Promise<void> => {
+  // A large import's new rows are made ahead on another thread while the batches before are
+  // written (the same strings: see import-pipeline.ts); their empty bodies share one time.
+  // (Only where the engine takes new items as columns: createNodeRun, the path those rows are for.)
+  const preparing =
+    dryRun || fast === null || typeof graph.createNodeRun !== 'function'
+      ? null
+      : prepareAhead({ type, source, ranges });
+  const runRange = async (batchNumber: number, start: number, end: number): Promise<void> => {
     const batch: PreparedRecord[] = [];
     for (let index = start; index < end; index += 1) {
       const pause = tick();
@@ -700,12 +640,15 @@ export async function importRecords({
       seen.set(ok.id, index);
       batch.push(ok);
     }
-    if (batch.length > 0) await runSplitting(batch);
+    const ahead: MadeAhead | null = preparing
+      ? { bodyTime: preparing.bodyTime, parts: await preparing.take(batchNumber) }
+      : null;
+    if (batch.length > 0) await runSplitting(batch, ahead);
     await tick();
   };
   // Past the request's query budget (MAX_QUERY_TIMEOUT_MS) the import stops: 504 with what it did.
   try {
-    for (const [start, end] of ranges) await runRange(start, end);
+    for (const [batchNumber, [start, end]] of ranges.entries()) await runRange(batchNumber, start, end);
   } catch (error) {
     if (!isQueryTimeout(error)) throw error;
     const timeoutMs = Number((error as { details?: { timeoutMs?: unknown } }).details?.timeoutMs ?? 0);
@@ -717,6 +660,8 @@ export async function importRecords({
         extra: { created, updated, unchanged, skipped, failed: errors.length },
       },
     );
+  } finally {
+    preparing?.close();
   }
   errors.sort((a, b) => a.index - b.index);
   const published =

@@ -16,6 +16,7 @@ import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-prov
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
 import { errorResponses } from '../../http/error-responses';
+import { bulkBodySource } from '../../http/plugins/body-parsing';
 import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
 import { assertImportMayPublish } from '../../workflows/move-item';
@@ -105,7 +106,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ImportJsonResponse, ...errors },
       },
       validatorCompiler: importJsonValidator,
-      config: { siteScope: 'site', permission: 'content:write', isBulkBody: true },
+      config: { siteScope: 'site', permission: 'content:write', isBulkBody: true, keepsBodySource: true },
     },
     async (request) => {
       const body = request.body;
@@ -128,6 +129,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         actor: actorOf(request.principal!),
         estimatedRecordsPerSec: config.IMPORT_ESTIMATED_RECORDS_PER_SEC,
         onWritten: (items) => keepEmbedded(app, request, type, ...items),
+        source: bulkBodySource(request),
       });
       if (!body.dryRun) {
         app.events.bus.emit({

@@ -11,6 +11,8 @@ declare module 'fastify' {
      * answers a helpful 413 past its record limit).
      */
     isBulkBody?: boolean;
+    /** The route reads its body's JSON text too ({@link bulkBodySource}; with `isBulkBody`). */
+    keepsBodySource?: boolean;
   }
 }
 
@@ -28,6 +30,20 @@ export const JSON_LIMITS: JsonShapeLimits = {
 
 /** The limits of bulk routes: arrays as long as the body allows. */
 export const BULK_JSON_LIMITS: JsonShapeLimits = { ...JSON_LIMITS, maxArrayItems: Number.POSITIVE_INFINITY };
+
+/** The JSON text of the bodies of routes with `keepsBodySource`, by request (see {@link bulkBodySource}). */
+const bulkSources = new WeakMap<FastifyRequest, string>();
+
+/**
+ * The JSON text a `keepsBodySource` route's body was parsed from (undefined on other routes), handed over
+ * once: the import gives it to its preparing thread (content/import-pipeline.ts), which parses
+ * it again there instead of this thread copying the records over.
+ */
+export function bulkBodySource(request: FastifyRequest): string | undefined {
+  const source = bulkSources.get(request);
+  bulkSources.delete(request);
+  return source;
+}
 
 /** The Content-Encoding of a request with a body, when it is not `identity`; else null. */
 function bodyEncoding(request: FastifyRequest): string | null {
@@ -79,6 +95,7 @@ export const bodyParsingPlugin = fp(
           undefined,
         );
       }
+      if (request.routeOptions.config?.keepsBodySource) bulkSources.set(request, body as string);
       parseJson(request, body as string, done);
     });
   },
