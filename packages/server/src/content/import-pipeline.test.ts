@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 import { SqlConnection } from '../engines/embedded/connection';
-import { importThread, importThreadStats } from './import-pipeline';
+import { importThread, importThreadStats, stopImportThread } from './import-pipeline';
 import { importRecords } from './import-records';
 import { getTypeForWrite } from './type-repository';
 
@@ -229,6 +229,33 @@ describe('import with its rows prepared on a second thread', () => {
     const counts = audit.filter((entry) => entry.action === 'content.import').map((entry) => entry.count);
     expect(counts.slice(0, 3)).toEqual([1, 25, 25]);
     expect(counts.reduce((sum, count) => Number(sum) + Number(count), 0)).toBe(120);
+  });
+
+  it('makes the rest of the batches itself when the thread dies in the middle of an import', async () => {
+    await site.createType(typeDefinition('piped'));
+    await site.createType(typeDefinition('plain'));
+    const list = records(300);
+    const before = { ...importThreadStats };
+    const piped = run('piped', list, true);
+    // the thread is ended once the import has taken two of its 12 batches
+    let stopped = false;
+    while (!stopped) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (importThreadStats.batches - before.batches >= 2) {
+        await stopImportThread();
+        stopped = true;
+      }
+    }
+    const result = await piped;
+    const plain = await run('plain', list, false);
+    expect(result.batches).toBe(12);
+    expect(result.fromThread).toBeGreaterThanOrEqual(2);
+    expect(result.fromThread).toBeLessThan(12);
+    expect(result.result).toEqual(plain.result);
+    expect(storedRows('piped')).toEqual(storedRows('plain'));
+    // the next import starts a new thread
+    await site.createType(typeDefinition('again'));
+    expect((await run('again', list.slice(0, 100), true)).fromThread).toBe(4);
   });
 
   it('leaves imports of long records (over maxBytesPerRecord of JSON each) in one thread', async () => {

@@ -104,6 +104,11 @@ class PreparingThread {
     this.port.postMessage({ kind: 'ping' });
   }
 
+  /** Ends the thread: its jobs fail (their imports make the rest of their batches themselves). */
+  terminate(): Promise<number> {
+    return this.worker.terminate();
+  }
+
   /** Every job's batches are made by the import from now on; no new job is started. */
   private fail() {
     this.dead = true;
@@ -256,4 +261,14 @@ export function importThreadReady(): Promise<boolean> {
   } catch {
     return Promise.resolve(false);
   }
+}
+
+/**
+ * Ends the process's preparing thread, if one runs (the next import that uses it starts a new
+ * one). Imports under way make the rest of their batches themselves, as when the thread dies.
+ */
+export async function stopImportThread(): Promise<void> {
+  const running = thread;
+  thread = null;
+  if (running) await running.terminate();
 }
