@@ -104,7 +104,7 @@ describe('build', () => {
       }
     };
     const inThread = await made();
-    const build = vi.spyOn(ShardIndexWorker.prototype, 'buildAsync');
+    const build = vi.spyOn(ShardIndexWorker.prototype, 'build');
     const threshold = shardWorkerMinDocs.value;
     shardWorkerMinDocs.value = 1;
     try {

@@ -65,7 +65,7 @@ export class ShardIndexWorker {
   private readonly stallMs: number;
   /** Shards this thread made because the worker showed no progress (it died, or stalled). */
   tookOver = 0;
-  /** the {@link buildAsync} call in progress (requests go one at a time) */
+  /** the {@link build} call in progress (requests go one at a time) */
   private pending: Promise<void> = Promise.resolve();
 
   constructor(options: { memoryMb?: number; stallMs?: number } = {}) {
@@ -83,37 +83,15 @@ export class ShardIndexWorker {
     this.worker.postMessage({ port: channel.port2, flag: this.flag }, [channel.port2]);
   }
 
-  /** The MiniSearch index JSON of `docs` (what `buildShardIndex(docs)` gives). */
-  build(docs: readonly SearchDoc[]): string {
-    if (this.worker === null) return buildShardIndex(docs);
-    this.port.postMessage({ docs });
-    let beats = Atomics.load(this.flag, 1);
-    let lastSign = performance.now();
-    while (Atomics.load(this.flag, 0) === this.answered) {
-      Atomics.wait(this.flag, 0, this.answered, Math.min(this.stallMs, 1000));
-      const now = Atomics.load(this.flag, 1);
-      if (now !== beats) {
-        beats = now;
-        lastSign = performance.now();
-      } else if (
-        Atomics.load(this.flag, 0) === this.answered &&
-        performance.now() - lastSign >= this.stallMs
-      ) {
-        this.tookOver++;
-        this.abandon();
-        return buildShardIndex(docs);
-      }
-    }
-    return this.answer(docs);
-  }
-
   /**
-   * The same JSON as {@link build}, without blocking this thread: it waits for the worker's
-   * answer with `Atomics.waitAsync`, so the build thread keeps handing out render chunks and
-   * taking pages meanwhile. Takes the shard over (same bytes) as `build` does when the worker
-   * shows no progress for `stallMs`. One shard at a time: the next call waits for this one.
+   * The MiniSearch index JSON of `docs` (what `buildShardIndex(docs)` gives), made by the
+   * worker without blocking this thread: it waits for the worker's answer with
+   * `Atomics.waitAsync`, so the build thread keeps handing out render chunks and taking pages
+   * meanwhile. When the worker shows no progress for `stallMs` (it died, or stalled), this
+   * thread makes the shard itself (same bytes) and does not use the worker again. One shard at
+   * a time: the next call waits for this one.
    */
-  async buildAsync(docs: readonly SearchDoc[]): Promise<string> {
+  async build(docs: readonly SearchDoc[]): Promise<string> {
     const previous = this.pending;
     let release = () => {};
     this.pending = new Promise<void>((resolve) => {

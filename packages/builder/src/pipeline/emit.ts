@@ -308,7 +308,7 @@ async function emitExtras(params: {
   const shardIndex = async (docs: readonly SearchDoc[]): Promise<string> => {
     if (docCount < shardWorkerMinDocs.value) return buildShardIndex(docs);
     shardWorker ??= new ShardIndexWorker();
-    return await shardWorker.buildAsync(docs);
+    return await shardWorker.build(docs);
   };
   try {
     for (let s = 0; s < count; s++) {
