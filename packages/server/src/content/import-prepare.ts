@@ -8,7 +8,7 @@ import {
   type ValueReference,
 } from '@trelliscms/core';
 import type { GraphNode } from '../engines/port';
-import { fieldPieces, itemHasher } from './item-hash';
+import { type FieldPieces, fieldPieces, itemHasher } from './item-hash';
 import { emptyBody, piecesJson } from './item-record';
 import type { ItemReference } from './item-write';
 
@@ -120,6 +120,15 @@ export function textLength(fields: Record<string, unknown>): number {
   return length;
 }
 
+/**
+ * The fields' pieces (fieldPieces) when the record has long texts, serialized once for its
+ * hash and its stored props; null for short ones, where two native serializations cost less
+ * than joining pieces.
+ */
+export function longFieldPieces(fields: Record<string, unknown>): FieldPieces | null {
+  return textLength(fields) >= PIECES_FROM_CHARS ? fieldPieces(fields) : null;
+}
+
 /** What a new item's row is made of, but for the batch's bookkeeping (item-record.ts `newItemsJson`). */
 export interface NewRowParts {
   /** `JSON.stringify(fields)` (joined from the members' JSON for long records: same text). */
@@ -132,16 +141,14 @@ export interface NewRowParts {
 
 /**
  * The {@link NewRowParts} of a new item's `fields`, hashed with `hashWithBody` (itemHasher of
- * the batch's empty body). A record with long texts has its fields serialized once, for its
- * hash and its stored props (fieldPieces); for short ones two native serializations cost
- * less than joining pieces.
+ * the batch's empty body), serialized through {@link longFieldPieces}.
  */
 export function newRowParts(
   type: StoredContentType,
   fields: Record<string, unknown>,
   hashWithBody: ReturnType<typeof itemHasher>,
 ): NewRowParts {
-  const flat = textLength(fields) >= PIECES_FROM_CHARS ? fieldPieces(fields) : null;
+  const flat = longFieldPieces(fields);
   return {
     fieldsJson: flat ? piecesJson(flat) : JSON.stringify(fields),
     hash: hashWithBody(fields, flat),

@@ -20,12 +20,11 @@ import { prepareAhead } from './import-pipeline';
 import {
   type BatchParts,
   compileRecordCheck,
+  longFieldPieces,
   newRowParts,
-  PIECES_FROM_CHARS,
   type PreparedRecord,
-  textLength,
 } from './import-prepare';
-import { type FieldPieces, fieldPieces, itemHash, itemHasher } from './item-hash';
+import { type FieldPieces, itemHash, itemHasher } from './item-hash';
 import {
   CONTENT_LABEL,
   emptyBody,
@@ -325,13 +324,12 @@ async function writeBatch(
   const made = new Map<number, number>();
   const parts = ahead?.parts;
   if (parts) for (let at = 0; at < parts.indexes.length; at += 1) made.set(parts.indexes[at]!, at);
-  // A record with long texts has its fields serialized once, for its hash and its stored props
-  // (fieldPieces); for short ones two native serializations cost less than joining pieces.
+  // each record's pieces made once, for its hash and its stored props (longFieldPieces)
   const pieces = new Map<Record<string, unknown>, FieldPieces | null>();
   const piecesOf = (fields: Record<string, unknown>) => {
     let found = pieces.get(fields);
     if (found === undefined) {
-      found = textLength(fields) >= PIECES_FROM_CHARS ? fieldPieces(fields) : null;
+      found = longFieldPieces(fields);
       pieces.set(fields, found);
     }
     return found;

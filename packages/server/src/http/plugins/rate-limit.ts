@@ -64,10 +64,17 @@ export const rateLimitPlugin = fp(
     const max = Math.trunc(opts.max);
     const timeWindow = Math.trunc(opts.timeWindowMs);
     // LocalStore answers synchronously: one shared callback instead of a closure per request.
-    let counted: WindowCount = { current: 0, ttl: 0 };
+    // `counted` is cleared before each call, so a store that stopped answering synchronously
+    // (another version of the library) is refused at start-up, not read as a stale count.
+    let counted: WindowCount | null = null;
     const take = (_error: Error | null, count: WindowCount) => {
       counted = count;
     };
+    store.incr('\u0000start-up probe', take, timeWindow, max);
+    if (counted === null)
+      throw new Error(
+        "@fastify/rate-limit's LocalStore did not answer synchronously: this server needs the version in its lockfile",
+      );
     const failures = new AuthFailureLimiter({ max: opts.maxAuthFailures, windowMs: opts.timeWindowMs });
     // A callback hook: an async wrapper would add a promise and a microtask to every request.
     app.addHook('onRequest', (request, reply, done) => {
@@ -90,8 +97,10 @@ export const rateLimitPlugin = fp(
           );
         }
       }
+      counted = null;
       store.incr(rateLimitKey(request), take, timeWindow, max);
-      const { current, ttl } = counted;
+      if (counted === null) return done(new Error('the rate limit store did not answer'));
+      const { current, ttl } = counted as WindowCount;
       const reset = Math.ceil(ttl / 1000);
       if (current <= max) {
         reply
