@@ -45,7 +45,11 @@ await withArticleSite(async (base, site) => {
   if (MODE === 'records') {
     if (prof) await session.post('Profiler.start');
     const main = mainThreadMs();
+    // CLOCK_MONOTONIC seconds around the timed import, for `perf record -k CLOCK_MONOTONIC` then `perf report --time from,to`
+    const mark = () => (Number(process.hrtime.bigint()) / 1e9).toFixed(6);
+    const from = mark();
     const r = await importOnce(base, site, list);
+    if (process.env.PERF_MARK === '1') console.log(`perf --time ${from},${mark()}`);
     console.log(
       `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((N / r.ms) * 1000).toFixed(0)}/s${pipeline ? `; batches with rows made ahead on the preparing thread ${pipeline.importThreadStats.fromThread} of ${pipeline.importThreadStats.batches} (warm-up included), waited ${pipeline.importThreadStats.waitedMs.toFixed(0)} ms` : ''}`,
     );
@@ -62,7 +66,9 @@ await withArticleSite(async (base, site) => {
       const payload = JSON.stringify({ edges: edgeList, batchSize: 2000 });
       if (prof && round === 1) await session.post('Profiler.start');
       const cpu = process.cpuUsage();
+      const main = mainThreadMs();
       const t = performance.now();
+      const from = (Number(process.hrtime.bigint()) / 1e9).toFixed(6);
       const res = await fetch(`${base}/api/import/edges`, {
         method: 'POST',
         headers: {
@@ -75,8 +81,10 @@ await withArticleSite(async (base, site) => {
       const j = (await res.json()) as { failed?: number; mismatch?: number };
       const ms = performance.now() - t;
       if (j.failed || j.mismatch) throw new Error(JSON.stringify(j).slice(0, 300));
+      if (process.env.PERF_MARK === '1')
+        console.log(`perf --time ${from},${(Number(process.hrtime.bigint()) / 1e9).toFixed(6)}`);
       console.log(
-        `edges round ${round}: ${ms.toFixed(0)} ms wall, ${cpuMs(process.cpuUsage(cpu)).toFixed(0)} ms cpu, ${((E / ms) * 1000).toFixed(0)}/s`,
+        `edges round ${round}: ${ms.toFixed(0)} ms wall, ${cpuMs(process.cpuUsage(cpu)).toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((E / ms) * 1000).toFixed(0)}/s`,
       );
     }
   }
