@@ -2,6 +2,7 @@
  * Engine-only edge merge (issue 20 item 4): N nodes, then E new edges merged in transactions of
  * 2,000, mergeEdges called per CHUNK edges (the import route's MERGE_CHUNK is 250); the second
  * set of E edges is timed. Process CPU and wall. Not part of `pnpm bench`.
+ * FIRST=1 times the first set instead (into an empty edges table, as import-sizes.ts).
  * Run: CHUNK=250 ROUNDS=3 npx tsx --tsconfig bench/tsconfig.json bench/edge-merge-micro.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,8 +38,9 @@ for (let r = 0; r < ROUNDS; r++) {
             await tx.mergeEdges(list.slice(k, Math.min(k + CHUNK, at + 2000)));
         });
     };
-    await load(edges(0));
-    const second = edges(1);
+    // FIRST=1: time the first set (into an empty edges table, as import-sizes.ts), else the second
+    if (process.env.FIRST !== '1') await load(edges(0));
+    const second = edges(process.env.FIRST === '1' ? 0 : 1);
     const cpu = process.cpuUsage();
     const t = performance.now();
     await load(second);

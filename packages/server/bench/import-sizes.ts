@@ -223,6 +223,8 @@ export async function benchImportSizes({
   results: SizeResult[];
   edgesPerSec: number | null;
   edgeFloorPerSec: number | null;
+  /** The edges floor's CPU time over the edge import's (process: server and client). */
+  edgeCpuRatio: number | null;
   edges: number;
   loads: string[];
 }> {
@@ -230,6 +232,7 @@ export async function benchImportSizes({
   const results: SizeResult[] = [];
   let edgesPerSec: number | null = null;
   let edgeFloorPerSec: number | null = null;
+  let edgeCpuRatio: number | null = null;
   for (const size of sizes) {
     if (only && !only.includes(size.name)) continue;
     const count = records[size.name];
@@ -257,7 +260,7 @@ export async function benchImportSizes({
       console.error(
         `[sizes] ${size.name}: batches with rows made on the preparing thread ${importThreadStats.fromThread - before.fromThread} of ${importThreadStats.batches - before.batches}`,
       );
-      let edgeRun: { ms: number } | null = null;
+      let edgeRun: { ms: number; cpuMs: number; floorCpuMs: number } | null = null;
       if (size.name === 'small' && edges > 0) {
         const edgeList = Array.from({ length: edges }, (_, i) => ({
           from: `article:article-${i % count}`,
@@ -270,6 +273,7 @@ export async function benchImportSizes({
         edgeFloorPerSec = (edges / edgeFloorRun.ms) * 1000;
         console.error(`[sizes] edges: floor ${Math.round(edgeFloorRun.ms)} ms for ${edges} rows`);
         const payload = JSON.stringify({ edges: edgeList, batchSize: EDGE_BATCH });
+        const cpu = process.cpuUsage();
         const started = performance.now();
         const result = (await post(base, site, '/api/import/edges', payload)) as {
           failed: number;
@@ -277,12 +281,19 @@ export async function benchImportSizes({
         };
         if (result.failed > 0 || result.mismatch > 0)
           throw new Error(`edge import: ${JSON.stringify(result)}`);
-        edgeRun = { ms: performance.now() - started };
+        edgeRun = {
+          ms: performance.now() - started,
+          cpuMs: cpuMs(process.cpuUsage(cpu)),
+          floorCpuMs: edgeFloorRun.cpuMs,
+        };
       }
       return { run, edgeRun };
     });
     console.error(`[sizes] ${size.name}: import ${Math.round(run.ms)} ms`);
-    if (edgeRun) edgesPerSec = (edges / edgeRun.ms) * 1000;
+    if (edgeRun) {
+      edgesPerSec = (edges / edgeRun.ms) * 1000;
+      edgeCpuRatio = edgeRun.floorCpuMs / edgeRun.cpuMs;
+    }
     results.push({
       size: size.name,
       label: size.label,
@@ -295,7 +306,7 @@ export async function benchImportSizes({
     });
     loads.push(loadText());
   }
-  return { results, edgesPerSec, edgeFloorPerSec, edges, loads };
+  return { results, edgesPerSec, edgeFloorPerSec, edgeCpuRatio, edges, loads };
 }
 
 function loadText(): string {
@@ -320,7 +331,7 @@ export function sizeSection(
   const edges =
     run.edgesPerSec === null
       ? 'Edges were not measured this run.'
-      : `Edges: ${rate(run.edgesPerSec)} edges/s (\`POST /api/import/edges\`, ${run.edges.toLocaleString('en-US')} edges between the small records, batchSize ${EDGE_BATCH}; goal ≥ ${rate(GOAL_EDGES_PER_SEC)}/s: ${run.edgesPerSec >= GOAL_EDGES_PER_SEC ? 'met' : 'not met'}).${run.edgeFloorPerSec === null ? '' : ` The edges table's own floor on the same rows, just before in the same process (plain INSERTs, one per edge, into the engine's edges table and \`edges_to\` index, same pragmas, one transaction per ${EDGE_BATCH}; no endpoint checks): ${rate(run.edgeFloorPerSec)} rows/s, so the import is at ${Math.round((run.edgesPerSec / run.edgeFloorPerSec) * 100)} % of it.`}`;
+      : `Edges: ${rate(run.edgesPerSec)} edges/s (\`POST /api/import/edges\`, ${run.edges.toLocaleString('en-US')} edges between the small records, batchSize ${EDGE_BATCH}; goal ≥ ${rate(GOAL_EDGES_PER_SEC)}/s: ${run.edgesPerSec >= GOAL_EDGES_PER_SEC ? 'met' : 'not met'}).${run.edgeFloorPerSec === null ? '' : ` The edges table's own floor on the same rows, just before in the same process (plain INSERTs, one per edge, into the engine's edges table and \`edges_to\` index, same pragmas, one transaction per ${EDGE_BATCH}; no endpoint checks): ${rate(run.edgeFloorPerSec)} rows/s, so the import is at ${Math.round((run.edgesPerSec / run.edgeFloorPerSec) * 100)} % of it (CPU floor / import ${run.edgeCpuRatio === null ? '–' : `${Math.round(run.edgeCpuRatio * 100)} %`}).`}`;
   return [
     '## Import against the raw libSQL floor, by record size',
     '',

@@ -474,7 +474,7 @@ async function runSizes(sizesOnly: boolean): Promise<string[] | null> {
   });
   for (const result of run.results) console.log(sizeRow(result));
   console.log(
-    `edges/s: ${run.edgesPerSec === null ? '–' : rate(run.edgesPerSec)} (edges table's own floor ${run.edgeFloorPerSec === null ? '–' : rate(run.edgeFloorPerSec)} rows/s); load ${run.loads.join('; ')}`,
+    `edges/s: ${run.edgesPerSec === null ? '–' : rate(run.edgesPerSec)} (edges table's own floor ${run.edgeFloorPerSec === null ? '–' : rate(run.edgeFloorPerSec)} rows/s, CPU floor / import ${run.edgeCpuRatio === null ? '–' : `${Math.round(run.edgeCpuRatio * 100)} %`}); load ${run.loads.join('; ')}`,
   );
   const previous = readDocSection('import-sizes');
   const at = previous.indexOf('### Profile and changes');

@@ -6,6 +6,10 @@
  * time; PROF=1 writes the inspector's CPU profile of the timed import (of the second edge
  * import) to OUT. Not part of `pnpm bench`.
  *
+ * PROF_ROUND=0 profiles the first edge import instead. PERF_MARK=1 prints the timed import's
+ * CLOCK_MONOTONIC bounds (for `perf record -k CLOCK_MONOTONIC` then `perf report --time`);
+ * TIME_ENGINE=1 adds the wall time spent in the embedded engine's SQL calls.
+ *
  * Run: MODE=records BODY=2450 N=6000 PROF=1 OUT=/tmp/import.cpuprofile \
  *   npx tsx --tsconfig bench/tsconfig.json bench/profile-import.ts
  */
@@ -23,6 +27,29 @@ const pipeline = await import('../src/content/import-pipeline').catch(() => null
 // BENCH_IMPORT_THREAD=0: no preparing thread (A/B on one tree)
 if (pipeline && process.env.BENCH_IMPORT_THREAD === '0') pipeline.importThread.enabled = false;
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+// TIME_ENGINE=1: wall time spent inside the embedded engine's synchronous SQL calls (the store's
+// statements, BEGIN/COMMIT) during the timed import, printed beside its total: the rest of the
+// main thread's time is HTTP, JSON and the import's JavaScript.
+const engineMs = { sql: 0, exec: 0 };
+if (process.env.TIME_ENGINE === '1') {
+  const { SqlConnection } = await import('../src/engines/embedded/connection');
+  const proto = SqlConnection.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of ['row', 'rows', 'run', 'exec'] as const) {
+    const original = proto[name]!;
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      const t = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        engineMs[name === 'exec' ? 'exec' : 'sql'] += performance.now() - t;
+      }
+    };
+  }
+}
+const engineText = () =>
+  process.env.TIME_ENGINE === '1'
+    ? `; in SQL statements ${engineMs.sql.toFixed(0)} ms, in exec (BEGIN/COMMIT/savepoints) ${engineMs.exec.toFixed(0)} ms`
+    : '';
 /** This process's main thread's CPU time in ms (Linux: /proc, 10 ms ticks), without other threads (the import's preparing thread, libuv's pool). */
 function mainThreadMs(): number {
   try {
@@ -44,6 +71,8 @@ await withArticleSite(async (base, site) => {
   const prof = process.env.PROF === '1';
   if (MODE === 'records') {
     if (prof) await session.post('Profiler.start');
+    engineMs.sql = 0;
+    engineMs.exec = 0;
     const main = mainThreadMs();
     // CLOCK_MONOTONIC seconds around the timed import, for `perf record -k CLOCK_MONOTONIC` then `perf report --time from,to`
     const mark = () => (Number(process.hrtime.bigint()) / 1e9).toFixed(6);
@@ -51,7 +80,7 @@ await withArticleSite(async (base, site) => {
     const r = await importOnce(base, site, list);
     if (process.env.PERF_MARK === '1') console.log(`perf --time ${from},${mark()}`);
     console.log(
-      `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((N / r.ms) * 1000).toFixed(0)}/s${pipeline ? `; batches with rows made ahead on the preparing thread ${pipeline.importThreadStats.fromThread} of ${pipeline.importThreadStats.batches} (warm-up included), waited ${pipeline.importThreadStats.waitedMs.toFixed(0)} ms` : ''}`,
+      `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((N / r.ms) * 1000).toFixed(0)}/s${pipeline ? `; batches with rows made ahead on the preparing thread ${pipeline.importThreadStats.fromThread} of ${pipeline.importThreadStats.batches} (warm-up included), waited ${pipeline.importThreadStats.waitedMs.toFixed(0)} ms` : ''}${engineText()}`,
     );
   } else {
     await importOnce(base, site, list);
@@ -64,7 +93,9 @@ await withArticleSite(async (base, site) => {
         props: {},
       }));
       const payload = JSON.stringify({ edges: edgeList, batchSize: 2000 });
-      if (prof && round === 1) await session.post('Profiler.start');
+      if (prof && round === Number(process.env.PROF_ROUND ?? 1)) await session.post('Profiler.start');
+      engineMs.sql = 0;
+      engineMs.exec = 0;
       const cpu = process.cpuUsage();
       const main = mainThreadMs();
       const t = performance.now();
@@ -84,7 +115,7 @@ await withArticleSite(async (base, site) => {
       if (process.env.PERF_MARK === '1')
         console.log(`perf --time ${from},${(Number(process.hrtime.bigint()) / 1e9).toFixed(6)}`);
       console.log(
-        `edges round ${round}: ${ms.toFixed(0)} ms wall, ${cpuMs(process.cpuUsage(cpu)).toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((E / ms) * 1000).toFixed(0)}/s`,
+        `edges round ${round}: ${ms.toFixed(0)} ms wall, ${cpuMs(process.cpuUsage(cpu)).toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((E / ms) * 1000).toFixed(0)}/s${engineText()}`,
       );
     }
   }
