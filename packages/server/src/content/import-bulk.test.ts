@@ -184,6 +184,48 @@ describe('import bulk path', () => {
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 60, failed: 0 });
   });
 
+  it('writes a batch of up to 500 new items in one engine call, the same items', async () => {
+    await site.createType(typeDefinition('bulk'));
+    const sizes: number[] = [];
+    const counting = new Proxy(site.graph, {
+      get(object, key) {
+        if (key !== 'transaction') return Reflect.get(object, key, object);
+        return <T>(work: (tx: GraphWriter) => Promise<T>) =>
+          object.transaction((tx) =>
+            work(
+              new Proxy(tx, {
+                get(inner, name) {
+                  const value = Reflect.get(inner, name, inner);
+                  if (typeof value !== 'function') return value;
+                  if (name !== 'createNodeRun') return value.bind(inner);
+                  return (run: { ids: string[] }) => {
+                    sizes.push(run.ids.length);
+                    return value.call(inner, run);
+                  };
+                },
+              }),
+            ),
+          );
+      },
+    }) as Graph;
+    const result = await importRecords({
+      graph: counting,
+      type: await getTypeForWrite(site.graph, 'bulk'),
+      records: records(1100),
+      batchSize: 500,
+      skipExisting: false,
+      dryRun: false,
+      actor: 'tester',
+      estimatedRecordsPerSec: 1000,
+    });
+    expect(result).toMatchObject({ created: 1100, failed: 0 });
+    expect(sizes).toEqual([500, 500, 100]);
+    const stored = await site.graph.findNodes({ label: 'Bulk', limit: 2000 });
+    expect(stored.nodes.map((node) => node.id).sort()).toEqual(
+      Array.from({ length: 1100 }, (_, i) => `bulk:item-${i}`).sort(),
+    );
+  });
+
   it('gives imported items the fields, hash and search hits of items created one by one through the API', async () => {
     await site.createType(typeDefinition('imported'));
     await site.createType(typeDefinition('created'));
