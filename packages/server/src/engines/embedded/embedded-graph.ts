@@ -7,6 +7,7 @@ import type {
   CallOptions,
   Graph,
   GraphWriter,
+  NodeJsonWithEdges,
   NodeRun,
   VerifyAuditOptions,
 } from '../port';
@@ -60,6 +61,26 @@ const WRITE_LOCK_BACKOFF_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
 function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/** A read asked of {@link EmbeddedGraph.getNodeJsonWithEdges}, waiting for its turn's batch. */
+interface PendingItemRead {
+  id: string;
+  resolve: (read: NodeJsonWithEdges | null) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Ends a read transaction (nothing to keep or lose): COMMIT, else ROLLBACK; never throws. */
+function endReadTransaction(conn: SqlConnection): void {
+  try {
+    conn.run('COMMIT');
+  } catch {
+    try {
+      if (conn.db.open && conn.db.inTransaction) conn.run('ROLLBACK');
+    } catch {
+      // The connection is closed or broken: its next statement reports it.
+    }
+  }
 }
 
 /** A larger page cache and memory-mapped reads: point reads skip the read() system call. */
@@ -129,6 +150,8 @@ export class EmbeddedGraph implements Graph {
   /** `findNodes` with a deadline: off the main thread, interrupted at the deadline. */
   private readonly interruptible: InterruptibleReads;
   private closed = false;
+  /** The item reads asked for since the last one was answered: see {@link getNodeJsonWithEdges}. */
+  private pendingItemReads: PendingItemRead[] | null = null;
 
   private constructor(
     readonly name: string,
@@ -204,9 +227,60 @@ export class EmbeddedGraph implements Graph {
   async getNodeWithEdges(id: string) {
     return this.reader.getNodeWithEdges(id);
   }
-  async getNodeJsonWithEdges(id: string) {
-    return this.reader.getNodeJsonWithEdges(id);
+  /**
+   * The item read of an uncached GET. Every call made before the microtask queue reaches the
+   * first one's answer is read in one go, in one read transaction of the read connection (see
+   * {@link answerItemReads}): the requests that passed the access epoch's check together (one
+   * turn of the event loop) ask for their items in consecutive microtasks, and each statement
+   * outside a transaction takes and drops WAL's shared read lock on its own (two `fcntl`
+   * system calls). Each read still starts after it was asked for, and sees what was committed
+   * before that; nothing is cached.
+   */
+  getNodeJsonWithEdges(id: string): Promise<NodeJsonWithEdges | null> {
+    return new Promise((resolve, reject) => {
+      let pending = this.pendingItemReads;
+      if (pending === null) {
+        pending = [];
+        this.pendingItemReads = pending;
+        queueMicrotask(this.answerItemReads);
+      }
+      pending.push({ id, resolve, reject });
+    });
   }
+
+  /**
+   * Answers the item reads asked for so far, synchronously: one alone as a plain statement,
+   * several inside `BEGIN`…`COMMIT` (one snapshot, taken now, after all of them were asked
+   * for; a read transaction, so it never waits for a writer and holds no write lock). Each
+   * read's error goes to its own caller.
+   */
+  private readonly answerItemReads = (): void => {
+    const pending = this.pendingItemReads ?? [];
+    this.pendingItemReads = null;
+    const conn = this.readConn;
+    let opened = false;
+    if (pending.length > 1 && !this.closed) {
+      try {
+        if (!conn.db.inTransaction) {
+          conn.run('BEGIN');
+          opened = true;
+        }
+      } catch {
+        // Read one by one, as a lone read would be.
+      }
+    }
+    try {
+      for (const read of pending) {
+        try {
+          read.resolve(this.reader.getNodeJsonWithEdges(read.id));
+        } catch (error) {
+          read.reject(error);
+        }
+      }
+    } finally {
+      if (opened) endReadTransaction(conn);
+    }
+  };
   async traverse(query: Parameters<Graph['traverse']>[0]) {
     return this.reader.traverse(query);
   }
