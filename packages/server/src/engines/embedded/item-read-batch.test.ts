@@ -79,7 +79,10 @@ describe('embedded engine: the item reads of one turn', () => {
     // Another connection to the file (as another server process on the same data directory).
     const other = new SqlConnection(join(dir, 'graphs', 'items.db'));
     try {
-      other.run('UPDATE nodes SET props = ? WHERE id = ?', [JSON.stringify({ i: 1, title: 'Changed' }), 'n1']);
+      other.run('UPDATE nodes SET props = ? WHERE id = ?', [
+        JSON.stringify({ i: 1, title: 'Changed' }),
+        'n1',
+      ]);
     } finally {
       other.close();
     }
@@ -123,7 +126,10 @@ describe('embedded engine: the item reads of one turn', () => {
 
   it('rejects the reads of a closed graph, each its own, without a crash', async () => {
     await engine.close();
-    const settled = await Promise.allSettled([graph.getNodeJsonWithEdges('n0'), graph.getNodeJsonWithEdges('n1')]);
+    const settled = await Promise.allSettled([
+      graph.getNodeJsonWithEdges('n0'),
+      graph.getNodeJsonWithEdges('n1'),
+    ]);
     expect(settled.map((result) => result.status)).toEqual(['rejected', 'rejected']);
     engine = createEmbeddedEngine({ dataDir: dir });
     await engine.init();
