@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type {
   AuditFilter,
   AuditPage,
@@ -62,6 +63,9 @@ function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
+
+/** The size of one copy of the WAL index header at the start of a `-shm` file (SQLite's WalIndexHdr). */
+const WAL_INDEX_HEADER_BYTES = 48;
 
 /** A read asked of {@link EmbeddedGraph.getNodeJsonWithEdges}, waiting for its turn's batch. */
 interface PendingItemRead {
@@ -152,6 +156,9 @@ export class EmbeddedGraph implements Graph {
   private closed = false;
   /** The item reads asked for since the last one was answered: see {@link getNodeJsonWithEdges}. */
   private pendingItemReads: PendingItemRead[] | null = null;
+  /** The file's WAL index (`-shm`), opened read-only by {@link commitMarker} on first use. */
+  private shmFd: number | null = null;
+  private readonly walIndexHeader = Buffer.alloc(2 * WAL_INDEX_HEADER_BYTES);
 
   private constructor(
     readonly name: string,
@@ -200,6 +207,29 @@ export class EmbeddedGraph implements Graph {
   /** Opens an existing graph file; audit records are keyed with `auditKey`. */
   static open(name: string, file: string, auditKey: Uint8Array): EmbeddedGraph {
     return new EmbeddedGraph(name, file, false, auditKey);
+  }
+
+  /**
+   * The WAL index header of the file (the first of its two copies, as text), or null when it
+   * cannot be read or its two copies differ (a commit is writing it, or a reader is rebuilding
+   * it). SQLite's WAL mode makes a commit visible to readers by rewriting this header in the
+   * shared `-shm` file, whoever commits (another connection, another process): the change
+   * counter, the last frame and the salts of a restarted WAL are in it, so it differs after
+   * every commit and only then. One `pread` of 96 bytes, no lock, no statement.
+   */
+  commitMarker(): string | null {
+    if (this.closed) return null;
+    try {
+      if (this.shmFd === null) this.shmFd = openSync(`${this.file}-shm`, 'r');
+      const header = this.walIndexHeader;
+      const size = WAL_INDEX_HEADER_BYTES;
+      if (readSync(this.shmFd, header, 0, 2 * size, 0) !== 2 * size) return null;
+      // isInit (byte 12) set, and both copies alike (SQLite writes the second, then the first).
+      if (header[12] !== 1 || header.compare(header, size, 2 * size, 0, size) !== 0) return null;
+      return header.toString('latin1', 0, size);
+    } catch {
+      return null;
+    }
   }
 
   // ---- reads: committed data only ----
@@ -376,6 +406,10 @@ export class EmbeddedGraph implements Graph {
     await this.mutex.lock();
     try {
       this.closed = true;
+      if (this.shmFd !== null) {
+        closeSync(this.shmFd);
+        this.shmFd = null;
+      }
       await this.interruptible.close();
       this.readConn.close();
       this.writeConn.close();
