@@ -28,6 +28,8 @@ export interface AccessEpochStats {
   checks: number;
   /** Point reads made (requests arriving while one is in flight share the next). */
   reads: number;
+  /** Reads not made: the platform graph's commit marker showed nothing committed since the last read. */
+  unchanged: number;
   /** Times the epoch had moved and the caches were dropped. */
   changes: number;
   /** Reads that failed (the caches were kept). */
@@ -44,6 +46,9 @@ export interface AccessEpochStats {
  * the one next read. The engine sees at most one read in flight and one queued, however many
  * requests there are. Not a TTL: every check still waits for a read that started after it.
  *
+ * With the engine's commit marker (the embedded engine's WAL index header, one `pread`), a
+ * check skips the read when nothing was committed to the platform graph since the last one.
+ *
  * When the read fails (the engine is unreachable) the caches are kept: the request's own reads
  * fail, or the API-key cache serves its stale entry as it does without this check.
  */
@@ -57,13 +62,22 @@ export class AccessEpochWatch {
   #queued: Promise<void> | null = null;
   /** The `alongside` callbacks of the checks the next read serves. */
   #alongside: Array<() => void> = [];
-  readonly #stats: AccessEpochStats = { checks: 0, reads: 0, changes: 0, failures: 0 };
+  /** The platform graph's commit marker taken just before the last read that succeeded, else null. */
+  #readAt: string | null = null;
+  readonly #stats: AccessEpochStats = { checks: 0, reads: 0, unchanged: 0, changes: 0, failures: 0 };
 
   constructor(
     private readonly read: () => Promise<string | null>,
     private readonly onChange: () => void,
     /** False (`ACCESS_EPOCH_CHECK=0`): {@link check} reads nothing and resolves at once. */
     private readonly enabled = true,
+    /**
+     * The platform graph's `commitMarker` (engines/port.ts), when its engine has one: a check
+     * whose marker, taken after the check was asked for, equals the one taken just before the
+     * last successful read needs no read — nothing was committed to the platform graph since,
+     * by this process or any other, so that read's stamp still holds.
+     */
+    private readonly commitMarker?: () => string | null,
   ) {}
 
   /**
@@ -115,14 +129,27 @@ export class AccessEpochWatch {
   }
 
   async #readOnce(): Promise<void> {
+    let marker: string | null = null;
+    try {
+      marker = this.commitMarker?.() ?? null;
+    } catch {
+      // Unknown: read.
+    }
+    if (marker !== null && marker === this.#readAt && this.#seen !== undefined) {
+      this.#stats.unchanged += 1;
+      return;
+    }
     this.#stats.reads += 1;
     let stamp: string | null;
     try {
       stamp = await this.read();
     } catch {
       this.#stats.failures += 1;
+      this.#readAt = null;
       return;
     }
+    // Taken before the read: anything committed after it moves the marker, so the next check reads.
+    this.#readAt = marker;
     if (this.#seen !== undefined && stamp !== this.#seen) {
       this.#stats.changes += 1;
       this.onChange();

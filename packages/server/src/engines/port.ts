@@ -373,6 +373,14 @@ export interface GraphWriter extends GraphReader {
 export interface Graph extends GraphWriter {
   readonly name: string;
   /**
+   * Optional, synchronous and cheap: a value that changes with every commit to this graph by
+   * any connection of any process, or null when the engine cannot tell. Two equal non-null
+   * values taken at two moments mean nothing was committed between them, so a read made
+   * between them still holds (the access epoch's watch skips its read on it,
+   * auth/access-epoch.ts). Embedded: the WAL index header of the graph's file.
+   */
+  commitMarker?(): string | null;
+  /**
    * Runs `fn` in one all-or-nothing transaction: when it throws, nothing it wrote remains.
    * Transactions on one graph are serialized. Reads made through `tx` see its writes.
    * With `options.deadline`, an engine that can bound a transaction (Neo4j) gives it the time

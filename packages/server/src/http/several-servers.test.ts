@@ -92,6 +92,28 @@ describe('two servers on one embedded data directory', () => {
     expect(b.trellis.accessEpoch.stats().changes).toBeGreaterThanOrEqual(1);
   });
 
+  it('B skips the epoch read while nothing is committed to the platform, and still sees A revoke a key', async () => {
+    const created = await site.request({
+      method: 'POST',
+      url: '/api/auth/api-keys',
+      payload: { name: 'ci', role: 'editor' },
+    });
+    const { id, secret } = created.json();
+    expect((await onB(secret, '/api/types')).statusCode).toBe(200);
+    const before = b.trellis.accessEpoch.stats();
+    for (let i = 0; i < 5; i += 1) expect((await onB(secret, '/api/types')).statusCode).toBe(200);
+    const quiet = b.trellis.accessEpoch.stats();
+    // The platform's WAL index header did not move: five checks, no read.
+    expect(quiet.unchanged - before.unchanged).toBe(5);
+    expect(quiet.reads).toBe(before.reads);
+    // A's revocation is a commit to the platform file by another connection: B's next check reads.
+    expect((await site.request({ method: 'DELETE', url: `/api/auth/api-keys/${id}` })).statusCode).toBe(200);
+    const refused = await onB(secret, '/api/types');
+    expect(refused.statusCode).toBe(401);
+    expect(b.trellis.accessEpoch.stats().reads).toBeGreaterThan(quiet.reads);
+    expect(b.trellis.accessEpoch.stats().changes).toBeGreaterThan(quiet.changes);
+  });
+
   it('a role change and a removal on A apply on B on the next request', async () => {
     const user = await site.platform.addUser({ name: 'ada', siteId: site.siteId, role: 'admin' });
     // Admin-only on B, cached.
@@ -365,6 +387,67 @@ describe('AccessEpochWatch', () => {
     );
     await off.check(() => order.push('never'));
     expect(order).not.toContain('never');
+  });
+
+  it('skips the read while the commit marker stays where it was at the last read, and only then', async () => {
+    let stamp = 'one';
+    let marker: string | null = 'm1';
+    let reads = 0;
+    let failNext = false;
+    let dropped = 0;
+    const watch = new AccessEpochWatch(
+      async () => {
+        reads += 1;
+        if (failNext) {
+          failNext = false;
+          throw new Error('engine down');
+        }
+        return stamp;
+      },
+      () => {
+        dropped += 1;
+      },
+      true,
+      () => marker,
+    );
+    await watch.check();
+    expect(reads).toBe(1);
+    await watch.check();
+    await watch.check();
+    expect(reads).toBe(1);
+    expect(watch.stats().unchanged).toBe(2);
+    // A commit moved the marker (and the stamp): read, and drop the caches.
+    marker = 'm2';
+    stamp = 'two';
+    await watch.check();
+    expect([reads, dropped]).toEqual([2, 1]);
+    await watch.check();
+    expect(reads).toBe(2);
+    // Unknown marker: read every time.
+    marker = null;
+    await watch.check();
+    await watch.check();
+    expect(reads).toBe(4);
+    // A failed read is not trusted later, though the marker is back to a value seen before.
+    marker = 'm3';
+    failNext = true;
+    await watch.check();
+    await watch.check();
+    expect(reads).toBe(6);
+    await watch.check();
+    expect(reads).toBe(6);
+    // A marker that throws counts as unknown.
+    const throwing = new AccessEpochWatch(
+      async () => 'one',
+      () => {},
+      true,
+      () => {
+        throw new Error('no file');
+      },
+    );
+    await throwing.check();
+    await throwing.check();
+    expect(throwing.stats()).toMatchObject({ reads: 2, unchanged: 0 });
   });
 
   it('keeps the caches when the read fails', async () => {

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type {
   AuditFilter,
   AuditPage,
@@ -7,6 +8,7 @@ import type {
   CallOptions,
   Graph,
   GraphWriter,
+  NodeJsonWithEdges,
   NodeRun,
   VerifyAuditOptions,
 } from '../port';
@@ -60,6 +62,29 @@ const WRITE_LOCK_BACKOFF_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
 function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/** The size of one copy of the WAL index header at the start of a `-shm` file (SQLite's WalIndexHdr). */
+const WAL_INDEX_HEADER_BYTES = 48;
+
+/** A read asked of {@link EmbeddedGraph.getNodeJsonWithEdges}, waiting for its turn's batch. */
+interface PendingItemRead {
+  id: string;
+  resolve: (read: NodeJsonWithEdges | null) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Ends a read transaction (nothing to keep or lose): COMMIT, else ROLLBACK; never throws. */
+function endReadTransaction(conn: SqlConnection): void {
+  try {
+    conn.run('COMMIT');
+  } catch {
+    try {
+      if (conn.db.open && conn.db.inTransaction) conn.run('ROLLBACK');
+    } catch {
+      // The connection is closed or broken: its next statement reports it.
+    }
+  }
 }
 
 /** A larger page cache and memory-mapped reads: point reads skip the read() system call. */
@@ -129,6 +154,11 @@ export class EmbeddedGraph implements Graph {
   /** `findNodes` with a deadline: off the main thread, interrupted at the deadline. */
   private readonly interruptible: InterruptibleReads;
   private closed = false;
+  /** The item reads asked for since the last one was answered: see {@link getNodeJsonWithEdges}. */
+  private pendingItemReads: PendingItemRead[] | null = null;
+  /** The file's WAL index (`-shm`), opened read-only by {@link commitMarker} on first use. */
+  private shmFd: number | null = null;
+  private readonly walIndexHeader = Buffer.alloc(2 * WAL_INDEX_HEADER_BYTES);
 
   private constructor(
     readonly name: string,
@@ -179,6 +209,29 @@ export class EmbeddedGraph implements Graph {
     return new EmbeddedGraph(name, file, false, auditKey);
   }
 
+  /**
+   * The WAL index header of the file (the first of its two copies, as text), or null when it
+   * cannot be read or its two copies differ (a commit is writing it, or a reader is rebuilding
+   * it). SQLite's WAL mode makes a commit visible to readers by rewriting this header in the
+   * shared `-shm` file, whoever commits (another connection, another process): the change
+   * counter, the last frame and the salts of a restarted WAL are in it, so it differs after
+   * every commit and only then. One `pread` of 96 bytes, no lock, no statement.
+   */
+  commitMarker(): string | null {
+    if (this.closed) return null;
+    try {
+      if (this.shmFd === null) this.shmFd = openSync(`${this.file}-shm`, 'r');
+      const header = this.walIndexHeader;
+      const size = WAL_INDEX_HEADER_BYTES;
+      if (readSync(this.shmFd, header, 0, 2 * size, 0) !== 2 * size) return null;
+      // isInit (byte 12) set, and both copies alike (SQLite writes the second, then the first).
+      if (header[12] !== 1 || header.compare(header, size, 2 * size, 0, size) !== 0) return null;
+      return header.toString('latin1', 0, size);
+    } catch {
+      return null;
+    }
+  }
+
   // ---- reads: committed data only ----
 
   async getNode(id: string) {
@@ -204,9 +257,60 @@ export class EmbeddedGraph implements Graph {
   async getNodeWithEdges(id: string) {
     return this.reader.getNodeWithEdges(id);
   }
-  async getNodeJsonWithEdges(id: string) {
-    return this.reader.getNodeJsonWithEdges(id);
+  /**
+   * The item read of an uncached GET. Every call made before the microtask queue reaches the
+   * first one's answer is read in one go, in one read transaction of the read connection (see
+   * {@link answerItemReads}): the requests that passed the access epoch's check together (one
+   * turn of the event loop) ask for their items in consecutive microtasks, and each statement
+   * outside a transaction takes and drops WAL's shared read lock on its own (two `fcntl`
+   * system calls). Each read still starts after it was asked for, and sees what was committed
+   * before that; nothing is cached.
+   */
+  getNodeJsonWithEdges(id: string): Promise<NodeJsonWithEdges | null> {
+    return new Promise((resolve, reject) => {
+      let pending = this.pendingItemReads;
+      if (pending === null) {
+        pending = [];
+        this.pendingItemReads = pending;
+        queueMicrotask(this.answerItemReads);
+      }
+      pending.push({ id, resolve, reject });
+    });
   }
+
+  /**
+   * Answers the item reads asked for so far, synchronously: one alone as a plain statement,
+   * several inside `BEGIN`…`COMMIT` (one snapshot, taken now, after all of them were asked
+   * for; a read transaction, so it never waits for a writer and holds no write lock). Each
+   * read's error goes to its own caller.
+   */
+  private readonly answerItemReads = (): void => {
+    const pending = this.pendingItemReads ?? [];
+    this.pendingItemReads = null;
+    const conn = this.readConn;
+    let opened = false;
+    if (pending.length > 1 && !this.closed) {
+      try {
+        if (!conn.db.inTransaction) {
+          conn.run('BEGIN');
+          opened = true;
+        }
+      } catch {
+        // Read one by one, as a lone read would be.
+      }
+    }
+    try {
+      for (const read of pending) {
+        try {
+          read.resolve(this.reader.getNodeJsonWithEdges(read.id));
+        } catch (error) {
+          read.reject(error);
+        }
+      }
+    } finally {
+      if (opened) endReadTransaction(conn);
+    }
+  };
   async traverse(query: Parameters<Graph['traverse']>[0]) {
     return this.reader.traverse(query);
   }
@@ -302,6 +406,10 @@ export class EmbeddedGraph implements Graph {
     await this.mutex.lock();
     try {
       this.closed = true;
+      if (this.shmFd !== null) {
+        closeSync(this.shmFd);
+        this.shmFd = null;
+      }
       await this.interruptible.close();
       this.readConn.close();
       this.writeConn.close();

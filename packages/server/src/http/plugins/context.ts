@@ -133,6 +133,8 @@ export const contextPlugin = fp(
         apiKeyCache.clear();
       },
       config.ACCESS_EPOCH_CHECK,
+      // The engine's own graph object: the marker is a read of the file, not a graph call.
+      rawPlatform.commitMarker ? () => rawPlatform.commitMarker?.() ?? null : undefined,
     );
     app.decorate('trellis', {
       config,
