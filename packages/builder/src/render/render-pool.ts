@@ -92,7 +92,10 @@ export function urlMapBytes(urls: ReadonlyMap<string, string> | Readonly<Record<
 export function workerMemoryMb(urlBytes: number): number {
   return Math.min(
     MAX_WORKER_MEMORY_MB,
-    Math.max(MIN_WORKER_MEMORY_MB, WORKER_BASE_MB + Math.ceil((urlBytes * OLD_GENERATION_PER_URL_BYTE) / 1e6)),
+    Math.max(
+      MIN_WORKER_MEMORY_MB,
+      WORKER_BASE_MB + Math.ceil((urlBytes * OLD_GENERATION_PER_URL_BYTE) / 1e6),
+    ),
   );
 }
 
