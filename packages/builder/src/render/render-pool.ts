@@ -63,11 +63,41 @@ export function chunksOf<T>(specs: readonly T[], size: number): T[][] {
 const WORKER_YOUNG_GENERATION_MB = 8;
 
 /**
- * A worker's old-generation limit, unless given, per byte of the items' records and edges (their
- * long values stay in shared memory, outside the heap): V8 lets a heap's garbage grow towards
- * its limit, so the limit bounds what each worker holds.
+ * A worker's old-generation limit, unless given: {@link WORKER_BASE_MB} plus this many times the
+ * URL map's estimated size ({@link urlMapBytes}). A worker holds no item records (they are in
+ * the shared store, parsed when read, see `StoreReader`): what grows with the site in its heap
+ * is the URL map (a copy per worker, and the renderer's own), the rest is bounded (the render
+ * memo, the items read lately). V8 lets a heap's garbage grow towards its limit, so the limit
+ * bounds what each worker holds: sized from the records and edges as before, it gave each worker
+ * 7.7 GB at 1,000,000 items.
  */
-const OLD_GENERATION_PER_RECORD_BYTE = 8;
+const OLD_GENERATION_PER_URL_BYTE = 4;
+/** What a worker needs besides its URL map: code, templates, the render memo, pages in progress. */
+const WORKER_BASE_MB = 256;
+/** The largest old-generation limit a render worker is given, unless given. */
+const MAX_WORKER_MEMORY_MB = 8192;
+
+/** Estimated heap bytes of a URL map (keys and paths as two-byte strings, and a `Map` entry each). */
+export function urlMapBytes(urls: ReadonlyMap<string, string> | Readonly<Record<string, string>>): number {
+  let bytes = 0;
+  const add = (key: string, value: string) => {
+    bytes += 2 * (key.length + value.length) + 64;
+  };
+  if (urls instanceof Map) for (const [key, value] of urls) add(key, value);
+  else for (const key of Object.keys(urls)) add(key, (urls as Record<string, string>)[key]!);
+  return bytes;
+}
+
+/** A render worker's old-generation limit for a build whose URL map is of `urlBytes` (see {@link urlMapBytes}). */
+export function workerMemoryMb(urlBytes: number): number {
+  return Math.min(
+    MAX_WORKER_MEMORY_MB,
+    Math.max(
+      MIN_WORKER_MEMORY_MB,
+      WORKER_BASE_MB + Math.ceil((urlBytes * OLD_GENERATION_PER_URL_BYTE) / 1e6),
+    ),
+  );
+}
 
 /** The smallest old-generation limit a render worker is given (MB), unless given. */
 export const MIN_WORKER_MEMORY_MB = 512;
@@ -123,15 +153,18 @@ export function prestartRenderWorkers(count: number, memoryMb: number): void {
   }
 }
 
+/** The URL map's size counted per byte of the snapshot file by {@link prestartMemoryMb} (a bound: about 0.08 on the bench site). */
+const URL_BYTES_PER_FILE_BYTE = 2;
+
 /**
  * What {@link prestartRenderWorkers} is given for a build of a snapshot file of `fileBytes`:
  * the smallest heap limit when the file is small enough that the pool is sure to want it (the
- * items' records and edges, which size a worker's limit, are a part of the file: about 55 % of
- * it on the bench site, counted here as up to 150 %), else null (a large build's start-up is a
- * small share of it, and a guess of its limit would most likely be wrong).
+ * URL map, which sizes a worker's limit, is counted as up to {@link URL_BYTES_PER_FILE_BYTE}
+ * times the file), else null (a large build's start-up is a small share of it, and a guess of
+ * its limit would most likely be wrong).
  */
 export function prestartMemoryMb(fileBytes: number): number | null {
-  const bound = Math.ceil(((fileBytes * 1.5) / 1e6) * OLD_GENERATION_PER_RECORD_BYTE);
+  const bound = workerMemoryMb(fileBytes * URL_BYTES_PER_FILE_BYTE);
   return bound <= MIN_WORKER_MEMORY_MB ? MIN_WORKER_MEMORY_MB : null;
 }
 
@@ -161,7 +194,7 @@ function takePrestarted(memoryMb: number): Worker | null {
 
 /** Limits of the render workers (isolation beyond liquidjs's own limits). */
 export interface WorkerLimits {
-  /** V8 old-generation heap of each worker in MB; default from the size of the snapshot's items and edges, 512–8192 */
+  /** V8 old-generation heap of each worker in MB; default from the size of the build's URL map (see `workerMemoryMb`), 512–8192 */
   memoryMb?: number;
   /** a worker that reports no progress for this long is terminated and the build fails; default 30 000 */
   stallTimeoutMs?: number;
@@ -285,24 +318,12 @@ export class RenderPool {
       packed ??= packStore(run.snapshot, run.env, (item) => isVisibleIn(item, run.env));
       return packed;
     };
-    // A worker's heap limit, unless given: OLD_GENERATION_PER_RECORD_BYTE times the size of the
-    // items' records and the edges, between 512 MB and 8 GB.
+    // A worker's heap limit, unless given: from the URL map, what grows with the site in a
+    // worker's heap (see workerMemoryMb).
     const needsInit =
       !patch || this.slots.length < count || this.slots.slice(0, count).some((slot) => !slot.current);
     const memoryMb =
-      limits.memoryMb ??
-      (needsInit
-        ? Math.min(
-            8192,
-            Math.max(
-              MIN_WORKER_MEMORY_MB,
-              Math.ceil(
-                ((pack().recordBytes + run.snapshot.edges.length * 120) / 1e6) *
-                  OLD_GENERATION_PER_RECORD_BYTE,
-              ),
-            ),
-          )
-        : (this.memoryMb ?? 512));
+      limits.memoryMb ?? (needsInit ? workerMemoryMb(urlMapBytes(run.urls)) : (this.memoryMb ?? 512));
     if (this.memoryMb !== null && this.memoryMb !== memoryMb) {
       await this.close();
       patch = null;

@@ -11,6 +11,8 @@ import {
   prestartedWorkerCount,
   prestartMemoryMb,
   prestartRenderWorkers,
+  urlMapBytes,
+  workerMemoryMb,
 } from './render-pool';
 import { hashText } from './renderer';
 
@@ -92,6 +94,21 @@ describe('prestarted render workers', () => {
     prestartRenderWorkers(2, MIN_WORKER_MEMORY_MB + 64);
     await buildInto(join(dir, 'out'));
     expect(prestartedWorkerCount()).toBe(0);
+  });
+
+  it('get a heap limit from the URL map, not from the items (the workers read those from the shared store)', () => {
+    const urls = (n: number) =>
+      new Map(Array.from({ length: n }, (_, i) => [`post:post-${i}`, `/posts/post-${i}/`] as const));
+    // 2 × (id + path) characters and an entry's overhead each
+    expect(urlMapBytes(new Map([['a:b', '/x/']]))).toBe(2 * 6 + 64);
+    expect(urlMapBytes({ 'a:b': '/x/', c: '/' })).toBe(2 * 6 + 64 + 2 * 2 + 64);
+    expect(workerMemoryMb(urlMapBytes(urls(10_000)))).toBe(MIN_WORKER_MEMORY_MB);
+    expect(workerMemoryMb(urlMapBytes(urls(100_000)))).toBe(MIN_WORKER_MEMORY_MB);
+    // a million pages: about 140 MB of URL map, under 1 GB of heap (7.7 GB when sized from the records)
+    const million = workerMemoryMb(urlMapBytes(urls(1_000_000)));
+    expect(million).toBeGreaterThan(MIN_WORKER_MEMORY_MB);
+    expect(million).toBeLessThan(1024);
+    expect(workerMemoryMb(1e12)).toBe(8192);
   });
 
   it('are started for small snapshot files only', () => {

@@ -290,6 +290,9 @@ export class Renderer {
           });
           const base = spec.page === 1 ? spec.path : spec.path.replace(/page\/\d+\/$/, '');
           const href = (n: number) => (n === 1 ? base : `${base}page/${n}/`);
+          // every page's URL, made when a template reads them (a million-item archive has
+          // 50,000 pages: made for each of its pages, they were most of the page's time)
+          let hrefs: string[] | undefined;
           scope.pagination = {
             items: result.items,
             total: result.total,
@@ -298,7 +301,10 @@ export class Renderer {
             pages: spec.pages,
             previous: spec.page > 1 ? href(spec.page - 1) : null,
             next: spec.page < spec.pages ? href(spec.page + 1) : null,
-            hrefs: Array.from({ length: spec.pages }, (_, i) => href(i + 1)),
+            get hrefs() {
+              hrefs ??= Array.from({ length: spec.pages }, (_, i) => href(i + 1));
+              return hrefs;
+            },
             // a listing paginated by a field: the value these pages list, and its URL segment
             ...(spec.term ? { value: spec.term.value, slug: spec.term.slug } : {}),
           };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isVisibleIn, SnapshotSource } from '../source/snapshot-source';
-import { LONG_TEXT_CHARS, packStore, StoreReader } from './shared-store';
+import { ITEMS_PER_GENERATION, LONG_TEXT_CHARS, packStore, StoreReader } from './shared-store';
 import type { Snapshot, SnapshotEdge, SnapshotItem } from './types';
 
 const body = 'b'.repeat(LONG_TEXT_CHARS + 10);
@@ -107,6 +107,34 @@ describe('the shared store of the render workers', () => {
     expect(store.item(2)).toBe(held);
   });
 
+  it('gives the same object for an item held across many generations of reads, and holds a bounded number', () => {
+    // more items than two generations of the reader's identity cache hold
+    const many: SnapshotItem[] = Array.from({ length: 3 * ITEMS_PER_GENERATION + 7 }, (_, i) => ({
+      id: `post:${i}`,
+      type: 'post',
+      fields: { title: `T${i}`, body: `${body}${i}` },
+      publishedEnvs: ['prod'],
+    }));
+    const store = new StoreReader(packStore({ items: many, edges: [] }, 'prod', () => true).store);
+    const held = [store.item(0), store.item(1), store.item(2)];
+    // every item read twice over, in an order that turns the generations many times
+    for (let round = 0; round < 2; round++)
+      for (let i = 3; i < many.length; i++) {
+        const item = store.item(i);
+        expect(item.id).toBe(`post:${i}`);
+        expect(store.item(i)).toBe(item);
+      }
+    expect(store.item(0)).toBe(held[0]);
+    expect(store.item(1)).toBe(held[1]);
+    expect(store.item(2)).toBe(held[2]);
+    expect((held[1]!.fields as { body: string }).body).toBe(`${body}1`);
+    expect(store.heldItems).toBeLessThanOrEqual(2 * ITEMS_PER_GENERATION);
+    // an item read again within a generation is one object whatever else was read between
+    const a = store.item(5);
+    for (let i = 100; i < 100 + ITEMS_PER_GENERATION - 1; i++) store.item(i);
+    expect(store.item(5)).toBe(a);
+  });
+
   it('makes a worker’s source answer as a source over the snapshot does', () => {
     for (const env of ['dev', 'prod']) {
       const plain = new SnapshotSource({ snapshot, env });
@@ -126,6 +154,18 @@ describe('the shared store of the render workers', () => {
               shared.traverse({ from, edge, direction, depth: 2 }),
               `${env} ${from} ${direction}`,
             ).toEqual(plain.traverse({ from, edge, direction, depth: 2 }));
+      // a traversal with a limit stops there: the first items of the one without
+      for (const source of [plain, shared])
+        for (const from of ['post:a', 'post:c', 'tag:x'])
+          for (const direction of ['out', 'in', 'both'] as const)
+            for (const depth of [1, 2, 3]) {
+              const all = source.traverse({ from, edge: '*', direction, depth });
+              for (let limit = 1; limit <= all.length + 1; limit++)
+                expect(
+                  source.traverse({ from, edge: '*', direction, depth, limit }),
+                  `${env} ${from} ${direction} ${depth} ${limit}`,
+                ).toEqual(all.slice(0, limit));
+            }
       for (const name of ['tagged', 'near']) {
         const result = shared.runQuery({ name });
         expect(result.total, `${env} ${name}`).toBeGreaterThan(0);

@@ -402,14 +402,25 @@ export function packStore(
   };
 }
 
-/** Parsed items a {@link StoreReader} keeps reachable (the most recently read; others live while something holds them). */
-const RECENT_ITEMS = 8192;
+/**
+ * Items a {@link StoreReader} holds strongly per generation: the items read since the last
+ * turn of generations (at most this many), and those of the generation before.
+ */
+export const ITEMS_PER_GENERATION = 1024;
 
 /**
  * A worker's reader of a {@link SharedStore}. `item(position)` parses the item's record when
- * a page reads it and gives the same object again while anything holds it (a weak reference
- * per position, and the {@link RECENT_ITEMS} last read held): what the renderer keys by item
- * object (views, dependency hashes) stays consistent, and items no page holds are collected.
+ * a page reads it and gives the same object again while anything holds it: what the renderer
+ * keys by item object (views, dependency hashes, the render memo's keys) stays consistent, and
+ * items no page holds are collected.
+ *
+ * Identity without a `WeakRef` per read: the items read lately are held in two generations of
+ * plain maps (the current one and the one before, {@link ITEMS_PER_GENERATION} items each; an
+ * item read again moves to the current one), and only an item that outlived both is given a
+ * `WeakRef` (then, being that old, it is in V8's old generation anyway). A `WeakRef` made at
+ * each read kept every item read alive through young-generation collections (V8 treats its
+ * target as strong there) and to the end of the task that made it, so every item was promoted
+ * and died in the old generation (docs/benchmarks.md, "A million items, session 13").
  */
 export class StoreReader {
   readonly count: number;
@@ -432,9 +443,11 @@ export class StoreReader {
   private readonly inStarts: Int32Array;
   private readonly inNodes: Int32Array;
   private readonly inLabels: Int32Array;
+  /** items that outlived both generations, while something else holds them */
   private readonly refs: Array<WeakRef<SnapshotItem> | undefined>;
-  private readonly recent: Array<SnapshotItem | undefined>;
-  private recentAt = 0;
+  /** items read in this generation and the one before, by position */
+  private current = new Map<number, SnapshotItem>();
+  private previous = new Map<number, SnapshotItem>();
 
   constructor(store: SharedStore) {
     this.count = store.items.count;
@@ -458,7 +471,6 @@ export class StoreReader {
     this.inNodes = new Int32Array(store.inNodes);
     this.inLabels = new Int32Array(store.inLabels);
     this.refs = new Array<WeakRef<SnapshotItem> | undefined>(this.count).fill(undefined);
-    this.recent = new Array<SnapshotItem | undefined>(Math.min(RECENT_ITEMS, this.count)).fill(undefined);
   }
 
   /** The node of an id (an item's position when an item has it), -1 when none. */
@@ -525,16 +537,43 @@ export class StoreReader {
 
   /** The item at `position`: the object read before while anything holds it, else parsed anew. */
   item(position: number): SnapshotItem {
-    let item = this.refs[position]?.deref();
-    if (item === undefined) {
-      item = this.read(position);
-      this.refs[position] = new WeakRef(item);
-    }
-    if (this.recent.length > 0) {
-      this.recent[this.recentAt] = item;
-      this.recentAt = (this.recentAt + 1) % this.recent.length;
-    }
+    let item = this.current.get(position);
+    if (item !== undefined) return item;
+    item = this.previous.get(position) ?? this.refs[position]?.deref();
+    if (item === undefined) item = this.read(position);
+    if (this.current.size >= ITEMS_PER_GENERATION) this.turn();
+    this.current.set(position, item);
     return item;
+  }
+
+  /**
+   * The item at `position` for a look that keeps nothing (a scan of a whole type): the object
+   * read before when there is one, else a parsed one this reader does not remember (a later
+   * {@link item} parses it again).
+   */
+  peek(position: number): SnapshotItem {
+    return (
+      this.current.get(position) ??
+      this.previous.get(position) ??
+      this.refs[position]?.deref() ??
+      this.read(position)
+    );
+  }
+
+  /** How many items the reader holds strongly (at most twice {@link ITEMS_PER_GENERATION}). */
+  get heldItems(): number {
+    return this.current.size + this.previous.size;
+  }
+
+  /** Starts a generation: the items of the one before that were not read again get a `WeakRef`. */
+  private turn(): void {
+    const current = this.current;
+    for (const [position, item] of this.previous) {
+      if (current.has(position)) continue;
+      if (this.refs[position]?.deref() !== item) this.refs[position] = new WeakRef(item);
+    }
+    this.previous = current;
+    this.current = new Map();
   }
 
   /** The item at `position` parsed from its record: a new object at each call (its long values read on demand). */

@@ -24,7 +24,7 @@ import type {
   TraverseQuery,
   WhereCondition,
 } from './content-source';
-import { comparator, insertSorted, MAX_PATCHED, matches, sortOrder, topItems } from './where';
+import { comparator, insertSorted, MAX_PATCHED, matches, sortOrderOf, topOrder } from './where';
 
 /** Whether an item is part of an environment's build: `dev` builds everything, others only what is published there. */
 export function isVisibleIn(item: SnapshotItem, env: string): boolean {
@@ -238,6 +238,30 @@ export class SnapshotSource implements ContentSource {
     return Array.from(store.positionsOfType(type), (position) => store.item(position));
   }
 
+  /**
+   * A type's visible items one at a time, for a query that looks at them all and keeps a few:
+   * with a store, `at` parses an item without keeping it (a million items are never all held
+   * at once) and `keep` gives the object {@link item} gives.
+   */
+  private scan(type: string): {
+    length: number;
+    at: (i: number) => SnapshotItem;
+    keep: (i: number) => SnapshotItem;
+  } {
+    const store = this.store;
+    if (!store || this.byType.has(type)) {
+      const list = this.itemsOfType(type);
+      const at = (i: number) => list[i]!;
+      return { length: list.length, at, keep: at };
+    }
+    const positions = store.positionsOfType(type);
+    return {
+      length: positions.length,
+      at: (i) => store.peek(positions[i]!),
+      keep: (i) => store.item(positions[i]!),
+    };
+  }
+
   list(query: ListQuery): ListResult {
     const key = JSON.stringify([query.type, query.where ?? [], query.sort ?? []]);
     const offset = Math.max(0, query.offset ?? 0);
@@ -250,16 +274,18 @@ export class SnapshotSource implements ContentSource {
     if (!entry) {
       const conditions = query.where ?? [];
       const sort = query.sort ?? [];
-      const ofType = this.itemsOfType(query.type);
-      const matching: number[] = [];
-      for (let i = 0; i < ofType.length; i++)
-        if (conditions.every((c) => matches(ofType[i]!, c))) matching.push(i);
-      const order = sortOrder(
-        matching.map((i) => ofType[i]!),
-        sort,
-      );
+      const scan = this.scan(query.type);
+      let matching: number[] | null = null;
+      if (conditions.length > 0) {
+        matching = [];
+        for (let i = 0; i < scan.length; i++)
+          if (conditions.every((c) => matches(scan.at(i), c))) matching.push(i);
+      }
+      const order = matching
+        ? sortOrderOf(matching.length, (i) => scan.at(matching[i]!), sort)
+        : sortOrderOf(scan.length, scan.at, sort);
       const positions = new Int32Array(order.length);
-      for (let i = 0; i < order.length; i++) positions[i] = matching[order[i]!]!;
+      for (let i = 0; i < order.length; i++) positions[i] = matching ? matching[order[i]!]! : order[i]!;
       entry = { type: query.type, conditions, sort, compare: comparator(sort), items: null, positions };
       this.sortedCache.set(key, entry);
     }
@@ -281,14 +307,25 @@ export class SnapshotSource implements ContentSource {
     let known = this.topCache.get(key);
     if (known && (known.items.length >= end || known.items.length === known.total)) return known;
     if (end > MAX_TOP || end * TOP_FACTOR > this.countOfType(query.type)) return null;
-    const ofType = this.itemsOfType(query.type);
+    const scan = this.scan(query.type);
     const conditions = query.where ?? [];
-    const matching =
-      conditions.length === 0 ? ofType : ofType.filter((item) => conditions.every((c) => matches(item, c)));
+    let matching: number[] | null = null;
+    if (conditions.length > 0) {
+      matching = [];
+      for (let i = 0; i < scan.length; i++)
+        if (conditions.every((c) => matches(scan.at(i), c))) matching.push(i);
+    }
+    const indexOf = (i: number) => (matching ? matching[i]! : i);
+    const total = matching ? matching.length : scan.length;
     // a longer page of the same list asks again for twice as many (few passes for growing pages)
-    const items = topItems(matching, query.sort ?? [], Math.max(end, 2 * (known?.items.length ?? 0)));
-    if (!items) return null;
-    known = { type: query.type, items, total: matching.length };
+    const order = topOrder(
+      total,
+      (i) => scan.at(indexOf(i)),
+      query.sort ?? [],
+      Math.max(end, 2 * (known?.items.length ?? 0)),
+    );
+    if (!order) return null;
+    known = { type: query.type, items: order.map((i) => scan.keep(indexOf(i))), total };
     this.topCache.set(key, known);
     return known;
   }
@@ -347,20 +384,23 @@ export class SnapshotSource implements ContentSource {
   /**
    * The ids at the other end of the edges of label `edge` (`*`: any) leaving (`out`) or
    * entering (`in`) an item, in snapshot order, of edges whose both ends are visible items.
+   * `visit` returning true stops the walk (a traversal with a limit reached: a tag's first 50
+   * of 40,000 posts read 50 edges, not all).
    */
   private neighbours(
     id: string,
     edge: string,
     direction: 'out' | 'in',
-    visit: (other: string) => void,
-  ): void {
+    visit: (other: string) => boolean | undefined,
+  ): boolean {
     const store = this.store;
     if (!store) {
       for (const found of this.edgesOf(id, direction))
-        if (edge === '*' || found.edge === edge) visit(direction === 'out' ? found.to : found.from);
-      return;
+        if ((edge === '*' || found.edge === edge) && visit(direction === 'out' ? found.to : found.from))
+          return true;
+      return false;
     }
-    if (!this.lookup(id)) return;
+    if (!this.lookup(id)) return false;
     const edges = store.edges(store.node(id), direction);
     const labels = store.labels;
     const changed = this.byId.size > 0;
@@ -368,8 +408,12 @@ export class SnapshotSource implements ContentSource {
       if (edge !== '*' && labels[edges.labels[i]!] !== edge) continue;
       const other = edges.nodes[i]!;
       // while no item changed since the store was made, an id's node says whether it is visible
-      if (changed ? this.lookup(store.idAt(other)) : store.visible(other)) visit(store.idAt(other));
+      if (changed) {
+        const otherId = store.idAt(other);
+        if (this.lookup(otherId) && visit(otherId)) return true;
+      } else if (store.visible(other) && visit(store.idAt(other))) return true;
     }
+    return false;
   }
 
   traverse(query: TraverseQuery): SnapshotItem[] {
@@ -377,24 +421,22 @@ export class SnapshotSource implements ContentSource {
     const seen = new Set([query.from]);
     const result: SnapshotItem[] = [];
     let frontier = [query.from];
+    // each neighbour in turn (out, then in), until the limit
+    let next: string[] = [];
+    const step = (target: string): boolean => {
+      if (seen.has(target)) return false;
+      seen.add(target);
+      const item = this.lookup(target);
+      if (!item) return false;
+      result.push(item);
+      next.push(target);
+      return query.limit !== undefined && result.length >= query.limit;
+    };
     for (let level = 0; level < depth && frontier.length > 0; level++) {
-      const next: string[] = [];
+      next = [];
       for (const id of frontier) {
-        const steps: string[] = [];
-        const step = (other: string) => {
-          steps.push(other);
-        };
-        if (query.direction !== 'in') this.neighbours(id, query.edge, 'out', step);
-        if (query.direction !== 'out') this.neighbours(id, query.edge, 'in', step);
-        for (const target of steps) {
-          if (seen.has(target)) continue;
-          seen.add(target);
-          const item = this.lookup(target);
-          if (!item) continue;
-          result.push(item);
-          next.push(target);
-          if (query.limit !== undefined && result.length >= query.limit) return result;
-        }
+        if (query.direction !== 'in' && this.neighbours(id, query.edge, 'out', step)) return result;
+        if (query.direction !== 'out' && this.neighbours(id, query.edge, 'in', step)) return result;
       }
       frontier = next;
     }
@@ -405,13 +447,15 @@ export class SnapshotSource implements ContentSource {
     const start = this.lookup(query.from);
     const vector = start?.embedding;
     if (!start || !vector || vector.length === 0) return [];
-    const scored: Array<{ item: SnapshotItem; score: number }> = [];
-    for (const item of this.itemsOfType(start.type)) {
+    const scored: Array<{ index: number; id: string; score: number }> = [];
+    const scan = this.scan(start.type);
+    for (let index = 0; index < scan.length; index++) {
+      const item = scan.at(index);
       if (item.id === start.id || !item.embedding || item.embedding.length !== vector.length) continue;
-      scored.push({ item, score: cosine(vector, item.embedding) });
+      scored.push({ index, id: item.id, score: cosine(vector, item.embedding) });
     }
-    scored.sort((a, b) => b.score - a.score || (a.item.id < b.item.id ? -1 : 1));
-    return scored.slice(0, Math.max(0, query.limit)).map((entry) => entry.item);
+    scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return scored.slice(0, Math.max(0, query.limit)).map((entry) => scan.keep(entry.index));
   }
 
   /** The graph as a saved query reads it: the visible items and the edges between them. */
@@ -426,6 +470,7 @@ export class SnapshotSource implements ContentSource {
           const next: string[] = [];
           this.neighbours(id, edge, direction, (other) => {
             next.push(other);
+            return false;
           });
           if (next.length > 0) out.set(id, next);
         }

@@ -66,18 +66,34 @@ export function sortItems(items: readonly SnapshotItem[], sort: readonly string[
 
 /** The positions of `items` in the order of {@link sortItems}. */
 export function sortOrder(items: readonly SnapshotItem[], sort: readonly string[]): number[] {
+  return sortOrderOf(items.length, (i) => items[i]!, sort);
+}
+
+/**
+ * {@link sortOrder} of `length` items given one at a time by `itemAt` (each asked for once):
+ * only the items' ids and sort values are held, not the items (a worker's million records are
+ * parsed one by one and let go).
+ */
+export function sortOrderOf(
+  length: number,
+  itemAt: (i: number) => SnapshotItem,
+  sort: readonly string[],
+): number[] {
   const keys = sortKeys(sort);
   const count = keys.length;
-  const values: unknown[] = new Array(items.length * count);
-  const instants: Array<number | null> = new Array(items.length * count);
-  items.forEach((item, i) => {
+  const values: unknown[] = new Array(length * count);
+  const instants: Array<number | null> = new Array(length * count);
+  const ids: string[] = new Array(length);
+  for (let i = 0; i < length; i++) {
+    const item = itemAt(i);
+    ids[i] = item.id;
     for (let k = 0; k < count; k++) {
       const value = readField(item, keys[k]!.field);
       values[i * count + k] = value;
       instants[i * count + k] = typeof value === 'string' ? instantOf(value) : null;
     }
-  });
-  const order = items.map((_, i) => i);
+  }
+  const order = Array.from({ length }, (_, i) => i);
   order.sort((i, j) => {
     for (let k = 0; k < count; k++) {
       const a = i * count + k;
@@ -85,16 +101,17 @@ export function sortOrder(items: readonly SnapshotItem[], sort: readonly string[
       const found = compareKnown(values[a], instants[a]!, values[b], instants[b]!);
       if (found !== 0) return keys[k]!.descending ? -found : found;
     }
-    const x = items[i]!.id;
-    const y = items[j]!.id;
+    const x = ids[i]!;
+    const y = ids[j]!;
     return x < y ? -1 : x > y ? 1 : 0;
   });
   return order;
 }
 
-/** An item with its sort values read (see {@link topItems}). */
+/** An item's place with its sort values read (see {@link topOrder}). */
 interface Ranked {
-  item: SnapshotItem;
+  index: number;
+  id: string;
   values: unknown[];
   instants: Array<number | null>;
 }
@@ -111,6 +128,19 @@ export function topItems(
   sort: readonly string[],
   count: number,
 ): SnapshotItem[] | null {
+  return topOrder(items.length, (i) => items[i]!, sort, count)?.map((i) => items[i]!) ?? null;
+}
+
+/**
+ * {@link topItems} of `length` items given one at a time by `itemAt` (each asked for once, none
+ * held but the kept ones' values): their positions, in order.
+ */
+export function topOrder(
+  length: number,
+  itemAt: (i: number) => SnapshotItem,
+  sort: readonly string[],
+  count: number,
+): number[] | null {
   if (count <= 0) return [];
   const keys = sortKeys(sort);
   const kinds: Array<string | null> = keys.map(() => null);
@@ -119,7 +149,7 @@ export function topItems(
       const found = compareKnown(a.values[k], a.instants[k]!, b.values[k], b.instants[k]!);
       if (found !== 0) return keys[k]!.descending ? -found : found;
     }
-    return a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
   };
   // a max-heap: the worst of the kept items at the root
   const heap: Ranked[] = [];
@@ -135,7 +165,8 @@ export function topItems(
       at = child;
     }
   };
-  for (const item of items) {
+  for (let index = 0; index < length; index++) {
+    const item = itemAt(index);
     const values: unknown[] = new Array(keys.length);
     const instants: Array<number | null> = new Array(keys.length);
     for (let k = 0; k < keys.length; k++) {
@@ -147,7 +178,7 @@ export function topItems(
       if (kinds[k] === null) kinds[k] = kind;
       else if (kinds[k] !== kind) return null;
     }
-    const ranked: Ranked = { item, values, instants };
+    const ranked: Ranked = { index, id: item.id, values, instants };
     if (heap.length < count) {
       heap.push(ranked);
       for (let at = heap.length - 1; at > 0; ) {
@@ -161,7 +192,7 @@ export function topItems(
       down(0);
     }
   }
-  return heap.sort(compare).map((ranked) => ranked.item);
+  return heap.sort(compare).map((ranked) => ranked.index);
 }
 
 /** core's `compareValues` with each text's instant given (null: not a date-time, or not a text). */
