@@ -101,7 +101,8 @@ function words(rand: () => number, edgy: boolean): string {
 function block(rand: () => number, edgy: boolean): string {
   const r = rand();
   if (r < 0.45) return words(rand, edgy);
-  if (r < 0.6) return `${'#'.repeat(1 + Math.floor(rand() * (edgy ? 8 : 6)))}${edgy && rand() < 0.1 ? '' : ' '}${words(rand, edgy)}`;
+  if (r < 0.6)
+    return `${'#'.repeat(1 + Math.floor(rand() * (edgy ? 8 : 6)))}${edgy && rand() < 0.1 ? '' : ' '}${words(rand, edgy)}`;
   if (r < 0.8) {
     const items = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => {
       if (!edgy || rand() < 0.7) return `- ${words(rand, edgy)}`;
@@ -140,7 +141,9 @@ describe('plainMarkdown', () => {
       const blocks = Array.from({ length: 1 + Math.floor(rand() * 5) }, () => block(rand, edgy));
       let source = '';
       for (const [n, b] of blocks.entries()) {
-        if (n > 0) source += edgy && rand() < 0.15 ? ['\n', '\n\n\n', '\n \n', '\r\n\r\n'][Math.floor(rand() * 4)] : '\n\n';
+        if (n > 0)
+          source +=
+            edgy && rand() < 0.15 ? ['\n', '\n\n\n', '\n \n', '\r\n\r\n'][Math.floor(rand() * 4)] : '\n\n';
         source += b;
       }
       if (edgy && rand() < 0.2) source = ['\n', ' ', '\n\n'][Math.floor(rand() * 3)] + source;
