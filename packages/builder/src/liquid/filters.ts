@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { marked } from 'marked';
 import type SanitizeHtml from 'sanitize-html';
 import { sanitizedPlainHtml } from './plain-html';
+import { plainMarkdown } from './plain-markdown';
 
 /** What URL filters need to know about the site. */
 export interface UrlSettings {
@@ -38,7 +39,12 @@ function sanitizeHtml(html: string): string {
 /** Markdown to sanitized HTML (marked, then sanitize-html: no scripts, no event handlers, no `javascript:` URLs). */
 export function markdownToHtml(source: unknown): string {
   if (source === null || source === undefined) return '';
-  const html = marked.parse(String(source), { async: false, gfm: true }) as string;
+  const text = String(source);
+  // Plain prose (paragraphs, headings, simple lists, bold runs, links) without marked's lexer:
+  // the same HTML (`plain-markdown.ts`).
+  const plain = plainMarkdown(text);
+  if (plain !== null) return plain;
+  const html = marked.parse(text, { async: false, gfm: true }) as string;
   // Ordinary markdown gives markup the sanitizer would keep as it is: skip parsing it again.
   return sanitizedPlainHtml(html) ?? sanitizeHtml(html);
 }

@@ -205,19 +205,23 @@ function renderFilter(filter: Filter, value: unknown, ctx: SyncContext): unknown
 }
 
 /** `Value.value`, settled. */
+function hasOperator(postfix: readonly Token[]): boolean {
+  for (let i = 0; i < postfix.length; i++) if (isOperatorToken(postfix[i]!)) return true;
+  return false;
+}
 function evaluateValue(value: Value, ctx: SyncContext, lenientIn: boolean): unknown {
   const filters = value.filters;
   const lenient =
     lenientIn || (ctx.opts.lenientIf === true && filters.length > 0 && filters[0]!.name === 'default');
   const initial = value.initial;
   let result: unknown;
-  if (initial.evaluate !== expressionEvaluate || initial.postfix.some((token) => isOperatorToken(token))) {
+  const postfix = initial.postfix;
+  if (initial.evaluate !== expressionEvaluate || hasOperator(postfix)) {
     result = settle(initial.evaluate(ctx, lenient));
   } else {
     // `Expression.evaluate` without operators: every token evaluated, the first is the value
-    const operands: unknown[] = [];
-    for (const token of initial.postfix) operands.push(evaluateToken(token, ctx, lenient));
-    result = operands[0];
+    result = postfix.length > 0 ? evaluateToken(postfix[0], ctx, lenient) : undefined;
+    for (let i = 1; i < postfix.length; i++) evaluateToken(postfix[i], ctx, lenient);
   }
   for (const filter of filters) {
     result =
