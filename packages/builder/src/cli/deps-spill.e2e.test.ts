@@ -1,10 +1,18 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readManifest } from '../deploy/manifest-files';
 import { tempDir } from '../../test/temp-dir';
+import { readManifest } from '../deploy/manifest-files';
 import { runBuildCommand } from './run-build-command';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -142,10 +150,15 @@ describe('cms-build and its dependency spill', () => {
 
     // the same pages and manifest as a full build of the edited snapshot
     const fresh = join(dir, 'fresh');
-    expect(await runBuildCommand({ snapshot: after, out: fresh, mode: 'full', workers: '2' }, quiet().io)).toBe(0);
+    expect(
+      await runBuildCommand({ snapshot: after, out: fresh, mode: 'full', workers: '2' }, quiet().io),
+    ).toBe(0);
     expect(files(out)).toEqual(files(fresh));
     const read = (root: string) =>
-      readManifest({ path: join(root, '.trellis', 'manifest.json'), shardDir: join(root, '.trellis', 'manifest') });
+      readManifest({
+        path: join(root, '.trellis', 'manifest.json'),
+        shardDir: join(root, '.trellis', 'manifest'),
+      });
     const [a, b] = await Promise.all([read(out), read(fresh)]);
     expect(JSON.stringify(a?.artifacts)).toBe(JSON.stringify(b?.artifacts));
   }, 300_000);

@@ -105,14 +105,21 @@ describe('sharded manifests', () => {
       shardDir: join(dir, 'a'),
       manifest: manifestOf('b', artifacts),
     });
-    const text = await writeManifest({ path: join(dir, 'b.json'), shardDir: join(dir, 'b'), manifest: manifestOf('b', raw) });
+    const text = await writeManifest({
+      path: join(dir, 'b.json'),
+      shardDir: join(dir, 'b'),
+      manifest: manifestOf('b', raw),
+    });
     expect(text).toEqual(parsed);
     for (const file of parsed)
       expect(readFileSync(join(dir, 'b', file), 'utf8')).toBe(readFileSync(join(dir, 'a', file), 'utf8'));
     expect(readFileSync(join(dir, 'b.json'), 'utf8')).toBe(readFileSync(join(dir, 'a.json'), 'utf8'));
     // read back, they are plain dependencies again
     expect(await readManifest({ path: join(dir, 'b.json'), shardDir: join(dir, 'b') })).toEqual(
-      manifestOf('b', [...artifacts].sort((x, y) => (x.file < y.file ? -1 : 1)).map((a) => ({ ...a }))),
+      manifestOf(
+        'b',
+        [...artifacts].sort((x, y) => (x.file < y.file ? -1 : 1)).map((a) => ({ ...a })),
+      ),
     );
   });
 

@@ -98,11 +98,11 @@ describe('the dependency spill', () => {
     const inside = spill as unknown as { offset: number };
     const pages = Array.from({ length: 2_000 }, (_, i) => page(i, 20, 10));
     const expected = pages.map((p) => JSON.stringify(p.deps));
-    pages.slice(0, 10).forEach((p) => spill.put(p));
+    for (const p of pages.slice(0, 10)) spill.put(p);
     // ten pages of about 1 KB: gathered, nothing written yet
     expect(inside.offset).toBe(0);
     expect(spill.size).toBe(10);
-    pages.slice(10).forEach((p) => spill.put(p));
+    for (const p of pages.slice(10)) spill.put(p);
     // past the batch size: written
     expect(inside.offset).toBeGreaterThan(0);
     spill.restore();

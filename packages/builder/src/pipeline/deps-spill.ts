@@ -115,7 +115,8 @@ export class DepsSpill {
     } catch {
       // what was written of this batch lies past `offset`: never read back
       this.failed = true;
-      for (let i = 0; i < pages.length; i += 2) (pages[i] as WorkerArtifact).deps = pages[i + 1] as ArtifactDeps;
+      for (let i = 0; i < pages.length; i += 2)
+        (pages[i] as WorkerArtifact).deps = pages[i + 1] as ArtifactDeps;
       return;
     }
     this.offset += batch.length;
