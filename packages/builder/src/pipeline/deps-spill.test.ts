@@ -151,6 +151,19 @@ describe('the dependency spill', () => {
       const artifacts = spilled.manifest?.artifacts ?? [];
       expect(artifacts.some((a) => Object.keys(a.deps.items).length > 0)).toBe(true);
       expect(JSON.stringify(artifacts)).toBe(JSON.stringify(kept.manifest?.artifacts));
+      // plain objects unless the caller only writes the manifest out (cms-build)
+      expect(artifacts.some((a) => a.deps instanceof RawDeps)).toBe(false);
+      const text = await fixture.build({
+        mode: 'full',
+        workers: 2,
+        buildId: 'b-text',
+        manifestWrittenOnly: true,
+      });
+      const textArtifacts = text.manifest?.artifacts ?? [];
+      expect(
+        textArtifacts.filter((a) => a.key.startsWith('item:')).every((a) => a.deps instanceof RawDeps),
+      ).toBe(true);
+      expect(JSON.stringify(textArtifacts)).toBe(JSON.stringify(kept.manifest?.artifacts));
     } finally {
       if (previous === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = previous;
