@@ -97,7 +97,16 @@ export async function runBuildCommand(options: BuildCommandOptions, io: CommandI
         : targetName === 'directory'
           ? createDirectoryTarget({ root: out })
           : createFolderTarget({ dir: out });
-    result = await build({ source, target, env: options.env ?? 'dev', mode, workers, onProgress });
+    // the manifest is written, never read here: its dependencies need not become objects again
+    result = await build({
+      source,
+      target,
+      env: options.env ?? 'dev',
+      mode,
+      workers,
+      onProgress,
+      manifestWrittenOnly: true,
+    });
   } catch (error) {
     if (isTrellisError(error)) return fail(`${error.message} (${error.code})`);
     throw error;

@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RawDeps } from '../pipeline/raw-deps';
 import { pruneShards, readManifest, readManifestHead, writeManifest } from './manifest-files';
 
 const dirs: string[] = [];
@@ -87,6 +88,39 @@ describe('sharded manifests', () => {
 
     await pruneShards({ shardDir, keep: thirdShards });
     expect(readdirSync(shardDir).sort()).toEqual([...new Set(thirdShards)].sort());
+  });
+
+  it('writes dependencies held as JSON text (RawDeps) as the same bytes as parsed ones', async () => {
+    const dir = tempDir();
+    // integer-like keys, non-ASCII text, empty records; deps last (as a build makes them) and,
+    // in every fifth artifact, not last (written through RawDeps.toJSON)
+    const artifacts = Array.from({ length: 300 }, (_, n): ManifestArtifact => {
+      const a = artifact(n, n % 2 ? 'h' : 'hé"\\');
+      a.deps.items[String(n)] = `é${n}`;
+      return n % 5 === 0 ? { deps: a.deps, key: a.key, file: a.file, hash: a.hash, bytes: a.bytes } : a;
+    });
+    const raw = artifacts.map((a) => ({ ...a, deps: new RawDeps(JSON.stringify(a.deps)) }));
+    const parsed = await writeManifest({
+      path: join(dir, 'a.json'),
+      shardDir: join(dir, 'a'),
+      manifest: manifestOf('b', artifacts),
+    });
+    const text = await writeManifest({
+      path: join(dir, 'b.json'),
+      shardDir: join(dir, 'b'),
+      manifest: manifestOf('b', raw),
+    });
+    expect(text).toEqual(parsed);
+    for (const file of parsed)
+      expect(readFileSync(join(dir, 'b', file), 'utf8')).toBe(readFileSync(join(dir, 'a', file), 'utf8'));
+    expect(readFileSync(join(dir, 'b.json'), 'utf8')).toBe(readFileSync(join(dir, 'a.json'), 'utf8'));
+    // read back, they are plain dependencies again
+    expect(await readManifest({ path: join(dir, 'b.json'), shardDir: join(dir, 'b') })).toEqual(
+      manifestOf(
+        'b',
+        [...artifacts].sort((x, y) => (x.file < y.file ? -1 : 1)).map((a) => ({ ...a })),
+      ),
+    );
   });
 
   it('reads a single-file manifest of earlier versions, and null for a missing or broken one', async () => {

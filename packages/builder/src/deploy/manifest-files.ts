@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BuildManifest, ManifestArtifact } from '@trelliscms/core';
+import { rawDepsJson } from '../pipeline/raw-deps';
 
 /** Artifacts per manifest shard (at least; at most {@link MAX_SHARDS} shards). */
 const ARTIFACTS_PER_SHARD = 32;
@@ -31,6 +32,31 @@ function shardOf(key: string, count: number): number {
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0) % count;
+}
+
+/** What `JSON.stringify(artifact)` ends with when `deps` is its last member, given as 0. */
+const DEPS_LAST = ',"deps":0}';
+
+/**
+ * `JSON.stringify(group)`, the same text, with dependencies held as JSON text
+ * (`RawDeps`) copied in as they are instead of parsed and written again.
+ */
+function groupJson(group: readonly ManifestArtifact[]): string {
+  let json = '[';
+  for (let i = 0; i < group.length; i++) {
+    const artifact = group[i]!;
+    if (i > 0) json += ',';
+    const raw = rawDepsJson(artifact.deps);
+    if (raw !== null) {
+      const rest = JSON.stringify({ ...artifact, deps: 0 });
+      if (rest.endsWith(DEPS_LAST)) {
+        json += `${rest.slice(0, -2)}${raw}}`;
+        continue;
+      }
+    }
+    json += JSON.stringify(artifact);
+  }
+  return `${json}]`;
 }
 
 function sameGroup(a: readonly ManifestArtifact[], b: readonly ManifestArtifact[] | undefined): boolean {
@@ -69,7 +95,7 @@ export async function writeManifest(params: {
       files.push(reuse.files[i]!);
       continue;
     }
-    const json = JSON.stringify(group);
+    const json = groupJson(group);
     const file = `${createHash('sha256').update(json).digest('base64url').slice(0, 32)}.json`;
     writes.push(writeFile(join(shardDir, file), json));
     files.push(file);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadFixture } from '../../test/load-fixture';
 import type { WorkerArtifact } from '../render/worker-protocol';
 import { DepsSpill } from './deps-spill';
+import { RawDeps } from './raw-deps';
 
 /** A page whose dependencies are `size` items with values of about `pad` characters (a few such pages fill a read block). */
 function page(i: number, size: number, pad = 0): WorkerArtifact {
@@ -62,23 +63,70 @@ describe('the dependency spill', () => {
     if (!spill) throw new Error('no spill');
     const first = page(1, 3);
     spill.put(first);
-    // the next write fails: a descriptor that cannot be written in place of the file's
+    spill.flush();
+    // the next batch's write fails: a descriptor that cannot be written in place of the file's
     const inside = spill as unknown as { fd: number };
     const file = inside.fd;
     const readOnly = openSync(devNull, 'r');
     inside.fd = readOnly;
     const second = page(2, 3);
-    const expected = JSON.stringify(second.deps);
+    const third = page(3, 4);
+    const expected = [JSON.stringify(second.deps), JSON.stringify(third.deps)];
     try {
       spill.put(second);
+      spill.put(third);
+      spill.flush();
     } finally {
       inside.fd = file;
       closeSync(readOnly);
     }
-    expect(JSON.stringify(second.deps)).toBe(expected);
+    // the failed batch's pages have their dependencies back, and later pages keep theirs
+    expect([JSON.stringify(second.deps), JSON.stringify(third.deps)]).toEqual(expected);
+    const fourth = page(4, 2);
+    const fourthDeps = fourth.deps;
+    spill.put(fourth);
+    expect(fourth.deps).toBe(fourthDeps);
     expect(spill.size).toBe(1);
     spill.restore();
     expect(Object.keys(first.deps.items)).toHaveLength(3);
+    await spill.close();
+  });
+
+  it('writes its lines in batches, not a system call per page', async () => {
+    const spill = await DepsSpill.open(parent);
+    if (!spill) throw new Error('no spill');
+    const inside = spill as unknown as { offset: number };
+    const pages = Array.from({ length: 2_000 }, (_, i) => page(i, 20, 10));
+    const expected = pages.map((p) => JSON.stringify(p.deps));
+    for (const p of pages.slice(0, 10)) spill.put(p);
+    // ten pages of about 1 KB: gathered, nothing written yet
+    expect(inside.offset).toBe(0);
+    expect(spill.size).toBe(10);
+    for (const p of pages.slice(10)) spill.put(p);
+    // past the batch size: written
+    expect(inside.offset).toBeGreaterThan(0);
+    spill.restore();
+    expect(pages.map((p) => JSON.stringify(p.deps))).toEqual(expected);
+    await spill.close();
+  });
+
+  it('gives the lines back as text when asked (raw), the same JSON once written', async () => {
+    const spill = await DepsSpill.open(parent);
+    if (!spill) throw new Error('no spill');
+    const pages = [page(0, 2), page(1, 5_000, 1_000), page(2, 0), page(3, 40)];
+    const expected = pages.map((p) => JSON.stringify(p.deps));
+    const items = pages.map((p) => structuredClone(p.deps.items));
+    for (const p of pages) spill.put(p);
+    spill.restore({ raw: true });
+    expect(pages.every((p) => p.deps instanceof RawDeps)).toBe(true);
+    expect(pages.map((p) => (p.deps as RawDeps).json)).toEqual(expected);
+    expect(pages.map((p) => JSON.stringify(p.deps))).toEqual(expected);
+    expect(JSON.stringify(pages)).toBe(
+      JSON.stringify(pages.map((p, i) => ({ ...p, deps: JSON.parse(expected[i]!) as unknown }))),
+    );
+    // read as dependencies, they are the values written
+    expect(pages.map((p) => p.deps.items)).toEqual(items);
+    expect(pages[0]!.deps.templates).toEqual({ 'post.liquid': 't0' });
     await spill.close();
   });
 
@@ -103,6 +151,19 @@ describe('the dependency spill', () => {
       const artifacts = spilled.manifest?.artifacts ?? [];
       expect(artifacts.some((a) => Object.keys(a.deps.items).length > 0)).toBe(true);
       expect(JSON.stringify(artifacts)).toBe(JSON.stringify(kept.manifest?.artifacts));
+      // plain objects unless the caller only writes the manifest out (cms-build)
+      expect(artifacts.some((a) => a.deps instanceof RawDeps)).toBe(false);
+      const text = await fixture.build({
+        mode: 'full',
+        workers: 2,
+        buildId: 'b-text',
+        manifestWrittenOnly: true,
+      });
+      const textArtifacts = text.manifest?.artifacts ?? [];
+      expect(
+        textArtifacts.filter((a) => a.key.startsWith('item:')).every((a) => a.deps instanceof RawDeps),
+      ).toBe(true);
+      expect(JSON.stringify(textArtifacts)).toBe(JSON.stringify(kept.manifest?.artifacts));
     } finally {
       if (previous === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = previous;

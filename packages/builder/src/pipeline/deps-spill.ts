@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { ArtifactDeps } from '@trelliscms/core';
 import { shareDepStrings } from '../render/render-pool';
 import type { WorkerArtifact } from '../render/worker-protocol';
+import { RawDeps } from './raw-deps';
 
 /** What a spilled page holds in place of its dependencies until {@link DepsSpill.restore}. */
 const SPILLED: ArtifactDeps = Object.freeze({
@@ -12,6 +13,9 @@ const SPILLED: ArtifactDeps = Object.freeze({
   templates: Object.freeze({}),
   queries: Object.freeze({}),
 }) as ArtifactDeps;
+
+/** Characters of lines gathered before they are written to the spill file. */
+const WRITE_BATCH = 1024 * 1024;
 
 /** Bytes read from the spill file at once when it is read back. */
 const READ_BLOCK = 4 * 1024 * 1024;
@@ -37,6 +41,10 @@ export class DepsSpill {
   private failed = false;
   /** the pages spilled, in the order their lines were written */
   private spilled: WorkerArtifact[] = [];
+  /** lines not yet written, and their pages each followed by its dependencies */
+  private pending: string[] = [];
+  private pendingPages: Array<WorkerArtifact | ArtifactDeps> = [];
+  private pendingChars = 0;
   private fd: number | null;
 
   /** the folder, while it still has to be deleted */
@@ -70,37 +78,61 @@ export class DepsSpill {
 
   /** Pages spilled and not yet restored. */
   get size(): number {
-    return this.spilled.length;
+    return this.spilled.length + this.pendingPages.length / 2;
   }
 
   /**
-   * Writes the page's dependencies to the file and leaves a placeholder in `result.deps`. Once
-   * a write failed (a full disk), this and later pages keep their dependencies in memory.
+   * Takes the page's dependencies out of `result.deps` (a placeholder is left) to be written
+   * to the file: lines are written in batches of about {@link WRITE_BATCH} bytes (one system
+   * call per batch, not per page). Once a write failed (a full disk), the pages of that batch
+   * get their dependencies back and this and later pages keep theirs in memory.
    */
   put(result: WorkerArtifact): void {
     if (this.fd === null) throw new Error('the dependency spill is closed');
     if (this.failed) return;
-    const line = Buffer.from(`${JSON.stringify(result.deps)}\n`, 'utf8');
+    const line = `${JSON.stringify(result.deps)}\n`;
+    this.pending.push(line);
+    this.pendingPages.push(result, result.deps);
+    // an upper bound of the line's UTF-8 bytes, enough to bound the batch
+    this.pendingChars += line.length;
+    result.deps = SPILLED;
+    if (this.pendingChars >= WRITE_BATCH) this.flush();
+  }
+
+  /** Writes the lines not yet written (see {@link put}). */
+  flush(): void {
+    if (this.fd === null) throw new Error('the dependency spill is closed');
+    if (this.pending.length === 0) return;
+    const batch = Buffer.from(this.pending.join(''), 'utf8');
+    const pages = this.pendingPages;
+    this.pending = [];
+    this.pendingPages = [];
+    this.pendingChars = 0;
     try {
       let written = 0;
-      while (written < line.length)
-        written += writeSync(this.fd, line, written, line.length - written, this.offset + written);
+      while (written < batch.length)
+        written += writeSync(this.fd, batch, written, batch.length - written, this.offset + written);
     } catch {
-      // what was written of this line lies past `offset`: never read back
+      // what was written of this batch lies past `offset`: never read back
       this.failed = true;
+      for (let i = 0; i < pages.length; i += 2)
+        (pages[i] as WorkerArtifact).deps = pages[i + 1] as ArtifactDeps;
       return;
     }
-    this.offset += line.length;
-    result.deps = SPILLED;
-    this.spilled.push(result);
+    this.offset += batch.length;
+    for (let i = 0; i < pages.length; i += 2) this.spilled.push(pages[i] as WorkerArtifact);
   }
 
   /**
    * Gives every spilled page its dependencies back (the file is read in blocks: no string of
-   * the whole file), each distinct hash held once as before (see `shareDepStrings`).
+   * the whole file), each distinct hash held once as before (see `shareDepStrings`). With
+   * `raw`, each page gets its line's text instead ({@link RawDeps}: nothing parsed, for a build
+   * whose manifest is only written out).
    */
-  restore(): void {
+  restore(options: { raw?: boolean } = {}): void {
+    const raw = options.raw === true;
     if (this.fd === null) throw new Error('the dependency spill is closed');
+    this.flush();
     const pages = this.spilled;
     this.spilled = [];
     const strings = new Map<string, string>();
@@ -133,9 +165,13 @@ export class DepsSpill {
       ) {
         const page = pages[next++];
         if (!page) throw new Error('the dependency spill holds more pages than were spilled');
-        const deps = JSON.parse(block.toString('utf8', start, end)) as ArtifactDeps;
-        shareDepStrings(deps, strings);
-        page.deps = deps;
+        const text = block.toString('utf8', start, end);
+        if (raw) page.deps = new RawDeps(text);
+        else {
+          const deps = JSON.parse(text) as ArtifactDeps;
+          shareDepStrings(deps, strings);
+          page.deps = deps;
+        }
         start = end + 1;
       }
       block.copy(block, 0, start, filled);
@@ -153,6 +189,9 @@ export class DepsSpill {
       this.fd = null;
     }
     this.spilled = [];
+    this.pending = [];
+    this.pendingPages = [];
+    this.pendingChars = 0;
     if (this.dir !== null) await rm(this.dir, { recursive: true, force: true });
     this.dir = null;
   }

@@ -51,6 +51,13 @@ export interface BuildOptions {
    */
   cache?: BuildCache | null;
   /**
+   * the manifest is only written out, not read by the caller (`cms-build`): a build without a
+   * cache then keeps each page's dependencies as the JSON text its worker gave (copied into the
+   * manifest's shards as it is, never parsed), and `result.manifest.artifacts[].deps` are
+   * read-only objects that parse that text when first read. Default false: plain objects.
+   */
+  manifestWrittenOnly?: boolean;
+  /**
    * render limits: liquidjs's (`renderTimeMs`, `memoryBytes`, `parseChars`), the workers'
    * (`memoryMb`, `stallTimeoutMs`), `maxPageBytes`, the transforms' (`transformTimeMs` per item,
    * `transformBudgetMs` for the build)
@@ -151,6 +158,8 @@ interface CommonSettings {
   pool: RenderPool | null;
   limits: RenderLimits;
   serveCheckUrl: string | null;
+  /** see {@link BuildOptions.manifestWrittenOnly} */
+  manifestWrittenOnly: boolean;
   autoThreshold: number | undefined;
   auditHead: AuditHeadAnchor | null;
   signal: AbortSignal | undefined;
@@ -205,6 +214,7 @@ export function settingsOf(options: BuildOptions): BuildSettings {
     pool: options.pool ?? null,
     limits: options.limits ?? {},
     serveCheckUrl: options.serveCheckUrl ?? null,
+    manifestWrittenOnly: options.manifestWrittenOnly === true,
     autoThreshold: options.autoThreshold,
     auditHead: options.auditHead ?? null,
     signal: options.signal,

@@ -158,7 +158,8 @@ export async function render(params: {
     }
     await writer?.drain();
     // the workers of a one-shot build are gone now: the dependencies come back for the manifest
-    spill?.restore();
+    // (as their JSON text when nothing reads them past this build: the manifest only writes them)
+    spill?.restore({ raw: settings.manifestWrittenOnly && settings.cache === null });
     return { stopped: false, results };
   } catch (error) {
     // no write may land in the session once it is aborted

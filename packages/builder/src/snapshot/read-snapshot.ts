@@ -142,8 +142,12 @@ export async function streamSnapshot(path: string, chunkBytes = CHUNK_BYTES): Pr
       Object.defineProperty(result, key, { value, writable: true, enumerable: true, configurable: true });
     } else result[key] = value;
   };
-  const text = () => {
-    const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  // the text of the value (or key) ending at `end` of `chunk`, begun at `start` of it or in earlier
+  // chunks (`parts`): decoded in place when it lies in this chunk, without a copy
+  const text = (chunk: Buffer, start: number, end: number) => {
+    if (parts.length === 0) return chunk.toString('utf8', start, end);
+    parts.push(chunk.subarray(start, end));
+    const joined = Buffer.concat(parts);
     parts = [];
     return joined.toString('utf8');
   };
@@ -185,9 +189,8 @@ export async function streamSnapshot(path: string, chunkBytes = CHUNK_BYTES): Pr
             else {
               inString = false;
               if (kind === QUOTE) {
-                parts.push(Buffer.from(chunk.subarray(start, i + 1)));
+                const value = JSON.parse(text(chunk, start, i + 1));
                 start = -1;
-                const value = JSON.parse(text());
                 if (state === 2) {
                   key = value as string;
                   state = 3;
@@ -205,9 +208,9 @@ export async function streamSnapshot(path: string, chunkBytes = CHUNK_BYTES): Pr
             else if (b === 0x7d || b === 0x5d) {
               depth--;
               if (depth === 0) {
-                parts.push(Buffer.from(chunk.subarray(start, i + 1)));
+                const value = JSON.parse(text(chunk, start, i + 1));
                 start = -1;
-                take(JSON.parse(text()));
+                take(value);
                 state = inArray ? 5 : 1;
               }
             }
@@ -215,9 +218,9 @@ export async function streamSnapshot(path: string, chunkBytes = CHUNK_BYTES): Pr
           }
           // a number, true, false or null: ends before a separator
           if (b === 0x2c || b === 0x7d || b === 0x5d || isSpace(b)) {
-            parts.push(Buffer.from(chunk.subarray(start, i)));
+            const value = JSON.parse(text(chunk, start, i));
             start = -1;
-            take(JSON.parse(text()));
+            take(value);
             state = inArray ? 5 : 1;
             i--;
           }
