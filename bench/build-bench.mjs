@@ -6,9 +6,9 @@
 // target), BENCH_DOC=0 (print the section, leave docs/benchmarks.md alone). BENCH_CURVE=<sizes>
 // runs the memory curve instead (BENCH_CURVE_MAX_RSS_MB stops a build above that RSS: a shared machine).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareSites } from './compare-output.mjs';
 import { trellisDeepSnapshot, writeEleventyDeepProject } from './generate-deep-site.mjs';
@@ -20,6 +20,36 @@ mkdirSync(out, { recursive: true });
 const N = Number(process.env.BENCH_ITEMS ?? 10_000);
 const LARGE = Number(process.env.BENCH_LARGE_ITEMS ?? 100_000);
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+
+/**
+ * Output folders: every timed run writes into a folder of its own, and nothing is deleted until
+ * the last timed run is over (`clearTrash` at the end). On this machine's ext4 (no journal) a
+ * file created within a minute or more of many deletions pays for them: the inode allocator
+ * skips every recently freed inode, reading its inode table block each time
+ * (`recently_deleted` under `__ext4_new_inode`, seen with `perf record -a`). Deleting one run's
+ * 10,000 pages right before the next made each run's system time grow by seconds (the same
+ * `cms-build` took 1.4, 4.3, 7.4, 10.7 s of system time in four runs a few seconds apart), for
+ * both builders alike. An old folder of the same name is renamed into `trash/` (no inode freed).
+ */
+const trashDir = join(out, 'trash');
+let trashed = 0;
+function moveToTrash(path) {
+  if (!existsSync(path)) return;
+  mkdirSync(trashDir, { recursive: true });
+  renameSync(path, join(trashDir, `${basename(path)}-${process.pid}-${trashed++}`));
+}
+function freshDir(name) {
+  const dir = join(out, 'runs', name);
+  moveToTrash(dir);
+  mkdirSync(join(out, 'runs'), { recursive: true });
+  return dir;
+}
+function clearTrash() {
+  // BENCH_KEEP_TRASH=1: keep it for now (another bench follows at once; delete bench/out/trash later)
+  if (process.env.BENCH_KEEP_TRASH !== '1') rmSync(trashDir, { recursive: true, force: true });
+}
+// Outputs of earlier runs, out of the way before the first timed run (deleted after the last).
+moveToTrash(join(out, 'runs'));
 
 function child(script, args, { timeoutMs, heapMb } = {}) {
   const execArgv = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
@@ -120,8 +150,7 @@ async function runCurve(sizes) {
       );
       if (made.status !== 0) throw new Error(`could not write ${path}`);
     }
-    const outDir = join(out, `curve-out-${n}`);
-    rmSync(outDir, { recursive: true, force: true });
+    const outDir = freshDir(`curve-out-${n}`);
     const loadBefore = loadavg()[0].toFixed(1);
     log(`curve: cms-build, ${n} items (load ${loadBefore})`);
     const started = performance.now();
@@ -165,7 +194,6 @@ async function runCurve(sizes) {
     };
     log(JSON.stringify(row));
     rows.push(row);
-    rmSync(outDir, { recursive: true, force: true });
   }
   const fmt = (v, unit = '') =>
     v === null || v === undefined ? 'n/a' : `${v.toLocaleString('en-US')}${unit}`;
@@ -222,6 +250,7 @@ function writeDocSection(name, section) {
 
 if (process.env.BENCH_CURVE) {
   await runCurve(process.env.BENCH_CURVE.split(',').map((size) => Number(size.trim())));
+  clearTrash();
   process.exit(0);
 }
 
@@ -304,15 +333,19 @@ function runShape(shape) {
   writeFileSync(path, JSON.stringify(snapshot));
   const cachedDir = join(out, `eleventy-${shape}`);
   const defaultDir = join(out, `eleventy-${shape}-default`);
+  // (the projects of an earlier run moved aside, not deleted: see freshDir)
+  moveToTrash(cachedDir);
+  moveToTrash(defaultDir);
   writeProject(content, cachedDir);
   writeProject(content, defaultDir, { liquidCache: false });
-  const trellisOut = join(out, `trellis-${shape}`);
+  let trellisOut = null;
+  let eleventyOut = null;
   const trellisRuns = [];
   const eleventyRuns = [];
   const loads = [];
   for (let i = 0; i < REPEAT; i++) {
     loads.push(loadavg()[0]);
-    rmSync(trellisOut, { recursive: true, force: true });
+    trellisOut = freshDir(`trellis-${shape}-${i + 1}`);
     const t = wholeProcess(
       [cmsBuild, '--snapshot', path, '--out', trellisOut, '--mode', 'full', '--env', 'prod'],
       {
@@ -321,7 +354,8 @@ function runShape(shape) {
     );
     log(`${shape} cms-build ${i + 1}/${REPEAT}: ${JSON.stringify({ ...t, stdout: undefined })}`);
     trellisRuns.push(t);
-    const e = wholeProcess([join(here, 'run-eleventy.mjs'), cachedDir], {
+    eleventyOut = freshDir(`eleventy-${shape}-${i + 1}`);
+    const e = wholeProcess([join(here, 'run-eleventy.mjs'), cachedDir, eleventyOut], {
       timeoutMs: 600_000,
       execArgv: ['--max-old-space-size=8192'],
     });
@@ -330,13 +364,16 @@ function runShape(shape) {
   }
   let eleventyDefault = { ok: false, error: 'not run (BENCH_ELEVENTY_DEFAULT=0)' };
   if (process.env.BENCH_ELEVENTY_DEFAULT !== '0') {
-    eleventyDefault = wholeProcess([join(here, 'run-eleventy.mjs'), defaultDir], {
-      timeoutMs: 900_000,
-      execArgv: ['--max-old-space-size=8192'],
-    });
+    eleventyDefault = wholeProcess(
+      [join(here, 'run-eleventy.mjs'), defaultDir, freshDir(`eleventy-${shape}-default`)],
+      {
+        timeoutMs: 900_000,
+        execArgv: ['--max-old-space-size=8192'],
+      },
+    );
     log(`${shape} eleventy (as installed): ${JSON.stringify({ ...eleventyDefault, stdout: undefined })}`);
   }
-  const same = compareSites(trellisOut, join(cachedDir, '_site'));
+  const same = compareSites(trellisOut, eleventyOut);
   log(`${shape} output compared: ${JSON.stringify(same)}`);
   const summary = (runs) => {
     const ok = runs.filter((r) => r.ok);
@@ -392,14 +429,14 @@ const content = generateContent(N);
 const snapshotPath = join(out, `site-${N}.json`);
 writeFileSync(snapshotPath, JSON.stringify(trellisSnapshot(content)));
 log('trellis in-process: full + incremental (folder target)');
-const trellis = child('run-trellis.mjs', [snapshotPath, join(out, 'trellis-folder'), 'folder'], {
+const trellis = child('run-trellis.mjs', [snapshotPath, freshDir('trellis-folder'), 'folder'], {
   timeoutMs: 600_000,
 });
 log(JSON.stringify(trellis));
 let directory = { ok: false, error: 'not run (BENCH_DIRECTORY=1 runs it)' };
 if (process.env.BENCH_DIRECTORY === '1') {
   log('trellis: full + incremental (directory target: versions + symlink)');
-  directory = child('run-trellis.mjs', [snapshotPath, join(out, 'trellis-directory'), 'directory'], {
+  directory = child('run-trellis.mjs', [snapshotPath, freshDir('trellis-directory'), 'directory'], {
     timeoutMs: 300_000,
   });
   log(JSON.stringify(directory));
@@ -411,7 +448,7 @@ if (process.env.BENCH_SKIP_LARGE !== '1') {
   const largePath = join(out, `site-${LARGE}.json`);
   writeFileSync(largePath, JSON.stringify(trellisSnapshot(generateContent(LARGE))));
   log('trellis: 100k full build');
-  large = child('run-trellis.mjs', [largePath, join(out, 'trellis-large'), 'large'], {
+  large = child('run-trellis.mjs', [largePath, freshDir('trellis-large'), 'large'], {
     timeoutMs: 900_000,
   });
   log(JSON.stringify(large));
@@ -514,6 +551,7 @@ ${directorySteadyRow(directory)}
 - a ${LARGE.toLocaleString('en-US')}-item site builds: ${large.ok ? 'met' : process.env.BENCH_SKIP_LARGE === '1' ? 'not run in this run (BENCH_SKIP_LARGE=1; see the build memory curve)' : `not met (${large.error})`}
 <!-- bench:build:end -->`;
 
+clearTrash();
 if (process.env.BENCH_DOC === '0') {
   process.stdout.write(`${section}\n`);
   process.exit(0);

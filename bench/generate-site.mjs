@@ -320,7 +320,7 @@ export default function (eleventyConfig) {
   // cache off (for watch mode): every {% render %} would then look the partial up again (two
   // async realpath walks, one lstat per path segment) and parse it again.
   ${liquidCache ? 'eleventyConfig.setLiquidOptions({ cache: true });' : "// Eleventy's default: no template cache"}
-  return { dir: { input: 'src', output: '_site' } };
+  return { dir: { input: 'src', output: process.env.BENCH_ELEVENTY_OUTPUT || '_site' } };
 }
 `,
   );

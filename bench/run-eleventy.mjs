@@ -3,12 +3,18 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Eleventy from '@11ty/eleventy';
 
-const [projectDir] = process.argv.slice(2);
+// The output folder: `_site` in the project (emptied first), or a fresh folder the bench gives.
+const [projectDir, outputDir] = process.argv.slice(2);
 process.chdir(projectDir);
-rmSync(join(projectDir, '_site'), { recursive: true, force: true });
+if (outputDir)
+  process.env.BENCH_ELEVENTY_OUTPUT = outputDir; // read by the project's config
+else rmSync(join(projectDir, '_site'), { recursive: true, force: true });
 const started = performance.now();
 const cpu0 = process.cpuUsage();
-const elev = new Eleventy('src', '_site', { quietMode: true, configPath: 'eleventy.config.mjs' });
+const elev = new Eleventy('src', '_site', {
+  quietMode: true,
+  configPath: 'eleventy.config.mjs',
+});
 elev.disableLogger?.();
 const results = await elev.write();
 const fullMs = Math.round(performance.now() - started);
