@@ -1,16 +1,9 @@
 import { spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { siteFiles } from '../../test/site-files';
 import { tempDir } from '../../test/temp-dir';
 import { readManifest } from '../deploy/manifest-files';
 import { runBuildCommand } from './run-build-command';
@@ -31,20 +24,6 @@ async function benchSnapshot(posts: number): Promise<BenchSnapshot> {
     trellisSnapshot: (content: unknown) => BenchSnapshot;
   };
   return trellisSnapshot(generateContent(posts));
-}
-
-function files(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (name === '.trellis') continue;
-      if (statSync(path).isDirectory()) walk(path);
-      else out.set(relative(root, path), readFileSync(path, 'utf8'));
-    }
-  };
-  walk(root);
-  return out;
 }
 
 function quiet() {
@@ -153,7 +132,7 @@ describe('cms-build and its dependency spill', () => {
     expect(
       await runBuildCommand({ snapshot: after, out: fresh, mode: 'full', workers: '2' }, quiet().io),
     ).toBe(0);
-    expect(files(out)).toEqual(files(fresh));
+    expect(siteFiles(out)).toEqual(siteFiles(fresh));
     const read = (root: string) =>
       readManifest({
         path: join(root, '.trellis', 'manifest.json'),

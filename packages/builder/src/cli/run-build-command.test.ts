@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFixtureSnapshot } from '../../test/load-fixture';
 import { localizeBlog } from '../../test/localize-fixture';
+import { siteFiles } from '../../test/site-files';
 import { build } from '../build';
 import { createFolderTarget } from '../deploy/folder-target';
 import { runBuildCommand } from './run-build-command';
@@ -17,20 +18,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'trellis-cli-'));
   dirs.push(dir);
   return dir;
-}
-
-function pages(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (name === '.trellis') continue;
-      if (statSync(path).isDirectory()) walk(path);
-      else out.set(relative(root, path), readFileSync(path, 'utf8'));
-    }
-  };
-  walk(root);
-  return out;
 }
 
 function io() {
@@ -72,7 +59,7 @@ describe('cms-build', () => {
       mode: 'full',
       workers: 2,
     });
-    expect(pages(join(dir, 'cli'))).toEqual(pages(library));
+    expect(siteFiles(join(dir, 'cli'))).toEqual(siteFiles(library));
   });
 
   it('exits 1 with the errors of a failed build and 2 on bad input', async () => {
@@ -102,7 +89,7 @@ describe('cms-build', () => {
     writeFileSync(file, JSON.stringify(snapshot));
     const run = io();
     expect(await runBuildCommand({ snapshot: file, out: join(dir, 'out'), mode: 'full' }, run.io)).toBe(0);
-    const built = pages(join(dir, 'out'));
+    const built = siteFiles(join(dir, 'out'));
     const fr = built.get('fr/blog/bonjour-le-monde/index.html') ?? '';
     expect(fr).toContain('<h1>Bonjour le monde</h1>');
     expect(fr).toContain('hreflang="en" href="https://blog.example.org/en/blog/hello-world/"');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { prng } from '../../test/seed';
 import type { SnapshotItem, SnapshotType } from '../snapshot/types';
 import { plainPrefix, searchDoc } from './search-index';
 
@@ -10,17 +11,6 @@ function plainWhole(value: string): string {
     .replace(/[#*_`>[\]()!|~-]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-}
-
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const type: SnapshotType = {

@@ -1,20 +1,9 @@
 import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { testSeed } from '../../test/seed';
+import { prng, testSeed } from '../../test/seed';
 import { markdownToHtml, sanitize } from './filters';
 import { sanitizedPlainHtml } from './plain-html';
 import { plainMarkdown } from './plain-markdown';
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What the filter gives through marked (and the sanitizer when the markup is not plain). */
 function throughMarked(source: string): string {
