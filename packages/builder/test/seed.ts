@@ -1,3 +1,5 @@
+import { seededRandom } from '@trelliscms/core';
+
 /**
  * The seed of a randomised test: `TRELLIS_TEST_SEED` when set, else the test's own default.
  * Logged, so a failing run can be repeated with the same seed.
@@ -10,14 +12,12 @@ export function testSeed(name: string, fallback: number): number {
   return seed;
 }
 
-/** A small seeded PRNG (mulberry32): numbers in [0, 1), the same sequence for the same seed. */
+/**
+ * A small seeded PRNG: numbers in [0, 1), the same sequence for the same seed. It is core's
+ * `seededRandom` (mulberry32) started from the state `seed` itself: core mixes a number seed
+ * with 0x9e3779b9 first, so the seed given here is mixed back, and every test keeps the inputs
+ * it generated before.
+ */
 export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seededRandom((seed ^ 0x9e3779b9) | 0);
 }
