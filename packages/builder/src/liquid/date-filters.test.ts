@@ -1,7 +1,9 @@
 import { Liquid } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
+import { prng, testSeed } from '../../test/seed';
 import { createLiquid } from './create-liquid';
 import { sharedDateTimeFormatCount } from './date-filters';
+import { fastDate } from './date-format';
 
 const formats =
   "{{ d | date: '%B %b %A %a %Y-%m-%d %H:%M' }}|{{ d | date_to_long_string }}|{{ d | date_to_string }}|{{ d | date_to_rfc822 }}";
@@ -77,5 +79,111 @@ describe('date filters with shared Intl formatters', () => {
     expect(liquid.parseAndRenderSync("{{ d | date: '%B %d, %Y' }}", { d })).toBe('January 05, 2026');
     const many = "{% for i in (1..400) %}{% assign x = d | date: '%B %d, %Y' %}{% endfor %}{{ x }}";
     expect(() => liquid.parseAndRenderSync(many, { d })).toThrow(/memory/i);
+  });
+
+  it('print ISO UTC dates as liquidjs does on the fast path, and leave other formats to it', () => {
+    const random = prng(testSeed('date fast path', 20261126));
+    const plain = new Liquid({ timezoneOffset: 0, outputEscape: 'escape' });
+    const pieces = [
+      '%Y',
+      '%m',
+      '%d',
+      '%e',
+      '%H',
+      '%M',
+      '%S',
+      '%y',
+      '%B',
+      '%b',
+      '%A',
+      '%a',
+      '%%',
+      '%-d',
+      '%-m',
+      '%-H',
+      '%-e',
+      '%-B',
+      '-',
+      ', ',
+      ' ',
+      'T',
+      ':',
+      '年',
+      '%',
+      '%j',
+      '%_d',
+      '%3N',
+      '%^B',
+      '%Ey',
+      '%q',
+      '%z',
+      '%s',
+    ];
+    const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)] as T;
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    const { liquid } = createLiquid({ templates: new Map(), urls: { publicUrl: null } });
+    const shared = new Map<string, Intl.DateTimeFormat>();
+    const env = {
+      locale: 'en-US',
+      dateTimeFormat: (l: string, o: Intl.DateTimeFormatOptions) => {
+        const key = `${l} ${JSON.stringify(o)}`;
+        const known = shared.get(key) ?? new Intl.DateTimeFormat(l, o);
+        shared.set(key, known);
+        return known;
+      },
+    };
+    let fast = 0;
+    for (let i = 0; i < 2000; i++) {
+      const ms = random() < 0.5 ? `.${pad(Math.floor(random() * 1000), 3)}` : '';
+      const d = `${pad(Math.floor(random() * 10000), 4)}-${pad(1 + Math.floor(random() * 12), 2)}-${pad(
+        1 + Math.floor(random() * 31),
+        2,
+      )}T${pad(Math.floor(random() * 24), 2)}:${pad(Math.floor(random() * 60), 2)}:${pad(Math.floor(random() * 60), 2)}${ms}Z`;
+      const format = Array.from({ length: 1 + Math.floor(random() * 5) }, () => pick(pieces)).join('');
+      const template = `{{ d | date: f }}`;
+      const expected = plain.parseAndRenderSync(template, { d, f: format });
+      expect(liquid.parseAndRenderSync(template, { d, f: format }), `${d} ${format}`).toBe(expected);
+      const given = fastDate(d, format, env);
+      if (given !== undefined) {
+        expect(given, `${d} ${format}`).toBe(expected);
+        fast += 1;
+      }
+    }
+    // the fast path is taken (unless this process's time zone is not at UTC)
+    if (new Date('2026-01-05T10:00:00Z').getTimezoneOffset() === 0) {
+      expect(fast).toBeGreaterThan(300);
+      expect(fastDate('2026-01-05T10:00:00.5Z', '%B %-d, %Y %H:%M:%S %a %%', env)).toBe(
+        'January 5, 2026 10:00:00 Mon %',
+      );
+    }
+    expect(fastDate('2026-01-05T10:00:00Z', '%j', env)).toBeUndefined();
+    expect(fastDate('2026-01-05T10:00:00Z', '%_d', env)).toBeUndefined();
+    expect(fastDate('2026-01-05 10:00', '%Y', env)).toBeUndefined();
+  });
+
+  it('charge the memory limit on the fast path as liquidjs does', () => {
+    for (const memoryBytes of [10, 25, 30, 40, 60, 100]) {
+      const { liquid } = createLiquid({
+        templates: new Map(),
+        urls: { publicUrl: null },
+        limits: { memoryBytes },
+      });
+      const plain = new Liquid({ timezoneOffset: 0, outputEscape: 'escape', memoryLimit: memoryBytes });
+      for (const f of ['%Y-%m-%d', '%B %-d, %Y', '%e %a']) {
+        const template = `{{ d | date: f }}`;
+        const scope = { d: '2026-01-05T10:00:00Z', f };
+        const outcome = (render: () => string) => {
+          try {
+            return render();
+          } catch (error) {
+            return `error: ${(error as Error).message.split(',')[0]}`;
+          }
+        };
+        expect(
+          outcome(() => liquid.parseAndRenderSync(template, scope)),
+          `${memoryBytes} ${f}`,
+        ).toBe(outcome(() => plain.parseAndRenderSync(template, scope)));
+      }
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { Liquid } from 'liquidjs';
 import { filters as builtins } from 'liquidjs';
+import { fastDate } from './date-format';
 
 const NativeDateTimeFormat = Intl.DateTimeFormat;
 const formats = new Map<string, Intl.DateTimeFormat>();
@@ -49,8 +50,28 @@ function withSharedFormats(builtin: Handler): Handler {
 
 const MEMO_LIMIT = 50_000;
 
+interface FilterThis {
+  context?: {
+    opts?: { locale?: string; timezoneOffset?: unknown };
+    memoryLimit?: { use(n: number): void };
+  };
+}
+
+/** {@link fastDate} in an environment that prints dates in UTC, else undefined. */
+function utcDate(self: unknown, value: string, format: string): string | undefined {
+  const context = (self as FilterThis).context;
+  const opts = context?.opts;
+  if (opts?.timezoneOffset !== 0 || typeof opts.locale !== 'string') return undefined;
+  return fastDate(value, format, {
+    locale: opts.locale,
+    dateTimeFormat: sharedDateTimeFormat,
+    memoryLimit: context?.memoryLimit,
+  });
+}
+
 /**
- * `date` remembering what it printed for a fixed date string or timestamp and format (a site
+ * `date` remembering what it printed (a miss on an ISO UTC date with a plain format is printed
+ * by {@link fastDate}, the same bytes) for a fixed date string or timestamp and format (a site
  * prints the same dates on many pages). `now` and `today` are never remembered. The memory a
  * remembered result takes still counts against the render's memory limit.
  */
@@ -70,7 +91,10 @@ function memoizedDate(filter: Handler): Handler {
       limit?.use(typeof result === 'string' ? result.length : 0);
       return result;
     }
-    const result = filter.call(this, value, format, offset);
+    const result =
+      (typeof value === 'string' && typeof format === 'string' && offset === undefined
+        ? utcDate(this, value, format)
+        : undefined) ?? filter.call(this, value, format, offset);
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(key, result);
     return result;
