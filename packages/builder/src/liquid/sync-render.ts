@@ -221,12 +221,15 @@ function renderFilter(filter: Filter, value: unknown, ctx: SyncContext): unknown
     token: unknown;
     liquid: Liquid;
   };
+  const self = { context: ctx, token: f.token, liquid: f.liquid };
+  // no arguments (`escape`, `markdown`): the handler called with the value alone, no array for it
+  if (f.args.length === 0) return settle(f.handler.call(self, value));
   const argv: unknown[] = [value];
   for (const arg of f.args) {
     if (Array.isArray(arg)) argv.push([arg[0], evaluateToken(arg[1], ctx)]);
     else argv.push(evaluateToken(arg, ctx));
   }
-  return settle(f.handler.apply({ context: ctx, token: f.token, liquid: f.liquid }, argv));
+  return settle(f.handler.apply(self, argv));
 }
 
 /** `Value.value`, settled. */
@@ -510,7 +513,10 @@ export function installSyncRender(liquid: Liquid): boolean {
     }
     const emitter = given ?? new DefaultEmitter();
     const limit = ctx.renderLimit;
-    limit.check(performance.now());
+    // liquidjs reads the clock before the loop and again before each template, outside the
+    // `try`: with a first template, its check throws the same error at the same place (the
+    // clock only moves on), so the one before the loop is left to empty lists
+    if (templates.length === 0) limit.check(performance.now());
     for (const tpl of templates) {
       limit.check(performance.now());
       try {
