@@ -130,8 +130,8 @@ describe('installSyncRender', () => {
       [2, 'missing'],
       [0, 'n'],
     ] as const) {
-      const a = { ...scope(), i, k, keys: ['k', 'n', 'x'] };
-      const b = { ...scope(), i, k, keys: ['k', 'n', 'x'] };
+      const a: Record<string, unknown> = { ...scope(), i, k, keys: ['k', 'n', 'x'] };
+      const b: Record<string, unknown> = { ...scope(), i, k, keys: ['k', 'n', 'x'] };
       expect(fast.renderSync(fastTemplates, b), JSON.stringify({ i, k })).toBe(
         plain.renderSync(plainTemplates, a),
       );
