@@ -1,5 +1,5 @@
 import { Liquid } from 'liquidjs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { prng, testSeed } from '../../test/seed';
 import { createLiquid } from './create-liquid';
 import { sharedDateTimeFormatCount } from './date-filters';
@@ -185,5 +185,103 @@ describe('date filters with shared Intl formatters', () => {
         ).toBe(outcome(() => plain.parseAndRenderSync(template, scope)));
       }
     }
+  });
+
+  it('print what liquidjs prints for generated dates and formats, in several time zones, memory accounted alike', async () => {
+    const next = prng(testSeed('date-filters.test.ts', 20));
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    const two = (n: number) => String(n).padStart(2, '0');
+    const dateText = (): string => {
+      const year = pick([1969, 1970, 1999, 2000, 2024, 2026, 2038, 99, 999, 10000, -44]);
+      const ms = Date.UTC(2000, Math.floor(next() * 12), 1 + Math.floor(next() * 31), 0, 0, 0);
+      const base = new Date(ms);
+      base.setUTCFullYear(year);
+      base.setUTCHours(Math.floor(next() * 24), Math.floor(next() * 60), Math.floor(next() * 60));
+      const iso = base.toISOString();
+      const day = iso.slice(0, iso.indexOf('T'));
+      const time = `${two(base.getUTCHours())}:${two(base.getUTCMinutes())}`;
+      return pick([
+        iso,
+        `${day}T${time}:00Z`,
+        `${day}T${time}:00+05:30`,
+        `${day}T${time}:00-08:00`,
+        `${day}T${time}`,
+        day,
+        base.toUTCString(),
+        `${day} ${time}`,
+        String(Math.floor(ms / 1000)),
+        'not a date',
+        '',
+        '2026-02-30',
+      ]);
+    };
+    const formats = [
+      '%Y-%m-%d',
+      '%B %d, %Y',
+      '%b %e %y %H:%M:%S',
+      '%h %%Y 100%',
+      '%d.%m.%Y %H:%M',
+      '%B %b %h',
+      '%Y%m%d%H%M%S',
+      '%A %j %U %I%p',
+      '%-d %_m',
+      '%10Y',
+      '%Ey',
+      '%\n%Y',
+      '%',
+      'plain text',
+      '',
+    ];
+    const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'];
+    const before = process.env.TZ;
+    let compared = 0;
+    try {
+      for (const zone of zones) {
+        process.env.TZ = zone;
+        // a process has one time zone: the filters' module (its shared Intl formatters) loaded anew in each
+        vi.resetModules();
+        const { createLiquid: createInZone } = await import('./create-liquid');
+        // liquidjs's own filter (a fresh Intl formatter at each call), configured like ours
+        const plain = new Liquid({ timezoneOffset: 0, outputEscape: 'escape' });
+        const { liquid } = createInZone({ templates: new Map(), urls: { publicUrl: null } });
+        for (let i = 0; i < 300; i++) {
+          const d = dateText();
+          const template = `{{ d | date: f }}`;
+          const f = pick(formats);
+          const scope = { d, f };
+          expect(liquid.parseAndRenderSync(template, scope), JSON.stringify({ zone, d, f })).toBe(
+            plain.parseAndRenderSync(template, scope),
+          );
+          compared++;
+        }
+        // the memory the filter accounts: the same limit fails both or neither
+        for (const [d, f] of [
+          ['2026-01-05T10:00:00Z', '%B %e, %Y'],
+          ['2026-11-25T07:08:09Z', '%Y-%m-%d %H:%M:%S'],
+          ['0999-03-04', '%Y %y %b'],
+        ] as const) {
+          for (let memoryLimit = 1; memoryLimit <= 60; memoryLimit++) {
+            const render = (engine: Liquid) => {
+              try {
+                return engine.parseAndRenderSync('{{ d | date: f }}', { d, f });
+              } catch (error) {
+                return `failed: ${(error as Error).message.split(',')[0]}`;
+              }
+            };
+            const ourEngine = createInZone({
+              templates: new Map(),
+              urls: { publicUrl: null },
+              limits: { memoryBytes: memoryLimit },
+            }).liquid;
+            const theirs = new Liquid({ timezoneOffset: 0, outputEscape: 'escape', memoryLimit });
+            expect(render(ourEngine), JSON.stringify({ zone, d, f, memoryLimit })).toBe(render(theirs));
+          }
+        }
+      }
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+    expect(compared).toBe(zones.length * 300);
   });
 });

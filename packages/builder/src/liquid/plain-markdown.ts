@@ -48,6 +48,15 @@ function isPlainUrl(url: string): boolean {
 }
 
 /** The HTML of one line of inline text, or null when it is not plain enough. */
+/** Whether `www.` (in any case) starts at `i`, known to hold `w` or `W` (no slice of the text for it). */
+function isWww(text: string, i: number): boolean {
+  return (
+    (text.charCodeAt(i + 1) | 0x20) === 0x77 &&
+    (text.charCodeAt(i + 2) | 0x20) === 0x77 &&
+    text.charCodeAt(i + 3) === 0x2e
+  );
+}
+
 function inline(text: string): string | null {
   const n = text.length;
   if (n === 0 || text.charCodeAt(0) === 0x20 || text.charCodeAt(n - 1) === 0x20) return null;
@@ -83,7 +92,7 @@ function inline(text: string): string | null {
     if (c >= 128 || PLAIN[c] !== 1) return null;
     // what GFM would autolink: `://` and `www.` (in any case)
     if (c === 0x3a && text.charCodeAt(i + 1) === 0x2f && text.charCodeAt(i + 2) === 0x2f) return null;
-    if ((c === 0x77 || c === 0x57) && text.slice(i, i + 4).toLowerCase() === 'www.') return null;
+    if ((c | 0x20) === 0x77 && isWww(text, i)) return null;
     i++;
   }
   return copied === 0 ? text : out + text.slice(copied);

@@ -118,6 +118,27 @@ describe('installSyncRender', () => {
     }
   });
 
+  it('renders a template parsed once alike with every scope (constant and computed properties)', () => {
+    const { plain, fast } = environments();
+    const source =
+      '{{ a.b }}|{{ a["b"] }}|{{ list[0] }}|{{ list[i] }}|{{ obj[k] }}|{{ obj[keys[i]] }}|{{ list[a.b] }}|{{ nil.x }}|{{ (1..3).last }}|{{ drop[k] }}';
+    const fastTemplates = fast.parse(source);
+    const plainTemplates = plain.parse(source);
+    for (const [i, k] of [
+      [0, 'k'],
+      [1, 'n'],
+      [2, 'missing'],
+      [0, 'n'],
+    ] as const) {
+      const a: Record<string, unknown> = { ...scope(), i, k, keys: ['k', 'n', 'x'] };
+      const b: Record<string, unknown> = { ...scope(), i, k, keys: ['k', 'n', 'x'] };
+      expect(fast.renderSync(fastTemplates, b), JSON.stringify({ i, k })).toBe(
+        plain.renderSync(plainTemplates, a),
+      );
+      expect((b.drop as Counting).reads).toEqual((a.drop as Counting).reads);
+    }
+  });
+
   it('leaves asynchronous renders to liquidjs (same output)', async () => {
     const { plain, fast } = environments();
     for (const source of TEMPLATES) {

@@ -149,15 +149,40 @@ function evaluateToken(token: Token | undefined, ctx: SyncContext, lenient = fal
   return toValueSync(evalToken(token, ctx, lenient));
 }
 
+/** The property names of a property access when they are all constant (texts, numbers), kept on the token. */
+const CONSTANT_PROPS: unique symbol = Symbol('trellis.constantProps');
+type PropertyAccess = Token & { props: Token[]; variable?: Token; [CONSTANT_PROPS]?: unknown[] | null };
+
+/**
+ * The values of a property access's properties when each is a token holding a text or number
+ * (`post.title`, `item["body"]`, `list[0]`): what evaluating them gives at every render, worked
+ * out once per parsed token instead of into a new array at each evaluation; null when one is
+ * computed (`a[b]`) or a literal object (`nil`, `empty`).
+ */
+function constantProps(token: PropertyAccess): unknown[] | null {
+  let props = token[CONSTANT_PROPS];
+  if (props !== undefined) return props;
+  props = [];
+  for (const prop of token.props) {
+    const content = 'content' in prop ? (prop as { content: unknown }).content : undefined;
+    if (typeof content !== 'string' && typeof content !== 'number') {
+      props = null;
+      break;
+    }
+    props.push(content);
+  }
+  token[CONSTANT_PROPS] = props;
+  return props;
+}
+
 /** `evalPropertyAccessToken` of liquidjs, settled. */
-function evaluatePropertyAccess(
-  token: Token & { props: Token[]; variable?: Token },
-  ctx: SyncContext,
-  lenient: boolean,
-): unknown {
-  const props: unknown[] = [];
-  // `evalTokenValue`: each property's value, through `toValue`
-  for (const prop of token.props) props.push(settle(toValue(evaluateToken(prop, ctx, false))));
+function evaluatePropertyAccess(token: PropertyAccess, ctx: SyncContext, lenient: boolean): unknown {
+  let props = constantProps(token);
+  if (!props) {
+    props = [];
+    // `evalTokenValue`: each property's value, through `toValue`
+    for (const prop of token.props) props.push(settle(toValue(evaluateToken(prop, ctx, false))));
+  }
   try {
     if (token.variable) return fromScope(ctx, evaluateToken(token.variable, ctx, lenient), props);
     return fromScope(
@@ -196,12 +221,15 @@ function renderFilter(filter: Filter, value: unknown, ctx: SyncContext): unknown
     token: unknown;
     liquid: Liquid;
   };
+  const self = { context: ctx, token: f.token, liquid: f.liquid };
+  // no arguments (`escape`, `markdown`): the handler called with the value alone, no array for it
+  if (f.args.length === 0) return settle(f.handler.call(self, value));
   const argv: unknown[] = [value];
   for (const arg of f.args) {
     if (Array.isArray(arg)) argv.push([arg[0], evaluateToken(arg[1], ctx)]);
     else argv.push(evaluateToken(arg, ctx));
   }
-  return settle(f.handler.apply({ context: ctx, token: f.token, liquid: f.liquid }, argv));
+  return settle(f.handler.apply(self, argv));
 }
 
 /** `Value.value`, settled. */
@@ -485,7 +513,10 @@ export function installSyncRender(liquid: Liquid): boolean {
     }
     const emitter = given ?? new DefaultEmitter();
     const limit = ctx.renderLimit;
-    limit.check(performance.now());
+    // liquidjs reads the clock before the loop and again before each template, outside the
+    // `try`: with a first template, its check throws the same error at the same place (the
+    // clock only moves on), so the one before the loop is left to empty lists
+    if (templates.length === 0) limit.check(performance.now());
     for (const tpl of templates) {
       limit.check(performance.now());
       try {

@@ -132,6 +132,60 @@ describe('SnapshotSource.update', () => {
   });
 });
 
+describe('SnapshotSource.traverse over a shared store', () => {
+  it('walks the same neighbours in the same order as over the snapshot, limits and depths included', () => {
+    const next = random(testSeed('snapshot-source.test.ts traverse', 23));
+    // ids 0..119 are items (some hidden in prod), edges also reach ids of no item (120..139)
+    const items: SnapshotItem[] = Array.from({ length: 120 }, (_, n) => ({
+      id: `post:p${n}`,
+      type: 'post',
+      fields: { n },
+      publishedEnvs: next() < 0.75 ? ['prod'] : [],
+    }));
+    const labels = ['LINK', 'OTHER', 'TAGGED'];
+    const edges = Array.from({ length: 500 }, () => ({
+      from: `post:p${Math.floor(next() * 140)}`,
+      edge: labels[Math.floor(next() * labels.length)]!,
+      to: `post:p${Math.floor(next() * 140)}`,
+    }));
+    // a self edge and a duplicate edge
+    edges.push({ from: 'post:p1', edge: 'LINK', to: 'post:p1' }, { ...edges[0]! });
+    const snapshot: Snapshot = {
+      format: 'trellis-snapshot',
+      version: 1,
+      site: {} as Snapshot['site'],
+      types: [],
+      items,
+      edges,
+      templates: [],
+    };
+    const fromStore: string[] = [];
+    const fromSnapshot: string[] = [];
+    for (const env of ['dev', 'prod']) {
+      const shared = storeSource(snapshot, env);
+      const plain = new SnapshotSource({ snapshot, env });
+      for (let n = 0; n < 145; n++) {
+        const from = `post:p${n}`;
+        for (const edge of ['*', 'LINK', 'TAGGED', 'NONE'])
+          for (const direction of ['out', 'in', 'both'] as const)
+            for (const depth of [1, 2, 3])
+              for (const limit of [undefined, 0, 1, 3, 50]) {
+                const query = { from, edge, direction, depth, ...(limit === undefined ? {} : { limit }) };
+                const walk = (source: SnapshotSource) =>
+                  `${JSON.stringify({ env, ...query })} ${source
+                    .traverse(query)
+                    .map((item) => item.id)
+                    .join(' ')}`;
+                fromStore.push(walk(shared));
+                fromSnapshot.push(walk(plain));
+              }
+      }
+    }
+    expect(fromStore.length).toBe(2 * 145 * 4 * 3 * 3 * 5);
+    expect(fromStore).toEqual(fromSnapshot);
+  });
+});
+
 describe('SnapshotSource lists shared between sources', () => {
   const snapshotOf = (items: SnapshotItem[]): Snapshot => ({
     format: 'trellis-snapshot',

@@ -418,6 +418,8 @@ export class SnapshotSource implements ContentSource {
 
   traverse(query: TraverseQuery): SnapshotItem[] {
     const depth = Math.min(Math.max(1, query.depth), 3);
+    // over the shared store while no item changed since it was made: by node, no id read back
+    if (this.store && this.byId.size === 0) return this.traverseStore(this.store, query, depth);
     const seen = new Set([query.from]);
     const result: SnapshotItem[] = [];
     let frontier = [query.from];
@@ -437,6 +439,43 @@ export class SnapshotSource implements ContentSource {
       for (const id of frontier) {
         if (query.direction !== 'in' && this.neighbours(id, query.edge, 'out', step)) return result;
         if (query.direction !== 'out' && this.neighbours(id, query.edge, 'in', step)) return result;
+      }
+      frontier = next;
+    }
+    return result;
+  }
+
+  /**
+   * {@link traverse} over the shared store while no item changed since the store was made (an
+   * id's node then says whether it is visible): the same walk by node — the same neighbours in
+   * the same order, the same items — without reading each neighbour's id back from the store
+   * and looking it up again (a traversal per `{% traverse %}`, several on every page).
+   */
+  private traverseStore(store: StoreReader, query: TraverseQuery, depth: number): SnapshotItem[] {
+    const result: SnapshotItem[] = [];
+    const start = store.node(query.from);
+    if (!store.visible(start)) return result;
+    const { edge, direction, limit } = query;
+    const labels = store.labels;
+    const seen = new Set<number>([start]);
+    let frontier = [start];
+    for (let level = 0; level < depth && frontier.length > 0; level++) {
+      const next: number[] = [];
+      for (const node of frontier) {
+        for (let way = 0; way < 2; way++) {
+          if (way === 0 ? direction === 'in' : direction === 'out') continue;
+          const edges = store.edges(node, way === 0 ? 'out' : 'in');
+          const others = edges.nodes;
+          for (let i = 0; i < others.length; i++) {
+            if (edge !== '*' && labels[edges.labels[i]!] !== edge) continue;
+            const other = others[i]!;
+            if (!store.visible(other) || seen.has(other)) continue;
+            seen.add(other);
+            result.push(store.item(other));
+            next.push(other);
+            if (limit !== undefined && result.length >= limit) return result;
+          }
+        }
       }
       frontier = next;
     }
