@@ -107,7 +107,8 @@ describe('embedded engine: the item reads of one turn', () => {
       const after = await Promise.all([1, 2, 3].map(() => graph.getNodeJsonWithEdges('n1')));
       expect(statements).toHaveBeenCalledTimes(1);
       expect(after[0]).not.toBe(same[0]);
-      for (const read of after) expect(JSON.parse(read?.propsJson ?? '{}')).toEqual({ i: 1, title: 'Changed' });
+      for (const read of after)
+        expect(JSON.parse(read?.propsJson ?? '{}')).toEqual({ i: 1, title: 'Changed' });
     } finally {
       statements.mockRestore();
     }
