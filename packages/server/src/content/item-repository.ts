@@ -245,12 +245,29 @@ export async function getItemJson({
       : await prefetched.catch(() => graph.getNodeJsonWithEdges(id));
   if (read === null || !read.labels.includes(type.nodeLabel) || typeOfId(id) !== type.name)
     throw notFound(id);
-  return contentRecordJson(
+  // The same read answered to several requests (the embedded engine answers the reads of one id
+  // asked in one turn with one object) gives the same record: built once.
+  const last = lastItemJson;
+  if (last !== null && last.read === read && last.type === type && last.id === id) return last.result;
+  const result = contentRecordJson(
     id,
     read.propsJson,
     type.relationships.length > 0 ? relationshipsOf(type, read.edges) : {},
   );
+  lastItemJson = { read, type, id, result };
+  return result;
 }
+
+/**
+ * The last record {@link getItemJson} built, by the identity of the read and the type it was
+ * built from (neither is changed once answered); replaced by the next one, so it keeps one read.
+ */
+let lastItemJson: {
+  read: NodeJsonWithEdges;
+  type: StoredContentType;
+  id: string;
+  result: { json: string; version: number };
+} | null = null;
 
 /**
  * A page of a type's items with the total count of matches independent of `limit`/`offset`:

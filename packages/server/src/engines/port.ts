@@ -302,7 +302,8 @@ export interface GraphReader {
   /**
    * The same read with the props left as their JSON text and the edges without their props
    * (what a reader that only passes the props on as JSON needs: no parse, no re-serialization);
-   * null when no node has the id.
+   * null when no node has the id. An engine may give one answer object to several calls made
+   * together (the embedded engine does for one id asked in one turn): callers must not change it.
    */
   getNodeJsonWithEdges(id: string): Promise<NodeJsonWithEdges | null>;
   /** Nodes reachable from `from` (not `from` itself), ordered by depth, then id. */

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { StoredContentType } from '@trelliscms/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../../test/helpers/content-test-site';
 import { ensureOwnerKey } from '../../../test/helpers/neo4j-owner-key';
 import { TEST_OWNER_KEY } from '../../../test/helpers/test-platform';
 import { testRandom } from '../../../test/helpers/test-seed';
+import { GraphStore } from '../../engines/embedded/graph-store';
 import { createNeo4jEngine } from '../../engines/neo4j/index';
 import { relationshipsOf, toContentRecord } from '../item-record';
-import { getItem } from '../item-repository';
+import { getItem, getItemJson } from '../item-repository';
 import { getType } from '../type-repository';
 
 let site: ContentTestSite;
@@ -55,6 +56,72 @@ describe('GET one item: the record from the stored props text', () => {
       expect(response.json().code).toBe('not_found');
     }
     expect((await site.request({ method: 'GET', url: '/api/content/note/note:a' })).statusCode).toBe(200);
+  });
+
+  it('answers GETs of one item arriving together from one read, and the next ones from a new read', async () => {
+    site = await createContentTestSite({ env: { CONTENT_READ_CACHE_MS: '0' } });
+    await site.createType({
+      name: 'note',
+      label: 'Note',
+      nodeLabel: 'Note',
+      keyField: 'title',
+      fields: [
+        { name: 'title', type: 'string', required: true },
+        { name: 'body', type: 'string' },
+      ],
+    });
+    for (const title of ['A', 'B']) {
+      const created = await site.request({ method: 'POST', url: '/api/content/note', payload: { title } });
+      expect(created.statusCode, created.body).toBe(201);
+    }
+    const urls = ['a', 'b', 'a', 'ghost', 'a', 'b', 'a'].map((slug) => `/api/content/note/note:${slug}`);
+    const expectedOf = async (id: string) => {
+      const type = await getType(site.graph, 'note');
+      return JSON.stringify((await getItem({ graph: site.graph, type, id })).record);
+    };
+    const statements = vi.spyOn(GraphStore.prototype, 'getNodeJsonWithEdges');
+    try {
+      for (const body of ['first', 'second', 'third']) {
+        const patched = await site.request({
+          method: 'PATCH',
+          url: '/api/content/note/note:a',
+          payload: { fields: { body } },
+        });
+        expect(patched.statusCode, patched.body).toBe(200);
+        const want = { a: await expectedOf('note:a'), b: await expectedOf('note:b') };
+        expect(JSON.parse(want.a).fields.body).toBe(body);
+        statements.mockClear();
+        const answers = await Promise.all(urls.map((url) => site.request({ method: 'GET', url })));
+        // Asked together, each id was read once (the embedded engine's batch of one turn).
+        expect(statements.mock.calls.map(([id]) => id).sort()).toEqual(['note:a', 'note:b', 'note:ghost']);
+        for (const [index, url] of urls.entries()) {
+          const response = answers[index]!;
+          if (url.endsWith('ghost')) {
+            expect(response.statusCode).toBe(404);
+            continue;
+          }
+          expect(response.statusCode, url).toBe(200);
+          expect(response.body, url).toBe(url.endsWith('note:a') ? want.a : want.b);
+          expect(response.headers.etag).toBe(`"${JSON.parse(response.body).version}"`);
+        }
+      }
+    } finally {
+      statements.mockRestore();
+    }
+    // The record is built once per read, not per id and type: the same type with a new read of
+    // a changed node gives the new record.
+    const type = await getType(site.graph, 'note');
+    for (const body of ['fourth', 'fifth']) {
+      const node = await site.graph.getNode('note:a');
+      await site.graph.updateNode('note:a', { props: { ...node!.props, body } });
+      const [one, two] = await Promise.all([
+        getItemJson({ graph: site.graph, type, id: 'note:a' }),
+        getItemJson({ graph: site.graph, type, id: 'note:a' }),
+      ]);
+      expect(two).toEqual(one);
+      expect(one.json).toBe(await expectedOf('note:a'));
+      expect(JSON.parse(one.json).fields.body).toBe(body);
+    }
   });
 });
 

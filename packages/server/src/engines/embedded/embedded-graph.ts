@@ -264,7 +264,9 @@ export class EmbeddedGraph implements Graph {
    * turn of the event loop) ask for their items in consecutive microtasks, and each statement
    * outside a transaction takes and drops WAL's shared read lock on its own (two `fcntl`
    * system calls). Each read still starts after it was asked for, and sees what was committed
-   * before that; nothing is cached.
+   * before that; nothing is cached. Calls of one batch for the same id share one statement and
+   * one answer (the same object: one snapshot gives them the same row), so callers must not
+   * change what they get.
    */
   getNodeJsonWithEdges(id: string): Promise<NodeJsonWithEdges | null> {
     return new Promise((resolve, reject) => {
@@ -281,15 +283,39 @@ export class EmbeddedGraph implements Graph {
   /**
    * Answers the item reads asked for so far, synchronously: one alone as a plain statement,
    * several inside `BEGIN`…`COMMIT` (one snapshot, taken now, after all of them were asked
-   * for; a read transaction, so it never waits for a writer and holds no write lock). Each
-   * read's error goes to its own caller.
+   * for; a read transaction, so it never waits for a writer and holds no write lock). Reads of
+   * the same id are one statement, answered to each of them (in one snapshot a second statement
+   * would answer the same row: this is not a cache, nothing outlives the batch). Each read's
+   * error goes to each of its callers.
    */
   private readonly answerItemReads = (): void => {
     const pending = this.pendingItemReads ?? [];
     this.pendingItemReads = null;
+    // The distinct ids, each with its callers (in the order they asked); most batches of a hot
+    // item are one id, so that case needs no map.
+    let groups: PendingItemRead[][];
+    const first = pending[0];
+    if (first === undefined) return;
+    let oneId = true;
+    for (let i = 1; i < pending.length; i += 1) {
+      if (pending[i]!.id !== first.id) {
+        oneId = false;
+        break;
+      }
+    }
+    if (oneId) groups = [pending];
+    else {
+      const byId = new Map<string, PendingItemRead[]>();
+      for (const read of pending) {
+        const group = byId.get(read.id);
+        if (group === undefined) byId.set(read.id, [read]);
+        else group.push(read);
+      }
+      groups = [...byId.values()];
+    }
     const conn = this.readConn;
     let opened = false;
-    if (pending.length > 1 && !this.closed) {
+    if (groups.length > 1 && !this.closed) {
       try {
         if (!conn.db.inTransaction) {
           conn.run('BEGIN');
@@ -300,12 +326,15 @@ export class EmbeddedGraph implements Graph {
       }
     }
     try {
-      for (const read of pending) {
+      for (const group of groups) {
+        let answer: NodeJsonWithEdges | null;
         try {
-          read.resolve(this.reader.getNodeJsonWithEdges(read.id));
+          answer = this.reader.getNodeJsonWithEdges(group[0]!.id);
         } catch (error) {
-          read.reject(error);
+          for (const read of group) read.reject(error);
+          continue;
         }
+        for (const read of group) read.resolve(answer);
       }
     } finally {
       if (opened) endReadTransaction(conn);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Graph, GraphEngine, NodeJsonWithEdges } from '../port';
 import { SqlConnection } from './connection';
+import { GraphStore } from './graph-store';
 import { createEmbeddedEngine } from './index';
 
 /** What getNodeJsonWithEdges must answer, from getNode and getEdges. */
@@ -74,6 +75,45 @@ describe('embedded engine: the item reads of one turn', () => {
     expect(await countRuns('BEGIN', () => graph.getNodeJsonWithEdges('n2'))).toBe(0);
   });
 
+  it('reads an id asked several times in one turn once, and answers it to each caller', async () => {
+    const statements = vi.spyOn(GraphStore.prototype, 'getNodeJsonWithEdges');
+    try {
+      const ask = ['n0', 'n3', 'n0', 'missing', 'n0', 'n3', 'missing'];
+      let answers: Array<NodeJsonWithEdges | null> = [];
+      const begins = await countRuns('BEGIN', async () => {
+        answers = await Promise.all(ask.map((id) => graph.getNodeJsonWithEdges(id)));
+      });
+      expect(begins).toBe(1);
+      expect(statements.mock.calls.map(([id]) => id)).toEqual(['n0', 'n3', 'missing']);
+      for (const [index, id] of ask.entries()) expect(answers[index]).toEqual(await expected(graph, id));
+      expect(answers[2]).toBe(answers[0]);
+      expect(answers[5]).toBe(answers[1]);
+      // One id alone, however often asked: one plain statement, no transaction.
+      statements.mockClear();
+      const same = await (async () => {
+        let got: Array<NodeJsonWithEdges | null> = [];
+        const opened = await countRuns('BEGIN', async () => {
+          got = await Promise.all([1, 2, 3, 4].map(() => graph.getNodeJsonWithEdges('n1')));
+        });
+        expect(opened).toBe(0);
+        return got;
+      })();
+      expect(statements).toHaveBeenCalledTimes(1);
+      expect(new Set(same).size).toBe(1);
+      expect(same[0]).toEqual(await expected(graph, 'n1'));
+      // Nothing outlives the turn: a write, then the same reads again, answer the new props.
+      await graph.updateNode('n1', { props: { i: 1, title: 'Changed' } });
+      statements.mockClear();
+      const after = await Promise.all([1, 2, 3].map(() => graph.getNodeJsonWithEdges('n1')));
+      expect(statements).toHaveBeenCalledTimes(1);
+      expect(after[0]).not.toBe(same[0]);
+      for (const read of after)
+        expect(JSON.parse(read?.propsJson ?? '{}')).toEqual({ i: 1, title: 'Changed' });
+    } finally {
+      statements.mockRestore();
+    }
+  });
+
   it('ends the transaction: a write committed elsewhere afterwards is seen by the next reads', async () => {
     await Promise.all([graph.getNodeJsonWithEdges('n0'), graph.getNodeJsonWithEdges('n1')]);
     // Another connection to the file (as another server process on the same data directory).
@@ -129,8 +169,9 @@ describe('embedded engine: the item reads of one turn', () => {
     const settled = await Promise.allSettled([
       graph.getNodeJsonWithEdges('n0'),
       graph.getNodeJsonWithEdges('n1'),
+      graph.getNodeJsonWithEdges('n0'),
     ]);
-    expect(settled.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(settled.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
     engine = createEmbeddedEngine({ dataDir: dir });
     await engine.init();
   });
