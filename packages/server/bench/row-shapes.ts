@@ -62,6 +62,8 @@ interface Variant {
   unique?: boolean;
   /** Keep the nodes_label (label, id) index (default true). */
   labelIndex?: boolean;
+  /** Schema 5: one `label_carriers` row per batch instead (with labels: false). */
+  carriers?: boolean;
 }
 
 function run(name: string, variant: Variant): void {
@@ -82,6 +84,10 @@ CREATE VIRTUAL TABLE records_fts USING fts5 (body, content = '', contentless_del
 INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
     } else {
       db.exec(SCHEMA_SQL);
+      // Schema 4's table of further labels, one row per node and label (schema 5 has none).
+      db.exec(
+        `CREATE TABLE node_labels (label TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (label, rid)) WITHOUT ROWID`,
+      );
       // The structures of schema version 4 the floor does not have, dropped one at a time.
       if (variant.uniqueRid === false) db.exec('DROP INDEX IF EXISTS unique_values_rid');
       if (variant.labelIndex === false) db.exec('DROP INDEX IF EXISTS nodes_label');
@@ -114,6 +120,8 @@ INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
     const started = performance.now();
     for (let at = 0; at < rows.length; at += 500) {
       db.exec('BEGIN IMMEDIATE');
+      if (variant.carriers)
+        db.exec(`INSERT OR IGNORE INTO label_carriers (label, primary_label) VALUES ('Content', 'Article')`);
       for (const row of rows.slice(at, at + 500)) {
         const rid = insert.run([row.id, row.json]).lastInsertRowid;
         fts.run([rid, row.text]);
@@ -134,8 +142,9 @@ INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
 
 const variants: Array<[string, Variant]> = [
   ['floor', { floor: true }],
-  ['as imported (schema 4)', {}],
+  ['as imported in schema 4', {}],
   ['no node_labels row', { labels: false }],
+  ['schema 5 (label_carriers row per batch)', { labels: false, carriers: true }],
   ['no unique_values_rid index', { uniqueRid: false }],
   ['no unique_values row', { unique: false }],
   ['no nodes_label index', { labelIndex: false }],
