@@ -4,7 +4,8 @@
  * raw SQL, one statement per row, transactions of 500, the engine's pragmas and schema, process
  * CPU per variant: the floor of import-sizes.ts, the rows as the import writes them (nodes row
  * with the item's bookkeeping in its props, the `Content` extra-label row, the full-text entry,
- * the unique slug), and that shape without one piece or another. Not part of `pnpm bench`.
+ * the unique slug), and that shape without one piece or another (session 14, round 8: each of
+ * the structures the floor does not have, dropped one at a time). Not part of `pnpm bench`.
  *
  * Run: N=20000 BODY=40 ROUNDS=3 npx tsx --tsconfig bench/tsconfig.json bench/row-shapes.ts
  */
@@ -51,9 +52,18 @@ const texts = records.map((record) => searchText({ type: type as never, fields: 
 
 interface Variant {
   floor?: boolean;
+  /** Bookkeeping members that hold their defaults left out of the props. */
   compact?: boolean;
+  /** Write the `Content` row of node_labels (default true). */
   labels?: boolean;
+  /** Keep the unique_values_rid index (default true). */
   uniqueRid?: boolean;
+  /** Write the unique_values row (default true). */
+  unique?: boolean;
+  /** Keep the nodes_label (label, id) index (default true). */
+  labelIndex?: boolean;
+  /** Schema 5: one `label_carriers` row per batch instead (with labels: false). */
+  carriers?: boolean;
 }
 
 function run(name: string, variant: Variant): void {
@@ -74,8 +84,13 @@ CREATE VIRTUAL TABLE records_fts USING fts5 (body, content = '', contentless_del
 INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
     } else {
       db.exec(SCHEMA_SQL);
-      // Schema version 4 had this index (the import wrote it for every item with a unique slug).
-      if (variant.uniqueRid) db.exec('CREATE INDEX unique_values_rid ON unique_values (rid)');
+      // Schema 4's table of further labels, one row per node and label (schema 5 has none).
+      db.exec(
+        `CREATE TABLE node_labels (label TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (label, rid)) WITHOUT ROWID`,
+      );
+      // The structures of schema version 4 the floor does not have, dropped one at a time.
+      if (variant.uniqueRid === false) db.exec('DROP INDEX IF EXISTS unique_values_rid');
+      if (variant.labelIndex === false) db.exec('DROP INDEX IF EXISTS nodes_label');
     }
     const rows = records.map((record, i) => ({
       id: `article:${record.slug}`,
@@ -97,13 +112,16 @@ INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
     const label = variant.floor
       ? null
       : db.prepare(`INSERT INTO node_labels (label, rid) VALUES ('Content', ?)`);
-    const unique = variant.floor
-      ? null
-      : db.prepare(`INSERT INTO unique_values (label, prop, value, rid) VALUES ('Article', 'slug', ?, ?)`);
+    const unique =
+      variant.floor || variant.unique === false
+        ? null
+        : db.prepare(`INSERT INTO unique_values (label, prop, value, rid) VALUES ('Article', 'slug', ?, ?)`);
     const cpu = process.cpuUsage();
     const started = performance.now();
     for (let at = 0; at < rows.length; at += 500) {
       db.exec('BEGIN IMMEDIATE');
+      if (variant.carriers)
+        db.exec(`INSERT OR IGNORE INTO label_carriers (label, primary_label) VALUES ('Content', 'Article')`);
       for (const row of rows.slice(at, at + 500)) {
         const rid = insert.run([row.id, row.json]).lastInsertRowid;
         fts.run([rid, row.text]);
@@ -114,7 +132,7 @@ INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
     }
     const bytes = Math.round(rows.reduce((sum, row) => sum + row.json.length, 0) / N);
     console.log(
-      `${name.padEnd(40)} cpu ${cpuMs(process.cpuUsage(cpu)).toFixed(0).padStart(6)} ms  wall ${(performance.now() - started).toFixed(0).padStart(6)} ms  JSON ${bytes} B/row`,
+      `${name.padEnd(44)} cpu ${cpuMs(process.cpuUsage(cpu)).toFixed(0).padStart(6)} ms  wall ${(performance.now() - started).toFixed(0).padStart(6)} ms  JSON ${bytes} B/row`,
     );
   } finally {
     db.close();
@@ -124,12 +142,23 @@ INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
 
 const variants: Array<[string, Variant]> = [
   ['floor', { floor: true }],
-  ['as imported (schema 4)', { uniqueRid: true }],
-  ['as imported (schema 5: no unique rid index)', {}],
-  ['schema 4, bookkeeping defaults left out', { uniqueRid: true, compact: true }],
-  ['schema 4, no extra-label row', { uniqueRid: true, labels: false }],
-  ['schema 5, defaults left out, no extra label', { compact: true, labels: false }],
+  ['as imported in schema 4', {}],
+  ['no node_labels row', { labels: false }],
+  ['schema 5 (label_carriers row per batch)', { labels: false, carriers: true }],
+  ['no unique_values_rid index', { uniqueRid: false }],
+  ['no unique_values row', { unique: false }],
+  ['no nodes_label index', { labelIndex: false }],
+  ['bookkeeping defaults left out', { compact: true }],
+  ['no node_labels row, no unique rid index', { labels: false, uniqueRid: false }],
+  ['none of labels row/rid index/label index', { labels: false, uniqueRid: false, labelIndex: false }],
+  [
+    'all of the above, no unique row, compact',
+    { labels: false, unique: false, labelIndex: false, compact: true },
+  ],
 ];
+const only = process.env.VARIANTS?.split(',').map(Number);
 for (let round = 0; round < Number(process.env.ROUNDS ?? 2); round += 1) {
-  for (const [name, variant] of variants) run(name, variant);
+  variants.forEach(([name, variant], i) => {
+    if (only === undefined || only.includes(i)) run(name, variant);
+  });
 }

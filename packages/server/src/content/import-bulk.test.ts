@@ -156,13 +156,15 @@ describe('import bulk path', () => {
       }
       const counts = (label: string) => [
         file.row('SELECT count(*) FROM unique_values WHERE label = ?', [label])?.[0],
-        file.row(
-          "SELECT count(*) FROM node_labels l JOIN nodes n ON n.rid = l.rid WHERE l.label = 'Content' AND n.label = ?",
-          [label],
-        )?.[0],
+        file.row(`SELECT count(*) FROM nodes WHERE label = ?1 AND labels = json_array(?1, 'Content')`, [
+          label,
+        ])?.[0],
+        file.row(`SELECT count(*) FROM label_carriers WHERE label = 'Content' AND primary_label = ?`, [
+          label,
+        ])?.[0],
       ];
-      expect(counts('Bulk')).toEqual([60, 60]);
-      expect(counts('Single')).toEqual([60, 60]);
+      expect(counts('Bulk')).toEqual([60, 60, 1]);
+      expect(counts('Single')).toEqual([60, 60, 1]);
     } finally {
       file.db.close();
     }

@@ -123,10 +123,12 @@ function storedRows(typeName: string) {
       unique: file
         .rows('SELECT prop, value FROM unique_values WHERE label = ? ORDER BY prop, value', [label])
         .map((row) => [row[0], row[1]]),
+      // The items carrying `Content` as their further label, and that label's carrier row.
       contentLabels: file.row(
-        "SELECT count(*) FROM node_labels l JOIN nodes n ON n.rid = l.rid WHERE l.label = 'Content' AND n.label = ?",
+        `SELECT (SELECT count(*) FROM nodes WHERE label = ?1 AND labels = json_array(?1, 'Content')),
+                (SELECT count(*) FROM label_carriers WHERE label = 'Content' AND primary_label = ?1)`,
         [label],
-      )?.[0],
+      ),
     };
   } finally {
     file.db.close();

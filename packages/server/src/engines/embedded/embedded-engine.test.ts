@@ -9,8 +9,36 @@ import { SCHEMA_VERSION } from './schema';
 
 const ids = (nodes: Array<{ id: string }>) => nodes.map((node) => node.id);
 
+/**
+ * Rewrites a current graph file into the layout of schema version 4: a `node_labels` row per
+ * further label of every node (kept by triggers), no `label_carriers`.
+ */
+function toVersion4(file: SqlConnection): void {
+  file.exec(`CREATE TABLE node_labels (
+      label TEXT NOT NULL,
+      rid INTEGER NOT NULL,
+      PRIMARY KEY (label, rid)
+    ) WITHOUT ROWID;
+    INSERT INTO node_labels (label, rid) SELECT j.value, n.rid FROM nodes n, json_each(n.labels) j WHERE j.key > 0;
+    DROP TABLE label_carriers;
+    DROP TRIGGER nodes_after_update;
+    DROP TRIGGER nodes_after_delete;
+    CREATE TRIGGER nodes_after_update AFTER UPDATE ON nodes BEGIN
+      DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
+      INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
+    END;
+    CREATE TRIGGER nodes_after_delete AFTER DELETE ON nodes BEGIN
+      DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
+      DELETE FROM nodes_fts WHERE rowid = OLD.rid;
+      DELETE FROM embeddings WHERE rid = OLD.rid;
+      DELETE FROM unique_values WHERE rid = OLD.rid;
+    END;
+    UPDATE meta SET value = '4' WHERE key = 'schema_version';`);
+}
+
 /** Rewrites a current graph file into the layout of schema version 3 (before nodes had a given search text). */
 function toVersion3(file: SqlConnection): void {
+  toVersion4(file);
   file.exec(`DROP TRIGGER nodes_after_update;
     ALTER TABLE nodes DROP COLUMN text_given;
     CREATE TRIGGER nodes_after_update AFTER UPDATE ON nodes BEGIN
@@ -274,6 +302,102 @@ describe('embedded engine', () => {
       ['b', 0],
     ]);
     check.close();
+  });
+
+  it('migrates a schema version 4 file: the same answers by further label, and writes after it', async () => {
+    const graph = await engine.createGraph('v4');
+    await graph.ensureUnique('Content', 'slug');
+    await graph.createNodes([
+      { id: 'a1', labels: ['Article', 'Content'], props: { slug: 'one', title: 'Tomato soup' } },
+      { id: 'a2', labels: ['Article', 'Content'], props: { slug: 'two', title: 'Leek soup' } },
+      { id: 'p1', labels: ['Page', 'Content', 'Draft'], props: { slug: 'three', title: 'Tomato page' } },
+      { id: 'p2', labels: ['Page'], props: { slug: 'one', title: 'Plain page' } },
+      { id: 'c1', labels: ['Content'], props: { slug: 'four', title: 'Bare content' } },
+    ]);
+    await graph.setEmbedding('a1', [1, 0]);
+    await graph.setEmbedding('p1', [0, 1]);
+    await engine.close();
+    const file = new SqlConnection(join(dir, 'graphs', 'v4.db'));
+    toVersion4(file);
+    expect(file.rows('SELECT label, count(*) FROM node_labels GROUP BY label ORDER BY label')).toEqual([
+      ['Content', 3],
+      ['Draft', 1],
+    ]);
+    file.close();
+
+    engine = createEmbeddedEngine({ dataDir: dir });
+    await engine.init();
+    const reopened = await engine.openGraph('v4');
+    if (reopened === null) throw new Error('the migrated graph did not open');
+    const found = async (query: Parameters<Graph['findNodes']>[0]) => {
+      const page = await reopened.findNodes(query);
+      return [ids(page.nodes), page.total];
+    };
+    expect(await found({ label: 'Content' })).toEqual([['a1', 'a2', 'c1', 'p1'], 4]);
+    expect(await found({ label: 'Content', q: 'tomato' })).toEqual([['a1', 'p1'], 2]);
+    expect(await found({ label: 'Draft' })).toEqual([['p1'], 1]);
+    expect(await found({ label: 'Page' })).toEqual([['p1', 'p2'], 2]);
+    expect(await found({ label: 'Content', limit: 2, offset: 1 })).toEqual([['a2', 'c1'], 4]);
+    expect(
+      await found({ label: 'Content', where: [{ prop: 'title', op: 'contains', value: 'soup' }] }),
+    ).toEqual([['a1', 'a2'], 2]);
+    expect(
+      (await reopened.similar({ label: 'Content', vector: [0, 1], k: 5 })).map((hit) => hit.node.id),
+    ).toEqual(['p1', 'a1']);
+    // The unique constraint on the further label still holds, and p2 (no Content) does not share it.
+    await expect(
+      reopened.createNode({ id: 'a3', labels: ['Article', 'Content'], props: { slug: 'two' } }),
+    ).rejects.toMatchObject({ kind: 'unique_violation' });
+    // Writes after the migration: a new carrier, a label taken away, a delete.
+    await reopened.createNode({ id: 'v1', labels: ['Video', 'Content'], props: { slug: 'five' } });
+    await reopened.updateNode('p1', { labels: ['Page', 'Content'], props: { slug: 'three' } });
+    await reopened.updateNode('p2', { labels: ['Page', 'Draft'], props: { slug: 'one' } });
+    await reopened.deleteNode('a2');
+    expect(await found({ label: 'Content' })).toEqual([['a1', 'c1', 'p1', 'v1'], 4]);
+    expect(await found({ label: 'Draft' })).toEqual([['p2'], 1]);
+    await reopened.ensureUnique('Draft', 'slug');
+    const check = new SqlConnection(join(dir, 'graphs', 'v4.db'));
+    expect(check.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0]).toBe(SCHEMA_VERSION);
+    expect(check.row(`SELECT count(*) FROM sqlite_master WHERE name = 'node_labels'`)?.[0]).toBe(0);
+    expect(
+      check.rows('SELECT label, primary_label FROM label_carriers ORDER BY label, primary_label'),
+    ).toEqual([
+      ['Content', 'Article'],
+      ['Content', 'Page'],
+      ['Content', 'Video'],
+      ['Draft', 'Page'],
+    ]);
+    check.close();
+  });
+
+  it('finds a further label only on the nodes that carry it, also when few of a primary label do', async () => {
+    const graph = await engine.createGraph('carriers');
+    const nodes = Array.from({ length: 30 }, (_, i) => ({
+      id: `n${String(i).padStart(2, '0')}`,
+      labels: i % 7 === 0 ? ['Post', 'Featured'] : ['Post'],
+      props: { n: i, title: i % 2 === 0 ? 'even word' : 'odd word' },
+    }));
+    await graph.createNodes(nodes.slice(0, 20));
+    for (const node of nodes.slice(20)) await graph.createNode(node);
+    await graph.createNode({ id: 'x', labels: ['Note', 'Featured'], props: { title: 'even note' } });
+    // A label whose name is inside another's: no false match on the labels' JSON.
+    await graph.createNode({ id: 'y', labels: ['Note', 'Featured2'], props: { title: 'even' } });
+    const featured = ['n00', 'n07', 'n14', 'n21', 'n28', 'x'];
+    expect(ids((await graph.findNodes({ label: 'Featured' })).nodes)).toEqual(featured);
+    expect((await graph.findNodes({ label: 'Featured' })).total).toBe(6);
+    expect(ids((await graph.findNodes({ label: 'Featured', q: 'even' })).nodes)).toEqual([
+      'n00',
+      'n14',
+      'n28',
+      'x',
+    ]);
+    expect(
+      ids((await graph.findNodes({ label: 'Featured', orderBy: [{ prop: 'n', direction: 'desc' }] })).nodes),
+    ).toEqual(['x', 'n28', 'n21', 'n14', 'n07', 'n00']);
+    await graph.updateNode('n07', { labels: ['Post'], props: { n: 7 } });
+    await graph.deleteNode('x');
+    expect(ids((await graph.findNodes({ label: 'Featured' })).nodes)).toEqual(['n00', 'n14', 'n21', 'n28']);
+    expect(ids((await graph.findNodes({ label: 'Featured2' })).nodes)).toEqual(['y']);
   });
 
   it('refuses a file of a newer schema version', async () => {

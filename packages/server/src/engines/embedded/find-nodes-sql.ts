@@ -2,6 +2,7 @@ import type { NodeQuery, PropFilter } from '../port';
 import type { FilterScalar } from '../shared/node-query';
 import { searchWords } from '../shared/search-text';
 import type { SqlValue } from './connection';
+import { carries } from './schema';
 
 /** A compiled node query: the page and the exact total, parameters only. */
 export interface CompiledNodeQuery {
@@ -84,10 +85,12 @@ export function ftsMatch(q: string | undefined): string | null {
  * Compiles a validated NodeQuery. Property names are identifiers passed as JSON path
  * parameters; every value is a parameter.
  *
- * Nodes carry their primary label in an indexed column and further labels in `node_labels`,
- * so the query is a UNION ALL of two branches that each use their own index (the second is
- * empty in most graphs); sort keys are computed in each branch and the compound is ordered
- * by them, so a page by id is read in index order and the total is an index count.
+ * Nodes carry their primary label in an indexed column and further labels in their `labels`
+ * JSON, with `label_carriers` naming the primary labels whose nodes carry a further label
+ * (schema.ts), so the query is a UNION ALL of two branches: the label's own index range, and
+ * the index ranges of its carriers' primary labels with each node's labels looked at (empty
+ * in most graphs and for most labels); sort keys are computed in each branch and the compound
+ * is ordered by them, so a page by id is read in index order.
  */
 export function compileNodeQuery(query: NodeQuery): CompiledNodeQuery {
   const match = ftsMatch(query.q);
@@ -126,10 +129,11 @@ export function compileNodeQuery(query: NodeQuery): CompiledNodeQuery {
   const columns = ['n.id AS id', 'n.labels', 'n.props', ...keys].join(', ');
 
   const primary = `FROM ${nodes} WHERE n.label = ?${filters}`;
+  // The carrier's label is bound once (the branch's first parameter, as the primary's).
   const extra =
     match === null
-      ? `FROM node_labels x CROSS JOIN nodes n ON n.rid = x.rid WHERE x.label = ?${filters}`
-      : `FROM ${nodes} CROSS JOIN node_labels x ON x.rid = n.rid WHERE x.label = ?${filters}`;
+      ? `FROM label_carriers c CROSS JOIN nodes n ON n.label = c.primary_label WHERE c.label = ? AND ${carries('n', 'c.label')}${filters}`
+      : `FROM ${nodes} CROSS JOIN label_carriers c ON c.primary_label = n.label AND c.label = ? WHERE ${carries('n', 'c.label')}${filters}`;
   const branchParams = [query.label, ...whereParams];
   return {
     sql: `SELECT ${columns} ${primary} UNION ALL SELECT ${columns} ${extra} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`,

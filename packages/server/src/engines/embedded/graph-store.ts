@@ -161,7 +161,8 @@ const ROW_CHUNKS = [500, 100, 20, 5, 1];
 
 const FTS_INSERT = 'INSERT INTO nodes_fts (rowid, body) VALUES ';
 const UNIQUE_INSERT = 'INSERT INTO unique_values (label, prop, value, rid) VALUES ';
-const LABELS_INSERT = 'INSERT INTO node_labels (label, rid) VALUES ';
+/** Records that nodes of a primary label carry a further label (see schema.ts). */
+const CARRIERS_INSERT = 'INSERT OR IGNORE INTO label_carriers (label, primary_label) VALUES ';
 const EDGES_UPSERT_HEAD = 'INSERT INTO edges (from_id, type, to_id, props) VALUES ';
 /** The first try of mergeEdges: inserts the rows that do not exist yet (see there). */
 const EDGES_INSERT_NEW = 'INSERT OR IGNORE INTO edges (from_id, type, to_id, props) VALUES ';
@@ -1028,7 +1029,7 @@ export class GraphStore {
       ],
     );
     const rid = Number(lastInsertRowid);
-    this.indexLabels(rid, node);
+    if (node.labels.length > 1) this.recordCarriers(node.labels);
     this.indexText(rid, node);
     this.indexUnique(rid, node);
   }
@@ -1036,7 +1037,7 @@ export class GraphStore {
   /**
    * Inserts validated new nodes with multi-row statements (runs of ROW_CHUNKS sizes), and
    * their full-text entries likewise. Rids are assigned here, after the largest in use (what
-   * SQLite itself would choose), so the full-text rows and extra labels need no read-back.
+   * SQLite itself would choose), so the full-text rows and unique values need no read-back.
    */
   private insertMany(nodes: GraphNode[]): void {
     let rid = Number(this.conn.row('SELECT max(rid) FROM nodes')?.[0] ?? 0);
@@ -1063,7 +1064,7 @@ export class GraphStore {
     if (shared) params.push((nodes[at] as GraphNode).labels[0] as string, labels);
     const texts: SqlValue[] = [base];
     const uniqueRows: SqlValue[] = [];
-    const labelRows: SqlValue[] = [];
+    let carriers: Set<string> | null = null;
     let allText = true;
     const given = (nodes[at] as GraphNode).searchText !== undefined;
     let sameGiven = true;
@@ -1075,7 +1076,11 @@ export class GraphStore {
       if (text.length === 0) allText = false;
       if ((node.searchText !== undefined) !== given) sameGiven = false;
       texts.push(text);
-      for (let i = 1; i < node.labels.length; i++) labelRows.push(node.labels[i] as string, base + k);
+      if (node.labels.length > 1 && !(shared && k > 0)) {
+        carriers ??= new Set();
+        for (let i = 1; i < node.labels.length; i++)
+          carriers.add(`${node.labels[i] as string} ${node.labels[0] as string}`);
+      }
       if (this.uniques.size > 0) this.uniqueRows(base + k, node, uniqueRows);
     }
     this.conn.run(nodeRunSql(shared ? 'shared' : 'mixed', size, given && sameGiven), params);
@@ -1087,8 +1092,15 @@ export class GraphStore {
         JSON.stringify(rids),
       ]);
     }
-    // The run's extra labels in multi-row statements, not one statement per node.
-    if (labelRows.length > 0) insertRows(this.conn, LABELS_INSERT, labelRows, 2);
+    // The carriers of the run's further labels: one row per (label, primary label), not per node.
+    if (carriers !== null) {
+      insertRows(
+        this.conn,
+        CARRIERS_INSERT,
+        [...carriers].flatMap((pair) => pair.split(' ')),
+        2,
+      );
+    }
     if (uniqueRows.length > 0) insertRows(this.conn, UNIQUE_INSERT, uniqueRows, 4);
     this.insertRunTexts(base, size, texts, allText);
   }
@@ -1143,13 +1155,7 @@ export class GraphStore {
       texts[1 + k] = text;
     }
     this.conn.run(nodeRunSql('shared', size, true), params);
-    if (labels.length > 1) {
-      const labelRows: SqlValue[] = [];
-      for (let k = 0; k < size; k++) {
-        for (let i = 1; i < labels.length; i++) labelRows.push(labels[i] as string, base + k);
-      }
-      insertRows(this.conn, LABELS_INSERT, labelRows, 2);
-    }
+    if (labels.length > 1) this.recordCarriers(labels);
     if (this.uniques.size > 0) {
       const uniqueRows: SqlValue[] = [];
       for (const label of labels) {
@@ -1207,11 +1213,14 @@ export class GraphStore {
     }
   }
 
-  /** Records a node's labels after the first (the primary label is a column of nodes). */
-  private indexLabels(rid: number, node: GraphNode): void {
-    for (let i = 1; i < node.labels.length; i++) {
-      this.conn.run('INSERT INTO node_labels (label, rid) VALUES (?, ?)', [node.labels[i] as string, rid]);
-    }
+  /**
+   * Records that nodes of `labels[0]` carry each further label (label_carriers); the node's
+   * labels themselves are in its row.
+   */
+  private recordCarriers(labels: string[]): void {
+    const rows: SqlValue[] = [];
+    for (let i = 1; i < labels.length; i++) rows.push(labels[i] as string, labels[0] as string);
+    insertRows(this.conn, CARRIERS_INSERT, rows, 2);
   }
 
   /**

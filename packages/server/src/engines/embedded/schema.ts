@@ -1,14 +1,19 @@
 /** Bumped when the layout below changes; stored in `meta.schema_version`. */
-export const SCHEMA_VERSION = '4';
+export const SCHEMA_VERSION = '5';
 
 /**
  * One database file per graph. Node ids are the caller's strings; `rid` is the internal
  * rowid that the full-text index, the embeddings and the label index point at. Labels and
  * props are JSON text. The primary (first) label is a column with its own index, so the usual
- * single-label node is one row in one table; further labels go to `node_labels` (see
- * {@link LABELLED}). The store writes the extra labels of a new node itself; triggers keep
- * `node_labels` in step when a node changes and remove the full-text entry, embedding and
- * unique values of a deleted node. The store writes
+ * single-label node is one row in one table. Further labels have no row per node: they are in
+ * the node's `labels` JSON, and `label_carriers` records, per further label, the primary
+ * labels of nodes that carry it (see {@link LABELLED}): a node of primary label P carrying L is
+ * found by the `nodes_label` index on P and a look at its `labels`. A carrier row stays after
+ * its last node goes (a superset costs a probe, never a wrong answer). So a content item of
+ * labels [Article, Content] is one row, not two (schema 5; version 4 wrote a `node_labels` row
+ * per further label). The store records the carriers of new nodes itself; triggers record
+ * those of a changed node and remove the full-text entry, embedding and unique values of a
+ * deleted node. The store writes
  * full-text entries (the node's `searchText`, else `searchableText` of the props) in batches
  * within the transaction, and replaces the entry of a changed node itself: `text_given` is 1
  * when the node was given a search text, which an update without one keeps.
@@ -21,11 +26,34 @@ export const SCHEMA_VERSION = '4';
  */
 const FTS_AUTOMERGE = `INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('automerge', 16);`;
 
-/** Keeps `node_labels` in step when a node changes (the store replaces its full-text entry). */
-const UPDATE_TRIGGER = `CREATE TRIGGER IF NOT EXISTS nodes_after_update AFTER UPDATE ON nodes BEGIN
+/** Schema version 4's: kept `node_labels` in step when a node changed (migration 3 → 4 writes it). */
+const UPDATE_TRIGGER_4 = `CREATE TRIGGER IF NOT EXISTS nodes_after_update AFTER UPDATE ON nodes BEGIN
   DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
   INSERT INTO node_labels (label, rid) SELECT value, NEW.rid FROM json_each(NEW.labels) WHERE key > 0;
 END;`;
+
+/**
+ * Records the carriers of a node's further labels when its labels change (the store replaces
+ * its full-text entry). Runs only when they change, so an update of props parses no labels.
+ */
+const UPDATE_TRIGGER = `CREATE TRIGGER IF NOT EXISTS nodes_after_update AFTER UPDATE OF label, labels ON nodes
+  WHEN NEW.labels IS NOT OLD.labels OR NEW.label IS NOT OLD.label BEGIN
+  INSERT OR IGNORE INTO label_carriers (label, primary_label)
+    SELECT value, NEW.label FROM json_each(NEW.labels) WHERE key > 0;
+END;`;
+
+/** Removes what hangs off a deleted node's rid. */
+const DELETE_TRIGGER = `CREATE TRIGGER IF NOT EXISTS nodes_after_delete AFTER DELETE ON nodes BEGIN
+  DELETE FROM nodes_fts WHERE rowid = OLD.rid;
+  DELETE FROM embeddings WHERE rid = OLD.rid;
+  DELETE FROM unique_values WHERE rid = OLD.rid;
+END;`;
+
+const LABEL_CARRIERS = `CREATE TABLE IF NOT EXISTS label_carriers (
+  label TEXT NOT NULL,
+  primary_label TEXT NOT NULL,
+  PRIMARY KEY (label, primary_label)
+) WITHOUT ROWID;`;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -38,11 +66,7 @@ CREATE TABLE IF NOT EXISTS nodes (
   text_given INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS nodes_label ON nodes (label, id);
-CREATE TABLE IF NOT EXISTS node_labels (
-  label TEXT NOT NULL,
-  rid INTEGER NOT NULL,
-  PRIMARY KEY (label, rid)
-) WITHOUT ROWID;
+${LABEL_CARRIERS}
 CREATE TABLE IF NOT EXISTS edges (
   from_id TEXT NOT NULL,
   type TEXT NOT NULL,
@@ -73,12 +97,7 @@ CREATE TABLE IF NOT EXISTS unique_values (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unique_values_rid ON unique_values (rid);
 ${UPDATE_TRIGGER}
-CREATE TRIGGER IF NOT EXISTS nodes_after_delete AFTER DELETE ON nodes BEGIN
-  DELETE FROM node_labels WHERE label IN (SELECT value FROM json_each(OLD.labels) WHERE key > 0) AND rid = OLD.rid;
-  DELETE FROM nodes_fts WHERE rowid = OLD.rid;
-  DELETE FROM embeddings WHERE rid = OLD.rid;
-  DELETE FROM unique_values WHERE rid = OLD.rid;
-END;
+${DELETE_TRIGGER}
 CREATE TABLE IF NOT EXISTS audit (
   seq INTEGER PRIMARY KEY,
   ts TEXT NOT NULL,
@@ -100,6 +119,8 @@ CREATE TABLE IF NOT EXISTS audit (
  * - 3 → 4: nodes can be given their search text (`text_given`); the update trigger no longer
  *   removes the full-text entry (the store replaces it when the text changes). Existing entries
  *   stay as they are (the strings of the props).
+ * - 4 → 5: no `node_labels` row per further label (a content item's `Content` was a second
+ *   B-tree insert per item); `label_carriers` is filled from the old rows and the table dropped.
  */
 export const MIGRATIONS: Record<string, { to: string; sql: string }> = {
   '2': { to: '3', sql: `DROP TRIGGER IF EXISTS nodes_after_insert; ${FTS_AUTOMERGE}` },
@@ -107,13 +128,34 @@ export const MIGRATIONS: Record<string, { to: string; sql: string }> = {
     to: '4',
     sql: `ALTER TABLE nodes ADD COLUMN text_given INTEGER NOT NULL DEFAULT 0;
 DROP TRIGGER IF EXISTS nodes_after_update;
-${UPDATE_TRIGGER}`,
+${UPDATE_TRIGGER_4}`,
+  },
+  '4': {
+    to: '5',
+    sql: `${LABEL_CARRIERS}
+INSERT OR IGNORE INTO label_carriers (label, primary_label)
+  SELECT DISTINCT x.label, n.label FROM node_labels x JOIN nodes n ON n.rid = x.rid;
+DROP TRIGGER IF EXISTS nodes_after_update;
+DROP TRIGGER IF EXISTS nodes_after_delete;
+DROP TABLE node_labels;
+${UPDATE_TRIGGER}
+${DELETE_TRIGGER}`,
   },
 };
 
 /**
- * SQL for "the rids of nodes carrying label ?" (binds the label twice): the primary label
- * index plus the extra labels.
+ * SQL true when node `n` carries `label` (an SQL expression) as a further label. Labels are
+ * identifiers (no quote), so the quoted label occurs in the labels JSON exactly when it is
+ * one of them; the caller has already ruled out the primary label.
  */
-export const LABELLED =
-  '(SELECT rid FROM nodes WHERE label = ? UNION ALL SELECT rid FROM node_labels WHERE label = ?)';
+export function carries(n: string, label: string): string {
+  return `instr(${n}.labels, '"' || ${label} || '"') > 0`;
+}
+
+/**
+ * SQL for "the rids of nodes carrying label ?" (binds the label twice): the primary label
+ * index, plus the nodes of the primary labels that carry it as a further label.
+ */
+export const LABELLED = `(SELECT rid FROM nodes WHERE label = ? UNION ALL
+  SELECT n.rid FROM label_carriers c CROSS JOIN nodes n ON n.label = c.primary_label
+  WHERE c.label = ? AND ${carries('n', 'c.label')})`;
