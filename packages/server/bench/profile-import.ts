@@ -73,7 +73,10 @@ if (process.env.TALLY === '1') {
 const tallyText = () =>
   [...tally]
     .sort((a, b) => b[1].cpu - a[1].cpu)
-    .map(([key, e]) => `  ${e.cpu.toFixed(0).padStart(6)} ms cpu ${e.wall.toFixed(0).padStart(6)} ms wall ${String(e.calls).padStart(6)} calls  ${key}`)
+    .map(
+      ([key, e]) =>
+        `  ${e.cpu.toFixed(0).padStart(6)} ms cpu ${e.wall.toFixed(0).padStart(6)} ms wall ${String(e.calls).padStart(6)} calls  ${key}`,
+    )
     .join('\n');
 const engineText = () =>
   process.env.TIME_ENGINE === '1'
