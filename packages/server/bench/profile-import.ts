@@ -46,6 +46,38 @@ if (process.env.TIME_ENGINE === '1') {
     };
   }
 }
+// TALLY=1: process CPU (user + system) and wall time per statement kind (its SQL's first 48
+// characters) during the timed import, printed after it: where SQLite's share of an import goes.
+const tally = new Map<string, { calls: number; cpu: number; wall: number }>();
+if (process.env.TALLY === '1') {
+  const { SqlConnection } = await import('../src/engines/embedded/connection');
+  const proto = SqlConnection.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of ['row', 'rows', 'run', 'exec'] as const) {
+    const original = proto[name]!;
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      const cpu = process.cpuUsage();
+      const t = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const key = String(args[0]).replace(/\s+/g, ' ').slice(0, 48);
+        const entry = tally.get(key) ?? { calls: 0, cpu: 0, wall: 0 };
+        entry.calls += 1;
+        entry.cpu += cpuMs(process.cpuUsage(cpu));
+        entry.wall += performance.now() - t;
+        tally.set(key, entry);
+      }
+    };
+  }
+}
+const tallyText = () =>
+  [...tally]
+    .sort((a, b) => b[1].cpu - a[1].cpu)
+    .map(
+      ([key, e]) =>
+        `  ${e.cpu.toFixed(0).padStart(6)} ms cpu ${e.wall.toFixed(0).padStart(6)} ms wall ${String(e.calls).padStart(6)} calls  ${key}`,
+    )
+    .join('\n');
 const engineText = () =>
   process.env.TIME_ENGINE === '1'
     ? `; in SQL statements ${engineMs.sql.toFixed(0)} ms, in exec (BEGIN/COMMIT/savepoints) ${engineMs.exec.toFixed(0)} ms`
@@ -96,6 +128,7 @@ await withArticleSite(async (base, site) => {
       if (prof && round === Number(process.env.PROF_ROUND ?? 1)) await session.post('Profiler.start');
       engineMs.sql = 0;
       engineMs.exec = 0;
+      tally.clear();
       const cpu = process.cpuUsage();
       const main = mainThreadMs();
       const t = performance.now();
@@ -117,6 +150,7 @@ await withArticleSite(async (base, site) => {
       console.log(
         `edges round ${round}: ${ms.toFixed(0)} ms wall, ${cpuMs(process.cpuUsage(cpu)).toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((E / ms) * 1000).toFixed(0)}/s${engineText()}`,
       );
+      if (tally.size > 0) console.log(tallyText());
     }
   }
   if (prof) {

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { testRandom } from '../../../test/helpers/test-seed';
 import type { Graph, GraphEngine } from '../port';
 import { SqlConnection } from './connection';
 import { createEmbeddedEngine } from './index';
@@ -448,6 +449,82 @@ describe('embedded engine', () => {
       'c-a {}',
     ]);
     expect((await graph.getEdges({ to: 'c' })).map((edge) => edge.from)).toEqual(['a', 'b']);
+  });
+
+  it('merges edges as a model of one edge per (from, type, to) does, shared and mixed shapes alike', async () => {
+    // Random batches (seed logged) over five nodes and one missing id, each batch's type and
+    // props either shared by every edge (ends bound alone) or mixed, new and existing edges
+    // and repeats together, batches of up to 260 so multi-row statements of every size run.
+    const { random } = testRandom('merge-edges-model');
+    const graph = await engine.createGraph('edge-model');
+    const nodes = ['n:a', 'n:b', 'n:c', 'n:d', 'n:e'];
+    await graph.createNodes(nodes.map((id) => ({ id, labels: ['Item'], props: {} })));
+    const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+    const model = new Map<string, string>();
+    for (let round = 0; round < 40; round += 1) {
+      const count = 1 + Math.floor(random() * 260);
+      const shared = random() < 0.5;
+      const sharedType = pick(['L', 'M']);
+      const sharedProps = pick([{}, { w: 1 }]);
+      const batch = Array.from({ length: count }, () => ({
+        from: random() < 0.03 ? 'n:missing' : pick(nodes),
+        type: shared ? sharedType : pick(['L', 'M']),
+        to: random() < 0.03 ? 'n:missing' : pick(nodes),
+        props: shared ? sharedProps : pick([{}, { w: 1 }, { w: 2 }]),
+      }));
+      const expected = batch.map((edge) => {
+        if (edge.from === 'n:missing' || edge.to === 'n:missing') return 'missing_endpoint';
+        const key = `${edge.from} ${edge.type} ${edge.to}`;
+        const before = model.get(key);
+        const json = JSON.stringify(edge.props);
+        model.set(key, json);
+        return before === undefined ? 'created' : before === json ? 'unchanged' : 'updated';
+      });
+      expect(await graph.mergeEdges(batch)).toEqual(expected);
+      const stored = await graph.getEdges({});
+      expect(
+        new Map(stored.map((edge) => [`${edge.from} ${edge.type} ${edge.to}`, JSON.stringify(edge.props)])),
+      ).toEqual(model);
+      for (const id of nodes) {
+        expect((await graph.getEdges({ to: id })).length).toBe(
+          [...model.keys()].filter((key) => key.endsWith(` ${id}`)).length,
+        );
+      }
+    }
+  });
+
+  it('writes a batch of new edges that share type and props with each end in its place', async () => {
+    const graph = await engine.createGraph('edge-shared');
+    const ids = Array.from({ length: 150 }, (_, i) => `n:${String(i).padStart(3, '0')}`);
+    await graph.createNodes(ids.map((id) => ({ id, labels: ['Item'], props: {} })));
+    // 137 edges: statements of 100, 20, 5, 5, 5, 1 and 1 rows; all new with both ends there, so
+    // no statement reads anything back (no endpoint read, no read of the current edges).
+    const batch = ids
+      .slice(0, 137)
+      .map((from, i) => ({ from, type: 'REL', to: ids[i + 13]!, props: { k: 'v' } }));
+    const reads = vi.spyOn(SqlConnection.prototype, 'rows');
+    try {
+      expect(await graph.mergeEdges(batch)).toEqual(batch.map(() => 'created'));
+      expect(reads).not.toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+    }
+    const stored = await graph.getEdges({ type: 'REL' });
+    expect(stored.map((edge) => [edge.from, edge.type, edge.to, edge.props])).toEqual(
+      batch.map((edge) => [edge.from, edge.type, edge.to, edge.props]),
+    );
+    expect((await graph.getEdges({ to: 'n:013' })).map((edge) => edge.from)).toEqual(['n:000']);
+    // The same again changes nothing; one missing end among new edges is a no-op, the rest land.
+    expect(await graph.mergeEdges(batch)).toEqual(batch.map(() => 'unchanged'));
+    expect(
+      await graph.mergeEdges([
+        { from: 'n:140', type: 'REL', to: 'n:141', props: { k: 'v' } },
+        { from: 'n:140', type: 'REL', to: 'n:none', props: { k: 'v' } },
+        { from: 'n:141', type: 'REL', to: 'n:142', props: { k: 'v' } },
+      ]),
+    ).toEqual(['created', 'missing_endpoint', 'created']);
+    expect((await graph.getEdges({ from: 'n:140' })).map((edge) => edge.to)).toEqual(['n:141']);
+    expect((await graph.getEdges({ type: 'REL' })).length).toBe(139);
   });
 
   it('stores the props text a creator gives, and refuses one that is not a string', async () => {

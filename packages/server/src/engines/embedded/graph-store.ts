@@ -164,8 +164,23 @@ const UNIQUE_INSERT = 'INSERT INTO unique_values (label, prop, value, rid) VALUE
 /** Records that nodes of a primary label carry a further label (see schema.ts). */
 const CARRIERS_INSERT = 'INSERT OR IGNORE INTO label_carriers (label, primary_label) VALUES ';
 const EDGES_UPSERT_HEAD = 'INSERT INTO edges (from_id, type, to_id, props) VALUES ';
-/** The first try of mergeEdges: inserts the rows that do not exist yet (see there). */
-const EDGES_INSERT_NEW = 'INSERT OR IGNORE INTO edges (from_id, type, to_id, props) VALUES ';
+/**
+ * The first try of mergeEdges: inserts the rows that do not exist yet and whose two ends do
+ * (see there). The ends are looked up in the same statement, so the usual batch (every end
+ * there, no edge yet) is one statement per row chunk, without a separate endpoint read.
+ */
+const EDGES_INSERT_NEW =
+  'INSERT OR IGNORE INTO edges (from_id, type, to_id, props) SELECT column1, column2, column3, column4 FROM (VALUES ';
+const EDGES_INSERT_NEW_TAIL =
+  ') WHERE EXISTS (SELECT 1 FROM nodes WHERE id = column1) AND EXISTS (SELECT 1 FROM nodes WHERE id = column3)';
+/**
+ * EDGES_INSERT_NEW for rows that share their type and props (the usual import: one label, no
+ * props): those two are bound once per statement (?1, ?2), each row binds its two ends only.
+ */
+const EDGES_INSERT_NEW_SHARED =
+  'INSERT OR IGNORE INTO edges (from_id, type, to_id, props) SELECT column1, ?1, column2, ?2 FROM (VALUES ';
+const EDGES_INSERT_NEW_SHARED_TAIL =
+  ') WHERE EXISTS (SELECT 1 FROM nodes WHERE id = column1) AND EXISTS (SELECT 1 FROM nodes WHERE id = column2)';
 const EDGES_UPSERT_TAIL = ' ON CONFLICT (from_id, type, to_id) DO UPDATE SET props = excluded.props';
 
 /** `INSERT ... VALUES (?, ?), (?, ?) ...` texts by (head, rows, width), built once. */
@@ -186,16 +201,24 @@ function valuesSql(head: string, rows: number, width: number, tail = ''): string
  * Inserts `params` (rows of `width` values, flattened) with multi-row statements of the sizes
  * in ROW_CHUNKS, so a few cached statements cover any count. Returns the rows changed.
  */
-function insertRows(conn: SqlConnection, head: string, params: SqlValue[], width: number, tail = ''): number {
+function insertRows(
+  conn: SqlConnection,
+  head: string,
+  params: SqlValue[],
+  width: number,
+  tail = '',
+  shared: SqlValue[] = [],
+): number {
   const rows = params.length / width;
   let done = 0;
   let changes = 0;
   for (const size of ROW_CHUNKS) {
     while (rows - done >= size) {
       const start = done * width;
+      const chunk = params.slice(start, start + size * width);
       changes += conn.run(
         valuesSql(head, size, width, tail),
-        params.slice(start, start + size * width),
+        shared.length > 0 ? [...shared, ...chunk] : chunk,
       ).changes;
       done += size;
     }
@@ -696,12 +719,13 @@ export class GraphStore {
 
   /**
    * Merges the edges in order; an edge repeated in the batch sees the earlier one. Invalid
-   * input rejects the batch before anything is written. One statement reads the ends that do
-   * not exist (usually none: a row handed back costs more than its lookup). Then, guessing that
-   * none of the edges exists yet (an import of new edges), one `INSERT OR IGNORE` per chunk
-   * writes them under a savepoint: when every row was inserted the guess held and the batch is
-   * done without reading the edges. Otherwise that insert is rolled back and the current edges
-   * are read in one statement and written with multi-row upserts.
+   * input rejects the batch before anything is written. Guessing that every end exists and
+   * none of the edges does yet (an import of new edges), one `INSERT OR IGNORE … SELECT` per
+   * row chunk writes the rows whose ends exist, under a savepoint: when every row was inserted
+   * the guess held and the batch is done with no other statement (the ends are looked up
+   * inside the insert). Otherwise that insert is rolled back; one statement reads the ends
+   * that do not exist (usually none: a row handed back costs more than its lookup), one the
+   * current edges, and the rest is written with multi-row upserts.
    */
   mergeEdges(edges: GraphEdge[]): MergeEdgeResult[] {
     if (!Array.isArray(edges)) throw new EngineError('invalid_argument', 'edges must be a list');
@@ -714,17 +738,8 @@ export class GraphStore {
       return { from: edge.from, type: edge.type, to: edge.to, json: propsCanonicalJson(props) };
     });
     if (clean.length === 0) return [];
-    const endpoints = new Set<string>();
-    for (const edge of clean) endpoints.add(edge.from).add(edge.to);
-    const missing = new Set(
-      this.conn
-        .rows('SELECT value FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM nodes WHERE id = value)', [
-          JSON.stringify([...endpoints]),
-        ])
-        .map((row) => row[0] as string),
-    );
     const key = edgeKey;
-    const merge = (current: Map<string, string>) => {
+    const merge = (current: Map<string, string>, missing: Set<string>) => {
       const writes = new Map<string, SqlValue[]>();
       const results = clean.map((edge): MergeEdgeResult => {
         if (missing.has(edge.from) || missing.has(edge.to)) return 'missing_endpoint';
@@ -737,28 +752,48 @@ export class GraphStore {
       });
       return { results, writes };
     };
-    const guess = merge(new Map());
-    if (guess.writes.size === 0) return guess.results;
+    const guess = merge(new Map(), new Set());
+    const { type, json } = clean[0]!;
+    const shared = clean.every((edge) => edge.type === type && edge.json === json);
     const params: SqlValue[] = [];
-    for (const row of guess.writes.values()) params.push(row[0]!, row[1]!, row[2]!, row[3]!);
+    if (shared) for (const row of guess.writes.values()) params.push(row[0]!, row[2]!);
+    else for (const row of guess.writes.values()) params.push(row[0]!, row[1]!, row[2]!, row[3]!);
     const allNew = this.atomically(() => {
-      if (insertRows(this.conn, EDGES_INSERT_NEW, params, 4) === guess.writes.size) return true;
+      const inserted = shared
+        ? insertRows(this.conn, EDGES_INSERT_NEW_SHARED, params, 2, EDGES_INSERT_NEW_SHARED_TAIL, [
+            type,
+            json,
+          ])
+        : insertRows(this.conn, EDGES_INSERT_NEW, params, 4, EDGES_INSERT_NEW_TAIL);
+      if (inserted === guess.writes.size) return true;
       this.conn.exec('ROLLBACK TO batch');
       return false;
     });
     if (allNew) return guess.results;
+    const endpoints = new Set<string>();
+    for (const edge of clean) endpoints.add(edge.from).add(edge.to);
+    const missing = new Set(
+      this.conn
+        .rows('SELECT value FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM nodes WHERE id = value)', [
+          JSON.stringify([...endpoints]),
+        ])
+        .map((row) => row[0] as string),
+    );
+    const present = merge(new Map(), missing).writes;
     const current = new Map<string, string>();
-    for (const row of this.conn.rows(
-      `SELECT e.from_id, e.type, e.to_id, e.props FROM json_each(?) j
-       JOIN edges e ON e.from_id = j.value ->> 0 AND e.type = j.value ->> 1 AND e.to_id = j.value ->> 2`,
-      [JSON.stringify([...guess.writes.values()].map((row) => row.slice(0, 3)))],
-    )) {
-      current.set(
-        edgeKey({ from: row[0] as string, type: row[1] as string, to: row[2] as string }),
-        row[3] as string,
-      );
+    if (present.size > 0) {
+      for (const row of this.conn.rows(
+        `SELECT e.from_id, e.type, e.to_id, e.props FROM json_each(?) j
+         JOIN edges e ON e.from_id = j.value ->> 0 AND e.type = j.value ->> 1 AND e.to_id = j.value ->> 2`,
+        [JSON.stringify([...present.values()].map((row) => row.slice(0, 3)))],
+      )) {
+        current.set(
+          edgeKey({ from: row[0] as string, type: row[1] as string, to: row[2] as string }),
+          row[3] as string,
+        );
+      }
     }
-    const { results, writes } = merge(current);
+    const { results, writes } = merge(current, missing);
     if (writes.size > 0) {
       const upserts = [...writes.values()].flat();
       this.atomically(() => insertRows(this.conn, EDGES_UPSERT_HEAD, upserts, 4, EDGES_UPSERT_TAIL));
