@@ -30,6 +30,9 @@ export const BATCH = 500;
 
 // BENCH_IMPORT_THREAD=0: the import makes every row in its own thread (no preparing thread), for A/B runs.
 if (process.env.BENCH_IMPORT_THREAD === '0') importThread.enabled = false;
+// BENCH_IMPORT_THREAD_MAX_BYTES: the preparing thread's limit of JSON bytes per record (A/B runs).
+if (process.env.BENCH_IMPORT_THREAD_MAX_BYTES)
+  importThread.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_THREAD_MAX_BYTES);
 const EDGE_BATCH = 2000;
 export const GOAL_RATIO = 0.75;
 export const GOAL_EDGES_PER_SEC = 100_000;
