@@ -196,7 +196,7 @@ async function once(mode: 'serial' | 'overlap'): Promise<string> {
       while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve));
     }
     const ms = performance.now() - started;
-    const count = Number(db.prepare('SELECT count(*) FROM nodes').raw(true).get([])?.[0]);
+    const count = Number((db.prepare('SELECT count(*) FROM nodes').raw(true).get([]) as unknown[])[0]);
     if (count !== N || written !== N)
       throw new Error(`wrote ${count} rows (${written} acknowledged), expected ${N}`);
     return `${mode.padEnd(8)} body ${BODY}: ${N} rows ${ms.toFixed(0)} ms wall (${Math.round((N / ms) * 1000)}/s), ${cpuMs(process.cpuUsage(cpu)).toFixed(0)} ms cpu; load ${loadavg()[0]!.toFixed(1)}`;
