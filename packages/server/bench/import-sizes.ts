@@ -31,6 +31,9 @@ export const BATCH = 500;
 
 // BENCH_IMPORT_THREAD=0: the import makes every row in its own thread (no preparing thread), for A/B runs.
 if (process.env.BENCH_IMPORT_THREAD === '0') importThread.enabled = false;
+// BENCH_IMPORT_THREAD_MAX_BYTES: the preparing thread's limit of JSON bytes per record (A/B runs).
+if (process.env.BENCH_IMPORT_THREAD_MAX_BYTES)
+  importThread.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_THREAD_MAX_BYTES);
 const EDGE_BATCH = 2000;
 /** A discarded edge import before the timed one (BENCH_EDGE_WARMUP=0 leaves it out, for comparison with older runs). */
 const EDGE_WARM_UP = process.env.BENCH_EDGE_WARMUP !== '0';

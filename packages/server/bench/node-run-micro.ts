@@ -3,7 +3,9 @@
  * rows through `createNodeRun` in transactions of 500 (the import's batch), called per CHUNK
  * rows (the import's WRITE_CHUNK is 100) — CHUNK=100 and CHUNK=500 alternate, each into a
  * fresh engine, ROUNDS times. Process CPU and wall. Not part of `pnpm bench`. No unique
- * values (the per-row work is smaller than the import's, so a per-call cost shows more).
+ * values (the per-row work is smaller than the import's, so a per-call cost shows more), but
+ * with UNIQUE=1: then `Article.slug` is a unique constraint and every row holds a slug (round 9).
+ * CHUNKS=500 runs calls of 500 rows only.
  * Run: N=20000 ROUNDS=3 npx tsx --tsconfig bench/tsconfig.json bench/node-run-micro.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +16,8 @@ import { createEmbeddedEngine } from '../src/engines/embedded';
 const N = Number(process.env.N ?? 20000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const BATCH = 500;
+const UNIQUE = process.env.UNIQUE === '1';
+const CHUNKS = (process.env.CHUNKS ?? '100,500').split(',').map(Number);
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 async function once(chunk: number): Promise<string> {
@@ -22,6 +26,7 @@ async function once(chunk: number): Promise<string> {
   await engine.init();
   try {
     const graph = await engine.createGraph('g');
+    if (UNIQUE) await graph.ensureUnique('Article', 'slug');
     const ids = Array.from({ length: N }, (_, i) => `article:article-${i}`);
     const propsJson = ids.map((id, i) =>
       JSON.stringify({ title: `Article ${i}`, slug: id.slice(8), body: 'x'.repeat(40) }),
@@ -38,7 +43,7 @@ async function once(chunk: number): Promise<string> {
             ids: ids.slice(k, end),
             propsJson: propsJson.slice(k, end),
             searchText: searchText.slice(k, end),
-            uniqueProps: ids.slice(k, end).map(() => ({})),
+            uniqueProps: ids.slice(k, end).map((id) => (UNIQUE ? { slug: id.slice(8) } : {})),
           });
         }
       });
@@ -52,5 +57,5 @@ async function once(chunk: number): Promise<string> {
 }
 
 for (let r = 0; r < ROUNDS; r++) {
-  for (const chunk of r % 2 === 0 ? [100, 500] : [500, 100]) console.log(await once(chunk));
+  for (const chunk of r % 2 === 0 ? CHUNKS : [...CHUNKS].reverse()) console.log(await once(chunk));
 }

@@ -26,6 +26,9 @@ const OWNER_KEY = 'bench-owner-key-0123456789abcdef';
 const pipeline = await import('../src/content/import-pipeline').catch(() => null);
 // BENCH_IMPORT_THREAD=0: no preparing thread (A/B on one tree)
 if (pipeline && process.env.BENCH_IMPORT_THREAD === '0') pipeline.importThread.enabled = false;
+// BENCH_IMPORT_THREAD_MAX_BYTES: the preparing thread's limit of JSON bytes per record (importThread.maxBytesPerRecord)
+if (pipeline && process.env.BENCH_IMPORT_THREAD_MAX_BYTES)
+  pipeline.importThread.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_THREAD_MAX_BYTES);
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 // TIME_ENGINE=1: wall time spent inside the embedded engine's synchronous SQL calls (the store's
 // statements, BEGIN/COMMIT) during the timed import, printed beside its total: the rest of the

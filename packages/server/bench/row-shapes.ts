@@ -64,6 +64,12 @@ interface Variant {
   labelIndex?: boolean;
   /** Schema 5: one `label_carriers` row per batch instead (with labels: false). */
   carriers?: boolean;
+  /**
+   * The unique slug checked by a partial unique expression index on the nodes row (`props ->
+   * '$.slug'`, the value's JSON text, so 1, "1" and true differ) instead of a unique_values row
+   * (with unique: false; round 9).
+   */
+  expression?: boolean;
 }
 
 function run(name: string, variant: Variant): void {
@@ -91,6 +97,10 @@ INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
       // The structures of schema version 4 the floor does not have, dropped one at a time.
       if (variant.uniqueRid === false) db.exec('DROP INDEX IF EXISTS unique_values_rid');
       if (variant.labelIndex === false) db.exec('DROP INDEX IF EXISTS nodes_label');
+      if (variant.expression)
+        db.exec(
+          `CREATE UNIQUE INDEX nodes_unique_article_slug ON nodes (props -> '$.slug') WHERE label = 'Article'`,
+        );
     }
     const rows = records.map((record, i) => ({
       id: `article:${record.slug}`,
@@ -154,6 +164,17 @@ const variants: Array<[string, Variant]> = [
   [
     'all of the above, no unique row, compact',
     { labels: false, unique: false, labelIndex: false, compact: true },
+  ],
+  // round 9 (schema 5 as the base)
+  ['schema 5, no unique row', { labels: false, carriers: true, unique: false }],
+  [
+    'schema 5, unique by expression index',
+    { labels: false, carriers: true, unique: false, expression: true },
+  ],
+  ['schema 5, compact', { labels: false, carriers: true, compact: true }],
+  [
+    'schema 5, expression index, compact',
+    { labels: false, carriers: true, unique: false, expression: true, compact: true },
   ],
 ];
 const only = process.env.VARIANTS?.split(',').map(Number);

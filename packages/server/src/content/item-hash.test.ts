@@ -1,6 +1,6 @@
 import { contentHash } from '@trelliscms/core';
 import { describe, expect, it } from 'vitest';
-import { fieldPieces, itemHash, itemHasher } from './item-hash';
+import { fieldPieces, itemHash, itemHasher, stringJson } from './item-hash';
 import { type ItemMeta, itemProps, itemPropsJson } from './item-record';
 
 const body = { time: 1_700_000_000_000, blocks: [], version: '1' };
@@ -84,5 +84,78 @@ describe('fieldPieces', () => {
     for (const fields of [{ status: 'mine' }, { blockDocument: 'x' }, { version: undefined }]) {
       expect(itemPropsJson(fields, fieldPieces(fields)!, meta)).toBeNull();
     }
+  });
+});
+
+describe('stringJson', () => {
+  /** A deterministic generator (mulberry32), so a failure can be replayed from the logged seed. */
+  const random = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  // Every character JSON escapes, the ones it writes as they are next to them, and pieces of
+  // escapes written out (a backslash before n, quote, u) that must not be taken for escapes.
+  const alphabet = [
+    ...Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code)),
+    '"',
+    '\\',
+    '/',
+    '\u007f',
+    '\u2028',
+    '\u2029',
+    'a',
+    'Z',
+    ' ',
+    '#',
+    '*',
+    'é',
+    '東',
+    '🚀',
+    '\ud800',
+    '\udfff',
+    '\\n',
+    '\\"',
+    '\\u0041',
+    'n',
+    'u',
+  ];
+  const plain = 'A line of markdown with *emphasis*, "quotes" and a \\ backslash.\n';
+
+  it('writes every string exactly as JSON.stringify does', () => {
+    const seed = Number(process.env.STRING_JSON_SEED ?? Date.now() % 1_000_000);
+    console.log(`stringJson seed ${seed} (STRING_JSON_SEED to replay)`);
+    const next = random(seed);
+    const strings: string[] = [
+      '',
+      'x'.repeat(255),
+      'x'.repeat(256),
+      plain.repeat(40),
+      `${plain.repeat(40)}\t\r`,
+      `${plain.repeat(40)}\u0000`,
+      `${plain.repeat(40)}\b\f`,
+      `${plain.repeat(40)}\ud83d\ude80`,
+      `${plain.repeat(40)}\ud83d`,
+      `${'\\'.repeat(300)}"`,
+      `${'"'.repeat(300)}\\n`,
+    ];
+    for (let i = 0; i < 2000; i += 1) {
+      const length = Math.floor(next() * 600);
+      // mostly plain text with a few special characters, as a markdown body is
+      let text = '';
+      while (text.length < length) {
+        text += next() < 0.9 ? 'word ' : alphabet[Math.floor(next() * alphabet.length)];
+      }
+      strings.push(text);
+    }
+    for (const text of strings) expect(stringJson(text), JSON.stringify(text)).toBe(JSON.stringify(text));
+  });
+
+  it('is what fieldPieces gives for a long text, and the hash and props stay those of the fields', () => {
+    const fields = { slug: 'a', body: plain.repeat(60), title: 'T "1"' };
+    const pieces = fieldPieces(fields)!;
+    expect(pieces).toEqual(Object.entries(fields).map(([key, value]) => [key, JSON.stringify(value)]));
+    expect(itemHash(fields, body, pieces)).toBe(contentHash({ fields, body }));
   });
 });

@@ -600,6 +600,63 @@ describe('embedded engine', () => {
     });
   });
 
+  it('writes the unique values of a run as createNodes does: several constraints and labels, values of each kind', async () => {
+    const a = await engine.createGraph('run-uniques');
+    const b = await engine.createGraph('nodes-uniques');
+    const labels = ['Post', 'Content'];
+    for (const graph of [a, b]) {
+      await graph.ensureUnique('Post', 'slug');
+      await graph.ensureUnique('Post', 'n');
+      await graph.ensureUnique('Content', 'code');
+    }
+    // 1 and "1" differ; a missing or null value holds nothing; object values by canonical JSON
+    const values = (i: number): Record<string, unknown> => ({
+      slug: `s${i}`,
+      ...(i % 3 === 0 ? {} : { n: i % 2 === 0 ? i : String(i) }),
+      ...(i % 5 === 0 ? { code: null } : { code: i % 7 === 0 ? { b: i, a: [i] } : `c${i}` }),
+    });
+    // 626 nodes: every chunk size of a run (500, 100, 20, 5, 1) is used
+    const list = Array.from({ length: 626 }, (_, i) => ({ id: `p${i}`, props: values(i) }));
+    await a.createNodeRun!({
+      labels,
+      ids: list.map((item) => item.id),
+      propsJson: list.map((item) => JSON.stringify(item.props)),
+      searchText: list.map(() => ''),
+      uniqueProps: list.map((item) => item.props),
+    });
+    await b.createNodes(list.map((item) => ({ id: item.id, labels, props: item.props, searchText: '' })));
+    const rows = (name: string) => {
+      const file = new SqlConnection(join(dir, 'graphs', `${name}.db`), { readonly: true });
+      try {
+        return file.rows(
+          'SELECT u.label, u.prop, u.value, n.id FROM unique_values u JOIN nodes n ON n.rid = u.rid ORDER BY 1, 2, 3',
+        );
+      } finally {
+        file.close();
+      }
+    };
+    const written = rows('run-uniques');
+    expect(written).toEqual(rows('nodes-uniques'));
+    // slug for all 626, n for the 417 not divisible by 3, code for the 500 not divisible by 5
+    expect(written.length).toBe(626 + 417 + 500);
+    expect(written).toContainEqual(['Post', 'n', '"1"', 'p1']);
+    expect(written).toContainEqual(['Post', 'n', '2', 'p2']);
+    expect(written).toContainEqual(['Content', 'code', '{"a":[7],"b":7}', 'p7']);
+    // each is held: by another Post, and by a node whose only constrained label is Content
+    for (const [props, nodeLabels] of [
+      [{ n: '1' }, ['Post']],
+      [{ n: 2 }, ['Post']],
+      [{ code: { a: [7], b: 7 } }, ['Other', 'Content']],
+      [{ code: 'c1' }, ['Other', 'Content']],
+    ] as const) {
+      await expect(
+        a.createNode({ id: 'x', labels: [...nodeLabels], props: { ...props } }),
+      ).rejects.toMatchObject({ kind: 'unique_violation' });
+    }
+    // values nobody holds are free: 1 as a number (p1 holds "1"), a null code
+    await a.createNode({ id: 'y', labels: ['Post'], props: { slug: 'free', n: 1, code: 'c0' } });
+  });
+
   it('reads a node with its edges in the key order SQLite sorts by, also where UTF-16 order differs', async () => {
     const graph = await engine.createGraph('edge-order');
     // UTF-8 byte order (SQLite's BINARY): a < é < \uFF21 < 😀; JavaScript's `<` on UTF-16

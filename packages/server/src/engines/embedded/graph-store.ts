@@ -227,6 +227,40 @@ function insertRows(
 }
 
 /**
+ * Inserts one constraint's unique values: `params` is its label and prop, then (value, rid)
+ * per row. Label and prop are bound once per statement (`?1, ?2`): libsql converts and copies
+ * every bound string, and these two are the same on every row (bench/unique-params-micro.ts).
+ */
+function insertUniqueRun(conn: SqlConnection, params: SqlValue[]): void {
+  const rows = (params.length - 2) / 2;
+  let done = 0;
+  for (const size of ROW_CHUNKS) {
+    while (rows - done >= size) {
+      const start = 2 + done * 2;
+      const chunk: SqlValue[] = new Array(2 + size * 2);
+      chunk[0] = params[0] as SqlValue;
+      chunk[1] = params[1] as SqlValue;
+      for (let i = 0; i < size * 2; i++) chunk[2 + i] = params[start + i] as SqlValue;
+      conn.run(uniqueRunSql(size), chunk);
+      done += size;
+    }
+  }
+}
+
+const uniqueRunSqls = new Map<number, string>();
+
+/** `INSERT INTO unique_values ... VALUES (?1, ?2, ?3, ?4), (?1, ?2, ?5, ?6), ...` of `rows` rows. */
+function uniqueRunSql(rows: number): string {
+  let sql = uniqueRunSqls.get(rows);
+  if (sql === undefined) {
+    const values = Array.from({ length: rows }, (_, k) => `(?1, ?2, ?${3 + 2 * k}, ?${4 + 2 * k})`);
+    sql = UNIQUE_INSERT + values.join(', ');
+    uniqueRunSqls.set(rows, sql);
+  }
+  return sql;
+}
+
+/**
  * Multi-row statements for a run of nodes with consecutive rids, built once per shape.
  * Parameters cost more than the SQL around them (libsql converts and copies each string), so
  * the rid is `?1 + k` and, when the run shares its labels, label and labels are bound once:
@@ -1192,19 +1226,17 @@ export class GraphStore {
     this.conn.run(nodeRunSql('shared', size, true), params);
     if (labels.length > 1) this.recordCarriers(labels);
     if (this.uniques.size > 0) {
-      const uniqueRows: SqlValue[] = [];
       for (const label of labels) {
-        const props = this.uniques.get(label);
-        if (props === undefined) continue;
-        for (let k = 0; k < size; k++) {
-          const values = run.uniqueProps[at + k] as Props;
-          for (const prop of props) {
-            const key = uniqueKey(values[prop]);
-            if (key !== null) uniqueRows.push(label, prop, key, base + k);
+        for (const prop of this.uniques.get(label) ?? []) {
+          // one constraint's rows at a time: label and prop bound once per statement (?1, ?2)
+          const pairs: SqlValue[] = [label, prop];
+          for (let k = 0; k < size; k++) {
+            const key = uniqueKey((run.uniqueProps[at + k] as Props)[prop]);
+            if (key !== null) pairs.push(key, base + k);
           }
+          insertUniqueRun(this.conn, pairs);
         }
       }
-      if (uniqueRows.length > 0) insertRows(this.conn, UNIQUE_INSERT, uniqueRows, 4);
     }
     this.insertRunTexts(base, size, texts, allText);
   }
