@@ -243,6 +243,18 @@ export async function getItemJson({
     prefetched === undefined
       ? await graph.getNodeJsonWithEdges(id)
       : await prefetched.catch(() => graph.getNodeJsonWithEdges(id));
+  return itemJsonOf(type, id, read);
+}
+
+/**
+ * {@link getItemJson} from the engine's answer, synchronously: the record's JSON and version,
+ * or the 404 it throws for a missing item or one of another type.
+ */
+export function itemJsonOf(
+  type: StoredContentType,
+  id: string,
+  read: NodeJsonWithEdges | null,
+): { json: string; version: number } {
   if (read === null || !read.labels.includes(type.nodeLabel) || typeOfId(id) !== type.name)
     throw notFound(id);
   // The same read answered to several requests (the embedded engine answers the reads of one id
@@ -259,7 +271,7 @@ export async function getItemJson({
 }
 
 /**
- * The last record {@link getItemJson} built, by the identity of the read and the type it was
+ * The last record {@link itemJsonOf} built, by the identity of the read and the type it was
  * built from (neither is changed once answered); replaced by the next one, so it keeps one read.
  */
 let lastItemJson: {

@@ -23,9 +23,11 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
 import { actorOf } from '../../auth/actor';
+import type { Graph, NodeJsonWithEdges } from '../../engines/port';
 import { errorResponses } from '../../http/error-responses';
 import { expectedVersionFrom } from '../../http/etag';
 import { pageOf, WHOLE_LIST_PAGING, withTotal } from '../../http/list-page';
+import { readSiteNodeJson, siteGraphOf } from '../../http/plugins/query-timeout';
 import { siteOf } from '../../http/site-of';
 import { getEnvironment } from '../../releases/environments';
 import { defaultPublishEnvironment } from '../../releases/publish-items';
@@ -44,6 +46,7 @@ import {
   deleteItem,
   getItem,
   getItemJson,
+  itemJsonOf,
   listItems,
   removeBlock,
   updateItem,
@@ -72,6 +75,29 @@ export const itemParamsValidator: FastifySchemaCompiler<unknown> = (route) => {
 
 function withEtag(reply: FastifyReply, version: number): FastifyReply {
   return reply.header('ETag', versionTag(version));
+}
+
+/** GET item's answer: the record's JSON as built, with its version as the ETag. */
+function sendItem(reply: FastifyReply, item: { body: string; version: number }): FastifyReply {
+  return withEtag(reply, item.version)
+    .type('application/json; charset=utf-8')
+    .send(item.body as never);
+}
+
+/**
+ * GET item's read when its type definition is not in the read cache, or its read was started
+ * alongside the access check (Neo4j): the type read, then the item, on the bounded graph.
+ */
+async function readItemAfresh(
+  graph: Graph,
+  typeName: string,
+  id: string,
+  prefetched: Promise<NodeJsonWithEdges | null> | undefined,
+): Promise<{ body: string; version: number }> {
+  const type = peekTypeForRead(graph, typeName) ?? (await getTypeForRead(graph, typeName));
+  // The record's JSON from the props' stored text (the bytes JSON.stringify of the record gives).
+  const read = await getItemJson({ graph, type, id, prefetched });
+  return { body: read.json, version: read.version };
 }
 
 /**
@@ -218,7 +244,7 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
             : undefined,
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const site = siteOf(request);
       const { type: typeName, id } = request.params;
       // The hot read path: toContentRecord builds exactly the ContentRecord shape, so the body is
@@ -226,21 +252,30 @@ export const contentRoutes: FastifyPluginAsyncZod = async (app) => {
       // and kept briefly by the item read cache (retired by any write to the site graph).
       const key = { graphName: site.graphName, typeName, id };
       const cache = app.trellis.itemReadCache;
-      // A hit is answered without a promise; a miss (or the cache off) reads the engine.
-      const item =
-        cache.peek(key) ??
-        (await cache.load(key, async () => {
-          const graph = site.graph;
+      // A hit is answered synchronously (no promise); a miss (or the cache off) reads the engine.
+      const hit = cache.peek(key);
+      if (hit !== undefined) {
+        sendItem(reply, hit);
+        return;
+      }
+      return cache
+        .load(key, () => {
           const prefetched = cache.takePrefetched(request, site.graphName, id);
-          // A cached definition without a promise (the common case), else read.
-          const type = peekTypeForRead(graph, typeName) ?? (await getTypeForRead(graph, typeName));
-          // The record's JSON from the props' stored text (the bytes JSON.stringify of the record gives).
-          const read = await getItemJson({ graph, type, id, prefetched });
-          return { body: read.json, version: read.version };
-        }));
-      return withEtag(reply, item.version)
-        .type('application/json; charset=utf-8')
-        .send(item.body as never);
+          // A cached definition without a promise (the common case): the item read on the site's
+          // graph bounded by the request's budget without a bounded graph made for it, and the
+          // record built in the read's one continuation.
+          const type = peekTypeForRead(siteGraphOf(site), typeName);
+          if (type !== undefined && prefetched === undefined) {
+            return readSiteNodeJson(site, id).then((read) => {
+              const item = itemJsonOf(type, id, read);
+              return { body: item.json, version: item.version };
+            });
+          }
+          return readItemAfresh(site.graph, typeName, id, prefetched);
+        })
+        .then((item) => {
+          sendItem(reply, item);
+        });
     },
   );
 

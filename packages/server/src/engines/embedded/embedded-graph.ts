@@ -67,9 +67,13 @@ function isBusy(error: unknown): boolean {
 /** The size of one copy of the WAL index header at the start of a `-shm` file (SQLite's WalIndexHdr). */
 const WAL_INDEX_HEADER_BYTES = 48;
 
-/** A read asked of {@link EmbeddedGraph.getNodeJsonWithEdges}, waiting for its turn's batch. */
+/**
+ * The reads of one id asked of {@link EmbeddedGraph.getNodeJsonWithEdges}, waiting for their
+ * turn's batch: one promise, given to each caller of that id.
+ */
 interface PendingItemRead {
   id: string;
+  promise: Promise<NodeJsonWithEdges | null>;
   resolve: (read: NodeJsonWithEdges | null) => void;
   reject: (error: unknown) => void;
 }
@@ -155,7 +159,7 @@ export class EmbeddedGraph implements Graph {
   private readonly interruptible: InterruptibleReads;
   private closed = false;
   /** The item reads asked for since the last one was answered: see {@link getNodeJsonWithEdges}. */
-  private pendingItemReads: PendingItemRead[] | null = null;
+  private pendingItemReads: Map<string, PendingItemRead> | null = null;
   /** The file's WAL index (`-shm`), opened read-only by {@link commitMarker} on first use. */
   private shmFd: number | null = null;
   private readonly walIndexHeader = Buffer.alloc(2 * WAL_INDEX_HEADER_BYTES);
@@ -269,53 +273,41 @@ export class EmbeddedGraph implements Graph {
    * change what they get.
    */
   getNodeJsonWithEdges(id: string): Promise<NodeJsonWithEdges | null> {
-    return new Promise((resolve, reject) => {
-      let pending = this.pendingItemReads;
-      if (pending === null) {
-        pending = [];
-        this.pendingItemReads = pending;
-        queueMicrotask(this.answerItemReads);
-      }
-      pending.push({ id, resolve, reject });
+    let pending = this.pendingItemReads;
+    if (pending === null) {
+      pending = new Map();
+      this.pendingItemReads = pending;
+      queueMicrotask(this.answerItemReads);
+    }
+    // A read of an id already asked for in this batch gets that read's promise: one statement,
+    // one answer (the same object), one promise for all of them.
+    const known = pending.get(id);
+    if (known !== undefined) return known.promise;
+    let resolve!: PendingItemRead['resolve'];
+    let reject!: PendingItemRead['reject'];
+    const promise = new Promise<NodeJsonWithEdges | null>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
+    pending.set(id, { id, promise, resolve, reject });
+    return promise;
   }
 
   /**
-   * Answers the item reads asked for so far, synchronously: one alone as a plain statement,
+   * Answers the item reads asked for so far, synchronously: one id alone as a plain statement,
    * several inside `BEGIN`…`COMMIT` (one snapshot, taken now, after all of them were asked
-   * for; a read transaction, so it never waits for a writer and holds no write lock). Reads of
-   * the same id are one statement, answered to each of them (in one snapshot a second statement
-   * would answer the same row: this is not a cache, nothing outlives the batch). Each read's
-   * error goes to each of its callers.
+   * for; a read transaction, so it never waits for a writer and holds no write lock). Each id
+   * is one statement, its answer given to every caller of it (in one snapshot a second
+   * statement would answer the same row: this is not a cache, nothing outlives the batch).
+   * Each read's error goes to each of its callers.
    */
   private readonly answerItemReads = (): void => {
-    const pending = this.pendingItemReads ?? [];
+    const pending = this.pendingItemReads;
     this.pendingItemReads = null;
-    // The distinct ids, each with its callers (in the order they asked); most batches of a hot
-    // item are one id, so that case needs no map.
-    let groups: PendingItemRead[][];
-    const first = pending[0];
-    if (first === undefined) return;
-    let oneId = true;
-    for (let i = 1; i < pending.length; i += 1) {
-      if (pending[i]!.id !== first.id) {
-        oneId = false;
-        break;
-      }
-    }
-    if (oneId) groups = [pending];
-    else {
-      const byId = new Map<string, PendingItemRead[]>();
-      for (const read of pending) {
-        const group = byId.get(read.id);
-        if (group === undefined) byId.set(read.id, [read]);
-        else group.push(read);
-      }
-      groups = [...byId.values()];
-    }
+    if (pending === null || pending.size === 0) return;
     const conn = this.readConn;
     let opened = false;
-    if (groups.length > 1 && !this.closed) {
+    if (pending.size > 1 && !this.closed) {
       try {
         if (!conn.db.inTransaction) {
           conn.run('BEGIN');
@@ -326,15 +318,15 @@ export class EmbeddedGraph implements Graph {
       }
     }
     try {
-      for (const group of groups) {
+      for (const read of pending.values()) {
         let answer: NodeJsonWithEdges | null;
         try {
-          answer = this.reader.getNodeJsonWithEdges(group[0]!.id);
+          answer = this.reader.getNodeJsonWithEdges(read.id);
         } catch (error) {
-          for (const read of group) read.reject(error);
+          read.reject(error);
           continue;
         }
-        for (const read of group) read.resolve(answer);
+        read.resolve(answer);
       }
     } finally {
       if (opened) endReadTransaction(conn);

@@ -114,6 +114,22 @@ describe('embedded engine: the item reads of one turn', () => {
     }
   });
 
+  it('gives the callers of one id in one turn one promise, and a new one in the next turn', async () => {
+    const first = graph.getNodeJsonWithEdges('n0');
+    const again = graph.getNodeJsonWithEdges('n0');
+    const other = graph.getNodeJsonWithEdges('n3');
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
+    const [a, b, c] = await Promise.all([first, again, other]);
+    expect(a).toEqual(await expected(graph, 'n0'));
+    expect(b).toBe(a);
+    expect(c).toEqual(await expected(graph, 'n3'));
+    // the batch was answered: the next read of the same id is a read of its own
+    const next = graph.getNodeJsonWithEdges('n0');
+    expect(next).not.toBe(first);
+    expect(await next).toEqual(a);
+  });
+
   it('ends the transaction: a write committed elsewhere afterwards is seen by the next reads', async () => {
     await Promise.all([graph.getNodeJsonWithEdges('n0'), graph.getNodeJsonWithEdges('n1')]);
     // Another connection to the file (as another server process on the same data directory).

@@ -4,7 +4,7 @@ import { type ContentTestSite, createContentTestSite } from '../../../test/helpe
 import { TEST_OWNER_KEY } from '../../../test/helpers/test-platform';
 import { loadConfig } from '../../config';
 import { createEmbeddedEngine } from '../../engines/embedded';
-import type { Graph, GraphEngine } from '../../engines/port';
+import { EngineError, type Graph, type GraphEngine } from '../../engines/port';
 import { getSite, toSiteView } from '../../platform/sites';
 import { boundedGraph, deadlineError } from '../../shared/deadline-graph';
 import { buildApp } from '../app';
@@ -116,6 +116,7 @@ async function appWithBudget(
   timeoutMs: number,
   delayMs = 0,
   wrap: (engine: GraphEngine) => GraphEngine = (engine) => engine,
+  env: Record<string, string> = {},
 ): Promise<FastifyInstance> {
   const dataDir = site.platform.dataDir;
   const config = loadConfig({
@@ -126,6 +127,7 @@ async function appWithBudget(
     RATE_LIMIT_MAX: '100000',
     LOAD_SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     MAX_QUERY_TIMEOUT_MS: String(timeoutMs),
+    ...env,
   });
   const engine = createEmbeddedEngine({ dataDir });
   bounded = await buildApp({
@@ -217,6 +219,61 @@ describe('MAX_QUERY_TIMEOUT_MS on site routes', () => {
     expect(body.created % 250).toBe(0);
     const stored = await site.graph.findNodes({ label: 'Note', limit: 0 });
     expect(stored.total).toBe(1 + body.created);
+  });
+
+  it('bounds the uncached item read of GET item (read cache off, type known) by the budget', async () => {
+    // The item read of a known type goes to the site graph without a bounded graph made for the
+    // request: it must be bounded all the same (no read past the budget answers, an engine's own
+    // timeout is reported against the budget) and answer what it answered before when in time.
+    let mode: 'as-is' | 'late' | 'engine-timeout' | 'fails' = 'as-is';
+    const itemReads: string[] = [];
+    const switchable = (graph: Graph): Graph =>
+      new Proxy(graph, {
+        get(target, key) {
+          const value = Reflect.get(target, key, target) as unknown;
+          if (key !== 'getNodeJsonWithEdges' || typeof value !== 'function') return value;
+          return async (id: string) => {
+            itemReads.push(id);
+            if (mode === 'late') await sleep(400);
+            if (mode === 'engine-timeout') throw new EngineError('timeout', 'the engine stopped after 3 ms');
+            if (mode === 'fails') throw new Error('disk on fire');
+            return (value as (id: string) => unknown).call(target, id);
+          };
+        },
+      });
+    const app = await appWithBudget(200, 0, (engine) => withGraphs(engine, switchable), {
+      CONTENT_READ_CACHE_MS: '0',
+    });
+    const get = (id = 'note:one') =>
+      app.inject({ method: 'GET', url: `/api/content/note/${id}`, headers: site.headers });
+    const first = await get();
+    expect(first.statusCode, first.body).toBe(200);
+    // the type definition is now in its read cache: the next reads take the direct path
+    const inTime = await get();
+    expect(inTime.statusCode, inTime.body).toBe(200);
+    expect(inTime.body).toBe(first.body);
+    expect(inTime.headers.etag).toBe(first.headers.etag);
+    expect(inTime.json()).toMatchObject({ id: 'note:one', fields: { body: 'One' } });
+    expect((await get('note:missing')).statusCode).toBe(404);
+    const reads = itemReads.length;
+    mode = 'late';
+    const late = await get();
+    expect(late.statusCode, late.body).toBe(504);
+    expect(late.json()).toMatchObject({ code: 'query_timeout' });
+    expect(late.json().error).toContain('200 ms');
+    mode = 'engine-timeout';
+    const stopped = await get();
+    expect(stopped.statusCode, stopped.body).toBe(504);
+    expect(stopped.json().error).toContain('200 ms');
+    expect(stopped.json().error).not.toContain('3 ms');
+    mode = 'fails';
+    expect((await get()).statusCode).toBe(500);
+    // each request read the engine once (nothing answered from a cache)
+    expect(itemReads.length).toBe(reads + 3);
+    mode = 'as-is';
+    const again = await get();
+    expect(again.statusCode).toBe(200);
+    expect(again.body).toBe(first.body);
   });
 
   it('keeps what is cached per graph across requests, though each request has a bounded graph of its own', async () => {

@@ -2,8 +2,9 @@ import { TrellisError } from '@trelliscms/core';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Role, SiteContext } from '../../auth/types';
-import type { Graph } from '../../engines/port';
-import { boundedGraph, type Deadline } from '../../shared/deadline-graph';
+import type { Graph, NodeJsonWithEdges } from '../../engines/port';
+import { isEngineError } from '../../engines/port';
+import { boundedGraph, type Deadline, deadlineError } from '../../shared/deadline-graph';
 
 /**
  * Resolves like `promise`, or rejects with 504 `query_timeout` once `ms` have passed. The
@@ -54,6 +55,55 @@ class BoundedSite implements SiteContext {
     this.#graph ??= boundedGraph(this.site.graph, this.deadline);
     return this.#graph;
   }
+
+  /** The site's graph itself (what `unboundedGraph(this.graph)` gives), without making the bounded one. */
+  get unbounded(): Graph {
+    return this.site.graph;
+  }
+
+  /**
+   * `this.graph.getNodeJsonWithEdges(id)` without making the bounded graph: the same checks
+   * as its point reads (shared/deadline-graph.ts): none starts past the deadline, one that
+   * answers past it rejects, and an engine's own timeout is reported against this budget.
+   */
+  getNodeJsonWithEdges(id: string): Promise<NodeJsonWithEdges | null> {
+    const deadline = this.deadline;
+    let read: Promise<NodeJsonWithEdges | null>;
+    try {
+      if (Date.now() >= deadline.at) throw deadlineError(deadline.timeoutMs);
+      read = this.site.graph.getNodeJsonWithEdges(id);
+    } catch (error) {
+      return Promise.reject(timeoutOf(error, deadline));
+    }
+    return read.then(
+      (answer) => {
+        if (Date.now() >= deadline.at) throw deadlineError(deadline.timeoutMs);
+        return answer;
+      },
+      (error: unknown) => {
+        throw timeoutOf(error, deadline);
+      },
+    );
+  }
+}
+
+/** An engine's own timeout reports the time it had left; the budget is what the request had. */
+function timeoutOf(error: unknown, deadline: Deadline): unknown {
+  return isEngineError(error, 'timeout') ? deadlineError(deadline.timeoutMs) : error;
+}
+
+/** The graph of a request's site context (unbounded), without making its bounded graph. */
+export function siteGraphOf(site: SiteContext): Graph {
+  return site instanceof BoundedSite ? site.unbounded : site.graph;
+}
+
+/**
+ * The item read of GET /api/content/{type}/{id} on the request's site, bounded by the
+ * request's query budget as `site.graph.getNodeJsonWithEdges(id)` is, but without the
+ * per-request bounded graph (a proxy, its handler and the wrapped method's own promise).
+ */
+export function readSiteNodeJson(site: SiteContext, id: string): Promise<NodeJsonWithEdges | null> {
+  return site instanceof BoundedSite ? site.getNodeJsonWithEdges(id) : site.graph.getNodeJsonWithEdges(id);
 }
 
 /**
