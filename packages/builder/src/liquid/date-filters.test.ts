@@ -161,6 +161,43 @@ describe('date filters with shared Intl formatters', () => {
     expect(fastDate('2026-01-05 10:00', '%Y', env)).toBeUndefined();
   });
 
+  it('print month and weekday names as liquidjs does in locales of other calendars, each name asked of Intl once', () => {
+    // Persian and Hebrew months do not follow the Gregorian ones: their names cannot be kept by
+    // the UTC month (Buddhist months do, but are left to Intl too); weekdays can, in any calendar
+    const locales = ['en-US', 'de-DE', 'ja-JP', 'ar-SA', 'th-TH', 'fa-IR', 'he-IL-u-ca-hebrew'];
+    if (new Date('2026-01-05T10:00:00Z').getTimezoneOffset() !== 0) return;
+    for (const locale of locales) {
+      const plain = new Liquid({ timezoneOffset: 0, locale });
+      let asked = 0;
+      const formatters = new Map<string, Intl.DateTimeFormat>();
+      const env = {
+        locale,
+        dateTimeFormat: (l: string, o: Intl.DateTimeFormatOptions) => {
+          asked++;
+          const key = `${l} ${JSON.stringify(o)}`;
+          const known = formatters.get(key) ?? new Intl.DateTimeFormat(l, o);
+          formatters.set(key, known);
+          return known;
+        },
+      };
+      // every third day of a year (Persian months turn on the 20th–23rd), and days of other centuries
+      const days: string[] = [];
+      for (let ms = Date.UTC(2026, 0, 1); ms < Date.UTC(2027, 0, 1); ms += 3 * 86_400_000)
+        days.push(new Date(ms).toISOString());
+      for (const year of [1970, 1999, 2100, 2400])
+        days.push(`${year}-03-25T12:00:00Z`, `${year}-10-01T00:00:00Z`);
+      for (const d of days) {
+        const f = '%B|%b|%A|%a|%-d';
+        expect(fastDate(d, f, env), `${locale} ${d}`).toBe(
+          plain.parseAndRenderSync('{{ d | date: f }}', { d, f }),
+        );
+      }
+      const calendar = new Intl.DateTimeFormat(locale, { month: 'long' }).resolvedOptions().calendar;
+      if (calendar === 'gregory') expect(asked, locale).toBeLessThan(100);
+      else expect(asked, locale).toBeGreaterThan(days.length);
+    }
+  });
+
   it('charge the memory limit on the fast path as liquidjs does', () => {
     for (const memoryBytes of [10, 25, 30, 40, 60, 100]) {
       const { liquid } = createLiquid({

@@ -70,14 +70,20 @@ function utcDate(self: unknown, value: string, format: string): string | undefin
 }
 
 /**
- * `date` remembering what it printed (a miss on an ISO UTC date with a plain format is printed
- * by {@link fastDate}, the same bytes) for a fixed date string or timestamp and format (a site
- * prints the same dates on many pages). `now` and `today` are never remembered. The memory a
- * remembered result takes still counts against the render's memory limit.
+ * `date`: an ISO UTC date with a plain format printed by {@link fastDate} (the same bytes and
+ * memory charges as liquidjs's; it costs about what a lookup of a remembered result costs, and
+ * most dates are printed once), anything else by liquidjs's filter, remembering what it printed
+ * for a fixed date string or timestamp and format (a site prints the same dates on many pages).
+ * `now` and `today` are never remembered. The memory a remembered result takes still counts
+ * against the render's memory limit.
  */
 function memoizedDate(filter: Handler): Handler {
   const memo = new Map<string, unknown>();
   return function (this: unknown, value: unknown, format?: unknown, offset?: unknown): unknown {
+    if (typeof value === 'string' && typeof format === 'string' && offset === undefined) {
+      const fast = utcDate(this, value, format);
+      if (fast !== undefined) return fast;
+    }
     const fixed =
       (typeof value === 'string' && value !== 'now' && value !== 'today') || typeof value === 'number';
     const plain =
@@ -91,10 +97,8 @@ function memoizedDate(filter: Handler): Handler {
       limit?.use(typeof result === 'string' ? result.length : 0);
       return result;
     }
-    const result =
-      (typeof value === 'string' && typeof format === 'string' && offset === undefined
-        ? utcDate(this, value, format)
-        : undefined) ?? filter.call(this, value, format, offset);
+    // (not one fastDate prints: tried above)
+    const result = filter.call(this, value, format, offset);
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(key, result);
     return result;

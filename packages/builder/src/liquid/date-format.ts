@@ -96,8 +96,42 @@ function field(date: Date, conversion: string, env: DateFormatEnv): string {
     case 'y':
       return String(((date.getUTCFullYear() % 100) + 100) % 100);
     default:
-      return env.dateTimeFormat(env.locale, NAMES[conversion] as Intl.DateTimeFormatOptions).format(date);
+      return nameOf(date, conversion, env);
   }
+}
+
+/**
+ * Month and weekday names printed before, per locale and directive, by month (0–11) or weekday
+ * (0–6); null for month names of a locale whose calendar is not the Gregorian one (its months
+ * are not the UTC month). A name depends on the locale and that index alone (the date's local
+ * time is its UTC time here: {@link fastDate} checks the offset), so each is asked of `Intl`
+ * once, not at every date.
+ */
+const names = new Map<string, Map<string, Array<string | undefined> | null>>();
+
+function nameOf(date: Date, conversion: string, env: DateFormatEnv): string {
+  const options = NAMES[conversion] as Intl.DateTimeFormatOptions;
+  let byConversion = names.get(env.locale);
+  if (byConversion === undefined) {
+    if (names.size >= 100) names.clear();
+    byConversion = new Map();
+    names.set(env.locale, byConversion);
+  }
+  const weekday = conversion === 'A' || conversion === 'a';
+  let table = byConversion.get(conversion);
+  if (table === undefined) {
+    const calendar = env.dateTimeFormat(env.locale, options).resolvedOptions().calendar;
+    table = weekday || calendar === 'gregory' ? [] : null;
+    byConversion.set(conversion, table);
+  }
+  if (table === null) return env.dateTimeFormat(env.locale, options).format(date);
+  const index = weekday ? date.getUTCDay() : date.getUTCMonth();
+  let name = table[index];
+  if (name === undefined) {
+    name = env.dateTimeFormat(env.locale, options).format(date);
+    table[index] = name;
+  }
+  return name;
 }
 
 /**

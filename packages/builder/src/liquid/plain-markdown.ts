@@ -15,6 +15,13 @@ for (let c = 0x41; c <= 0x5a; c++) PLAIN[c] = 1;
 for (let c = 0x61; c <= 0x7a; c++) PLAIN[c] = 1;
 for (const c of ' .,;:?!()"\'/%$+=-') PLAIN[c.charCodeAt(0)] = 1;
 
+/**
+ * Plain characters that need no further look inside a line: {@link PLAIN} but `:` (`://`) and
+ * `w`/`W` (`www.`); the scan skips runs of them in a tight loop.
+ */
+const QUIET = PLAIN.slice();
+for (const c of ':wW') QUIET[c.charCodeAt(0)] = 0;
+
 const isAlnum = (c: number) =>
   (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 const isLetter = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
@@ -64,7 +71,13 @@ function inline(text: string): string | null {
   let copied = 0;
   let i = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
+    let c = text.charCodeAt(i);
+    // a run of characters with nothing to look at
+    while (c < 128 && QUIET[c] === 1) {
+      if (++i === n) break;
+      c = text.charCodeAt(i);
+    }
+    if (i === n) break;
     if (c === 0x2a) {
       // `**words**`, after the start or a space, before the end, a space or `. , ; :`
       if (text.charCodeAt(i + 1) !== 0x2a || (i > 0 && text.charCodeAt(i - 1) !== 0x20)) return null;

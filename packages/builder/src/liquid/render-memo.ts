@@ -19,6 +19,8 @@ interface Recorded {
   html: string;
   reads: ViewRead[];
   deps: ArtifactDeps;
+  /** `deps` holds nothing (known from the first hit: most partials record only view reads) */
+  empty?: boolean;
 }
 
 /** Entries past which the memo starts afresh (bounds its memory). */
@@ -146,12 +148,29 @@ export class RenderMemo {
 }
 
 /** Adds recorded dependencies to a page's (or an enclosing recording's). */
-function mergeDeps(into: ArtifactDeps, from: ArtifactDeps): void {
+function mergeDeps(into: ArtifactDeps, from: ArtifactDeps): boolean {
   // (most partials record nothing here: their reads are view keys, replayed; `Object.assign`
   // from an empty dictionary still takes its slow path)
-  for (const key in from.items) into.items[key] = from.items[key]!;
-  for (const key in from.templates) into.templates[key] = from.templates[key]!;
-  for (const key in from.queries) into.queries[key] = from.queries[key]!;
+  let any = false;
+  for (const key in from.items) {
+    into.items[key] = from.items[key]!;
+    any = true;
+  }
+  for (const key in from.templates) {
+    into.templates[key] = from.templates[key]!;
+    any = true;
+  }
+  for (const key in from.queries) {
+    into.queries[key] = from.queries[key]!;
+    any = true;
+  }
+  return any;
+}
+
+/** Adds a hit's recorded dependencies to the render in progress (no walk of them once they are known to be empty). */
+function mergeHit(into: ArtifactDeps, hit: Recorded): void {
+  if (hit.empty === true) return;
+  hit.empty = !mergeDeps(into, hit.deps);
 }
 
 /** A recording in progress: the reads and dependencies of one partial's render, and what it replaced. */
@@ -239,7 +258,7 @@ export function registerMemoRender(liquid: Liquid, slot: ReaderSlot): void {
       const hit = slotted.recorded;
       if (hit) {
         replayReads(reader, hit.reads);
-        mergeDeps(reader.deps, hit.deps);
+        mergeHit(reader.deps, hit);
         emitter.write(hit.html);
         return true;
       }
@@ -273,7 +292,7 @@ export function registerMemoRender(liquid: Liquid, slot: ReaderSlot): void {
       const hit = slotted.recorded;
       if (hit) {
         replayReads(reader, hit.reads);
-        mergeDeps(reader.deps, hit.deps);
+        mergeHit(reader.deps, hit);
         emitter.write(hit.html);
         return;
       }

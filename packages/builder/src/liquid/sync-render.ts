@@ -328,6 +328,36 @@ function renderAll(tag: TagFields, templates: Template[], ctx: Context, emitter?
 
 const MODIFIERS = ['offset', 'limit', 'reversed'];
 
+/** What a parsed `for` tag gives at every render, worked out once per tag. */
+interface LoopConstants {
+  /** its register of `offset: continue` */
+  continueKey: string;
+  /** the collection's text (`forloop.name`) */
+  collection: string;
+  /** whether it has modifiers (or a hash liquidjs renders itself) to evaluate */
+  modifiers: boolean;
+}
+const LOOP_CONSTANTS: unique symbol = Symbol('trellis.loopConstants');
+
+function loopConstants(t: {
+  variable: string;
+  collection: { getText(): string };
+  hash: Hash;
+  [LOOP_CONSTANTS]?: LoopConstants;
+}): LoopConstants {
+  let constants = t[LOOP_CONSTANTS];
+  if (constants === undefined) {
+    const collection = t.collection.getText();
+    constants = {
+      continueKey: `continue-${t.variable}-${collection}`,
+      collection,
+      modifiers: t.hash.render !== hashRender || Object.keys(t.hash.hash).length > 0,
+    };
+    t[LOOP_CONSTANTS] = constants;
+  }
+  return constants;
+}
+
 /** `ForTag.render` of liquidjs. */
 function renderFor(tag: ForTag, ctx: SyncContext, emitter: Emitter, k: Known): void {
   const t = tag as unknown as TagFields & {
@@ -342,22 +372,27 @@ function renderFor(tag: ForTag, ctx: SyncContext, emitter: Emitter, k: Known): v
     renderAll(t, t.elseTemplates, ctx, emitter);
     return;
   }
-  const continueKey = `continue-${t.variable}-${t.collection.getText()}`;
-  ctx.push(createScope({ continue: ctx.getRegister(continueKey, {}) }));
-  const hash = evaluateHash(t.hash, ctx);
-  ctx.pop();
-  const modifiers = t.liquid.options.orderedFilterParameters
-    ? Object.keys(hash).filter((x) => MODIFIERS.includes(x))
-    : MODIFIERS.filter((x) => hash[x] !== undefined);
-  for (const modifier of modifiers) {
-    if (modifier === 'offset') collection = collection.slice(hash.offset as number);
-    else if (modifier === 'limit') collection = collection.slice(0, hash.limit as number);
-    else collection = [...collection].reverse();
+  const constants = loopConstants(t);
+  const continueKey = constants.continueKey;
+  if (constants.modifiers) {
+    ctx.push(createScope({ continue: ctx.getRegister(continueKey, {}) }));
+    const hash = evaluateHash(t.hash, ctx);
+    ctx.pop();
+    const modifiers = t.liquid.options.orderedFilterParameters
+      ? Object.keys(hash).filter((x) => MODIFIERS.includes(x))
+      : MODIFIERS.filter((x) => hash[x] !== undefined);
+    for (const modifier of modifiers) {
+      if (modifier === 'offset') collection = collection.slice(hash.offset as number);
+      else if (modifier === 'limit') collection = collection.slice(0, hash.limit as number);
+      else collection = [...collection].reverse();
+    }
+    ctx.setRegister(continueKey, ((hash.offset as number) || 0) + collection.length);
+  } else {
+    // no modifiers: nothing reads the `continue` scope, the offset is 0 (the register is set as above)
+    ctx.setRegister(continueKey, collection.length);
   }
-  ctx.setRegister(continueKey, ((hash.offset as number) || 0) + collection.length);
-  const scope = createScope({
-    forloop: new k.forloop(collection.length, t.collection.getText(), t.variable),
-  });
+  const scope = createScope();
+  scope.forloop = new k.forloop(collection.length, constants.collection, t.variable);
   ctx.push(scope);
   for (const item of collection) {
     scope[t.variable] = item;

@@ -31,6 +31,36 @@ function post(message: WorkerMessage): void {
 
 const encoder = new TextEncoder();
 
+/** Space the pages of a chunk are encoded into, one after the other (reused from chunk to chunk). */
+const SCRATCH_BYTES = 1 << 20;
+let scratch = new Uint8Array(SCRATCH_BYTES);
+let scratchUsed = 0;
+
+/**
+ * A page's UTF-8 bytes, written after the chunk's earlier pages in {@link scratch} (no buffer
+ * allocated per page: `joinPages` copies them into the chunk's buffer). The same bytes as
+ * `encoder.encode(html)`.
+ */
+function encodePage(html: string): Uint8Array {
+  // a UTF-16 code unit takes at most 3 bytes
+  const most = html.length * 3;
+  if (scratch.length - scratchUsed < most) {
+    const bigger = new Uint8Array(Math.max(scratch.length * 2, scratchUsed + most));
+    bigger.set(scratch.subarray(0, scratchUsed));
+    scratch = bigger;
+  }
+  const { written } = encoder.encodeInto(html, scratch.subarray(scratchUsed));
+  const page = scratch.subarray(scratchUsed, scratchUsed + written);
+  scratchUsed += written;
+  return page;
+}
+
+/** Starts a chunk's pages at the start of {@link scratch} (a large one left by a large page is let go). */
+function resetScratch(): void {
+  scratchUsed = 0;
+  if (scratch.length > 4 * SCRATCH_BYTES) scratch = new Uint8Array(SCRATCH_BYTES);
+}
+
 /** A chunk's pages in one buffer (transferred to the build's thread, see {@link ChunkPages}). */
 function joinPages(pages: ReadonlyArray<Uint8Array | null>): ChunkPages {
   let total = 0;
@@ -77,6 +107,7 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
             mediaBaseUrl: settings.mediaBaseUrl,
             runScript,
             encodePages: true,
+            encodePage,
             lists: settings.lists,
             store,
           }),
@@ -110,6 +141,8 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
       return;
     }
     const { renderer } = loaded();
+    // the pages of the chunk before were copied out (or dropped with it)
+    resetScratch();
     const results: WorkerArtifact[] = [];
     const pages: Array<Uint8Array | null> = [];
     // progress every 25 pages, or every half second of slow pages (the pool's stall watchdog)

@@ -66,6 +66,11 @@ export interface RendererOptions {
   runScript?: ScriptRunner;
   /** also give each page as UTF-8 bytes (`page`), encoded once for its size, hash and the trip to the build's thread */
   encodePages?: boolean;
+  /**
+   * with `encodePages`, where a page's bytes are written (a render worker's chunk buffer, so no
+   * buffer is allocated per page): gives them; they stay valid until the caller reuses the space
+   */
+  encodePage?: (html: string) => Uint8Array;
   /** sorted lists of a source over the same snapshot and environment (the build's planning), not sorted again here */
   lists?: readonly SharedList[];
   /** the items and edges in shared memory (a render worker's; `snapshot` has none then) */
@@ -111,6 +116,7 @@ export class Renderer {
   private readonly env: string;
   private readonly maxPageBytes: number;
   private readonly encodePages: boolean;
+  private readonly encodePage: (html: string) => Uint8Array;
   private readonly afterRender: SnapshotTransform[];
   private readonly scripts: Map<string, SnapshotScript>;
   private readonly runScript: ScriptRunner | undefined;
@@ -132,6 +138,7 @@ export class Renderer {
     this.env = options.env;
     this.maxPageBytes = options.maxPageBytes ?? 16 * 1024 * 1024;
     this.encodePages = options.encodePages === true;
+    this.encodePage = options.encodePage ?? ((html) => encoder.encode(html));
     this.source = new SnapshotSource({ snapshot: options.snapshot, env: options.env, store: options.store });
     if (options.lists) this.source.seedLists(options.lists);
     // a copy: `update` changes it
@@ -469,7 +476,7 @@ export class Renderer {
   private finish(spec: ArtifactSpec, html: string, recorded: ArtifactDeps): RenderedArtifact {
     const deps = this.collect(recorded);
     if (this.encodePages) {
-      const page = encoder.encode(html);
+      const page = this.encodePage(html);
       return {
         key: spec.key,
         file: spec.file,

@@ -100,9 +100,18 @@ export class TrackingReader implements ReadRecorder {
     this.urls = params.urls;
   }
 
+  /** the snapshot {@link locales} was looked up for, and what it gave */
+  private localesData: object | null = null;
+  private localesOfData: SiteLocales | null = null;
+
   /** The site's locales (of the source's current snapshot). */
   get locales(): SiteLocales {
-    return siteLocalesOf(this.source.data);
+    const data = this.source.data;
+    if (data !== this.localesData || this.localesOfData === null) {
+      this.localesOfData = siteLocalesOf(data);
+      this.localesData = data;
+    }
+    return this.localesOfData;
   }
 
   /** Forgets what was remembered of an item object (its view and dependency hash hold its URL). */
