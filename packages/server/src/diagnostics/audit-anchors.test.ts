@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import Database from 'libsql';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { seedBlog } from '../../test/helpers/blog-site';
 import type { ContentTestSite } from '../../test/helpers/content-test-site';
 import { TEST_OWNER_KEY } from '../../test/helpers/test-platform';
@@ -268,5 +268,86 @@ describe('the audit chain, keyed and anchored outside the graph', () => {
     // An unkeyed record after the boundary is refused: rewriting the whole chain unkeyed now shows.
     rechainUnkeyed(graphName);
     expect(await verify()).toMatchObject({ status: 'broken', bad_seq: legacy + 1 });
+  });
+});
+
+describe('anchoring held during a bulk write', () => {
+  /** The anchored seq of the site graph, as stored in the platform graph. */
+  const anchoredSeq = async () =>
+    (await app.trellis.platform.getNode(auditAnchorNodeId(graphName)))?.props.seq as number;
+  const headSeq = async () => {
+    const graph = await app.trellis.engine.openGraph(graphName);
+    return (await graph!.findAudit({ order: 'desc', limit: 1, total: false })).records[0]!.seq;
+  };
+
+  it('raises the anchor once, at the release of the last holder, for the writes made meanwhile', async () => {
+    const anchors = app.trellis.auditAnchors;
+    await anchors.settle();
+    const start = await anchoredSeq();
+    expect(start).toBe(await headSeq());
+    const first = anchors.hold(graphName);
+    const second = anchors.hold(graphName);
+    await writeItem('Held one');
+    await writeItem('Held two');
+    await anchors.settle();
+    expect(await headSeq()).toBe(start + 2);
+    expect(await anchoredSeq()).toBe(start);
+    first();
+    first(); // a second release of the same holder changes nothing
+    await anchors.settle();
+    expect(await anchoredSeq()).toBe(start);
+    second();
+    await anchors.settle();
+    expect(await anchoredSeq()).toBe(start + 2);
+    // Not held any more: the next write is anchored on its own.
+    await writeItem('After');
+    await anchors.settle();
+    expect(await anchoredSeq()).toBe(start + 3);
+    expect(await verify()).toMatchObject({ status: 'ok', anchored_seq: start + 3 });
+  });
+
+  it('anchors a bulk import of several batches once (records, edges, removal), to the head after its last batch', async () => {
+    const anchors = app.trellis.auditAnchors;
+    const request = site().request;
+    const created = await request({
+      method: 'POST',
+      url: '/api/types',
+      payload: {
+        name: 'note',
+        label: 'Note',
+        nodeLabel: 'Note',
+        keyField: 'slug',
+        fields: [
+          { name: 'slug', type: 'string', required: true, unique: true },
+          { name: 'title', type: 'string', required: true },
+        ],
+        relationships: [{ name: 'seeAlso', edgeLabel: 'SEE_ALSO', target: 'note', kind: 'many-to-many' }],
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    await anchors.settle();
+    // Each anchoring run reads the graph's head once (advanceOnce): counted on the real method.
+    const runs = vi.spyOn(anchors as unknown as { advanceOnce: () => Promise<void> }, 'advanceOnce');
+    const notes = Array.from({ length: 6 }, (_, i) => ({ slug: `n${i}`, title: `Note ${i}` }));
+    const edges = notes.map((_, i) => ({ from: `note:n${i}`, edge: 'SEE_ALSO', to: `note:n${(i + 1) % 6}` }));
+    const calls = [
+      { url: '/api/import/json', payload: { typeName: 'note', records: notes, batchSize: 2 } },
+      { url: '/api/import/edges', payload: { edges, batchSize: 2 } },
+      { url: '/api/import/edges/remove', payload: { edges, batchSize: 2 } },
+    ];
+    for (const call of calls) {
+      const before = await headSeq();
+      runs.mockClear();
+      const response = await request({ method: 'POST', ...call });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({ failed: 0 });
+      await anchors.settle();
+      // Three batches, three transactions with an audit entry each, one anchoring.
+      expect(await headSeq()).toBe(before + 3);
+      expect(runs).toHaveBeenCalledTimes(1);
+      expect(await anchoredSeq()).toBe(before + 3);
+    }
+    runs.mockRestore();
+    expect(await verify()).toMatchObject({ status: 'ok' });
   });
 });

@@ -64,6 +64,8 @@ const PAGE = 1000;
  */
 export class AuditAnchors {
   private readonly pending = new Map<string, { running: Promise<void>; dirty: boolean }>();
+  /** Graphs whose anchoring waits for the end of a bulk write ({@link hold}): holders, and whether a write came meanwhile. */
+  private readonly holds = new Map<string, { count: number; dirty: boolean }>();
   /** Runs the work in the context the anchors were made in, outside any caller's transaction. */
   private readonly scope = new AsyncResource('trellis-audit-anchor');
 
@@ -100,9 +102,15 @@ export class AuditAnchors {
 
   /**
    * Raises the graph's anchor to its chain's head, in the background: one run per graph at a
-   * time; writes during a run cause one more run after it. Failures are logged.
+   * time; writes during a run cause one more run after it. Failures are logged. While the
+   * graph is {@link hold held}, the run waits for the last holder's release.
    */
   advance(graphName: string): void {
+    const held = this.holds.get(graphName);
+    if (held) {
+      held.dirty = true;
+      return;
+    }
     const state = this.pending.get(graphName);
     if (state) {
       state.dirty = true;
@@ -124,6 +132,32 @@ export class AuditAnchors {
         if (entry.dirty) this.advance(graphName);
       }
     });
+  }
+
+  /**
+   * Holds the anchoring of `graphName` until the returned release is called (by every holder,
+   * when several hold it): writes meanwhile raise the anchor once, at the release, instead of
+   * after each of them. A bulk import holds it for its request, so its batches — each its own
+   * transaction — cost one anchoring (a transaction of the platform graph) in all, not one each.
+   * A run already started finishes; releasing twice is harmless.
+   */
+  hold(graphName: string): () => void {
+    let held = this.holds.get(graphName);
+    if (!held) {
+      held = { count: 0, dirty: false };
+      this.holds.set(graphName, held);
+    }
+    held.count += 1;
+    const state = held;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      state.count -= 1;
+      if (state.count > 0) return;
+      this.holds.delete(graphName);
+      if (state.dirty) this.advance(graphName);
+    };
   }
 
   /**

@@ -704,6 +704,32 @@ describe('POST /api/import/edges', () => {
     expect((await importEdges({ edges, batchSize: 2001 })).statusCode).toBe(400);
     expect((await importEdges({ edges: 'x' })).statusCode).toBe(400);
   });
+
+  it('checks the body around a list of edges taken as sent: batchSize and its default, a missing list, on import and removal', async () => {
+    // The edge list skips zod's element-by-element copy (edgesBodyValidator): the rest of the
+    // body is still zod's, with its answers and its default.
+    const edges = [{ from: 'country:gm', edge: 'BORDERS', to: 'country:fr' }];
+    for (const url of ['/api/import/edges', '/api/import/edges/remove']) {
+      const send = (payload: Record<string, unknown>) => site.request({ method: 'POST', url, payload });
+      for (const batchSize of [0, 2001, 1.5, '5', null]) {
+        const response = await send({ edges, batchSize });
+        expect(response.statusCode, `${url} batchSize ${JSON.stringify(batchSize)}`).toBe(400);
+        expect(response.json()).toMatchObject({ code: 'validation_failed' });
+        expect(response.json().error).toContain('batchSize');
+      }
+      for (const body of [{}, { edges: { 0: edges[0] } }, { edges: null }]) {
+        const response = await send(body);
+        expect(response.statusCode, `${url} ${JSON.stringify(body)}`).toBe(400);
+        expect(response.json().error).toContain('edges');
+      }
+      // 1,001 edges (malformed ones fail alone, by index) in batches of the default 500.
+      const many = [...edges, ...Array.from({ length: 1000 }, (_, i) => (i % 2 === 0 ? 'x' : { from: 'gm' }))];
+      const response = await send({ edges: many, ignored: true });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({ batches: 3, failed: 1000 });
+      expect(response.json().errors[0].index).toBe(1);
+    }
+  });
 });
 
 describe('POST /api/import/edges: the relationships of the types', () => {

@@ -11,7 +11,7 @@ import {
   TrellisError,
   tooManyAdvice,
 } from '@trelliscms/core';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/actor';
@@ -91,6 +91,44 @@ const importJsonValidator: FastifySchemaCompiler<unknown> = (route) => {
   };
 };
 
+/**
+ * The validator of the edge routes: zod's `z.array(z.unknown())` makes a copy of `edges`,
+ * element by element (tens of thousands of them), to accept any element. When `edges` is a
+ * list, zod checks the rest of the body and the list is taken as sent (each edge is checked
+ * on its own by the import); anything else goes to zod whole, so the answers (400s included)
+ * are the ones zod gives.
+ */
+const edgesBodyValidator: FastifySchemaCompiler<unknown> = (route) => {
+  const full = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+  if (route.schema !== ImportEdgesRequest && route.schema !== RemoveEdgesRequest) return full;
+  return (data: unknown) => {
+    const edges = isJsonObject(data) ? (data as { edges?: unknown }).edges : undefined;
+    if (Array.isArray(edges)) {
+      const rest = full({ ...(data as object), edges: [] }) as { value?: object; error?: unknown };
+      if (!rest.error && rest.value) return { value: { ...rest.value, edges } };
+    }
+    return full(data);
+  };
+};
+
+/**
+ * Runs a bulk write of the request's site with the graph's audit anchoring held
+ * (AuditAnchors.hold): its batches, each one transaction, raise the anchor once when it ends
+ * (also when it fails), instead of one anchoring — a transaction of the platform graph — per batch.
+ */
+async function anchoredOnce<T>(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  write: () => Promise<T>,
+): Promise<T> {
+  const release = app.trellis.auditAnchors.hold(siteOf(request).graphName);
+  try {
+    return await write();
+  } finally {
+    release();
+  }
+}
+
 /** Spec §4 Bulk import (site-scoped): records of one type, and relationship edges. */
 export const importRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config } = app.trellis;
@@ -117,20 +155,22 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       const publishTo = body.publish ? await getEnvironment(graph, body.publish) : null;
       if (publishTo)
         await assertImportMayPublish({ reader: graph, typeName: type.name, role: siteOf(request).role });
-      const result = await importRecords({
-        publishTo,
-        now: app.releases.now(),
-        graph,
-        type,
-        records: body.records,
-        batchSize: body.batchSize,
-        skipExisting: body.skipExisting,
-        dryRun: body.dryRun,
-        actor: actorOf(request.principal!),
-        estimatedRecordsPerSec: config.IMPORT_ESTIMATED_RECORDS_PER_SEC,
-        onWritten: (items) => keepEmbedded(app, request, type, ...items),
-        source: bulkBodySource(request),
-      });
+      const result = await anchoredOnce(app, request, () =>
+        importRecords({
+          publishTo,
+          now: app.releases.now(),
+          graph,
+          type,
+          records: body.records,
+          batchSize: body.batchSize,
+          skipExisting: body.skipExisting,
+          dryRun: body.dryRun,
+          actor: actorOf(request.principal!),
+          estimatedRecordsPerSec: config.IMPORT_ESTIMATED_RECORDS_PER_SEC,
+          onWritten: (items) => keepEmbedded(app, request, type, ...items),
+          source: bulkBodySource(request),
+        }),
+      );
       if (!body.dryRun) {
         app.events.bus.emit({
           type: 'import.finished',
@@ -166,18 +206,21 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ImportEdgesRequest,
         response: { 200: ImportEdgesResponse, ...errors },
       },
+      validatorCompiler: edgesBodyValidator,
       config: { siteScope: 'site', permission: 'content:write', isBulkBody: true },
     },
     async (request) => {
       const { edges, batchSize } = request.body;
       if (edges.length > IMPORT_MAX_EDGES)
         throw tooMany(edges.length, IMPORT_MAX_EDGES, 'edges', IMPORT_EDGES_BATCH.max);
-      const result = await importEdges({
-        graph: siteOf(request).graph,
-        edges,
-        batchSize,
-        actor: actorOf(request.principal!),
-      });
+      const result = await anchoredOnce(app, request, () =>
+        importEdges({
+          graph: siteOf(request).graph,
+          edges,
+          batchSize,
+          actor: actorOf(request.principal!),
+        }),
+      );
       app.events.bus.emit({
         type: 'import.finished',
         siteId: siteOf(request).id,
@@ -205,18 +248,21 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         body: RemoveEdgesRequest,
         response: { 200: RemoveEdgesResponse, ...errors },
       },
+      validatorCompiler: edgesBodyValidator,
       config: { siteScope: 'site', permission: 'content:write', isBulkBody: true },
     },
     async (request) => {
       const { edges, batchSize } = request.body;
       if (edges.length > IMPORT_MAX_EDGES)
         throw tooMany(edges.length, IMPORT_MAX_EDGES, 'edges', IMPORT_EDGES_BATCH.max);
-      return removeEdges({
-        graph: siteOf(request).graph,
-        edges,
-        batchSize,
-        actor: actorOf(request.principal!),
-      });
+      return anchoredOnce(app, request, () =>
+        removeEdges({
+          graph: siteOf(request).graph,
+          edges,
+          batchSize,
+          actor: actorOf(request.principal!),
+        }),
+      );
     },
   );
 };
