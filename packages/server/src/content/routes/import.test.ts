@@ -723,7 +723,10 @@ describe('POST /api/import/edges', () => {
         expect(response.json().error).toContain('edges');
       }
       // 1,001 edges (malformed ones fail alone, by index) in batches of the default 500.
-      const many = [...edges, ...Array.from({ length: 1000 }, (_, i) => (i % 2 === 0 ? 'x' : { from: 'gm' }))];
+      const many = [
+        ...edges,
+        ...Array.from({ length: 1000 }, (_, i) => (i % 2 === 0 ? 'x' : { from: 'gm' })),
+      ];
       const response = await send({ edges: many, ignored: true });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toMatchObject({ batches: 3, failed: 1000 });
