@@ -49,6 +49,7 @@ export interface RenderedArtifact {
   /** variables the page's templates read that had no value (only with `limits.reportUndefined`) */
   undefinedVariables?: UndefinedVariable[];
   /** the page's UTF-8 bytes (only with `encodePages`; what `bytes` and `hash` were taken from) */
+  // (a member added here is copied by render-worker.ts's `withoutPage` too)
   page?: Uint8Array;
 }
 
