@@ -161,11 +161,15 @@ describe('installSyncRender', () => {
       templates: { ...LAYOUTS, part: '{% for y in list %}{{ y | whose }}{% endfor %}' },
     });
     for (const liquid of [plain, fast]) {
-      liquid.registerFilter('whose', function (this: { context: { getSync(path: string[]): unknown } }, v: unknown) {
-        return `${String(this.context.getSync(['who']))}${String(v)};`;
-      });
+      liquid.registerFilter(
+        'whose',
+        function (this: { context: { getSync(path: string[]): unknown } }, v: unknown) {
+          return `${String(this.context.getSync(['who']))}${String(v)};`;
+        },
+      );
     }
-    const source = '{% for x in list %}{{ x | whose }}{% endfor %}{% render "part", list: list, who: "inner" %}{{ 0 | whose }}';
+    const source =
+      '{% for x in list %}{{ x | whose }}{% endfor %}{% render "part", list: list, who: "inner" %}{{ 0 | whose }}';
     const parsedFast = fast.parse(source);
     const parsedPlain = plain.parse(source);
     for (const who of ['first', 'second', 'third']) {

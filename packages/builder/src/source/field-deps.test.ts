@@ -171,7 +171,24 @@ describe('sortedKeys', () => {
       state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
       return state / 2_147_483_648;
     };
-    const pool = ['title', 'Title', 'date', 'url', 'body', 'a', 'ab', 'b', '', '10', '9', 'é', 'z\u00e9', '\ud83d\ude00', '__proto__', 'x"y'];
+    const pool = [
+      'title',
+      'Title',
+      'date',
+      'url',
+      'body',
+      'a',
+      'ab',
+      'b',
+      '',
+      '10',
+      '9',
+      'é',
+      'z\u00e9',
+      '\ud83d\ude00',
+      '__proto__',
+      'x"y',
+    ];
     const views: ViewReads[] = Array.from({ length: 12 }, () => ({
       item: { id: 'i', type: 't', fields: {} },
       epoch: 0,
