@@ -572,7 +572,7 @@ export function installSyncRender(liquid: Liquid): boolean {
     // {@link CLOCK_EVERY}th template, counted across lists and renders, and an empty list
     // counts as one. The same error from the same check, at most that many templates later: a
     // template never runs long without rendering others (a loop's body, a partial), and reading
-    // the clock before each was about 2 % of a build's rendering.
+    // the clock before each was 1–2.4 % of the render workers' profiles.
     if (templates.length === 0 && --untilClock < 0) {
       untilClock = CLOCK_EVERY - 1;
       limit.check(performance.now());

@@ -34,7 +34,7 @@ import { type SharedList, SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 import { seoHead, viewSeo } from './seo-head';
 
-/** The outcome of rendering one artifact. */
+/** The outcome of rendering one artifact (a member added here is copied by render-worker.ts's `withoutPage` too). */
 export interface RenderedArtifact {
   key: string;
   file: string;
@@ -49,7 +49,6 @@ export interface RenderedArtifact {
   /** variables the page's templates read that had no value (only with `limits.reportUndefined`) */
   undefinedVariables?: UndefinedVariable[];
   /** the page's UTF-8 bytes (only with `encodePages`; what `bytes` and `hash` were taken from) */
-  // (a member added here is copied by render-worker.ts's `withoutPage` too)
   page?: Uint8Array;
 }
 
