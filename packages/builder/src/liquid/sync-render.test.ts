@@ -156,6 +156,29 @@ describe('installSyncRender', () => {
     expect(() => fast.parseAndRenderSync(source, {})).toThrow(/template render limit exceeded/);
   });
 
+  it("gives a filter the render's own context as `this`, in loops, partials and later renders", () => {
+    const { plain, fast } = environments({
+      templates: { ...LAYOUTS, part: '{% for y in list %}{{ y | whose }}{% endfor %}' },
+    });
+    for (const liquid of [plain, fast]) {
+      liquid.registerFilter(
+        'whose',
+        function (this: { context: { getSync(path: string[]): unknown } }, v: unknown) {
+          return `${String(this.context.getSync(['who']))}${String(v)};`;
+        },
+      );
+    }
+    const source =
+      '{% for x in list %}{{ x | whose }}{% endfor %}{% render "part", list: list, who: "inner" %}{{ 0 | whose }}';
+    const parsedFast = fast.parse(source);
+    const parsedPlain = plain.parse(source);
+    for (const who of ['first', 'second', 'third']) {
+      const expected = plain.renderSync(parsedPlain, { who, list: [1, 2] });
+      expect(expected).toBe(`${who}1;${who}2;inner1;inner2;${who}0;`);
+      expect(fast.renderSync(parsedFast, { who, list: [1, 2] })).toBe(expected);
+    }
+  });
+
   it('fails an output the way liquidjs does (the page, the template line)', () => {
     const { plain, fast } = environments();
     const source = 'line one\n{{ s | slice: "x" | nosuch }}';

@@ -3,7 +3,7 @@ import { isRenderTimeLimit } from '../liquid/create-liquid';
 import type { ScriptRunner } from '../sandbox/script-runner';
 import { StoreReader } from '../snapshot/shared-store';
 import type { Snapshot } from '../snapshot/types';
-import { Renderer, rendersScripts } from './renderer';
+import { type RenderedArtifact, Renderer, rendersScripts } from './renderer';
 import type {
   ChunkPages,
   WorkerArtifact,
@@ -74,6 +74,22 @@ function joinPages(pages: ReadonlyArray<Uint8Array | null>): ChunkPages {
     ends.push(at);
   }
   return { bytes, ends };
+}
+
+/**
+ * What the build's thread gets of a rendered artifact: every member of {@link RenderedArtifact}
+ * but `html` and `page` (sent apart, in the chunk's buffer), in the same order: what
+ * `{ html, page, ...rest }` gave as `rest`, without its generic copy (a runtime call per page).
+ * A member added to `RenderedArtifact` is added here too.
+ */
+function withoutPage(rendered: RenderedArtifact): WorkerArtifact {
+  const { key, file, bytes, hash, deps } = rendered;
+  const rest: WorkerArtifact = { key, file, bytes, hash, deps };
+  // members the renderer sets only on some artifacts (kept when present, even undefined, as a copy keeps them)
+  if ('error' in rendered) rest.error = rendered.error;
+  if ('template' in rendered) rest.template = rendered.template;
+  if ('undefinedVariables' in rendered) rest.undefinedVariables = rendered.undefinedVariables;
+  return rest;
 }
 
 function loaded(): Held {
@@ -149,13 +165,14 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
     let unreported = 0;
     let reportedAt = performance.now();
     for (const spec of message.specs) {
-      const { html, page, ...rest } = renderer.render(spec);
-      if (rest.error !== undefined && isRenderTimeLimit(rest.error)) {
+      const rendered = renderer.render(spec);
+      const { html, page } = rendered;
+      if (rendered.error !== undefined && isRenderTimeLimit(rendered.error)) {
         // a page that loops until the limit: the next ones of its template would too
-        post({ type: 'limit', key: spec.key, template: rest.template ?? null, error: rest.error });
+        post({ type: 'limit', key: spec.key, template: rendered.template ?? null, error: rendered.error });
         return;
       }
-      results.push(rest);
+      results.push(withoutPage(rendered));
       if (message.pages) pages.push(html === undefined ? null : (page ?? encoder.encode(html)));
       unreported++;
       if (unreported === 25 || performance.now() - reportedAt >= 500) {

@@ -34,7 +34,7 @@ import { type SharedList, SnapshotSource } from '../source/snapshot-source';
 import { TrackingReader } from '../source/tracking-reader';
 import { seoHead, viewSeo } from './seo-head';
 
-/** The outcome of rendering one artifact. */
+/** The outcome of rendering one artifact (a member added here is copied by render-worker.ts's `withoutPage` too). */
 export interface RenderedArtifact {
   key: string;
   file: string;

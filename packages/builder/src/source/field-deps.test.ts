@@ -1,9 +1,19 @@
+import { hash } from 'node:crypto';
+import { canonicalJson } from '@trelliscms/core/build';
 import { Liquid } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
 import { dependencyReader } from '../incremental/dependency-reader';
 import type { Snapshot, SnapshotItem } from '../snapshot/types';
 import type { TraverseQuery } from './content-source';
-import { type ItemView, isPartialDep, viewEntries, viewValue } from './field-deps';
+import {
+  type ItemView,
+  isPartialDep,
+  partialDep,
+  sortedKeys,
+  type ViewReads,
+  viewEntries,
+  viewValue,
+} from './field-deps';
 import { SnapshotSource } from './snapshot-source';
 import { type QuerySpec, queryKey, TrackingReader, traverseKey } from './tracking-reader';
 
@@ -149,5 +159,99 @@ describe('traverseKey', () => {
     );
     for (const query of queries)
       expect(traverseKey(query as TraverseQuery)).toBe(queryKey({ kind: 'traverse', query } as QuerySpec));
+  });
+});
+
+describe('sortedKeys', () => {
+  it('gives the keys sorted and as JSON, for sets met before by this view, by other views or never', () => {
+    const seed = Number(process.env.TEST_SEED ?? Date.now() % 100_000);
+    console.log(`sortedKeys: seed ${seed} (TEST_SEED=${seed} repeats it)`);
+    let state = seed;
+    const random = () => {
+      state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return state / 2_147_483_648;
+    };
+    const pool = [
+      'title',
+      'Title',
+      'date',
+      'url',
+      'body',
+      'a',
+      'ab',
+      'b',
+      '',
+      '10',
+      '9',
+      'é',
+      'z\u00e9',
+      '\ud83d\ude00',
+      '__proto__',
+      'x"y',
+    ];
+    const views: ViewReads[] = Array.from({ length: 12 }, () => ({
+      item: { id: 'i', type: 't', fields: {} },
+      epoch: 0,
+      keys: new Set<string>(),
+      all: false,
+    }));
+    for (let round = 0; round < 2_000; round++) {
+      const view = Math.floor(random() * views.length);
+      const reads = views[view]!;
+      reads.keys.clear();
+      // few sets most of the time (shared across views), any set now and then
+      const size = 1 + Math.floor(random() * (round % 5 === 0 ? pool.length : 4));
+      const from = round % 5 === 0 ? pool.length : 6;
+      while (reads.keys.size < size) reads.keys.add(pool[Math.floor(random() * from)]!);
+      const expected = [...reads.keys].sort();
+      const sorted = sortedKeys(reads);
+      expect(sorted.keys, `seed ${seed}, round ${round}`).toEqual(expected);
+      expect(sorted.json).toBe(JSON.stringify(expected));
+      // a dependency value kept with a set stays with this view's set only
+      if (sorted.dep !== undefined) expect(sorted.dep).toBe(`view ${view}: ${sorted.json}`);
+      sorted.dep = `view ${view}: ${sorted.json}`;
+    }
+  });
+});
+
+describe('partialDep', () => {
+  it('hashes each value read as its canonical JSON (texts, numbers, booleans, null, objects, missing keys)', () => {
+    const fields: Record<string, unknown> = {
+      text: 'with "quotes", \\ and \n, \u2028, ü, \ud83d\ude00 and a lone \ud800',
+      empty: '',
+      zero: 0,
+      negativeZero: -0,
+      big: 1e21,
+      small: 5e-7,
+      fraction: -12.5,
+      yes: true,
+      no: false,
+      nothing: null,
+      list: [1, 'a', null, undefined, { b: 2, a: 1 }],
+      object: { z: 1, a: { y: [true], x: null }, skipped: undefined },
+    };
+    const item: SnapshotItem = { id: 'post:x', type: 'post', fields };
+    const keys = [...Object.keys(fields), 'absent'].sort();
+    let text = item.id;
+    for (const key of keys) {
+      const value = fields[key];
+      text += `\n${key}\n${value === undefined ? 'u' : `j${canonicalJson(value)}`}`;
+    }
+    const json = JSON.stringify(keys);
+    expect(partialDep(item, keys, json, new Map(), [])).toBe(`f:${hash('sha1', text, 'base64url')}:${json}`);
+    for (const key of keys) {
+      const one = fields[key];
+      const expected = `${item.id}\n${key}\n${one === undefined ? 'u' : `j${canonicalJson(one)}`}`;
+      expect(partialDep(item, [key], `["${key}"]`, new Map(), [])).toBe(
+        `f:${hash('sha1', expected, 'base64url')}:["${key}"]`,
+      );
+    }
+  });
+
+  it('refuses a value canonical JSON refuses (a number that is not finite)', () => {
+    for (const value of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      const item: SnapshotItem = { id: 'post:x', type: 'post', fields: { n: value } };
+      expect(() => partialDep(item, ['n'], '["n"]', new Map(), [])).toThrow(/canonicalJson/);
+    }
   });
 });

@@ -35,8 +35,18 @@ function own(object: Readonly<Record<string, unknown>> | undefined, key: string)
   return object !== undefined && Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
+/**
+ * `u` for a missing value, else `j` and its canonical JSON. A text, a boolean, a finite number or
+ * null is written as `canonicalJson` writes it (`JSON.stringify`), without its walk's set of
+ * objects seen (one per call: most values read are texts).
+ */
 function encode(value: unknown): string {
-  return value === undefined ? 'u' : `j${canonicalJson(value)}`;
+  if (value === undefined) return 'u';
+  if (value === null) return 'jnull';
+  const kind = typeof value;
+  if (kind === 'string' || kind === 'boolean' || (kind === 'number' && Number.isFinite(value)))
+    return `j${JSON.stringify(value)}`;
+  return `j${canonicalJson(value)}`;
 }
 
 /** The value behind one key of an item's template view, as text (see `TrackingReader.view`). */
@@ -113,7 +123,7 @@ export function currentPartialDep(
 
 /** The keys of a view's reads, sorted, as JSON, and the partial dependency they give (memoized). */
 export interface SortedKeys {
-  keys: string[];
+  keys: readonly string[];
   json: string;
   /** the item's partial dependency for these keys (see `TrackingReader.collect`) */
   dep?: string;
@@ -123,29 +133,57 @@ export interface SortedKeys {
 const KEPT_SETS = 4;
 
 /**
+ * Sets of keys sorted before, shared by every view (most views are read for the same few sets:
+ * a card's, an item's own page's): a set found here is neither sorted nor written as JSON again.
+ * Their arrays are never changed.
+ */
+const knownSets: Array<{ keys: readonly string[]; json: string }> = [];
+const KNOWN_SETS = 16;
+
+/** Whether `keys` holds exactly the members of `set` (`keys` has no duplicates). */
+function sameKeys(keys: readonly string[], set: ReadonlySet<string>): boolean {
+  if (keys.length !== set.size) return false;
+  for (let j = 0; j < keys.length; j++) if (!set.has(keys[j]!)) return false;
+  return true;
+}
+
+/**
  * The keys of `reads`, sorted, and as JSON: one of the sets this view's pages read before when
  * it is the same set (no sorting, no JSON, and its dependency value kept with it).
  */
 export function sortedKeys(reads: ViewReads): SortedKeys {
-  const size = reads.keys.size;
   const seen = reads.sorted;
   if (seen) {
     for (let i = 0; i < seen.length; i++) {
       const known = seen[i]!;
-      const keys = known.keys;
-      if (keys.length !== size) continue;
-      let same = true;
-      for (let j = 0; j < keys.length; j++) {
-        if (!reads.keys.has(keys[j]!)) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return known;
+      if (sameKeys(known.keys, reads.keys)) return known;
     }
   }
-  const keys = [...reads.keys].sort();
-  const sorted: SortedKeys = { keys, json: JSON.stringify(keys) };
+  let sorted: SortedKeys | undefined;
+  for (let i = 0; i < knownSets.length; i++) {
+    const known = knownSets[i]!;
+    if (sameKeys(known.keys, reads.keys)) {
+      sorted = { keys: known.keys, json: known.json };
+      break;
+    }
+  }
+  if (sorted === undefined) {
+    // insertion sort by UTF-16 code units (the order of `Array.prototype.sort`'s default), for
+    // the few keys a view is read for: no sort's work space
+    const keys: string[] = [];
+    for (const key of reads.keys) {
+      let i = keys.length;
+      keys.push(key);
+      while (i > 0 && keys[i - 1]! > key) {
+        keys[i] = keys[i - 1]!;
+        i--;
+      }
+      keys[i] = key;
+    }
+    sorted = { keys, json: JSON.stringify(keys) };
+    if (knownSets.length >= KNOWN_SETS) knownSets.pop();
+    knownSets.unshift({ keys, json: sorted.json });
+  }
   if (!seen) reads.sorted = [sorted];
   else {
     if (seen.length >= KEPT_SETS) seen.pop();

@@ -90,9 +90,19 @@ export class TrackingReader implements ReadRecorder {
   readonly touched: ViewReads[] = [];
   /** @internal logs of the reads being recorded for replay (memoized partials) */
   readonly taps: ViewRead[][] = [];
+  /** views in each locale, by item object (a localized page's) */
   private readonly views = new WeakMap<SnapshotItem, Map<string, ItemView>>();
+  /**
+   * views outside any locale, by item object (every view on a site without locales: no map per
+   * item, each worker views most items of a site once)
+   */
+  private readonly plainViews = new WeakMap<SnapshotItem, ItemView>();
   private readonly depHashes = new WeakMap<SnapshotItem, string>();
-  /** partial dependency values by item object and keys read (as JSON) */
+  /**
+   * partial dependency values by item object and keys read (as JSON), on a site with locales
+   * (an item's views in several locales give the same values); without locales an item has one
+   * view, whose sets of keys keep their values ({@link SortedKeys}'s `dep`)
+   */
   private readonly partials = new WeakMap<SnapshotItem, Map<string, string>>();
 
   constructor(params: { source: SnapshotSource; urls: ReadonlyMap<string, string> }) {
@@ -117,6 +127,7 @@ export class TrackingReader implements ReadRecorder {
   /** Forgets what was remembered of an item object (its view and dependency hash hold its URL). */
   forget(item: SnapshotItem): void {
     this.views.delete(item);
+    this.plainViews.delete(item);
     this.depHashes.delete(item);
     this.partials.delete(item);
   }
@@ -155,7 +166,10 @@ export class TrackingReader implements ReadRecorder {
       const sorted = sortedKeys(reads);
       // kept with the set of keys of this view (a view is dropped with its item: `forget`)
       let value = sorted.dep;
-      if (value === undefined) {
+      if (value === undefined && codes.length === 0) {
+        value = partialDep(item, sorted.keys, sorted.json, this.urls, codes);
+        sorted.dep = value;
+      } else if (value === undefined) {
         let byKeys = this.partials.get(item);
         if (!byKeys) {
           byKeys = new Map();
@@ -184,37 +198,49 @@ export class TrackingReader implements ReadRecorder {
 
   /** The template view of an item in the page's locale (memoized): a tracked view that records the keys read. */
   view(item: SnapshotItem): ItemView {
-    const code = this.locale ?? '';
+    if (this.locale === null) {
+      let view = this.plainViews.get(item);
+      if (!view) {
+        view = this.newView(item);
+        this.plainViews.set(item, view);
+      }
+      return view;
+    }
     let byLocale = this.views.get(item);
     if (!byLocale) {
       byLocale = new Map();
       this.views.set(item, byLocale);
     }
-    let view = byLocale.get(code);
+    let view = byLocale.get(this.locale);
     if (!view) {
-      const localized = this.locale === null ? item : this.locales.localize(item, this.locale);
-      const url =
-        (this.locale === null ? undefined : this.urls.get(`${item.id}@${this.locale}`)) ??
-        this.urls.get(item.id) ??
-        null;
-      // `{...fields, id, type, ...}`: the fields read from the item's own object (the long
-      // values, bodies, left in shared memory), the keys after them from `meta`
-      const meta: Record<string, unknown> & { id: string } = {
-        id: item.id,
-        type: item.type,
-        slug: itemSlug(item),
-        url,
-        status: item.status ?? null,
-        updatedAt: item.updatedAt ?? null,
-        version: item.version ?? null,
-        fields: localized.fields,
-        relationships: item.relationships ?? {},
-      };
-      if (this.locale !== null) meta.locale = this.locale;
-      view = new ItemView(localized.fields as Record<string, unknown>, meta, item, this);
-      byLocale.set(code, view);
+      view = this.newView(item);
+      byLocale.set(this.locale, view);
     }
     return view;
+  }
+
+  /** A new template view of an item in the page's locale. */
+  private newView(item: SnapshotItem): ItemView {
+    const localized = this.locale === null ? item : this.locales.localize(item, this.locale);
+    const url =
+      (this.locale === null ? undefined : this.urls.get(`${item.id}@${this.locale}`)) ??
+      this.urls.get(item.id) ??
+      null;
+    // `{...fields, id, type, ...}`: the fields read from the item's own object (the long
+    // values, bodies, left in shared memory), the keys after them from `meta`
+    const meta: Record<string, unknown> & { id: string } = {
+      id: item.id,
+      type: item.type,
+      slug: itemSlug(item),
+      url,
+      status: item.status ?? null,
+      updatedAt: item.updatedAt ?? null,
+      version: item.version ?? null,
+      fields: localized.fields,
+      relationships: item.relationships ?? {},
+    };
+    if (this.locale !== null) meta.locale = this.locale;
+    return new ItemView(localized.fields as Record<string, unknown>, meta, item, this);
   }
 
   /**
