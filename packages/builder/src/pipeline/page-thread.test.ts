@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadFixture } from '../../test/load-fixture';
 import { tempDir } from '../../test/temp-dir';
@@ -147,7 +148,7 @@ describe('the threaded page writer', () => {
 
 describe('the build thread heap watch', () => {
   it('collects once the heap has grown by the amount given, not before', () => {
-    const watch = heapWatch(64 * 1024 * 1024);
+    const watch = heapWatch(64 * 1024 * 1024, 0);
     expect(watch.check()).toBe(false);
     // about 100 MB of live arrays of numbers (1 MB each): past the growth given
     const held = Array.from({ length: 100 }, (_, i) =>
@@ -157,5 +158,17 @@ describe('the build thread heap watch', () => {
     // what is held stays: no growth since the collection
     expect(watch.check()).toBe(false);
     expect(held[99]![0]).toBe(99.5);
+  });
+
+  it('waits for a growth in proportion to the heap in use when that is larger', () => {
+    const used = getHeapStatistics().used_heap_size;
+    // ten times the heap in use: the 100 MB below is far from it
+    const watch = heapWatch(1, 10);
+    const held = Array.from({ length: 100 }, (_, i) =>
+      Array.from({ length: 131_072 }, (_, j) => i + j + 0.5),
+    );
+    expect(getHeapStatistics().used_heap_size - used).toBeGreaterThan(64 * 1024 * 1024);
+    expect(watch.check()).toBe(false);
+    expect(held[0]![0]).toBe(0.5);
   });
 });

@@ -21,7 +21,7 @@ const encoder = new TextEncoder();
 
 /**
  * Growth of the build thread's heap in use past which the threaded writer asks for a full
- * collection (see {@link heapWatch}). The writes through `writeFile` kept each chunk's page
+ * collection (see {@link heapWatch}; half the heap in use after the last one when that is more). The writes through `writeFile` kept each chunk's page
  * bytes (external memory) until written, and V8 collected whenever 64 MB of those had come;
  * pages handed to the thread are copied and let go at once, so nothing else keeps the heap
  * to that cadence.
