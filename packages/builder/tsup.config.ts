@@ -15,6 +15,8 @@ export default defineConfig([
       '!liquid-worker.js.map',
       '!search-worker.js',
       '!search-worker.js.map',
+      '!page-write-worker.js',
+      '!page-write-worker.js.map',
     ],
     sourcemap: true,
     target: 'node20',
@@ -29,6 +31,8 @@ export default defineConfig([
       'liquid-worker': 'src/sandbox/liquid-worker.ts',
       // the search index's shards of a large site: src/emit/shard-index-worker.ts starts it
       'search-worker': 'src/emit/search-worker.ts',
+      // the render stage's page writes of a large build: src/pipeline/page-thread.ts starts it
+      'page-write-worker': 'src/pipeline/page-write-worker.ts',
     },
     format: ['esm'],
     sourcemap: true,

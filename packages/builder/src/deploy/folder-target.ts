@@ -66,6 +66,8 @@ export function createFolderTarget(options: { dir: string }): DeployTarget {
       await mkdir(dir, { recursive: true });
       return {
         writeFile: folderWriter(dir),
+        // pages are written in place: another thread may write them there itself
+        pageFolder: dir,
         async carry() {},
         async commit({ manifest, removed, activate = true }) {
           if (!activate) throw refuseInactive();

@@ -18,6 +18,13 @@ export interface DeployCapabilities {
 export interface WriteSession {
   /** writes one file of the new version (`path` relative to the site root, `/`-separated) */
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
+  /**
+   * a local folder the new version's files may also be written into directly, by any thread and
+   * with plain file-system calls, to the same effect as {@link writeFile} (a file at `path`
+   * under it, written in place; its parent folders made as needed); absent when files must go
+   * through `writeFile`
+   */
+  readonly pageFolder?: string;
   /** makes these files of the live version part of the new one unchanged (incremental builds) */
   carry(files: readonly string[]): Promise<void>;
   /**

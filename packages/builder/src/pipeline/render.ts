@@ -8,6 +8,7 @@ import { loadScriptRunner } from '../sandbox/script-runner';
 import { DepsSpill } from './deps-spill';
 import type { LoadedContent } from './load';
 import type { BuildSettings } from './options';
+import { pageThreadMinPages, threadPageWriter } from './page-thread';
 import type { SelectedPage } from './select-work';
 
 /** The pages rendered, or why rendering stopped (the session is aborted then). */
@@ -91,7 +92,13 @@ export async function render(params: {
   const { env, limits, mediaBaseUrl, progress } = settings;
   const specs = params.work.map((page) => page.artifact);
   const urls = params.plan.urls;
-  const writer = session ? pageWriter(session) : null;
+  // a session with a local page folder: the pages of a large build are written on a thread of
+  // their own (synchronous calls, no libuv round trip per call), else through `writeFile`
+  const writer = !session
+    ? null
+    : session.pageFolder !== undefined && specs.length >= pageThreadMinPages.value
+      ? threadPageWriter(session.pageFolder, QUEUED_PAGES_HIGH_WATER)
+      : pageWriter(session);
   const onPages = writer ? (pages: RenderedPage[]) => writer.add(pages) : undefined;
   progress({ phase: 'render', done: 0, total: specs.length });
   // each page's dependencies wait on disk while the workers render (null: kept in memory)
