@@ -19,6 +19,13 @@ function pageWriteWorkerScript() {
 
 const encoder = new TextEncoder();
 
+/** The error that stops a build whose page could not be written (either page writer's). */
+export function pageWriteFailed(error: unknown): RenderAbortedError {
+  return new RenderAbortedError(
+    `a page could not be written: ${error instanceof Error ? error.message : String(error)}`,
+  );
+}
+
 /**
  * Growth of the build thread's heap in use past which the threaded writer asks for a full
  * collection (see {@link heapWatch}; half the heap in use after the last one when that is more). The writes through `writeFile` kept each chunk's page
@@ -110,10 +117,7 @@ export function threadPageWriter(root: string, highWater: number) {
       idle = [];
       behind = [];
       if (failure) {
-        const { error } = failure;
-        throw new RenderAbortedError(
-          `a page could not be written: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        throw pageWriteFailed(failure.error);
       }
     },
   };

@@ -8,7 +8,7 @@ import { loadScriptRunner } from '../sandbox/script-runner';
 import { DepsSpill } from './deps-spill';
 import type { LoadedContent } from './load';
 import type { BuildSettings } from './options';
-import { pageThreadMinPages, threadPageWriter } from './page-thread';
+import { pageThreadMinPages, pageWriteFailed, threadPageWriter } from './page-thread';
 import type { SelectedPage } from './select-work';
 
 /** The pages rendered, or why rendering stopped (the session is aborted then). */
@@ -65,10 +65,7 @@ export function pageWriter(session: WriteSession) {
       idle = [];
       behind = [];
       if (failure) {
-        const { error } = failure;
-        throw new RenderAbortedError(
-          `a page could not be written: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        throw pageWriteFailed(failure.error);
       }
     },
   };

@@ -309,22 +309,17 @@ describe('anchoring held during a bulk write', () => {
   it('anchors a bulk import of several batches once (records, edges, removal), to the head after its last batch', async () => {
     const anchors = app.trellis.auditAnchors;
     const request = site().request;
-    const created = await request({
-      method: 'POST',
-      url: '/api/types',
-      payload: {
-        name: 'note',
-        label: 'Note',
-        nodeLabel: 'Note',
-        keyField: 'slug',
-        fields: [
-          { name: 'slug', type: 'string', required: true, unique: true },
-          { name: 'title', type: 'string', required: true },
-        ],
-        relationships: [{ name: 'seeAlso', edgeLabel: 'SEE_ALSO', target: 'note', kind: 'many-to-many' }],
-      },
+    await site().createType({
+      name: 'note',
+      label: 'Note',
+      nodeLabel: 'Note',
+      keyField: 'slug',
+      fields: [
+        { name: 'slug', type: 'string', required: true, unique: true },
+        { name: 'title', type: 'string', required: true },
+      ],
+      relationships: [{ name: 'seeAlso', edgeLabel: 'SEE_ALSO', target: 'note', kind: 'many-to-many' }],
     });
-    expect(created.statusCode, created.body).toBe(201);
     await anchors.settle();
     // Each anchoring run reads the graph's head once (advanceOnce): counted on the real method.
     const runs = vi.spyOn(anchors as unknown as { advanceOnce: () => Promise<void> }, 'advanceOnce');
