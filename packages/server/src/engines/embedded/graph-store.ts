@@ -86,7 +86,8 @@ function inKeyOrder(rows: ReadonlyArray<readonly [string, string, ...unknown[]]>
   for (let i = 1; i < rows.length; i += 1) {
     const [type, to] = rows[i - 1] as readonly [string, string];
     const [nextType, nextTo] = rows[i] as readonly [string, string];
-    if (!(type === nextType ? compareBinary(to, nextTo) < 0 : compareBinary(type, nextType) < 0)) return false;
+    if (!(type === nextType ? compareBinary(to, nextTo) < 0 : compareBinary(type, nextType) < 0))
+      return false;
   }
   return true;
 }

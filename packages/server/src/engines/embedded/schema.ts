@@ -73,6 +73,8 @@ function edgesTable(name: string): string {
 ) WITHOUT ROWID;`;
 }
 const EDGES_TO = 'CREATE INDEX IF NOT EXISTS edges_to ON edges (to_rid, type, from_rid);';
+/** The edges table and its reverse index as the schema makes them (bench/import-sizes.ts's edge floor). */
+export const EDGES_SQL = `${edgesTable('edges')}\n${EDGES_TO}`;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
