@@ -5,7 +5,8 @@
  * per 2,000 (the bench's batchSize), with the embedded engine's durability and pragmas, into
  * a graph that already holds the N nodes and E earlier edges (the second import of
  * profile-import.ts), in layouts:
- * - `text`: the engine's schema (edges keyed by (from_id, type, to_id) text, `edges_to` index);
+ * - `text`: schema 5's edges (keyed by (from_id, type, to_id) text, `edges_to` index; schema 6,
+ *   the engine's now, keys them by rid as `rid` here does);
  * - `text+ends`: the same plus the two endpoint lookups the engine makes per edge (nodes.id);
  * - `rid`: the same edges keyed by the nodes' integer rids ((from_rid, type, to_rid), and the
  *   reverse index), the ends looked up to rids in the statement.
@@ -53,6 +54,11 @@ function run(layout: Layout): { ms: number; cpuMs: number } {
     db.exec('PRAGMA cache_size = -65536');
     db.exec('PRAGMA mmap_size = 268435456');
     db.exec(SCHEMA_SQL);
+    // Schema 5's text-keyed edges table in place of schema 6's.
+    db.exec(`DROP TABLE edges;
+CREATE TABLE edges (from_id TEXT NOT NULL, type TEXT NOT NULL, to_id TEXT NOT NULL, props TEXT NOT NULL,
+  PRIMARY KEY (from_id, type, to_id)) WITHOUT ROWID;
+CREATE INDEX edges_to ON edges (to_id, type, from_id);`);
     db.exec(RID_SCHEMA);
     const node = db.prepare(
       `INSERT INTO nodes (id, label, labels, props) VALUES (?, 'Article', '["Article","Content"]', '{}')`,

@@ -24,6 +24,7 @@ import { searchText } from '@trelliscms/core';
 import Database from 'libsql';
 import { loadConfig } from '../src/config';
 import { importThread, importThreadReady, importThreadStats } from '../src/content/import-pipeline';
+import { EDGES_SQL } from '../src/engines/embedded/schema';
 import { buildApp } from '../src/http/app';
 import { benchApi, benchAppEnv } from './bench-app';
 
@@ -139,14 +140,26 @@ INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
   }
 }
 
+/** Schema 5's edges table (before schema 6 keyed edges by the ends' rids), for the old floor beside the new. */
+const TEXT_EDGES_SQL = `CREATE TABLE edges (from_id TEXT NOT NULL, type TEXT NOT NULL, to_id TEXT NOT NULL, props TEXT NOT NULL,
+  PRIMARY KEY (from_id, type, to_id)) WITHOUT ROWID;
+CREATE INDEX edges_to ON edges (to_id, type, from_id);`;
+
 /**
  * The edges table's own floor: `edges` plain INSERTs (one prepared statement, one row each) into
- * the embedded engine's edges table and its reverse index (schema.ts: keyed by (from_id, type,
- * to_id) text, `edges_to`), with the same pragmas as {@link floor}, one transaction per
- * EDGE_BATCH rows, the rows made before the clock starts. Not the engine's other work per edge
- * (both ends checked to exist, the audit entry): what SQLite alone needs for these rows.
+ * the embedded engine's edges table and its reverse index as the schema makes them (schema.ts
+ * `EDGES_SQL`: keyed by the ends' rids, (from_rid, type, to_rid), and `edges_to`), the rids
+ * given (`ridOf`, the rids the import's nodes have), with the same pragmas as {@link floor}, one
+ * transaction per EDGE_BATCH rows, the rows made before the clock starts. Not the engine's
+ * other work per edge (both ends looked up and checked to exist, the audit entry): what SQLite
+ * alone needs for these rows. `shape: 'text'`: the same into schema 5's table, keyed by the
+ * ends' id strings (from_id, type, to_id), the floor before schema 6.
  */
-export function edgeFloor(edges: Array<{ from: string; edge: string; to: string }>): {
+export function edgeFloor(
+  edges: Array<{ from: string; edge: string; to: string }>,
+  ridOf: ReadonlyMap<string, number>,
+  shape: 'engine' | 'text' = 'engine',
+): {
   ms: number;
   cpuMs: number;
 } {
@@ -158,11 +171,22 @@ export function edgeFloor(edges: Array<{ from: string; edge: string; to: string 
     db.exec('PRAGMA wal_autocheckpoint = 10000');
     db.exec('PRAGMA cache_size = -65536');
     db.exec('PRAGMA mmap_size = 268435456');
-    db.exec(`CREATE TABLE edges (from_id TEXT NOT NULL, type TEXT NOT NULL, to_id TEXT NOT NULL, props TEXT NOT NULL,
-  PRIMARY KEY (from_id, type, to_id)) WITHOUT ROWID;
-CREATE INDEX edges_to ON edges (to_id, type, from_id);`);
-    const insert = db.prepare('INSERT INTO edges (from_id, type, to_id, props) VALUES (?, ?, ?, ?)');
-    const rows = edges.map((edge) => [edge.from, edge.edge, edge.to, '{}']);
+    db.exec(shape === 'text' ? TEXT_EDGES_SQL : EDGES_SQL);
+    const insert = db.prepare(
+      shape === 'text'
+        ? 'INSERT INTO edges (from_id, type, to_id, props) VALUES (?, ?, ?, ?)'
+        : 'INSERT INTO edges (from_rid, type, to_rid, props) VALUES (?, ?, ?, ?)',
+    );
+    const rid = (id: string) => {
+      const found = ridOf.get(id);
+      if (found === undefined) throw new Error(`edge floor: no rid for ${id}`);
+      return found;
+    };
+    const rows = edges.map((edge) =>
+      shape === 'text'
+        ? [edge.from, edge.edge, edge.to, '{}']
+        : [rid(edge.from), edge.edge, rid(edge.to), '{}'],
+    );
     const cpu = process.cpuUsage();
     const started = performance.now();
     for (let at = 0; at < rows.length; at += EDGE_BATCH) {
@@ -229,6 +253,8 @@ export async function benchImportSizes({
   results: SizeResult[];
   edgesPerSec: number | null;
   edgeFloorPerSec: number | null;
+  /** The floor of schema 5's edges table (keyed by the ends' id strings) on the same rows. */
+  edgeTextFloorPerSec: number | null;
   /** The edges floor's CPU time over the edge import's (process: server and client). */
   edgeCpuRatio: number | null;
   edges: number;
@@ -238,6 +264,7 @@ export async function benchImportSizes({
   const results: SizeResult[] = [];
   let edgesPerSec: number | null = null;
   let edgeFloorPerSec: number | null = null;
+  let edgeTextFloorPerSec: number | null = null;
   let edgeCpuRatio: number | null = null;
   for (const size of sizes) {
     if (only && !only.includes(size.name)) continue;
@@ -292,10 +319,18 @@ export async function benchImportSizes({
           to: `article:article-${(i * 7 + 1 + Math.floor(i / count)) % count}`,
           props: {},
         }));
-        // The edges table's own floor on the same rows, in the same process just before.
-        const edgeFloorRun = edgeFloor(edgeList);
+        // The edges table's own floor on the same rows, in the same process just before; the
+        // rids are the nodes' (the warm-up records took the first ones), and schema 5's floor.
+        const ridOf = new Map(
+          list.map((record, i) => [`article:${record.slug as string}`, warm.length + i + 1]),
+        );
+        const edgeFloorRun = edgeFloor(edgeList, ridOf);
         edgeFloorPerSec = (edges / edgeFloorRun.ms) * 1000;
-        console.error(`[sizes] edges: floor ${Math.round(edgeFloorRun.ms)} ms for ${edges} rows`);
+        const textFloorRun = edgeFloor(edgeList, ridOf, 'text');
+        edgeTextFloorPerSec = (edges / textFloorRun.ms) * 1000;
+        console.error(
+          `[sizes] edges: floor ${Math.round(edgeFloorRun.ms)} ms (cpu ${Math.round(edgeFloorRun.cpuMs)} ms) for ${edges} rows; schema 5's text-keyed floor ${Math.round(textFloorRun.ms)} ms (cpu ${Math.round(textFloorRun.cpuMs)} ms)`,
+        );
         const payload = JSON.stringify({ edges: edgeList, batchSize: EDGE_BATCH });
         const cpu = process.cpuUsage();
         const started = performance.now();
@@ -310,6 +345,9 @@ export async function benchImportSizes({
           cpuMs: cpuMs(process.cpuUsage(cpu)),
           floorCpuMs: edgeFloorRun.cpuMs,
         };
+        console.error(
+          `[sizes] edges: import ${Math.round(edgeRun.ms)} ms, process cpu ${Math.round(edgeRun.cpuMs)} ms; load ${loadText()}`,
+        );
       }
       return { run, edgeRun };
     });
@@ -330,7 +368,7 @@ export async function benchImportSizes({
     });
     loads.push(loadText());
   }
-  return { results, edgesPerSec, edgeFloorPerSec, edgeCpuRatio, edges, loads };
+  return { results, edgesPerSec, edgeFloorPerSec, edgeTextFloorPerSec, edgeCpuRatio, edges, loads };
 }
 
 function loadText(): string {
@@ -355,7 +393,7 @@ export function sizeSection(
   const edges =
     run.edgesPerSec === null
       ? 'Edges were not measured this run.'
-      : `Edges: ${rate(run.edgesPerSec)} edges/s (\`POST /api/import/edges\`, ${run.edges.toLocaleString('en-US')} edges between the small records, batchSize ${EDGE_BATCH}${EDGE_WARM_UP ? ', after a discarded warm-up edge import' : ''}; goal ≥ ${rate(GOAL_EDGES_PER_SEC)}/s: ${run.edgesPerSec >= GOAL_EDGES_PER_SEC ? 'met' : 'not met'}).${run.edgeFloorPerSec === null ? '' : ` The edges table's own floor on the same rows, just before in the same process (plain INSERTs, one per edge, into the engine's edges table and \`edges_to\` index, same pragmas, one transaction per ${EDGE_BATCH}; no endpoint checks): ${rate(run.edgeFloorPerSec)} rows/s, so the import is at ${Math.round((run.edgesPerSec / run.edgeFloorPerSec) * 100)} % of it (CPU floor / import ${run.edgeCpuRatio === null ? '–' : `${Math.round(run.edgeCpuRatio * 100)} %`}).`}`;
+      : `Edges: ${rate(run.edgesPerSec)} edges/s (\`POST /api/import/edges\`, ${run.edges.toLocaleString('en-US')} edges between the small records, batchSize ${EDGE_BATCH}${EDGE_WARM_UP ? ', after a discarded warm-up edge import' : ''}; goal ≥ ${rate(GOAL_EDGES_PER_SEC)}/s: ${run.edgesPerSec >= GOAL_EDGES_PER_SEC ? 'met' : 'not met'}).${run.edgeFloorPerSec === null ? '' : ` The edges table's own floor on the same rows, just before in the same process (plain INSERTs, one per edge, into the engine's edges table and \`edges_to\` index — schema 6: keyed by the ends' rids, the rids given — same pragmas, one transaction per ${EDGE_BATCH}; no endpoint lookups or checks): ${rate(run.edgeFloorPerSec)} rows/s, so the import is at ${Math.round((run.edgesPerSec / run.edgeFloorPerSec) * 100)} % of it (CPU floor / import ${run.edgeCpuRatio === null ? '–' : `${Math.round(run.edgeCpuRatio * 100)} %`}).${run.edgeTextFloorPerSec === null ? '' : ` The same floor in schema 5's table (keyed by the ends' id strings), for comparison: ${rate(run.edgeTextFloorPerSec)} rows/s.`}`}`;
   return [
     '## Import against the raw libSQL floor, by record size',
     '',

@@ -14,7 +14,25 @@ const ids = (nodes: Array<{ id: string }>) => nodes.map((node) => node.id);
  * Rewrites a current graph file into the layout of schema version 4: a `node_labels` row per
  * further label of every node (kept by triggers), no `label_carriers`.
  */
+/** Rewrites a current graph file into the layout of schema version 5 (edges keyed by the ends' ids). */
+function toVersion5(file: SqlConnection): void {
+  file.exec(`CREATE TABLE edges_5 (
+      from_id TEXT NOT NULL,
+      type TEXT NOT NULL,
+      to_id TEXT NOT NULL,
+      props TEXT NOT NULL,
+      PRIMARY KEY (from_id, type, to_id)
+    ) WITHOUT ROWID;
+    INSERT INTO edges_5 (from_id, type, to_id, props)
+      SELECT f.id, e.type, t.id, e.props FROM edges e JOIN nodes f ON f.rid = e.from_rid JOIN nodes t ON t.rid = e.to_rid;
+    DROP TABLE edges;
+    ALTER TABLE edges_5 RENAME TO edges;
+    CREATE INDEX edges_to ON edges (to_id, type, from_id);
+    UPDATE meta SET value = '5' WHERE key = 'schema_version';`);
+}
+
 function toVersion4(file: SqlConnection): void {
+  toVersion5(file);
   file.exec(`CREATE TABLE node_labels (
       label TEXT NOT NULL,
       rid INTEGER NOT NULL,
@@ -368,6 +386,92 @@ describe('embedded engine', () => {
       ['Content', 'Video'],
       ['Draft', 'Page'],
     ]);
+    check.close();
+  });
+
+  it('migrates a schema version 5 file: its edges are found by every edge read, and edge writes after it', async () => {
+    const graph = await engine.createGraph('v5');
+    // Ids whose order differs from their rids' (b made after c) and from UTF-16 order (U+FF5E
+    // against a surrogate pair: SQLite's BINARY order puts the pair last).
+    await graph.createNodes([
+      { id: 'a', labels: ['Post'], props: {} },
+      { id: 'c', labels: ['Post'], props: {} },
+      { id: 'b', labels: ['Tag'], props: {} },
+      { id: 'x\u{1F600}', labels: ['Tag'], props: {} },
+      { id: 'x\uFF5E', labels: ['Tag'], props: {} },
+    ]);
+    for (const [from, type, to, props] of [
+      ['a', 'TAGGED', 'x\u{1F600}', { w: 1 }],
+      ['a', 'TAGGED', 'x\uFF5E', {}],
+      ['a', 'TAGGED', 'b', {}],
+      ['a', 'LINKS', 'c', { w: 2 }],
+      ['c', 'TAGGED', 'b', {}],
+      ['b', 'LINKS', 'a', {}],
+    ] as const) {
+      expect(await graph.mergeEdge({ from, type, to, props })).toBe('created');
+    }
+    await engine.close();
+    const file = new SqlConnection(join(dir, 'graphs', 'v5.db'));
+    toVersion5(file);
+    expect(file.row('SELECT count(*) FROM edges WHERE from_id = ?', ['a'])?.[0]).toBe(4);
+    file.close();
+
+    engine = createEmbeddedEngine({ dataDir: dir });
+    await engine.init();
+    const reopened = await engine.openGraph('v5');
+    if (reopened === null) throw new Error('the migrated graph did not open');
+    const triples = (edges: Array<{ from: string; type: string; to: string }>) =>
+      edges.map((edge) => [edge.from, edge.type, edge.to]);
+    expect(triples(await reopened.getEdges({}))).toEqual([
+      ['a', 'LINKS', 'c'],
+      ['a', 'TAGGED', 'b'],
+      ['a', 'TAGGED', 'x\uFF5E'],
+      ['a', 'TAGGED', 'x\u{1F600}'],
+      ['b', 'LINKS', 'a'],
+      ['c', 'TAGGED', 'b'],
+    ]);
+    expect(await reopened.getEdges({ to: 'b', type: 'TAGGED' })).toEqual([
+      { from: 'a', type: 'TAGGED', to: 'b', props: {} },
+      { from: 'c', type: 'TAGGED', to: 'b', props: {} },
+    ]);
+    const withEdges = await reopened.getNodeWithEdges('a');
+    expect(withEdges?.edges.map((edge) => [edge.type, edge.to, edge.props])).toEqual([
+      ['LINKS', 'c', { w: 2 }],
+      ['TAGGED', 'b', {}],
+      ['TAGGED', 'x\uFF5E', {}],
+      ['TAGGED', 'x\u{1F600}', { w: 1 }],
+    ]);
+    expect((await reopened.getNodeJsonWithEdges('c'))?.edges).toEqual([{ type: 'TAGGED', to: 'b' }]);
+    const reached = await reopened.traverse({ from: 'b', direction: 'in', depth: 2 });
+    expect(reached.map((hit) => [hit.node.id, hit.depth])).toEqual([
+      ['a', 1],
+      ['c', 1],
+    ]);
+    // Writes after the migration: an update, an unchanged edge, a new one, a delete, a cascade.
+    expect(
+      await reopened.mergeEdges([
+        { from: 'a', type: 'LINKS', to: 'c', props: { w: 3 } },
+        { from: 'c', type: 'TAGGED', to: 'b', props: {} },
+        { from: 'b', type: 'LINKS', to: 'c', props: {} },
+        { from: 'b', type: 'LINKS', to: 'gone', props: {} },
+      ]),
+    ).toEqual(['updated', 'unchanged', 'created', 'missing_endpoint']);
+    expect(await reopened.deleteEdge({ from: 'a', type: 'TAGGED', to: 'x\uFF5E' })).toBe(true);
+    expect(await reopened.deleteNode('b')).toBe(true);
+    expect(triples(await reopened.getEdges({}))).toEqual([
+      ['a', 'LINKS', 'c'],
+      ['a', 'TAGGED', 'x\u{1F600}'],
+    ]);
+    expect((await reopened.getEdges({ from: 'a', type: 'LINKS' }))[0]?.props).toEqual({ w: 3 });
+    const check = new SqlConnection(join(dir, 'graphs', 'v5.db'));
+    expect(check.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0]).toBe(SCHEMA_VERSION);
+    expect(check.rows(`SELECT name FROM pragma_table_info('edges') ORDER BY cid`)).toEqual([
+      ['from_rid'],
+      ['type'],
+      ['to_rid'],
+      ['props'],
+    ]);
+    expect(check.row(`SELECT count(*) FROM sqlite_master WHERE name = 'edges_to'`)?.[0]).toBe(1);
     check.close();
   });
 

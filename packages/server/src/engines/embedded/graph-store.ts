@@ -47,59 +47,66 @@ const MAX_DIMENSION = 65_536;
 const SELECT_NODE = 'SELECT id, labels, props FROM nodes WHERE id = ?';
 /**
  * A node with its outgoing edges in one statement: the edges as one JSON array of
- * `[type, to, props]`, in the primary key's order (type, then target).
+ * `[type, to, props]` in the order SQLite scans them, the primary key's (from_rid, type,
+ * to_rid): by type, then by the target's rid, not its id. The reads sort them by (type, target
+ * id) in JavaScript when they are not in that order already ({@link inKeyOrder}); a node has
+ * few edges, and the usual single type of edges to nodes made in id order needs no sort.
  */
 const SELECT_NODE_WITH_EDGES = `SELECT n.labels, n.props,
-  (SELECT json_group_array(json_array(e.type, e.to_id, json(e.props)) ORDER BY e.type, e.to_id)
-     FROM edges e WHERE e.from_id = n.id)
-  FROM nodes n WHERE n.id = ?`;
-/**
- * The same without the aggregate's ORDER BY (about a quarter of the statement's cost): the
- * edges come in the order SQLite scans them, which for `from_id = ?` is the primary key's
- * (from_id, type, to_id). SQLite does not promise that order, so {@link edgesInKeyOrder}
- * checks it and the ordered statement answers whenever it cannot be shown.
- */
-const SELECT_NODE_WITH_EDGES_SCAN = `SELECT n.labels, n.props,
-  (SELECT json_group_array(json_array(e.type, e.to_id, json(e.props)))
-     FROM edges e WHERE e.from_id = n.id)
+  (SELECT json_group_array(json_array(e.type, t.id, json(e.props)))
+     FROM edges e CROSS JOIN nodes t ON t.rid = e.to_rid WHERE e.from_rid = n.rid)
   FROM nodes n WHERE n.id = ?`;
 /**
  * The node row and its edges' (type, target) for {@link GraphStore.getNodeJsonWithEdges}: the
  * props column as stored, no edge props (SQLite neither parses nor re-serializes them).
  */
 const SELECT_NODE_JSON_WITH_EDGES = `SELECT n.labels, n.props,
-  (SELECT json_group_array(json_array(e.type, e.to_id) ORDER BY e.type, e.to_id)
-     FROM edges e WHERE e.from_id = n.id)
-  FROM nodes n WHERE n.id = ?`;
-/** The same in the scan's order (see SELECT_NODE_WITH_EDGES_SCAN). */
-const SELECT_NODE_JSON_WITH_EDGES_SCAN = `SELECT n.labels, n.props,
-  (SELECT json_group_array(json_array(e.type, e.to_id))
-     FROM edges e WHERE e.from_id = n.id)
+  (SELECT json_group_array(json_array(e.type, t.id))
+     FROM edges e CROSS JOIN nodes t ON t.rid = e.to_rid WHERE e.from_rid = n.rid)
   FROM nodes n WHERE n.id = ?`;
 
-/**
- * Whether `a` sorts strictly before `b` in SQLite's BINARY collation (UTF-8 bytes, i.e. code
- * points); false when it does not or when it cannot tell cheaply (the first differing UTF-16
- * units are not both below U+D800, where code-unit and code-point order can differ).
- */
-function binaryBefore(a: string, b: string): boolean {
+/** A UTF-16 code unit mapped so that code-unit order is code-point order (surrogates above U+FFFF's units). */
+function pointOrder(unit: number): number {
+  return unit >= 0xd800 ? (unit >= 0xe000 ? unit - 0x800 : unit + 0x2000) : unit;
+}
+
+/** SQLite's BINARY collation of two strings (UTF-8 bytes, i.e. code points): negative, 0, positive. */
+export function compareBinary(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i += 1) {
     const x = a.charCodeAt(i);
     const y = b.charCodeAt(i);
-    if (x !== y) return x < 0xd800 && y < 0xd800 && x < y;
+    if (x !== y) return pointOrder(x) - pointOrder(y);
   }
-  return a.length < b.length;
+  return a.length - b.length;
 }
 
-/** Whether `[type, to, props]` rows are strictly in (type, to) BINARY order, as the primary key. */
-function edgesInKeyOrder(rows: ReadonlyArray<readonly [string, string, ...unknown[]]>): boolean {
+/** Whether `[type, to, ...]` rows are strictly in (type, to) BINARY order. */
+function inKeyOrder(rows: ReadonlyArray<readonly [string, string, ...unknown[]]>): boolean {
   for (let i = 1; i < rows.length; i += 1) {
     const [type, to] = rows[i - 1] as readonly [string, string];
     const [nextType, nextTo] = rows[i] as readonly [string, string];
-    if (!(type === nextType ? binaryBefore(to, nextTo) : binaryBefore(type, nextType))) return false;
+    if (!(type === nextType ? compareBinary(to, nextTo) < 0 : compareBinary(type, nextType) < 0))
+      return false;
   }
   return true;
+}
+
+/** Whether `[from, type, to, ...]` rows are strictly in (from, type, to) BINARY order. */
+function inIdOrder(rows: ReadonlyArray<readonly [string, string, string, ...unknown[]]>): boolean {
+  for (let i = 1; i < rows.length; i += 1) {
+    const a = rows[i - 1]!;
+    const b = rows[i]!;
+    const order = compareBinary(a[0], b[0]) || compareBinary(a[1], b[1]) || compareBinary(a[2], b[2]);
+    if (order >= 0) return false;
+  }
+  return true;
+}
+
+/** `[type, to, ...]` rows in (type, to) BINARY order, the order the edge reads promise. */
+function sortedEdgeRows<T extends readonly [string, string, ...unknown[]]>(rows: T[]): T[] {
+  if (inKeyOrder(rows)) return rows;
+  return rows.sort((a, b) => compareBinary(a[0], b[0]) || compareBinary(a[1], b[1]));
 }
 const SELECT_RID = 'SELECT rid, labels, text_given FROM nodes WHERE id = ?';
 
@@ -163,25 +170,33 @@ const FTS_INSERT = 'INSERT INTO nodes_fts (rowid, body) VALUES ';
 const UNIQUE_INSERT = 'INSERT INTO unique_values (label, prop, value, rid) VALUES ';
 /** Records that nodes of a primary label carry a further label (see schema.ts). */
 const CARRIERS_INSERT = 'INSERT OR IGNORE INTO label_carriers (label, primary_label) VALUES ';
-const EDGES_UPSERT_HEAD = 'INSERT INTO edges (from_id, type, to_id, props) VALUES ';
+/**
+ * Edge writes name the ends by id; the statement looks up their rids (schema.ts `edgesTable`),
+ * and a row whose end is not a node joins nothing, so it is not written.
+ */
+const EDGES_ENDS_JOIN = ' v CROSS JOIN nodes f ON f.id = v.column1 CROSS JOIN nodes t ON t.id = v.column3';
+/** Writes the rows (from, type, to, props), replacing the props of an edge that exists. */
+const EDGES_UPSERT_HEAD =
+  'INSERT INTO edges (from_rid, type, to_rid, props) SELECT f.rid, v.column2, t.rid, v.column4 FROM (VALUES ';
+const EDGES_UPSERT_TAIL = `)${EDGES_ENDS_JOIN} WHERE true ON CONFLICT (from_rid, type, to_rid) DO UPDATE SET props = excluded.props`;
 /**
  * The first try of mergeEdges: inserts the rows that do not exist yet and whose two ends do
  * (see there). The ends are looked up in the same statement, so the usual batch (every end
  * there, no edge yet) is one statement per row chunk, without a separate endpoint read.
  */
 const EDGES_INSERT_NEW =
-  'INSERT OR IGNORE INTO edges (from_id, type, to_id, props) SELECT column1, column2, column3, column4 FROM (VALUES ';
-const EDGES_INSERT_NEW_TAIL =
-  ') WHERE EXISTS (SELECT 1 FROM nodes WHERE id = column1) AND EXISTS (SELECT 1 FROM nodes WHERE id = column3)';
+  'INSERT OR IGNORE INTO edges (from_rid, type, to_rid, props) SELECT f.rid, v.column2, t.rid, v.column4 FROM (VALUES ';
+const EDGES_INSERT_NEW_TAIL = `)${EDGES_ENDS_JOIN}`;
 /**
  * EDGES_INSERT_NEW for rows that share their type and props (the usual import: one label, no
  * props): those two are bound once per statement (?1, ?2), each row binds its two ends only.
  */
 const EDGES_INSERT_NEW_SHARED =
-  'INSERT OR IGNORE INTO edges (from_id, type, to_id, props) SELECT column1, ?1, column2, ?2 FROM (VALUES ';
+  'INSERT OR IGNORE INTO edges (from_rid, type, to_rid, props) SELECT f.rid, ?1, t.rid, ?2 FROM (VALUES ';
 const EDGES_INSERT_NEW_SHARED_TAIL =
-  ') WHERE EXISTS (SELECT 1 FROM nodes WHERE id = column1) AND EXISTS (SELECT 1 FROM nodes WHERE id = column2)';
-const EDGES_UPSERT_TAIL = ' ON CONFLICT (from_id, type, to_id) DO UPDATE SET props = excluded.props';
+  ') v CROSS JOIN nodes f ON f.id = v.column1 CROSS JOIN nodes t ON t.id = v.column2';
+/** The rid of the node of id ?. */
+const RID_OF = '(SELECT rid FROM nodes WHERE id = ?)';
 
 /** `INSERT ... VALUES (?, ?), (?, ?) ...` texts by (head, rows, width), built once. */
 const multiRowSql = new Map<string, string>();
@@ -401,15 +416,9 @@ export class GraphStore {
 
   getNodeWithEdges(id: string): NodeWithEdges | null {
     if (typeof id !== 'string') return null;
-    let row = this.conn.row(SELECT_NODE_WITH_EDGES_SCAN, [id]);
+    const row = this.conn.row(SELECT_NODE_WITH_EDGES, [id]);
     if (row === undefined) return null;
-    let rows = JSON.parse(row[2] as string) as Array<[string, string, Props]>;
-    if (!edgesInKeyOrder(rows)) {
-      // The scan's order was not the key's (or not shown to be): the whole read again, sorted.
-      row = this.conn.row(SELECT_NODE_WITH_EDGES, [id]);
-      if (row === undefined) return null;
-      rows = JSON.parse(row[2] as string) as Array<[string, string, Props]>;
-    }
+    const rows = sortedEdgeRows(JSON.parse(row[2] as string) as Array<[string, string, Props]>);
     const edges: GraphEdge[] = [];
     for (const [type, to, props] of rows) edges.push({ from: id, type, to, props });
     return {
@@ -425,14 +434,9 @@ export class GraphStore {
   /** {@link getNodeWithEdges} with the props as stored (their JSON text) and no edge props. */
   getNodeJsonWithEdges(id: string): NodeJsonWithEdges | null {
     if (typeof id !== 'string') return null;
-    let row = this.conn.row(SELECT_NODE_JSON_WITH_EDGES_SCAN, [id]);
+    const row = this.conn.row(SELECT_NODE_JSON_WITH_EDGES, [id]);
     if (row === undefined) return null;
-    let rows = JSON.parse(row[2] as string) as Array<[string, string]>;
-    if (!edgesInKeyOrder(rows)) {
-      row = this.conn.row(SELECT_NODE_JSON_WITH_EDGES, [id]);
-      if (row === undefined) return null;
-      rows = JSON.parse(row[2] as string) as Array<[string, string]>;
-    }
+    const rows = sortedEdgeRows(JSON.parse(row[2] as string) as Array<[string, string]>);
     const edges: EdgeTarget[] = [];
     for (const [type, to] of rows) edges.push({ type, to });
     return { labels: JSON.parse(row[0] as string) as string[], propsJson: row[1] as string, edges };
@@ -471,26 +475,36 @@ export class GraphStore {
     const params: SqlValue[] = [];
     // Fixed fragments chosen by which fields are set, so each shape is one cached statement.
     if (query?.from !== undefined) {
-      where.push('from_id = ?');
+      where.push(`e.from_rid = ${RID_OF}`);
       params.push(String(query.from));
     }
     if (query?.to !== undefined) {
-      where.push('to_id = ?');
+      where.push(`e.to_rid = ${RID_OF}`);
       params.push(String(query.to));
     }
     if (query?.type !== undefined) {
-      where.push('type = ?');
+      where.push('e.type = ?');
       params.push(String(query.type));
     }
     const filter = where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`;
-    return this.conn
-      .rows(`SELECT from_id, type, to_id, props FROM edges${filter} ORDER BY from_id, type, to_id`, params)
-      .map((row) => ({
-        from: row[0] as string,
-        type: row[1] as string,
-        to: row[2] as string,
-        props: JSON.parse(row[3] as string) as Props,
-      }));
+    // In (from, type, to) id order: the rows come in the order of the rids (the keys), so they
+    // are sorted here when they are not in it already (SQLite's sorter costs more per call).
+    const rows = this.conn.rows(
+      `SELECT f.id, e.type, t.id, e.props FROM edges e
+       JOIN nodes f ON f.rid = e.from_rid JOIN nodes t ON t.rid = e.to_rid${filter}`,
+      params,
+    ) as Array<[string, string, string, string]>;
+    if (!inIdOrder(rows)) {
+      rows.sort(
+        (a, b) => compareBinary(a[0], b[0]) || compareBinary(a[1], b[1]) || compareBinary(a[2], b[2]),
+      );
+    }
+    return rows.map((row) => ({
+      from: row[0] as string,
+      type: row[1] as string,
+      to: row[2] as string,
+      props: JSON.parse(row[3] as string) as Props,
+    }));
   }
 
   traverse(query: TraversalQuery): TraversalHit[] {
@@ -508,16 +522,20 @@ export class GraphStore {
     const types = query.edgeTypes === undefined ? null : JSON.stringify(query.edgeTypes);
     const typeFilter = types === null ? '' : ' AND type IN (SELECT value FROM json_each(?))';
     const steps: string[] = [];
+    // The walk goes by rid (the edges' keys); the nodes reached are read by rid at the end.
     if (query.direction !== 'in') {
-      steps.push(`SELECT to_id FROM edges WHERE from_id IN (SELECT value FROM json_each(?))${typeFilter}`);
+      steps.push(`SELECT to_rid FROM edges WHERE from_rid IN (SELECT value FROM json_each(?))${typeFilter}`);
     }
     if (query.direction !== 'out') {
-      steps.push(`SELECT from_id FROM edges WHERE to_id IN (SELECT value FROM json_each(?))${typeFilter}`);
+      steps.push(`SELECT from_rid FROM edges WHERE to_rid IN (SELECT value FROM json_each(?))${typeFilter}`);
     }
     const stepSql = steps.join(' UNION ');
 
-    const depthOf = new Map<string, number>([[query.from, 0]]);
-    let frontier = [query.from];
+    const start = this.conn.row('SELECT rid FROM nodes WHERE id = ?', [query.from]);
+    if (start === undefined) return [];
+    const startRid = start[0] as number;
+    const depthOf = new Map<number, number>([[startRid, 0]]);
+    let frontier = [startRid];
     for (let depth = 1; depth <= query.depth && frontier.length > 0; depth++) {
       const frontierJson = JSON.stringify(frontier);
       const params: SqlValue[] = [];
@@ -525,22 +543,27 @@ export class GraphStore {
         params.push(frontierJson);
         if (types !== null) params.push(types);
       }
-      const next: string[] = [];
+      const next: number[] = [];
       for (const row of this.conn.rows(stepSql, params)) {
-        const id = row[0] as string;
-        if (!depthOf.has(id)) {
-          depthOf.set(id, depth);
-          next.push(id);
+        const rid = row[0] as number;
+        if (!depthOf.has(rid)) {
+          depthOf.set(rid, depth);
+          next.push(rid);
         }
       }
       frontier = next;
     }
-    depthOf.delete(query.from);
+    depthOf.delete(startRid);
 
     const hits: TraversalHit[] = [];
-    for (const node of this.getNodes([...depthOf.keys()])) {
+    const reached = this.conn.rows(
+      'SELECT rid, id, labels, props FROM nodes WHERE rid IN (SELECT value FROM json_each(?))',
+      [JSON.stringify([...depthOf.keys()])],
+    );
+    for (const row of reached) {
+      const node = toNode(row.slice(1));
       if (query.label !== undefined && !node.labels.includes(query.label)) continue;
-      hits.push({ node, depth: depthOf.get(node.id) as number });
+      hits.push({ node, depth: depthOf.get(row[0] as number) as number });
     }
     hits.sort((a, b) => a.depth - b.depth || (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
     return query.limit === undefined ? hits : hits.slice(0, query.limit);
@@ -708,8 +731,8 @@ export class GraphStore {
     if (existing === undefined) return false;
     const rid = existing[0] as number;
     this.flush();
-    this.conn.run('DELETE FROM edges WHERE from_id = ?', [id]);
-    this.conn.run('DELETE FROM edges WHERE to_id = ?', [id]);
+    this.conn.run('DELETE FROM edges WHERE from_rid = ?', [rid]);
+    this.conn.run('DELETE FROM edges WHERE to_rid = ?', [rid]);
     // The delete trigger removes the labels, full-text entry, embedding and unique values.
     this.conn.run('DELETE FROM nodes WHERE rid = ?', [rid]);
     return true;
@@ -722,31 +745,30 @@ export class GraphStore {
     const props = edge.props ?? {};
     assertProps(props, 'edge props');
     const json = canonicalJson(props);
-    const ends = this.conn.row('SELECT count(*) FROM nodes WHERE id IN (?, ?)', [
-      edge.from,
-      edge.to,
-    ])?.[0] as number;
-    if (ends < (edge.from === edge.to ? 1 : 2)) return 'missing_endpoint';
-    const existing = this.conn.row('SELECT props FROM edges WHERE from_id = ? AND type = ? AND to_id = ?', [
-      edge.from,
+    const ends = this.conn.row(`SELECT ${RID_OF}, ${RID_OF}`, [edge.from, edge.to]);
+    const from = ends?.[0];
+    const to = ends?.[1];
+    if (typeof from !== 'number' || typeof to !== 'number') return 'missing_endpoint';
+    const existing = this.conn.row('SELECT props FROM edges WHERE from_rid = ? AND type = ? AND to_rid = ?', [
+      from,
       edge.type,
-      edge.to,
+      to,
     ]);
     if (existing === undefined) {
-      this.conn.run('INSERT INTO edges (from_id, type, to_id, props) VALUES (?, ?, ?, ?)', [
-        edge.from,
+      this.conn.run('INSERT INTO edges (from_rid, type, to_rid, props) VALUES (?, ?, ?, ?)', [
+        from,
         edge.type,
-        edge.to,
+        to,
         json,
       ]);
       return 'created';
     }
     if (existing[0] === json) return 'unchanged';
-    this.conn.run('UPDATE edges SET props = ? WHERE from_id = ? AND type = ? AND to_id = ?', [
+    this.conn.run('UPDATE edges SET props = ? WHERE from_rid = ? AND type = ? AND to_rid = ?', [
       json,
-      edge.from,
+      from,
       edge.type,
-      edge.to,
+      to,
     ]);
     return 'updated';
   }
@@ -817,8 +839,9 @@ export class GraphStore {
     const current = new Map<string, string>();
     if (present.size > 0) {
       for (const row of this.conn.rows(
-        `SELECT e.from_id, e.type, e.to_id, e.props FROM json_each(?) j
-         JOIN edges e ON e.from_id = j.value ->> 0 AND e.type = j.value ->> 1 AND e.to_id = j.value ->> 2`,
+        `SELECT f.id, e.type, t.id, e.props FROM json_each(?) j
+         CROSS JOIN nodes f ON f.id = j.value ->> 0 CROSS JOIN nodes t ON t.id = j.value ->> 2
+         CROSS JOIN edges e ON e.from_rid = f.rid AND e.type = j.value ->> 1 AND e.to_rid = t.rid`,
         [JSON.stringify([...present.values()].map((row) => row.slice(0, 3)))],
       )) {
         current.set(
@@ -837,7 +860,7 @@ export class GraphStore {
 
   deleteEdge(edge: { from: string; type: string; to: string }): boolean {
     return (
-      this.conn.run('DELETE FROM edges WHERE from_id = ? AND type = ? AND to_id = ?', [
+      this.conn.run(`DELETE FROM edges WHERE from_rid = ${RID_OF} AND type = ? AND to_rid = ${RID_OF}`, [
         String(edge?.from),
         String(edge?.type),
         String(edge?.to),

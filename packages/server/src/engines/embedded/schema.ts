@@ -1,5 +1,5 @@
 /** Bumped when the layout below changes; stored in `meta.schema_version`. */
-export const SCHEMA_VERSION = '5';
+export const SCHEMA_VERSION = '6';
 
 /**
  * One database file per graph. Node ids are the caller's strings; `rid` is the internal
@@ -55,6 +55,27 @@ const LABEL_CARRIERS = `CREATE TABLE IF NOT EXISTS label_carriers (
   PRIMARY KEY (label, primary_label)
 ) WITHOUT ROWID;`;
 
+/**
+ * An edge between the nodes of rids `from_rid` and `to_rid` (schema 6). Version 5 and before
+ * keyed it by the ends' id strings: the two B-tree entries of an edge then held both ids twice,
+ * and an insert compared long strings all the way down both trees. With the rids an edge's key
+ * is two small integers and its type; the ends' ids are looked up in `nodes` (the check that
+ * both ends exist does that lookup anyway), and reads join `nodes` for the ids. Rows come out
+ * in rid order, not id order: reads that promise the ids' order sort by them.
+ */
+function edgesTable(name: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${name} (
+  from_rid INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  to_rid INTEGER NOT NULL,
+  props TEXT NOT NULL,
+  PRIMARY KEY (from_rid, type, to_rid)
+) WITHOUT ROWID;`;
+}
+const EDGES_TO = 'CREATE INDEX IF NOT EXISTS edges_to ON edges (to_rid, type, from_rid);';
+/** The edges table and its reverse index as the schema makes them (bench/import-sizes.ts's edge floor). */
+export const EDGES_SQL = `${edgesTable('edges')}\n${EDGES_TO}`;
+
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS nodes (
@@ -67,14 +88,8 @@ CREATE TABLE IF NOT EXISTS nodes (
 );
 CREATE INDEX IF NOT EXISTS nodes_label ON nodes (label, id);
 ${LABEL_CARRIERS}
-CREATE TABLE IF NOT EXISTS edges (
-  from_id TEXT NOT NULL,
-  type TEXT NOT NULL,
-  to_id TEXT NOT NULL,
-  props TEXT NOT NULL,
-  PRIMARY KEY (from_id, type, to_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS edges_to ON edges (to_id, type, from_id);
+${edgesTable('edges')}
+${EDGES_TO}
 CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5 (
   body,
   content = '',
@@ -121,6 +136,9 @@ CREATE TABLE IF NOT EXISTS audit (
  *   stay as they are (the strings of the props).
  * - 4 → 5: no `node_labels` row per further label (a content item's `Content` was a second
  *   B-tree insert per item); `label_carriers` is filled from the old rows and the table dropped.
+ * - 5 → 6: edges keyed by the ends' rids instead of their ids (see {@link edgesTable}); the
+ *   rows are copied with the rids of their ends. An edge whose end is not a node (the store
+ *   never leaves one: it checks both ends and deletes a node's edges with it) would be dropped.
  */
 export const MIGRATIONS: Record<string, { to: string; sql: string }> = {
   '2': { to: '3', sql: `DROP TRIGGER IF EXISTS nodes_after_insert; ${FTS_AUTOMERGE}` },
@@ -140,6 +158,16 @@ DROP TRIGGER IF EXISTS nodes_after_delete;
 DROP TABLE node_labels;
 ${UPDATE_TRIGGER}
 ${DELETE_TRIGGER}`,
+  },
+  '5': {
+    to: '6',
+    sql: `${edgesTable('edges_6')}
+INSERT INTO edges_6 (from_rid, type, to_rid, props)
+  SELECT f.rid, e.type, t.rid, e.props FROM edges e
+  CROSS JOIN nodes f ON f.id = e.from_id CROSS JOIN nodes t ON t.id = e.to_id;
+DROP TABLE edges;
+ALTER TABLE edges_6 RENAME TO edges;
+${EDGES_TO}`,
   },
 };
 
