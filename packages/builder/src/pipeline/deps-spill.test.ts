@@ -176,9 +176,7 @@ describe('the dependency spill', () => {
       // every page went through the spill, and its folder is gone
       expect(put).toHaveBeenCalledTimes(spilled.rendered);
       // each page's dependencies came from its worker as their JSON text
-      expect(put.mock.calls.every(([, json]) => typeof json === 'string' && json.startsWith('{'))).toBe(
-        true,
-      );
+      expect(put.mock.calls.every(([, json]) => typeof json === 'string' && json.startsWith('{'))).toBe(true);
       expect(spillDirs().filter((name) => name.startsWith('trellis-deps-'))).toEqual([]);
       const kept = await fixture.build({ mode: 'full', workers: 0, buildId: 'b-kept' });
       expect(spilled.ok && kept.ok).toBe(true);

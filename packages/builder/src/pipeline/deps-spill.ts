@@ -123,7 +123,8 @@ export class DepsSpill {
       this.failed = true;
       for (let i = 0; i < pages.length; i += 2) {
         const deps = pages[i + 1] as ArtifactDeps | string;
-        (pages[i] as WorkerArtifact).deps = typeof deps === 'string' ? (JSON.parse(deps) as ArtifactDeps) : deps;
+        (pages[i] as WorkerArtifact).deps =
+          typeof deps === 'string' ? (JSON.parse(deps) as ArtifactDeps) : deps;
       }
       return;
     }
