@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { itemSlug } from '@trelliscms/core/build';
 import MiniSearch from 'minisearch';
 import type { SnapshotItem, SnapshotType } from '../snapshot/types';
@@ -142,7 +142,8 @@ function cachedDoc(
     fields,
     type,
     doc,
-    hash: createHash('sha1').update(JSON.stringify(doc)).digest('base64url'),
+    // one call (no Hash object per document): the same digest
+    hash: hash('sha1', JSON.stringify(doc), 'base64url'),
   };
   if (memo) docCache.set(item, entry);
   return entry;

@@ -49,6 +49,27 @@ describe('the dependency spill', () => {
     expect(spillDirs()).toEqual([]);
   });
 
+  it('writes dependencies given as their JSON text (from a render worker) as the object would be written', async () => {
+    const spill = await DepsSpill.open(parent);
+    if (!spill) throw new Error('no spill');
+    // as a chunk's results come: the dependencies' JSON text in place of the object
+    const sent = [page(0, 2), page(1, 5_000, 1_000), page(2, 0), page(4, 3_000, 1_000)];
+    const expected = sent.map((p) => JSON.stringify(p.deps));
+    const pages = sent.map((p, i) => ({ ...p, deps: expected[i] as unknown as ArtifactDeps }));
+    for (const [i, p] of pages.entries()) spill.put(p, expected[i]);
+    for (const p of pages) expect(p.deps).toEqual({ items: {}, templates: {}, queries: {} });
+    spill.restore();
+    expect(pages.map((p) => JSON.stringify(p.deps))).toEqual(expected);
+    expect(pages.map((p) => p.deps.items)).toEqual(sent.map((p) => p.deps.items));
+    // each distinct hash once, as for objects
+    expect(pages[1]!.deps.items['post:p-1']).toBe(pages[3]!.deps.items['post:p-5']);
+    // as text (raw): the very lines
+    for (const [i, p] of pages.entries()) spill.put(p, expected[i]);
+    spill.restore({ raw: true });
+    expect(pages.map((p) => (p.deps as RawDeps).json)).toEqual(expected);
+    await spill.close();
+  });
+
   it('deletes its file when closed without being read back (a stopped build)', async () => {
     const spill = await DepsSpill.open(parent);
     if (!spill) throw new Error('no spill');
@@ -86,6 +107,15 @@ describe('the dependency spill', () => {
     const fourthDeps = fourth.deps;
     spill.put(fourth);
     expect(fourth.deps).toBe(fourthDeps);
+    // given as JSON text (a worker's), the page gets the parsed object
+    const fifth = page(5, 3);
+    const fifthJson = JSON.stringify(fifth.deps);
+    const fifthItems = fifth.deps.items;
+    spill.put({ ...fifth, deps: fifthJson as unknown as ArtifactDeps }, fifthJson);
+    spill.put(fifth, fifthJson);
+    expect(fifth.deps).not.toBe(fifthJson);
+    expect(fifth.deps.items).toEqual(fifthItems);
+    expect(JSON.stringify(fifth.deps)).toBe(fifthJson);
     expect(spill.size).toBe(1);
     spill.restore();
     expect(Object.keys(first.deps.items)).toHaveLength(3);
@@ -145,6 +175,8 @@ describe('the dependency spill', () => {
       const spilled = await fixture.build({ mode: 'full', workers: 2, buildId: 'b-spilled' });
       // every page went through the spill, and its folder is gone
       expect(put).toHaveBeenCalledTimes(spilled.rendered);
+      // each page's dependencies came from its worker as their JSON text
+      expect(put.mock.calls.every(([, json]) => typeof json === 'string' && json.startsWith('{'))).toBe(true);
       expect(spillDirs().filter((name) => name.startsWith('trellis-deps-'))).toEqual([]);
       const kept = await fixture.build({ mode: 'full', workers: 0, buildId: 'b-kept' });
       expect(spilled.ok && kept.ok).toBe(true);

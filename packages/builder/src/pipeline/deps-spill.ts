@@ -41,9 +41,9 @@ export class DepsSpill {
   private failed = false;
   /** the pages spilled, in the order their lines were written */
   private spilled: WorkerArtifact[] = [];
-  /** lines not yet written, and their pages each followed by its dependencies */
+  /** lines not yet written, and their pages each followed by its dependencies (or their JSON text) */
   private pending: string[] = [];
-  private pendingPages: Array<WorkerArtifact | ArtifactDeps> = [];
+  private pendingPages: Array<WorkerArtifact | ArtifactDeps | string> = [];
   private pendingChars = 0;
   private fd: number | null;
 
@@ -85,14 +85,20 @@ export class DepsSpill {
    * Takes the page's dependencies out of `result.deps` (a placeholder is left) to be written
    * to the file: lines are written in batches of about {@link WRITE_BATCH} bytes (one system
    * call per batch, not per page). Once a write failed (a full disk), the pages of that batch
-   * get their dependencies back and this and later pages keep theirs in memory.
+   * get their dependencies back and this and later pages keep theirs in memory. `json`, when
+   * given, is `JSON.stringify` of the page's dependencies, made by its render worker: written
+   * as it is, and `result.deps` is not read (parsed back only if a write failed).
    */
-  put(result: WorkerArtifact): void {
+  put(result: WorkerArtifact, json?: string): void {
     if (this.fd === null) throw new Error('the dependency spill is closed');
-    if (this.failed) return;
-    const line = `${JSON.stringify(result.deps)}\n`;
+    if (this.failed) {
+      if (json !== undefined) result.deps = JSON.parse(json) as ArtifactDeps;
+      return;
+    }
+    const text = json ?? JSON.stringify(result.deps);
+    const line = `${text}\n`;
     this.pending.push(line);
-    this.pendingPages.push(result, result.deps);
+    this.pendingPages.push(result, json ?? result.deps);
     // an upper bound of the line's UTF-8 bytes, enough to bound the batch
     this.pendingChars += line.length;
     result.deps = SPILLED;
@@ -115,8 +121,11 @@ export class DepsSpill {
     } catch {
       // what was written of this batch lies past `offset`: never read back
       this.failed = true;
-      for (let i = 0; i < pages.length; i += 2)
-        (pages[i] as WorkerArtifact).deps = pages[i + 1] as ArtifactDeps;
+      for (let i = 0; i < pages.length; i += 2) {
+        const deps = pages[i + 1] as ArtifactDeps | string;
+        (pages[i] as WorkerArtifact).deps =
+          typeof deps === 'string' ? (JSON.parse(deps) as ArtifactDeps) : deps;
+      }
       return;
     }
     this.offset += batch.length;

@@ -236,9 +236,10 @@ export interface RenderRun {
   /**
    * takes each page's dependencies out of memory as its chunk comes (the build's `DepsSpill`,
    * which gives them back once the run is over); without it the run keeps them, each distinct
-   * hash once (see {@link shareDepStrings})
+   * hash once (see {@link shareDepStrings}). The workers then send each page's dependencies as
+   * their JSON text (`json`), which the spill writes as it is.
    */
-  spill?: { put(result: WorkerArtifact): void };
+  spill?: { put(result: WorkerArtifact, json?: string): void };
   chunkSize?: number;
   onProgress?: (done: number) => void;
   signal?: AbortSignal;
@@ -433,6 +434,7 @@ export class RenderPool {
               type: 'render',
               specs: chunk,
               pages: run.onPages !== undefined,
+              depsJson: run.spill !== undefined,
             } satisfies WorkerTask);
           }
           queued.set(slot, count);
@@ -463,9 +465,15 @@ export class RenderPool {
             } else if (message.type === 'done') {
               const pages: RenderedPage[] = [];
               const chunk = message.pages;
-              message.results.forEach((result, i) => {
-                if (run.spill) run.spill.put(result);
-                else shareDepStrings(result.deps, depStrings);
+              message.results.forEach((done, i) => {
+                // the dependencies come as their JSON text when the run spills them (WorkerTask's depsJson)
+                const json = typeof done.deps === 'string' ? done.deps : undefined;
+                const result = done as WorkerArtifact;
+                if (run.spill) run.spill.put(result, json);
+                else {
+                  if (json !== undefined) result.deps = JSON.parse(json) as WorkerArtifact['deps'];
+                  shareDepStrings(result.deps, depStrings);
+                }
                 results.set(result.key, result);
                 const start = i === 0 ? 0 : (chunk?.ends[i - 1] ?? 0);
                 const end = chunk?.ends[i] ?? 0;

@@ -6,7 +6,7 @@ import type { Snapshot } from '../snapshot/types';
 import { type RenderedArtifact, Renderer, rendersScripts } from './renderer';
 import type {
   ChunkPages,
-  WorkerArtifact,
+  DoneArtifact,
   WorkerInit,
   WorkerMessage,
   WorkerPatch,
@@ -80,11 +80,12 @@ function joinPages(pages: ReadonlyArray<Uint8Array | null>): ChunkPages {
  * What the build's thread gets of a rendered artifact: every member of {@link RenderedArtifact}
  * but `html` and `page` (sent apart, in the chunk's buffer), in the same order: what
  * `{ html, page, ...rest }` gave as `rest`, without its generic copy (a runtime call per page).
- * A member added to `RenderedArtifact` is added here too.
+ * A member added to `RenderedArtifact` is added here too. With `depsJson`, the dependencies
+ * as their JSON text (see `DoneArtifact`).
  */
-function withoutPage(rendered: RenderedArtifact): WorkerArtifact {
+function withoutPage(rendered: RenderedArtifact, depsJson: boolean): DoneArtifact {
   const { key, file, bytes, hash, deps } = rendered;
-  const rest: WorkerArtifact = { key, file, bytes, hash, deps };
+  const rest: DoneArtifact = { key, file, bytes, hash, deps: depsJson ? JSON.stringify(deps) : deps };
   // members the renderer sets only on some artifacts (kept when present, even undefined, as a copy keeps them)
   if ('error' in rendered) rest.error = rendered.error;
   if ('template' in rendered) rest.template = rendered.template;
@@ -159,7 +160,8 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
     const { renderer } = loaded();
     // the pages of the chunk before were copied out (or dropped with it)
     resetScratch();
-    const results: WorkerArtifact[] = [];
+    const results: DoneArtifact[] = [];
+    const depsJson = message.depsJson === true;
     const pages: Array<Uint8Array | null> = [];
     // progress every 25 pages, or every half second of slow pages (the pool's stall watchdog)
     let unreported = 0;
@@ -172,7 +174,7 @@ function handle(message: WorkerInit | WorkerPatch | WorkerTask): Promise<void> |
         post({ type: 'limit', key: spec.key, template: rendered.template ?? null, error: rendered.error });
         return;
       }
-      results.push(withoutPage(rendered));
+      results.push(withoutPage(rendered, depsJson));
       if (message.pages) pages.push(html === undefined ? null : (page ?? encoder.encode(html)));
       unreported++;
       if (unreported === 25 || performance.now() - reportedAt >= 500) {

@@ -35,15 +35,29 @@ export interface WorkerPatch {
   urls: Record<string, string | null>;
 }
 
-/** Renders a chunk; with `pages`, each page's HTML comes back with its record (else the records only). */
+/**
+ * Renders a chunk; with `pages`, each page's HTML comes back with its record (else the records
+ * only); with `depsJson`, each record's dependencies come back as their JSON text (see
+ * {@link DoneArtifact}).
+ */
 export interface WorkerTask {
   type: 'render';
   specs: ArtifactSpec[];
   pages: boolean;
+  depsJson?: boolean;
 }
 
 /** A rendered artifact without its page (what a build keeps once the page is written). */
 export type WorkerArtifact = Omit<RenderedArtifact, 'html'>;
+
+/**
+ * A rendered artifact as a chunk's `done` message carries it: its dependencies as an object, or,
+ * when the task asked for `depsJson`, as `JSON.stringify` of that object (the build's
+ * dependency spill writes that text as it is: a string crosses to the build's thread as one
+ * copy, where an object of dictionaries is serialized and rebuilt key by key, only for the
+ * spill to turn it back into JSON).
+ */
+export type DoneArtifact = Omit<WorkerArtifact, 'deps'> & { deps: WorkerArtifact['deps'] | string };
 
 /** A rendered page, handed to the build's write session (UTF-8 bytes when it comes from a worker). */
 export interface RenderedPage {
@@ -64,7 +78,7 @@ export interface ChunkPages {
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'progress'; done: number }
-  | { type: 'done'; results: WorkerArtifact[]; pages: ChunkPages | null }
+  | { type: 'done'; results: DoneArtifact[]; pages: ChunkPages | null }
   | { type: 'failed'; error: string }
   /** a page ran past the render time limit: the worker stopped its chunk, the pool stops the run */
   | { type: 'limit'; key: string; template: string | null; error: string };
