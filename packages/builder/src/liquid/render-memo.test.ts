@@ -3,6 +3,8 @@ import { readFixtureSnapshot } from '../../test/load-fixture';
 import type { ArtifactSpec } from '../plan/plan-artifacts';
 import { Renderer } from '../render/renderer';
 import type { Snapshot } from '../snapshot/types';
+import { emptyDeps } from '../source/tracking-reader';
+import { MEMO_WINDOW, MIN_HITS_PER_WINDOW, RenderMemo } from './render-memo';
 
 /** Renders one route page whose template is `content`, with `partials` added, twice in a row by one renderer. */
 function renderTwice(content: string, partials: Record<string, string>, limits = {}) {
@@ -55,5 +57,69 @@ describe('memoized {% render %}', () => {
       { reportUndefined: true },
     );
     expect(strict!.undefinedVariables?.map((found) => found.variable)).toEqual(['missing']);
+  });
+});
+
+describe('a partial whose memoized outputs are not hit is no longer memoized', () => {
+  const recorded = () => ({ html: 'x', reads: [], deps: emptyDeps() });
+
+  it('stops after a window of recordings with fewer hits than one per eight, and starts again when cleared', () => {
+    const memo = new RenderMemo(() => true);
+    for (let i = 0; i < MEMO_WINDOW - 1; i++) {
+      const slot = memo.slotOf('_card', { n: i }, null);
+      expect(slot).not.toBeNull();
+      memo.set(slot!, recorded(), '_card');
+      // one hit fewer than the window needs
+      if (i < MIN_HITS_PER_WINDOW - 1) memo.hit('_card');
+    }
+    expect(memo.stopped('_card')).toBe(false);
+    // an output recorded before is still served
+    expect(memo.slotOf('_card', { n: 0 }, null)?.recorded?.html).toBe('x');
+    memo.set(memo.slotOf('_card', { n: MEMO_WINDOW }, null)!, recorded(), '_card');
+    expect(memo.stopped('_card')).toBe(true);
+    expect(memo.slotOf('_card', { n: 0 }, null)).toBeNull();
+    memo.clear();
+    expect(memo.stopped('_card')).toBe(false);
+    expect(memo.slotOf('_card', { n: 0 }, null)).not.toBeNull();
+  });
+
+  it('goes on with a partial hit once per eight recordings or more, and with other partials when one stops', () => {
+    const memo = new RenderMemo(() => true);
+    memo.set(memo.slotOf('_tag', { name: 'a' }, null)!, recorded(), '_tag');
+    for (let i = 0; i < 3 * MEMO_WINDOW; i++) {
+      memo.set(memo.slotOf('_date', { n: i }, null)!, recorded(), '_date');
+      if (i % 8 === 0) memo.hit('_date');
+      // never hit
+      memo.set(memo.slotOf('_link', { n: i }, null)!, recorded(), '_link');
+      const tag = memo.slotOf('_tag', { name: 'a' }, null);
+      expect(tag?.recorded?.html).toBe('x');
+      memo.hit('_tag');
+      if (memo.stopped('_link')) break;
+    }
+    expect(memo.stopped('_link')).toBe(true);
+    expect(memo.stopped('_date')).toBe(false);
+    expect(memo.stopped('_tag')).toBe(false);
+    expect(memo.slotOf('_link', { n: 1 }, null)).toBeNull();
+    expect(memo.slotOf('_date', { n: 1 }, null)?.recorded?.html).toBe('x');
+    expect(memo.slotOf('_tag', { name: 'a' }, null)?.recorded?.html).toBe('x');
+    for (let i = 0; i < 2 * MEMO_WINDOW; i++) {
+      memo.set(memo.slotOf('_date', { n: -1 - i }, null)!, recorded(), '_date');
+      if (i % 8 === 0) memo.hit('_date');
+    }
+    expect(memo.stopped('_date')).toBe(false);
+  });
+
+  it('renders the same page while it records, after the partial stops and on a later page', () => {
+    const count = MEMO_WINDOW + 100;
+    const [first, second] = renderTwice(
+      `{% for i in (1..${count}) %}{% render '_n', x: i %}{% endfor %}|{% render '_s', x: 1 %}`,
+      { _n: '{{ x | modulo: 7 }}', _s: 'same' },
+    );
+    let expected = '';
+    for (let i = 1; i <= count; i++) expected += String(i % 7);
+    expect(first!.error).toBeUndefined();
+    expect(first!.html).toBe(`${expected}|same`);
+    expect(second!.html).toBe(first!.html);
+    expect(second!.deps).toEqual(first!.deps);
   });
 });

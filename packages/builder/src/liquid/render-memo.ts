@@ -27,6 +27,22 @@ interface Recorded {
 const MAX_ENTRIES = 50_000;
 /** Characters of HTML past which the memo starts afresh. */
 const MAX_CHARS = 32_000_000;
+/**
+ * Outputs of one partial recorded per look at whether memoizing it pays: after each this many
+ * recordings of a partial, one whose outputs were hit fewer than {@link MIN_HITS_PER_WINDOW}
+ * times meanwhile is no longer memoized (see {@link RenderMemo.set}).
+ */
+export const MEMO_WINDOW = 16_384;
+/** Hits per {@link MEMO_WINDOW} recordings of a partial below which it is no longer memoized: one per eight. */
+export const MIN_HITS_PER_WINDOW = MEMO_WINDOW / 8;
+
+/** How one partial's outputs were used since the last look (see {@link MEMO_WINDOW}). */
+interface PartialUse {
+  recorded: number;
+  hits: number;
+  /** no longer memoized: too few hits for what it records */
+  stopped: boolean;
+}
 
 /**
  * The output of `{% render 'name', key: value, ... %}` per (partial, locale, arguments), within
@@ -84,6 +100,16 @@ export class RenderMemo {
   private entries = 0;
   private chars = 0;
   private readonly stable = new WeakSet<object>();
+  /**
+   * Per partial (by name), whether its outputs are hit (see {@link MEMO_WINDOW}). Each recorded
+   * output is kept until the memo starts afresh: long enough for V8 to promote it, with the
+   * item views and items it holds, to the old generation, where it dies later and is marked
+   * meanwhile. At 100,000 items a render worker recorded about 160,000 outputs of the bench
+   * site's card and hit 39,000 of them, the first 20,000 recordings 10 times; the memo cost the
+   * process more garbage collection than its hits saved (docs/benchmarks.md, "Build memory and
+   * time, session 17").
+   */
+  private partials = new Map<string, PartialUse>();
 
   /** @param isPure whether a partial (by name) may be memoized: its closure reads no clock nor chance */
   constructor(private readonly isPure: (name: string) => boolean) {}
@@ -93,11 +119,35 @@ export class RenderMemo {
     this.stable.add(value);
   }
 
-  /** Forgets every output (the content changed). */
+  /** Forgets every output (the content changed), and memoizes every partial again. */
   clear(): void {
+    this.forget();
+    this.partials = new Map();
+  }
+
+  /** Whether the partial `file` is no longer memoized for lack of hits (see {@link MEMO_WINDOW}). */
+  stopped(file: string): boolean {
+    return this.partials.get(file)?.stopped === true;
+  }
+
+  private forget(): void {
     this.root = newNode();
     this.entries = 0;
     this.chars = 0;
+  }
+
+  private useOf(file: string): PartialUse {
+    let use = this.partials.get(file);
+    if (use === undefined) {
+      use = { recorded: 0, hits: 0, stopped: false };
+      this.partials.set(file, use);
+    }
+    return use;
+  }
+
+  /** @internal counts a render of the partial `file` served from the memo (see {@link MEMO_WINDOW}) */
+  hit(file: string): void {
+    this.useOf(file).hits++;
   }
 
   /**
@@ -108,7 +158,7 @@ export class RenderMemo {
    * by identity).
    */
   slotOf(file: string, args: Record<string, unknown>, locale: string | null): MemoNode | null {
-    if (!this.isPure(file)) return null;
+    if (!this.isPure(file) || this.stopped(file)) return null;
     for (const name in args) {
       const value = args[name];
       const type = typeof value;
@@ -134,11 +184,29 @@ export class RenderMemo {
     return node;
   }
 
-  /** @internal keeps a render's output at its slot (starting afresh past the memo's bounds) */
-  set(slot: MemoNode, recorded: Recorded): void {
+  /**
+   * @internal keeps a render's output of the partial `file` at its slot (starting afresh past
+   * the memo's bounds). Every {@link MEMO_WINDOW} outputs of a partial, one whose outputs were hit
+   * fewer than {@link MIN_HITS_PER_WINDOW} times meanwhile is no longer memoized, and its outputs
+   * are dropped (they stay counted in the memo's bounds until it starts afresh).
+   */
+  set(slot: MemoNode, recorded: Recorded, file: string): void {
+    const use = this.useOf(file);
+    // (a recording that began before the partial stopped)
+    if (use.stopped) return;
+    if (++use.recorded >= MEMO_WINDOW) {
+      const paid = use.hits >= MIN_HITS_PER_WINDOW;
+      use.recorded = 0;
+      use.hits = 0;
+      if (!paid) {
+        use.stopped = true;
+        for (const locale of this.root.next?.values() ?? []) locale.next?.delete(file);
+        return;
+      }
+    }
     if (this.entries >= MAX_ENTRIES || this.chars + recorded.html.length > MAX_CHARS) {
       // the slot was made in the tree being dropped: this output is not kept
-      this.clear();
+      this.forget();
       return;
     }
     if (slot.recorded === undefined) this.entries++;
@@ -257,13 +325,14 @@ export function registerMemoRender(liquid: Liquid, slot: ReaderSlot): void {
       }
       const hit = slotted.recorded;
       if (hit) {
+        memo.hit(file);
         replayReads(reader, hit.reads);
         mergeHit(reader.deps, hit);
         emitter.write(hit.html);
         return true;
       }
       const recorded = recordingSync(reader, renderPartial);
-      memo.set(slotted, recorded);
+      memo.set(slotted, recorded, file);
       emitter.write(recorded.html);
       return true;
     }
@@ -291,13 +360,14 @@ export function registerMemoRender(liquid: Liquid, slot: ReaderSlot): void {
       }
       const hit = slotted.recorded;
       if (hit) {
+        memo.hit(file);
         replayReads(reader, hit.reads);
         mergeHit(reader.deps, hit);
         emitter.write(hit.html);
         return;
       }
       const recorded = yield* recording(reader, renderPartial);
-      memo.set(slotted, recorded);
+      memo.set(slotted, recorded, file);
       emitter.write(recorded.html);
     }
   }
