@@ -20,6 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
+import { applyEnginePragmas } from './engine-pragmas';
 
 const NODES = Number(process.env.NODES ?? 20000);
 const EDGES = Number(process.env.EDGES ?? 40000);
@@ -88,14 +89,7 @@ function run(shape: Shape, mode: 'floor' | 'import'): void {
   const dir = mkdtempSync(join(tmpdir(), 'trellis-edge-shapes-'));
   const db = new Database(join(dir, 'shapes.db'), { timeout: 5000 });
   try {
-    for (const pragma of [
-      'journal_mode = WAL',
-      'synchronous = FULL',
-      'wal_autocheckpoint = 10000',
-      'cache_size = -65536',
-      'mmap_size = 268435456',
-    ])
-      db.exec(`PRAGMA ${pragma}`);
+    applyEnginePragmas(db);
     db.exec(`CREATE TABLE nodes (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, label TEXT NOT NULL,
   labels TEXT NOT NULL, props TEXT NOT NULL, text_given INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX nodes_label ON nodes (label, id);`);

@@ -27,6 +27,7 @@ import { importThread, importThreadReady, importThreadStats } from '../src/conte
 import { EDGES_SQL } from '../src/engines/embedded/schema';
 import { buildApp } from '../src/http/app';
 import { benchApi, benchAppEnv } from './bench-app';
+import { applyEnginePragmas } from './engine-pragmas';
 
 export const BATCH = 500;
 
@@ -111,13 +112,8 @@ export function floor(rows: Array<{ id: string; json: string; text: string }>): 
   const dir = mkdtempSync(join(tmpdir(), 'trellis-import-floor-'));
   const db = new Database(join(dir, 'floor.db'), { timeout: 5000 });
   try {
-    db.exec('PRAGMA journal_mode = WAL');
-    db.exec('PRAGMA synchronous = FULL');
-    // The engine's checkpoint interval, page cache and memory map too (embedded-graph.ts
-    // `configure`, `tune`).
-    db.exec('PRAGMA wal_autocheckpoint = 10000');
-    db.exec('PRAGMA cache_size = -65536');
-    db.exec('PRAGMA mmap_size = 268435456');
+    // The engine's durability, checkpoint interval, page cache and memory map.
+    applyEnginePragmas(db);
     db.exec(`CREATE TABLE records (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, json TEXT NOT NULL);
 CREATE VIRTUAL TABLE records_fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');
 INSERT INTO records_fts (records_fts, rank) VALUES ('automerge', 16);`);
@@ -166,11 +162,7 @@ export function edgeFloor(
   const dir = mkdtempSync(join(tmpdir(), 'trellis-edge-floor-'));
   const db = new Database(join(dir, 'floor.db'), { timeout: 5000 });
   try {
-    db.exec('PRAGMA journal_mode = WAL');
-    db.exec('PRAGMA synchronous = FULL');
-    db.exec('PRAGMA wal_autocheckpoint = 10000');
-    db.exec('PRAGMA cache_size = -65536');
-    db.exec('PRAGMA mmap_size = 268435456');
+    applyEnginePragmas(db);
     db.exec(shape === 'text' ? TEXT_EDGES_SQL : EDGES_SQL);
     const insert = db.prepare(
       shape === 'text'

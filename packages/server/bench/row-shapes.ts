@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { searchText } from '@trelliscms/core';
 import Database from 'libsql';
 import { SCHEMA_SQL } from '../src/engines/embedded/schema';
+import { applyEnginePragmas } from './engine-pragmas';
 import { sizedRecord } from './import-sizes';
 
 const N = Number(process.env.N ?? 20000);
@@ -76,14 +77,7 @@ function run(name: string, variant: Variant): void {
   const dir = mkdtempSync(join(tmpdir(), 'trellis-row-shapes-'));
   const db = new Database(join(dir, 'shapes.db'), { timeout: 5000 });
   try {
-    for (const pragma of [
-      'journal_mode = WAL',
-      'synchronous = FULL',
-      'wal_autocheckpoint = 10000',
-      'cache_size = -65536',
-      'mmap_size = 268435456',
-    ])
-      db.exec(`PRAGMA ${pragma}`);
+    applyEnginePragmas(db);
     if (variant.floor) {
       db.exec(`CREATE TABLE records (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, json TEXT NOT NULL);
 CREATE VIRTUAL TABLE records_fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');
