@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { devNull, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ArtifactDeps } from '@trelliscms/core';
@@ -158,6 +158,27 @@ describe('the dependency spill', () => {
     expect(pages.map((p) => p.deps.items)).toEqual(items);
     expect(pages[0]!.deps.templates).toEqual({ 'post.liquid': 't0' });
     await spill.close();
+  });
+
+  it('has its file open and its folder gone before open() returns to the event loop', async () => {
+    // a process killed at any moment of a build leaves no folder: none is made across an await
+    const pending = DepsSpill.open(parent);
+    expect(spillDirs()).toEqual([]);
+    if (existsSync('/proc/self/fd')) {
+      const open = readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          return [readlinkSync(`/proc/self/fd/${fd}`)];
+        } catch {
+          return [];
+        }
+      });
+      expect(open.filter((target) => target.startsWith(parent))).toEqual([
+        expect.stringMatching(/trellis-deps-.*deps\.jsonl \(deleted\)$/),
+      ]);
+    }
+    const spill = await pending;
+    await spill?.close();
+    expect(spillDirs()).toEqual([]);
   });
 
   it('is not made where no folder can be made (the build keeps the dependencies in memory)', async () => {

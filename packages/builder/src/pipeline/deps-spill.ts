@@ -1,5 +1,4 @@
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ArtifactDeps } from '@trelliscms/core';
@@ -66,12 +65,15 @@ export class DepsSpill {
    * be made (the build keeps the dependencies in memory then).
    */
   static async open(parent = tmpdir()): Promise<DepsSpill | null> {
+    // made, opened and deleted in one synchronous stretch: with an `await` between making the
+    // folder and deleting it, a build thread busy planning kept the empty folder for seconds,
+    // and a process killed then left it behind
     let dir: string | null = null;
     try {
-      dir = await mkdtemp(join(parent, 'trellis-deps-'));
+      dir = mkdtempSync(join(parent, 'trellis-deps-'));
       return new DepsSpill(dir, openSync(join(dir, 'deps.jsonl'), 'w+'));
     } catch {
-      if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
+      if (dir) rmSync(dir, { recursive: true, force: true });
       return null;
     }
   }
