@@ -469,7 +469,10 @@ const defaultRatio = (s) => {
   const bound = atLeast(s.trellis, s.eleventyDefault);
   return bound === null
     ? { value: null, text: 'n/a' }
-    : { value: bound, text: `> ${bound.toFixed(1)}× (stopped after ${fmt(s.eleventyDefault.wallMs, ' ms')})` };
+    : {
+        value: bound,
+        text: `> ${bound.toFixed(1)}× (stopped after ${fmt(s.eleventyDefault.wallMs, ' ms')})`,
+      };
 };
 const incShare = trellis.ok ? ((trellis.incrementalMs / trellis.fullMs) * 100).toFixed(2) : null;
 const node = process.version;
