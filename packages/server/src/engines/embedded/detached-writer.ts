@@ -54,7 +54,7 @@ export class DetachedWriter {
 
   /** Opens the connection with the graph's write pragmas (`pragmas`, e.g. `synchronous = FULL`). */
   static async open(file: string, auditKey: Uint8Array, pragmas: readonly string[]): Promise<DetachedWriter> {
-    const db = new Database(file);
+    const db = new Database(file, { timeout: WRITE_LOCK_WAIT_MS });
     try {
       for (const pragma of pragmas) await db.exec(`PRAGMA ${pragma}`);
       await db.exec(`PRAGMA busy_timeout = ${WRITE_LOCK_WAIT_MS}`);
