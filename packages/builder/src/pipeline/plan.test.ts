@@ -12,7 +12,7 @@ vi.mock('../source/tracking-reader', async (importOriginal) => {
 });
 
 describe('the plan stage', () => {
-  it("makes the graph hash when it is first read (a full build reads it once its pages render), and once", async () => {
+  it('makes the graph hash when it is first read (a full build reads it once its pages render), and once', async () => {
     const graphHashOf = vi.mocked(trackingReader.graphHashOf);
     const snapshot = readFixtureSnapshot('blog');
     const settings = settingsOf({ source: snapshot, mode: 'validate', workers: 0 });
@@ -27,7 +27,8 @@ describe('the plan stage', () => {
     const hash = planned.graphHash;
     expect(graphHashOf).toHaveBeenCalledTimes(1);
     expect(snapshot.edges.length).toBeGreaterThan(0);
-    const actual = await vi.importActual<typeof import('../source/tracking-reader')>('../source/tracking-reader');
+    const actual =
+      await vi.importActual<typeof import('../source/tracking-reader')>('../source/tracking-reader');
     expect(hash).toBe(actual.graphHashOf(content.source));
     expect(planned.graphHash).toBe(hash);
     expect(graphHashOf).toHaveBeenCalledTimes(1);
