@@ -102,6 +102,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     session,
     meanwhile: () => {
       emitting = emitNow();
+      // the plan's graph hash (the manifest's), made while the workers render rather than before
+      setImmediate(() => planned.graphHash);
       return emitting;
     },
   });
