@@ -7,7 +7,7 @@ import { type IndexDoc, miniSearchIndexJson, tokenize } from './shard-index-json
 /** What MiniSearch itself writes for the same documents (the bytes `search.js` loads). */
 function byMiniSearch(
   options: { fields: string[]; storeFields: string[]; idField: string },
-  docs: readonly IndexDoc[],
+  docs: readonly object[],
 ): string {
   const index = new MiniSearch<IndexDoc>(options);
   index.addAll(docs as IndexDoc[]);
@@ -91,7 +91,8 @@ describe('tokenize', () => {
       for (let j = 0; j < length; j++) text += from[Math.floor(rand() * from.length)];
       texts.push(text);
     }
-    for (const text of texts) expect(tokenize(text), JSON.stringify(text)).toEqual(text.split(/[\n\r\p{Z}\p{P}]+/u));
+    for (const text of texts)
+      expect(tokenize(text), JSON.stringify(text)).toEqual(text.split(/[\n\r\p{Z}\p{P}]+/u));
   });
 });
 
@@ -113,7 +114,9 @@ describe('miniSearchIndexJson', () => {
           text: rand() < 0.1 ? '' : randomText(rand, Math.floor(rand() * 80), ascii || rand() < 0.5),
         });
       }
-      expect(buildShardIndex(docs), `round ${round} (seed ${seed})`).toBe(byMiniSearch(miniSearchOptions, docs));
+      expect(buildShardIndex(docs), `round ${round} (seed ${seed})`).toBe(
+        byMiniSearch(miniSearchOptions, docs),
+      );
     }
   });
 

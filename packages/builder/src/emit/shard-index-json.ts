@@ -191,7 +191,8 @@ export function miniSearchIndexJson(
     for (let fieldId = 0; fieldId < fields.length; fieldId++) {
       const value = doc[fields[fieldId]!];
       if (value == null) continue;
-      if (typeof value !== 'string') throw new Error(`search index: field "${fields[fieldId]}" is not a text`);
+      if (typeof value !== 'string')
+        throw new Error(`search index: field "${fields[fieldId]}" is not a text`);
       anyField = true;
       const tokens = tokenize(value);
       // the field's length: its distinct pieces (`new Set(tokens).size`), counted by stamping
