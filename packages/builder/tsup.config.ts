@@ -1,4 +1,35 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+
+type Plugin = NonNullable<Options['esbuildPlugins']>[number];
+
+/**
+ * `import { ... } from 'liquidjs'` loads liquidjs with `require` (through a module made here
+ * that re-exports each of its exports). liquidjs is CommonJS with no `exports`: for an `import`
+ * of it, Node first runs its CommonJS export lexer (`parseSource`) over liquidjs's 180 KB, in
+ * each thread that imports it (the build thread and every render worker), and that long loop
+ * is then optimized by TurboFan on V8's platform threads, in each thread's isolate again — 0.5
+ * s of compile a time by `--trace-opt` (docs/benchmarks.md, eleventh round). A `require` of the
+ * same file needs no lexer: the same module object (Node's CommonJS cache), the same classes.
+ */
+const liquidjsByRequire: Plugin = {
+  name: 'liquidjs-by-require',
+  setup(build) {
+    build.onResolve({ filter: /^liquidjs$/ }, () => ({ path: 'liquidjs', namespace: 'liquidjs-by-require' }));
+    build.onLoad({ filter: /.*/, namespace: 'liquidjs-by-require' }, async () => {
+      const names = Object.keys(await import('liquidjs')).filter(
+        (name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name),
+      );
+      return {
+        loader: 'js',
+        contents: [
+          "import { createRequire } from 'node:module';",
+          "const liquidjs = createRequire(import.meta.url)('liquidjs');",
+          ...names.map((name) => `export const ${name} = liquidjs.${name};`),
+        ].join('\n'),
+      };
+    });
+  },
+};
 
 export default defineConfig([
   {
@@ -20,6 +51,9 @@ export default defineConfig([
     ],
     sourcemap: true,
     target: 'node20',
+    // not external to tsup: its own resolution would take the import before the plugin
+    noExternal: ['liquidjs'],
+    esbuildPlugins: [liquidjsByRequire],
   },
   {
     // The render worker is its own file: build() starts it from dist/render-worker.js. It
@@ -37,5 +71,8 @@ export default defineConfig([
     format: ['esm'],
     sourcemap: true,
     target: 'node20',
+    // not external to tsup: its own resolution would take the import before the plugin
+    noExternal: ['liquidjs'],
+    esbuildPlugins: [liquidjsByRequire],
   },
 ]);
