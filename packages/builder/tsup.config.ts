@@ -31,6 +31,13 @@ const liquidjsByRequire: Plugin = {
   },
 };
 
+/** Both builds' liquidjs, by {@link liquidjsByRequire}. */
+const liquidjsRequired: Options = {
+  // not external to tsup: its own resolution would take the import before the plugin
+  noExternal: ['liquidjs'],
+  esbuildPlugins: [liquidjsByRequire],
+};
+
 export default defineConfig([
   {
     entry: { index: 'src/index.ts', cli: 'src/cli.ts' },
@@ -51,9 +58,7 @@ export default defineConfig([
     ],
     sourcemap: true,
     target: 'node20',
-    // not external to tsup: its own resolution would take the import before the plugin
-    noExternal: ['liquidjs'],
-    esbuildPlugins: [liquidjsByRequire],
+    ...liquidjsRequired,
   },
   {
     // The render worker is its own file: build() starts it from dist/render-worker.js. It
@@ -71,8 +76,6 @@ export default defineConfig([
     format: ['esm'],
     sourcemap: true,
     target: 'node20',
-    // not external to tsup: its own resolution would take the import before the plugin
-    noExternal: ['liquidjs'],
-    esbuildPlugins: [liquidjsByRequire],
+    ...liquidjsRequired,
   },
 ]);
