@@ -170,6 +170,9 @@ async function runCurve(sizes) {
         : {
             maxRssMb: Math.max(...reports.map((r) => r.maxRssMb)),
             cpuMs: reports.reduce((sum, r) => sum + r.cpuMs, 0),
+            sysMs: reports.every((r) => typeof r.sysMs === 'number')
+              ? reports.reduce((sum, r) => sum + r.sysMs, 0)
+              : null,
           };
     const summary = lines.find((line) => /^(ok|failed): full build/.test(line)) ?? '';
     const built = /(\d+) rendered, .* (\d+) ms$/.exec(summary);
@@ -181,6 +184,7 @@ async function runCurve(sizes) {
       buildMs: built ? Number(built[2]) : null,
       wallMs,
       cpuMs: rss?.cpuMs ?? null,
+      sysMs: rss?.sysMs ?? null,
       maxRssMb: run.stopped || !rss ? Math.max(rss?.maxRssMb ?? 0, run.sampledPeakMb) || null : rss.maxRssMb,
       load: `${loadBefore}–${loadavg()[0].toFixed(1)}`,
       error:
@@ -216,11 +220,16 @@ before–after each run is in the table (the machine was shared: figures under l
 The bench site of each size (as above: posts with markdown bodies, tags, authors, related posts, a paginated archive) is
 written as a snapshot file, then built by one \`cms-build --snapshot <file> --out <dir> --mode full\` child process (2 render
 workers): wall time of the whole process (start-up, reading the snapshot, planning, rendering, writing, the search index
-and sitemap), its CPU time (all threads), and its peak RSS (\`maxRSS\`: main thread and worker threads are one process).
+and sitemap), its CPU time (all threads; in brackets the kernel's part of it, mostly the page writer's \`mkdir\`s and file
+creations), and its peak RSS (\`maxRSS\`: main thread and worker threads are one process). The kernel's part depends on
+the file system's recent history, not on the build: on this machine's ext4 a folder or file made in a block group where
+many inodes were freed up to six minutes before costs up to 20 times more (ext4 without a journal skips an inode freed
+less than 60 s ago, or 360 s while its inode table block is unwritten: see the comment on \`trashDir\` in the bench), so
+these runs are timed with no deletion just before them (earlier outputs are moved aside and deleted after the last run).
 
-| items | snapshot file | pages | whole process, wall | build (as cms-build reports it) | CPU, all threads | peak RSS | load average |
+| items | snapshot file | pages | whole process, wall | build (as cms-build reports it) | CPU, all threads (kernel) | peak RSS | load average |
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
-${rows.map((r) => `| ${fmt(r.items)} | ${fmt(r.snapshotMb, ' MB')} | ${fmt(r.pages)} | ${r.ok ? fmt(r.wallMs, ' ms') : `failed: ${r.error}`} | ${fmt(r.buildMs, ' ms')} | ${fmt(r.cpuMs, ' ms')} | ${fmt(r.maxRssMb, ' MB')} | ${r.load} |`).join('\n')}
+${rows.map((r) => `| ${fmt(r.items)} | ${fmt(r.snapshotMb, ' MB')} | ${fmt(r.pages)} | ${r.ok ? fmt(r.wallMs, ' ms') : `failed: ${r.error}`} | ${fmt(r.buildMs, ' ms')} | ${fmt(r.cpuMs, ' ms')}${r.sysMs === null || r.sysMs === undefined ? '' : ` (${fmt(r.sysMs, ' ms')})`} | ${fmt(r.maxRssMb, ' MB')} | ${r.load} |`).join('\n')}
 
 Goals (issue 20, item 2):
 
