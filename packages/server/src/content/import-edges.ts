@@ -22,8 +22,12 @@ interface DeclaredRelationship {
 /** An edge that is a declared relationship of its source item's type. */
 interface DeclaredEdge extends IndexedEdge, DeclaredRelationship {}
 
-/** Edges merged per engine call, with a {@link cooperativeYield} checkpoint between calls. */
-const MERGE_CHUNK = 250;
+/**
+ * Edges merged per engine call, with a {@link cooperativeYield} checkpoint between calls: the
+ * engine's largest row statement (500 rows, one statement per call for the usual new edges of
+ * one type), a few ms of SQL.
+ */
+const MERGE_CHUNK = 500;
 
 /**
  * The per-edge loops look at the {@link cooperativeYield} clock once every this many edges:
@@ -100,7 +104,9 @@ async function mergeBatch({
   const results: Awaited<ReturnType<GraphWriter['mergeEdges']>> = [];
   for (let at = 0; at < accepted.length; at += MERGE_CHUNK) {
     await tick();
-    results.push(...(await tx.mergeEdges(accepted.slice(at, at + MERGE_CHUNK).map(({ edge }) => edge))));
+    const chunk: GraphEdge[] = new Array(Math.min(MERGE_CHUNK, accepted.length - at));
+    for (let i = 0; i < chunk.length; i += 1) chunk[i] = accepted[at + i]!.edge;
+    results.push(...(await tx.mergeEdges(chunk)));
   }
   let merged = 0;
   let changed = 0;

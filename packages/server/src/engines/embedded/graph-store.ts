@@ -249,6 +249,36 @@ function insertRows(
 }
 
 /**
+ * EDGES_INSERT_NEW_SHARED over `edges` (all of type `tid` and props `json`) in the ROW_CHUNKS
+ * statements, each statement's parameters (the shared two, then each row's ends) made at once.
+ * Returns the rows inserted.
+ */
+function insertSharedEdges(
+  conn: SqlConnection,
+  edges: ReadonlyArray<{ from: string; to: string }>,
+  tid: number,
+  json: string,
+): number {
+  let done = 0;
+  let changes = 0;
+  for (const size of ROW_CHUNKS) {
+    while (edges.length - done >= size) {
+      const params: SqlValue[] = new Array(2 + size * 2);
+      params[0] = tid;
+      params[1] = json;
+      for (let i = 0; i < size; i += 1) {
+        const edge = edges[done + i]!;
+        params[2 + i * 2] = edge.from;
+        params[3 + i * 2] = edge.to;
+      }
+      changes += conn.run(valuesSql(EDGES_INSERT_NEW_SHARED, size, 2, EDGES_INSERT_NEW_SHARED_TAIL), params).changes;
+      done += size;
+    }
+  }
+  return changes;
+}
+
+/**
  * Inserts one constraint's unique values: `params` is its label and prop, then (value, rid)
  * per row. Label and prop are bound once per statement (`?1, ?2`): libsql converts and copies
  * every bound string, and these two are the same on every row (bench/unique-params-micro.ts).
@@ -780,7 +810,8 @@ export class GraphStore {
    * none of the edges does yet (an import of new edges), one `INSERT OR IGNORE … SELECT` per
    * row chunk writes the rows whose ends exist, under a savepoint: when every row was inserted
    * the guess held and the batch is done with no other statement (the ends are looked up
-   * inside the insert). Otherwise that insert is rolled back; one statement reads the ends
+   * inside the insert; the type's tid once per call). Otherwise (also when an edge is repeated
+   * in the batch) that insert is rolled back; one statement reads the ends
    * that do not exist (usually none: a row handed back costs more than its lookup), one the
    * current edges, and the rest is written with multi-row upserts.
    */
@@ -798,12 +829,12 @@ export class GraphStore {
     // The results, and per edge written the index of the edge whose row is written (a repeat in
     // the batch replaces the earlier one's props in its place), given the edges that exist
     // (`current`: key → props) and the ends that do not.
-    const merge = (current: Map<string, string>, missing: Set<string> | null) => {
+    const merge = (current: Map<string, string>, missing: Set<string>) => {
       const writes = new Map<string, number>();
       const results = new Array<MergeEdgeResult>(clean.length);
       for (let at = 0; at < clean.length; at += 1) {
         const edge = clean[at]!;
-        if (missing !== null && (missing.has(edge.from) || missing.has(edge.to))) {
+        if (missing.has(edge.from) || missing.has(edge.to)) {
           results[at] = 'missing_endpoint';
           continue;
         }
@@ -819,7 +850,9 @@ export class GraphStore {
       }
       return { results, writes };
     };
-    const guess = merge(new Map(), null);
+    // The guess: every row is inserted as given. A row not inserted (an end missing, the edge
+    // stored already, or a repeat of an earlier row of the batch: its key is taken by then)
+    // makes the count fall short, and the batch takes the exact path below.
     const { type, json } = clean[0]!;
     let shared = true;
     for (const edge of clean) {
@@ -828,27 +861,21 @@ export class GraphStore {
         break;
       }
     }
-    const params: SqlValue[] = [];
-    if (shared) for (const at of guess.writes.values()) params.push(clean[at]!.from, clean[at]!.to);
-    else {
-      for (const at of guess.writes.values()) {
-        const edge = clean[at]!;
-        params.push(edge.from, edge.type, edge.to, edge.json);
-      }
-    }
     const allNew = this.atomically(() => {
       const tids = this.typeIds(shared ? [type] : clean.map((edge) => edge.type));
-      const inserted = shared
-        ? insertRows(this.conn, EDGES_INSERT_NEW_SHARED, params, 2, EDGES_INSERT_NEW_SHARED_TAIL, [
-            tids.get(type)!,
-            json,
-          ])
-        : insertRows(this.conn, EDGES_INSERT_NEW, params, 4, EDGES_INSERT_NEW_TAIL);
-      if (inserted === guess.writes.size) return true;
+      let inserted: number;
+      if (shared) {
+        inserted = insertSharedEdges(this.conn, clean, tids.get(type)!, json);
+      } else {
+        const params: SqlValue[] = [];
+        for (const edge of clean) params.push(edge.from, edge.type, edge.to, edge.json);
+        inserted = insertRows(this.conn, EDGES_INSERT_NEW, params, 4, EDGES_INSERT_NEW_TAIL);
+      }
+      if (inserted === clean.length) return true;
       this.conn.exec('ROLLBACK TO batch');
       return false;
     });
-    if (allNew) return guess.results;
+    if (allNew) return clean.map((): MergeEdgeResult => 'created');
     const endpoints = new Set<string>();
     for (const edge of clean) endpoints.add(edge.from).add(edge.to);
     const missing = new Set(
