@@ -817,15 +817,45 @@ export class GraphStore {
    */
   mergeEdges(edges: GraphEdge[]): MergeEdgeResult[] {
     if (!Array.isArray(edges)) throw new EngineError('invalid_argument', 'edges must be a list');
-    const clean = edges.map((edge) => {
+    if (edges.length === 0) return [];
+    // Checked, and each edge's props as JSON; `shared` when all have the first one's type and props.
+    const jsons: string[] = new Array(edges.length);
+    let shared = true;
+    for (let at = 0; at < edges.length; at += 1) {
+      const edge = edges[at]!;
       assertNodeId(edge?.from, 'edge start');
       assertNodeId(edge.to, 'edge end');
       assertIdentifier(edge.type, 'edge type');
       const props = edge.props ?? {};
       assertProps(props, 'edge props');
-      return { from: edge.from, type: edge.type, to: edge.to, json: propsCanonicalJson(props) };
+      const json = propsCanonicalJson(props);
+      jsons[at] = json;
+      if (shared && at > 0 && (edge.type !== edges[0]!.type || json !== jsons[0])) shared = false;
+    }
+    const type = edges[0]!.type;
+    const json = jsons[0]!;
+    // The guess: every row is inserted as given. A row not inserted (an end missing, the edge
+    // stored already, or a repeat of an earlier row of the batch: its key is taken by then)
+    // makes the count fall short, and the batch takes the exact path below.
+    const allNew = this.atomically(() => {
+      const tids = this.typeIds(shared ? [type] : edges.map((edge) => edge.type));
+      let inserted: number;
+      if (shared) {
+        inserted = insertSharedEdges(this.conn, edges, tids.get(type)!, json);
+      } else {
+        const params: SqlValue[] = [];
+        for (let at = 0; at < edges.length; at += 1) {
+          const edge = edges[at]!;
+          params.push(edge.from, edge.type, edge.to, jsons[at]!);
+        }
+        inserted = insertRows(this.conn, EDGES_INSERT_NEW, params, 4, EDGES_INSERT_NEW_TAIL);
+      }
+      if (inserted === edges.length) return true;
+      this.conn.exec('ROLLBACK TO batch');
+      return false;
     });
-    if (clean.length === 0) return [];
+    if (allNew) return edges.map((): MergeEdgeResult => 'created');
+    const clean = edges.map((edge, at) => ({ from: edge.from, type: edge.type, to: edge.to, json: jsons[at]! }));
     // The results, and per edge written the index of the edge whose row is written (a repeat in
     // the batch replaces the earlier one's props in its place), given the edges that exist
     // (`current`: key → props) and the ends that do not.
@@ -850,32 +880,6 @@ export class GraphStore {
       }
       return { results, writes };
     };
-    // The guess: every row is inserted as given. A row not inserted (an end missing, the edge
-    // stored already, or a repeat of an earlier row of the batch: its key is taken by then)
-    // makes the count fall short, and the batch takes the exact path below.
-    const { type, json } = clean[0]!;
-    let shared = true;
-    for (const edge of clean) {
-      if (edge.type !== type || edge.json !== json) {
-        shared = false;
-        break;
-      }
-    }
-    const allNew = this.atomically(() => {
-      const tids = this.typeIds(shared ? [type] : clean.map((edge) => edge.type));
-      let inserted: number;
-      if (shared) {
-        inserted = insertSharedEdges(this.conn, clean, tids.get(type)!, json);
-      } else {
-        const params: SqlValue[] = [];
-        for (const edge of clean) params.push(edge.from, edge.type, edge.to, edge.json);
-        inserted = insertRows(this.conn, EDGES_INSERT_NEW, params, 4, EDGES_INSERT_NEW_TAIL);
-      }
-      if (inserted === clean.length) return true;
-      this.conn.exec('ROLLBACK TO batch');
-      return false;
-    });
-    if (allNew) return clean.map((): MergeEdgeResult => 'created');
     const endpoints = new Set<string>();
     for (const edge of clean) endpoints.add(edge.from).add(edge.to);
     const missing = new Set(
