@@ -271,7 +271,10 @@ function insertSharedEdges(
         params[2 + i * 2] = edge.from;
         params[3 + i * 2] = edge.to;
       }
-      changes += conn.run(valuesSql(EDGES_INSERT_NEW_SHARED, size, 2, EDGES_INSERT_NEW_SHARED_TAIL), params).changes;
+      changes += conn.run(
+        valuesSql(EDGES_INSERT_NEW_SHARED, size, 2, EDGES_INSERT_NEW_SHARED_TAIL),
+        params,
+      ).changes;
       done += size;
     }
   }
@@ -796,11 +799,21 @@ export class GraphStore {
       to,
     ]);
     if (existing === undefined) {
-      this.conn.run('INSERT INTO edges (from_rid, tid, to_rid, props) VALUES (?, ?, ?, ?)', [from, tid, to, json]);
+      this.conn.run('INSERT INTO edges (from_rid, tid, to_rid, props) VALUES (?, ?, ?, ?)', [
+        from,
+        tid,
+        to,
+        json,
+      ]);
       return 'created';
     }
     if (existing[0] === json) return 'unchanged';
-    this.conn.run('UPDATE edges SET props = ? WHERE from_rid = ? AND tid = ? AND to_rid = ?', [json, from, tid, to]);
+    this.conn.run('UPDATE edges SET props = ? WHERE from_rid = ? AND tid = ? AND to_rid = ?', [
+      json,
+      from,
+      tid,
+      to,
+    ]);
     return 'updated';
   }
 
@@ -855,7 +868,12 @@ export class GraphStore {
       return false;
     });
     if (allNew) return edges.map((): MergeEdgeResult => 'created');
-    const clean = edges.map((edge, at) => ({ from: edge.from, type: edge.type, to: edge.to, json: jsons[at]! }));
+    const clean = edges.map((edge, at) => ({
+      from: edge.from,
+      type: edge.type,
+      to: edge.to,
+      json: jsons[at]!,
+    }));
     // The results, and per edge written the index of the edge whose row is written (a repeat in
     // the batch replaces the earlier one's props in its place), given the edges that exist
     // (`current`: key → props) and the ends that do not.
@@ -943,11 +961,10 @@ export class GraphStore {
 
   deleteEdge(edge: { from: string; type: string; to: string }): boolean {
     return (
-      this.conn.run(`DELETE FROM edges WHERE from_rid = ${RID_OF} AND tid = ${TID_OF} AND to_rid = ${RID_OF}`, [
-        String(edge?.from),
-        String(edge?.type),
-        String(edge?.to),
-      ]).changes > 0
+      this.conn.run(
+        `DELETE FROM edges WHERE from_rid = ${RID_OF} AND tid = ${TID_OF} AND to_rid = ${RID_OF}`,
+        [String(edge?.from), String(edge?.type), String(edge?.to)],
+      ).changes > 0
     );
   }
 
