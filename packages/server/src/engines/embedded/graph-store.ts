@@ -559,11 +559,18 @@ export class GraphStore {
     if (query.label !== undefined) assertIdentifier(query.label, 'label');
     assertCount(query.limit, 'limit');
 
-    const types = query.edgeTypes === undefined ? null : JSON.stringify(query.edgeTypes);
-    const typeFilter =
-      types === null
-        ? ''
-        : ' AND tid IN (SELECT tid FROM edge_types WHERE name IN (SELECT value FROM json_each(?)))';
+    // The types' tids, read once for the walk (a type no edge ever had has none: no step matches).
+    const types =
+      query.edgeTypes === undefined
+        ? null
+        : JSON.stringify(
+            this.conn
+              .rows('SELECT tid FROM edge_types WHERE name IN (SELECT value FROM json_each(?))', [
+                JSON.stringify(query.edgeTypes),
+              ])
+              .map((row) => row[0] as number),
+          );
+    const typeFilter = types === null ? '' : ' AND tid IN (SELECT value FROM json_each(?))';
     const steps: string[] = [];
     // The walk goes by rid (the edges' keys); the nodes reached are read by rid at the end.
     if (query.direction !== 'in') {
