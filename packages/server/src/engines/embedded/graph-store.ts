@@ -205,6 +205,39 @@ const RID_OF = '(SELECT rid FROM nodes WHERE id = ?)';
 /** The tid of the edge type named ? (NULL when no edge ever had it: equal to no row's). */
 const TID_OF = '(SELECT tid FROM edge_types WHERE name = ?)';
 
+/**
+ * EDGES_INSERT_NEW_SHARED over `edges` (all of type `tid` and props `json`) in the ROW_CHUNKS
+ * statements, each statement's parameters (the shared two, then each row's ends) made at once.
+ * Returns the rows inserted.
+ */
+function insertSharedEdges(
+  conn: SqlConnection,
+  edges: ReadonlyArray<{ from: string; to: string }>,
+  tid: number,
+  json: string,
+): number {
+  let done = 0;
+  let changes = 0;
+  for (const size of ROW_CHUNKS) {
+    while (edges.length - done >= size) {
+      const params: SqlValue[] = new Array(2 + size * 2);
+      params[0] = tid;
+      params[1] = json;
+      for (let i = 0; i < size; i += 1) {
+        const edge = edges[done + i]!;
+        params[2 + i * 2] = edge.from;
+        params[3 + i * 2] = edge.to;
+      }
+      changes += conn.run(
+        valuesSql(EDGES_INSERT_NEW_SHARED, size, 2, EDGES_INSERT_NEW_SHARED_TAIL),
+        params,
+      ).changes;
+      done += size;
+    }
+  }
+  return changes;
+}
+
 /** `INSERT ... VALUES (?, ?), (?, ?) ...` texts by (head, rows, width), built once. */
 const multiRowSql = new Map<string, string>();
 
@@ -241,39 +274,6 @@ function insertRows(
       changes += conn.run(
         valuesSql(head, size, width, tail),
         shared.length > 0 ? [...shared, ...chunk] : chunk,
-      ).changes;
-      done += size;
-    }
-  }
-  return changes;
-}
-
-/**
- * EDGES_INSERT_NEW_SHARED over `edges` (all of type `tid` and props `json`) in the ROW_CHUNKS
- * statements, each statement's parameters (the shared two, then each row's ends) made at once.
- * Returns the rows inserted.
- */
-function insertSharedEdges(
-  conn: SqlConnection,
-  edges: ReadonlyArray<{ from: string; to: string }>,
-  tid: number,
-  json: string,
-): number {
-  let done = 0;
-  let changes = 0;
-  for (const size of ROW_CHUNKS) {
-    while (edges.length - done >= size) {
-      const params: SqlValue[] = new Array(2 + size * 2);
-      params[0] = tid;
-      params[1] = json;
-      for (let i = 0; i < size; i += 1) {
-        const edge = edges[done + i]!;
-        params[2 + i * 2] = edge.from;
-        params[3 + i * 2] = edge.to;
-      }
-      changes += conn.run(
-        valuesSql(EDGES_INSERT_NEW_SHARED, size, 2, EDGES_INSERT_NEW_SHARED_TAIL),
-        params,
       ).changes;
       done += size;
     }
