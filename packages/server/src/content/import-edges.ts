@@ -8,7 +8,7 @@ import {
 } from '@trelliscms/core';
 import type { Graph, GraphEdge, GraphWriter } from '../engines/port';
 import { cooperativeYield } from '../shared/cooperative-yield';
-import { type EdgeError, type IndexedEdge, readEdge, runSplitting } from './edge-input';
+import { type EdgeError, type IndexedEdge, plainEdge, readEdge, runSplitting } from './edge-input';
 import { createTypeLookup, relationshipInType } from './edge-relationship';
 import { errorMessage } from './error-message';
 import { typeOfId } from './item-record';
@@ -19,11 +19,12 @@ interface DeclaredRelationship {
   source: StoredContentType;
 }
 
-/** An edge that is a declared relationship of its source item's type. */
-interface DeclaredEdge extends IndexedEdge, DeclaredRelationship {}
-
-/** Edges merged per engine call, with a {@link cooperativeYield} checkpoint between calls. */
-const MERGE_CHUNK = 250;
+/**
+ * Edges merged per engine call, with a {@link cooperativeYield} checkpoint between calls: the
+ * engine's largest row statement (500 rows, one statement per call for the usual new edges of
+ * one type), a few ms of SQL.
+ */
+const MERGE_CHUNK = 500;
 
 /**
  * The per-edge loops look at the {@link cooperativeYield} clock once every this many edges:
@@ -50,11 +51,15 @@ interface BatchOutcome {
 async function mergeBatch({
   tx,
   batch,
+  declaredAs,
   actor,
   tick,
 }: {
   tx: GraphWriter;
-  batch: DeclaredEdge[];
+  /** Edges that are declared relationships of their source item's type, */
+  batch: IndexedEdge[];
+  /** and the relationship each one is (same index). */
+  declaredAs: RelationshipDefinition[];
   actor: string;
   tick: () => Promise<void> | undefined;
 }): Promise<BatchOutcome> {
@@ -63,14 +68,15 @@ async function mergeBatch({
   let mismatch = 0;
   // The targets each single-target relationship holds: stored, and accepted in this batch.
   const held = new Map<string, { stored: Set<string>; added: Set<string> }>();
-  const accepted: DeclaredEdge[] = [];
+  const accepted: IndexedEdge[] = [];
   for (let at = 0; at < batch.length; at += 1) {
     if (at % TICK_EVERY === 0) {
       const pause = tick();
       if (pause) await pause;
     }
     const item = batch[at]!;
-    const { edge, relationship } = item;
+    const edge = item.edge;
+    const relationship = declaredAs[at]!;
     if (!isSingleTarget(relationship.kind)) {
       accepted.push(item);
       continue;
@@ -100,7 +106,9 @@ async function mergeBatch({
   const results: Awaited<ReturnType<GraphWriter['mergeEdges']>> = [];
   for (let at = 0; at < accepted.length; at += MERGE_CHUNK) {
     await tick();
-    results.push(...(await tx.mergeEdges(accepted.slice(at, at + MERGE_CHUNK).map(({ edge }) => edge))));
+    const chunk: GraphEdge[] = new Array(Math.min(MERGE_CHUNK, accepted.length - at));
+    for (let i = 0; i < chunk.length; i += 1) chunk[i] = accepted[at + i]!.edge;
+    results.push(...(await tx.mergeEdges(chunk)));
   }
   let merged = 0;
   let changed = 0;
@@ -179,7 +187,8 @@ export async function importEdges({
   // their message names the edge).
   const declaredAs = new Map<string, Map<string, Map<string, DeclaredRelationship>>>();
   const run = async (batch: IndexedEdge[]) => {
-    const declared: DeclaredEdge[] = [];
+    const declared: IndexedEdge[] = [];
+    const relationships: RelationshipDefinition[] = [];
     const refused: EdgeError[] = [];
     for (let at = 0; at < batch.length; at += 1) {
       if (at % TICK_EVERY === 0) {
@@ -215,12 +224,15 @@ export async function importEdges({
         }
         byTarget.set(targetName, found);
       }
-      declared.push({ index: item.index, edge, relationship: known.relationship, source: known.source });
+      declared.push(item);
+      relationships.push(known.relationship);
     }
     const outcome =
       declared.length === 0
         ? { errors: [], merged: 0, mismatch: 0 }
-        : await graph.transaction((tx) => mergeBatch({ tx, batch: declared, actor, tick }));
+        : await graph.transaction((tx) =>
+            mergeBatch({ tx, batch: declared, declaredAs: relationships, actor, tick }),
+          );
     errors.push(...refused, ...outcome.errors);
     merged += outcome.merged;
     mismatch += outcome.mismatch;
@@ -233,6 +245,12 @@ export async function importEdges({
       if ((index - start) % TICK_EVERY === 0) {
         const pause = tick();
         if (pause) await pause;
+      }
+      // The usual well-formed edge without readEdge's answer object; anything else through it.
+      const plain = plainEdge(edges[index]);
+      if (plain) {
+        batch.push({ index, edge: plain });
+        continue;
       }
       const read = readEdge(edges[index], index);
       if ('error' in read) errors.push(read.error);

@@ -15,7 +15,26 @@ const ids = (nodes: Array<{ id: string }>) => nodes.map((node) => node.id);
  * further label of every node (kept by triggers), no `label_carriers`.
  */
 /** Rewrites a current graph file into the layout of schema version 5 (edges keyed by the ends' ids). */
+/** Rewrites a current graph file into the layout of schema version 6 (edge types as names in the rows). */
+function toVersion6(file: SqlConnection): void {
+  file.exec(`CREATE TABLE edges_6 (
+      from_rid INTEGER NOT NULL,
+      type TEXT NOT NULL,
+      to_rid INTEGER NOT NULL,
+      props TEXT NOT NULL,
+      PRIMARY KEY (from_rid, type, to_rid)
+    ) WITHOUT ROWID;
+    INSERT INTO edges_6 (from_rid, type, to_rid, props)
+      SELECT e.from_rid, y.name, e.to_rid, e.props FROM edges e JOIN edge_types y ON y.tid = e.tid;
+    DROP TABLE edges;
+    DROP TABLE edge_types;
+    ALTER TABLE edges_6 RENAME TO edges;
+    CREATE INDEX edges_to ON edges (to_rid, type, from_rid);
+    UPDATE meta SET value = '6' WHERE key = 'schema_version';`);
+}
+
 function toVersion5(file: SqlConnection): void {
+  toVersion6(file);
   file.exec(`CREATE TABLE edges_5 (
       from_id TEXT NOT NULL,
       type TEXT NOT NULL,
@@ -389,91 +408,132 @@ describe('embedded engine', () => {
     check.close();
   });
 
-  it('migrates a schema version 5 file: its edges are found by every edge read, and edge writes after it', async () => {
-    const graph = await engine.createGraph('v5');
-    // Ids whose order differs from their rids' (b made after c) and from UTF-16 order (U+FF5E
-    // against a surrogate pair: SQLite's BINARY order puts the pair last).
-    await graph.createNodes([
-      { id: 'a', labels: ['Post'], props: {} },
-      { id: 'c', labels: ['Post'], props: {} },
-      { id: 'b', labels: ['Tag'], props: {} },
-      { id: 'x\u{1F600}', labels: ['Tag'], props: {} },
-      { id: 'x\uFF5E', labels: ['Tag'], props: {} },
-    ]);
-    for (const [from, type, to, props] of [
-      ['a', 'TAGGED', 'x\u{1F600}', { w: 1 }],
-      ['a', 'TAGGED', 'x\uFF5E', {}],
-      ['a', 'TAGGED', 'b', {}],
-      ['a', 'LINKS', 'c', { w: 2 }],
-      ['c', 'TAGGED', 'b', {}],
-      ['b', 'LINKS', 'a', {}],
-    ] as const) {
-      expect(await graph.mergeEdge({ from, type, to, props })).toBe('created');
-    }
-    await engine.close();
-    const file = new SqlConnection(join(dir, 'graphs', 'v5.db'));
-    toVersion5(file);
-    expect(file.row('SELECT count(*) FROM edges WHERE from_id = ?', ['a'])?.[0]).toBe(4);
-    file.close();
+  it.each(['5', '6'])(
+    'migrates a schema version %s file: its edges are found by every edge read, and edge writes after it',
+    async (version) => {
+      const name = `v${version}`;
+      const graph = await engine.createGraph(name);
+      // Ids whose order differs from their rids' (b made after c) and from UTF-16 order (U+FF5E
+      // against a surrogate pair: SQLite's BINARY order puts the pair last).
+      await graph.createNodes([
+        { id: 'a', labels: ['Post'], props: {} },
+        { id: 'c', labels: ['Post'], props: {} },
+        { id: 'b', labels: ['Tag'], props: {} },
+        { id: 'x\u{1F600}', labels: ['Tag'], props: {} },
+        { id: 'x\uFF5E', labels: ['Tag'], props: {} },
+      ]);
+      for (const [from, type, to, props] of [
+        ['a', 'TAGGED', 'x\u{1F600}', { w: 1 }],
+        ['a', 'TAGGED', 'x\uFF5E', {}],
+        ['a', 'TAGGED', 'b', {}],
+        ['a', 'LINKS', 'c', { w: 2 }],
+        ['c', 'TAGGED', 'b', {}],
+        ['b', 'LINKS', 'a', {}],
+      ] as const) {
+        expect(await graph.mergeEdge({ from, type, to, props })).toBe('created');
+      }
+      await engine.close();
+      const file = new SqlConnection(join(dir, 'graphs', `${name}.db`));
+      if (version === '5') {
+        toVersion5(file);
+        expect(file.row('SELECT count(*) FROM edges WHERE from_id = ?', ['a'])?.[0]).toBe(4);
+      } else {
+        toVersion6(file);
+        expect(file.row(`SELECT count(*) FROM edges WHERE type = 'TAGGED'`)?.[0]).toBe(4);
+      }
+      file.close();
 
-    engine = createEmbeddedEngine({ dataDir: dir });
-    await engine.init();
-    const reopened = await engine.openGraph('v5');
-    if (reopened === null) throw new Error('the migrated graph did not open');
-    const triples = (edges: Array<{ from: string; type: string; to: string }>) =>
-      edges.map((edge) => [edge.from, edge.type, edge.to]);
-    expect(triples(await reopened.getEdges({}))).toEqual([
-      ['a', 'LINKS', 'c'],
-      ['a', 'TAGGED', 'b'],
-      ['a', 'TAGGED', 'x\uFF5E'],
-      ['a', 'TAGGED', 'x\u{1F600}'],
-      ['b', 'LINKS', 'a'],
-      ['c', 'TAGGED', 'b'],
-    ]);
-    expect(await reopened.getEdges({ to: 'b', type: 'TAGGED' })).toEqual([
-      { from: 'a', type: 'TAGGED', to: 'b', props: {} },
-      { from: 'c', type: 'TAGGED', to: 'b', props: {} },
-    ]);
-    const withEdges = await reopened.getNodeWithEdges('a');
-    expect(withEdges?.edges.map((edge) => [edge.type, edge.to, edge.props])).toEqual([
-      ['LINKS', 'c', { w: 2 }],
-      ['TAGGED', 'b', {}],
-      ['TAGGED', 'x\uFF5E', {}],
-      ['TAGGED', 'x\u{1F600}', { w: 1 }],
-    ]);
-    expect((await reopened.getNodeJsonWithEdges('c'))?.edges).toEqual([{ type: 'TAGGED', to: 'b' }]);
-    const reached = await reopened.traverse({ from: 'b', direction: 'in', depth: 2 });
-    expect(reached.map((hit) => [hit.node.id, hit.depth])).toEqual([
-      ['a', 1],
-      ['c', 1],
-    ]);
-    // Writes after the migration: an update, an unchanged edge, a new one, a delete, a cascade.
-    expect(
-      await reopened.mergeEdges([
-        { from: 'a', type: 'LINKS', to: 'c', props: { w: 3 } },
+      engine = createEmbeddedEngine({ dataDir: dir });
+      await engine.init();
+      const reopened = await engine.openGraph(name);
+      if (reopened === null) throw new Error('the migrated graph did not open');
+      const triples = (edges: Array<{ from: string; type: string; to: string }>) =>
+        edges.map((edge) => [edge.from, edge.type, edge.to]);
+      expect(triples(await reopened.getEdges({}))).toEqual([
+        ['a', 'LINKS', 'c'],
+        ['a', 'TAGGED', 'b'],
+        ['a', 'TAGGED', 'x\uFF5E'],
+        ['a', 'TAGGED', 'x\u{1F600}'],
+        ['b', 'LINKS', 'a'],
+        ['c', 'TAGGED', 'b'],
+      ]);
+      expect(await reopened.getEdges({ to: 'b', type: 'TAGGED' })).toEqual([
+        { from: 'a', type: 'TAGGED', to: 'b', props: {} },
         { from: 'c', type: 'TAGGED', to: 'b', props: {} },
-        { from: 'b', type: 'LINKS', to: 'c', props: {} },
-        { from: 'b', type: 'LINKS', to: 'gone', props: {} },
-      ]),
-    ).toEqual(['updated', 'unchanged', 'created', 'missing_endpoint']);
-    expect(await reopened.deleteEdge({ from: 'a', type: 'TAGGED', to: 'x\uFF5E' })).toBe(true);
-    expect(await reopened.deleteNode('b')).toBe(true);
-    expect(triples(await reopened.getEdges({}))).toEqual([
-      ['a', 'LINKS', 'c'],
-      ['a', 'TAGGED', 'x\u{1F600}'],
-    ]);
-    expect((await reopened.getEdges({ from: 'a', type: 'LINKS' }))[0]?.props).toEqual({ w: 3 });
-    const check = new SqlConnection(join(dir, 'graphs', 'v5.db'));
-    expect(check.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0]).toBe(SCHEMA_VERSION);
-    expect(check.rows(`SELECT name FROM pragma_table_info('edges') ORDER BY cid`)).toEqual([
-      ['from_rid'],
-      ['type'],
-      ['to_rid'],
-      ['props'],
-    ]);
-    expect(check.row(`SELECT count(*) FROM sqlite_master WHERE name = 'edges_to'`)?.[0]).toBe(1);
-    check.close();
-  });
+      ]);
+      const withEdges = await reopened.getNodeWithEdges('a');
+      expect(withEdges?.edges.map((edge) => [edge.type, edge.to, edge.props])).toEqual([
+        ['LINKS', 'c', { w: 2 }],
+        ['TAGGED', 'b', {}],
+        ['TAGGED', 'x\uFF5E', {}],
+        ['TAGGED', 'x\u{1F600}', { w: 1 }],
+      ]);
+      expect((await reopened.getNodeJsonWithEdges('c'))?.edges).toEqual([{ type: 'TAGGED', to: 'b' }]);
+      const reached = await reopened.traverse({ from: 'b', direction: 'in', depth: 2 });
+      expect(reached.map((hit) => [hit.node.id, hit.depth])).toEqual([
+        ['a', 1],
+        ['c', 1],
+      ]);
+      // Writes after the migration: an update, an unchanged edge, a new one, a delete, a cascade.
+      expect(
+        await reopened.mergeEdges([
+          { from: 'a', type: 'LINKS', to: 'c', props: { w: 3 } },
+          { from: 'c', type: 'TAGGED', to: 'b', props: {} },
+          { from: 'b', type: 'LINKS', to: 'c', props: {} },
+          { from: 'b', type: 'LINKS', to: 'gone', props: {} },
+        ]),
+      ).toEqual(['updated', 'unchanged', 'created', 'missing_endpoint']);
+      expect(await reopened.deleteEdge({ from: 'a', type: 'TAGGED', to: 'x\uFF5E' })).toBe(true);
+      expect(await reopened.deleteEdge({ from: 'a', type: 'NEVER', to: 'c' })).toBe(false);
+      expect(await reopened.deleteNode('b')).toBe(true);
+      expect(triples(await reopened.getEdges({}))).toEqual([
+        ['a', 'LINKS', 'c'],
+        ['a', 'TAGGED', 'x\u{1F600}'],
+      ]);
+      expect((await reopened.getEdges({ from: 'a', type: 'LINKS' }))[0]?.props).toEqual({ w: 3 });
+      // A type entered after the migration has the highest tid but sorts first by name.
+      expect(await reopened.mergeEdge({ from: 'c', type: 'ABOUT', to: 'a', props: {} })).toBe('created');
+      expect(await reopened.mergeEdges([{ from: 'a', type: 'ABOUT', to: 'c', props: { w: 4 } }])).toEqual([
+        'created',
+      ]);
+      expect(
+        (await reopened.getNodeWithEdges('a'))?.edges.map((edge) => [edge.type, edge.to, edge.props]),
+      ).toEqual([
+        ['ABOUT', 'c', { w: 4 }],
+        ['LINKS', 'c', { w: 3 }],
+        ['TAGGED', 'x\u{1F600}', { w: 1 }],
+      ]);
+      expect(triples(await reopened.getEdges({ to: 'c' }))).toEqual([
+        ['a', 'ABOUT', 'c'],
+        ['a', 'LINKS', 'c'],
+      ]);
+      expect(
+        (await reopened.traverse({ from: 'c', direction: 'out', depth: 1, edgeTypes: ['ABOUT'] })).map(
+          (hit) => hit.node.id,
+        ),
+      ).toEqual(['a']);
+      expect(
+        (await reopened.traverse({ from: 'c', direction: 'out', depth: 1, edgeTypes: ['LINKS'] })).map(
+          (hit) => hit.node.id,
+        ),
+      ).toEqual([]);
+      const check = new SqlConnection(join(dir, 'graphs', `${name}.db`));
+      expect(check.row(`SELECT value FROM meta WHERE key = 'schema_version'`)?.[0]).toBe(SCHEMA_VERSION);
+      expect(check.rows(`SELECT name FROM pragma_table_info('edges') ORDER BY cid`)).toEqual([
+        ['from_rid'],
+        ['tid'],
+        ['to_rid'],
+        ['props'],
+      ]);
+      expect(check.rows('SELECT tid, name FROM edge_types ORDER BY tid')).toEqual([
+        [1, 'LINKS'],
+        [2, 'TAGGED'],
+        [3, 'ABOUT'],
+      ]);
+      expect(check.row(`SELECT count(*) FROM sqlite_master WHERE name = 'edges_to'`)?.[0]).toBe(1);
+      check.close();
+    },
+  );
 
   it('finds a further label only on the nodes that carry it, also when few of a primary label do', async () => {
     const graph = await engine.createGraph('carriers');

@@ -47,22 +47,24 @@ const MAX_DIMENSION = 65_536;
 const SELECT_NODE = 'SELECT id, labels, props FROM nodes WHERE id = ?';
 /**
  * A node with its outgoing edges in one statement: the edges as one JSON array of
- * `[type, to, props]` in the order SQLite scans them, the primary key's (from_rid, type,
- * to_rid): by type, then by the target's rid, not its id. The reads sort them by (type, target
+ * `[type, to, props]` in the order SQLite scans them, the primary key's (from_rid, tid,
+ * to_rid): by the type's tid, then by the target's rid, not by name and id. The reads sort them by (type, target
  * id) in JavaScript when they are not in that order already ({@link inKeyOrder}); a node has
  * few edges, and the usual single type of edges to nodes made in id order needs no sort.
  */
 const SELECT_NODE_WITH_EDGES = `SELECT n.labels, n.props,
-  (SELECT json_group_array(json_array(e.type, t.id, json(e.props)))
-     FROM edges e CROSS JOIN nodes t ON t.rid = e.to_rid WHERE e.from_rid = n.rid)
+  (SELECT json_group_array(json_array(y.name, t.id, json(e.props)))
+     FROM edges e CROSS JOIN edge_types y ON y.tid = e.tid CROSS JOIN nodes t ON t.rid = e.to_rid
+     WHERE e.from_rid = n.rid)
   FROM nodes n WHERE n.id = ?`;
 /**
  * The node row and its edges' (type, target) for {@link GraphStore.getNodeJsonWithEdges}: the
  * props column as stored, no edge props (SQLite neither parses nor re-serializes them).
  */
 const SELECT_NODE_JSON_WITH_EDGES = `SELECT n.labels, n.props,
-  (SELECT json_group_array(json_array(e.type, t.id))
-     FROM edges e CROSS JOIN nodes t ON t.rid = e.to_rid WHERE e.from_rid = n.rid)
+  (SELECT json_group_array(json_array(y.name, t.id))
+     FROM edges e CROSS JOIN edge_types y ON y.tid = e.tid CROSS JOIN nodes t ON t.rid = e.to_rid
+     WHERE e.from_rid = n.rid)
   FROM nodes n WHERE n.id = ?`;
 
 /** A UTF-16 code unit mapped so that code-unit order is code-point order (surrogates above U+FFFF's units). */
@@ -171,32 +173,70 @@ const UNIQUE_INSERT = 'INSERT INTO unique_values (label, prop, value, rid) VALUE
 /** Records that nodes of a primary label carry a further label (see schema.ts). */
 const CARRIERS_INSERT = 'INSERT OR IGNORE INTO label_carriers (label, primary_label) VALUES ';
 /**
- * Edge writes name the ends by id; the statement looks up their rids (schema.ts `edgesTable`),
- * and a row whose end is not a node joins nothing, so it is not written.
+ * Edge writes name the ends by id and the type by name; the statement looks up the ends' rids
+ * and the type's tid (schema.ts `edgesTable`, `EDGE_TYPES`), and a row whose end is not a node
+ * joins nothing, so it is not written. The types are entered first ({@link GraphStore.typeIds}).
  */
-const EDGES_ENDS_JOIN = ' v CROSS JOIN nodes f ON f.id = v.column1 CROSS JOIN nodes t ON t.id = v.column3';
+const EDGES_ENDS_JOIN =
+  ' v CROSS JOIN nodes f ON f.id = v.column1 CROSS JOIN edge_types y ON y.name = v.column2 CROSS JOIN nodes t ON t.id = v.column3';
 /** Writes the rows (from, type, to, props), replacing the props of an edge that exists. */
 const EDGES_UPSERT_HEAD =
-  'INSERT INTO edges (from_rid, type, to_rid, props) SELECT f.rid, v.column2, t.rid, v.column4 FROM (VALUES ';
-const EDGES_UPSERT_TAIL = `)${EDGES_ENDS_JOIN} WHERE true ON CONFLICT (from_rid, type, to_rid) DO UPDATE SET props = excluded.props`;
+  'INSERT INTO edges (from_rid, tid, to_rid, props) SELECT f.rid, y.tid, t.rid, v.column4 FROM (VALUES ';
+const EDGES_UPSERT_TAIL = `)${EDGES_ENDS_JOIN} WHERE true ON CONFLICT (from_rid, tid, to_rid) DO UPDATE SET props = excluded.props`;
 /**
  * The first try of mergeEdges: inserts the rows that do not exist yet and whose two ends do
  * (see there). The ends are looked up in the same statement, so the usual batch (every end
  * there, no edge yet) is one statement per row chunk, without a separate endpoint read.
  */
 const EDGES_INSERT_NEW =
-  'INSERT OR IGNORE INTO edges (from_rid, type, to_rid, props) SELECT f.rid, v.column2, t.rid, v.column4 FROM (VALUES ';
+  'INSERT OR IGNORE INTO edges (from_rid, tid, to_rid, props) SELECT f.rid, y.tid, t.rid, v.column4 FROM (VALUES ';
 const EDGES_INSERT_NEW_TAIL = `)${EDGES_ENDS_JOIN}`;
 /**
  * EDGES_INSERT_NEW for rows that share their type and props (the usual import: one label, no
- * props): those two are bound once per statement (?1, ?2), each row binds its two ends only.
+ * props): those two (the type's tid) are bound once per statement (?1, ?2), each row binds its
+ * two ends only.
  */
 const EDGES_INSERT_NEW_SHARED =
-  'INSERT OR IGNORE INTO edges (from_rid, type, to_rid, props) SELECT f.rid, ?1, t.rid, ?2 FROM (VALUES ';
+  'INSERT OR IGNORE INTO edges (from_rid, tid, to_rid, props) SELECT f.rid, ?1, t.rid, ?2 FROM (VALUES ';
 const EDGES_INSERT_NEW_SHARED_TAIL =
   ') v CROSS JOIN nodes f ON f.id = v.column1 CROSS JOIN nodes t ON t.id = v.column2';
 /** The rid of the node of id ?. */
 const RID_OF = '(SELECT rid FROM nodes WHERE id = ?)';
+/** The tid of the edge type named ? (NULL when no edge ever had it: equal to no row's). */
+const TID_OF = '(SELECT tid FROM edge_types WHERE name = ?)';
+
+/**
+ * EDGES_INSERT_NEW_SHARED over `edges` (all of type `tid` and props `json`) in the ROW_CHUNKS
+ * statements, each statement's parameters (the shared two, then each row's ends) made at once.
+ * Returns the rows inserted.
+ */
+function insertSharedEdges(
+  conn: SqlConnection,
+  edges: ReadonlyArray<{ from: string; to: string }>,
+  tid: number,
+  json: string,
+): number {
+  let done = 0;
+  let changes = 0;
+  for (const size of ROW_CHUNKS) {
+    while (edges.length - done >= size) {
+      const params: SqlValue[] = new Array(2 + size * 2);
+      params[0] = tid;
+      params[1] = json;
+      for (let i = 0; i < size; i += 1) {
+        const edge = edges[done + i]!;
+        params[2 + i * 2] = edge.from;
+        params[3 + i * 2] = edge.to;
+      }
+      changes += conn.run(
+        valuesSql(EDGES_INSERT_NEW_SHARED, size, 2, EDGES_INSERT_NEW_SHARED_TAIL),
+        params,
+      ).changes;
+      done += size;
+    }
+  }
+  return changes;
+}
 
 /** `INSERT ... VALUES (?, ?), (?, ?) ...` texts by (head, rows, width), built once. */
 const multiRowSql = new Map<string, string>();
@@ -483,14 +523,14 @@ export class GraphStore {
       params.push(String(query.to));
     }
     if (query?.type !== undefined) {
-      where.push('e.type = ?');
+      where.push(`e.tid = ${TID_OF}`);
       params.push(String(query.type));
     }
     const filter = where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`;
     // In (from, type, to) id order: the rows come in the order of the rids (the keys), so they
     // are sorted here when they are not in it already (SQLite's sorter costs more per call).
     const rows = this.conn.rows(
-      `SELECT f.id, e.type, t.id, e.props FROM edges e
+      `SELECT f.id, y.name, t.id, e.props FROM edges e JOIN edge_types y ON y.tid = e.tid
        JOIN nodes f ON f.rid = e.from_rid JOIN nodes t ON t.rid = e.to_rid${filter}`,
       params,
     ) as Array<[string, string, string, string]>;
@@ -519,8 +559,18 @@ export class GraphStore {
     if (query.label !== undefined) assertIdentifier(query.label, 'label');
     assertCount(query.limit, 'limit');
 
-    const types = query.edgeTypes === undefined ? null : JSON.stringify(query.edgeTypes);
-    const typeFilter = types === null ? '' : ' AND type IN (SELECT value FROM json_each(?))';
+    // The types' tids, read once for the walk (a type no edge ever had has none: no step matches).
+    const types =
+      query.edgeTypes === undefined
+        ? null
+        : JSON.stringify(
+            this.conn
+              .rows('SELECT tid FROM edge_types WHERE name IN (SELECT value FROM json_each(?))', [
+                JSON.stringify(query.edgeTypes),
+              ])
+              .map((row) => row[0] as number),
+          );
+    const typeFilter = types === null ? '' : ' AND tid IN (SELECT value FROM json_each(?))';
     const steps: string[] = [];
     // The walk goes by rid (the edges' keys); the nodes reached are read by rid at the end.
     if (query.direction !== 'in') {
@@ -749,25 +799,26 @@ export class GraphStore {
     const from = ends?.[0];
     const to = ends?.[1];
     if (typeof from !== 'number' || typeof to !== 'number') return 'missing_endpoint';
-    const existing = this.conn.row('SELECT props FROM edges WHERE from_rid = ? AND type = ? AND to_rid = ?', [
+    const tid = this.typeIds([edge.type]).get(edge.type)!;
+    const existing = this.conn.row('SELECT props FROM edges WHERE from_rid = ? AND tid = ? AND to_rid = ?', [
       from,
-      edge.type,
+      tid,
       to,
     ]);
     if (existing === undefined) {
-      this.conn.run('INSERT INTO edges (from_rid, type, to_rid, props) VALUES (?, ?, ?, ?)', [
+      this.conn.run('INSERT INTO edges (from_rid, tid, to_rid, props) VALUES (?, ?, ?, ?)', [
         from,
-        edge.type,
+        tid,
         to,
         json,
       ]);
       return 'created';
     }
     if (existing[0] === json) return 'unchanged';
-    this.conn.run('UPDATE edges SET props = ? WHERE from_rid = ? AND type = ? AND to_rid = ?', [
+    this.conn.run('UPDATE edges SET props = ? WHERE from_rid = ? AND tid = ? AND to_rid = ?', [
       json,
       from,
-      edge.type,
+      tid,
       to,
     ]);
     return 'updated';
@@ -779,53 +830,81 @@ export class GraphStore {
    * none of the edges does yet (an import of new edges), one `INSERT OR IGNORE … SELECT` per
    * row chunk writes the rows whose ends exist, under a savepoint: when every row was inserted
    * the guess held and the batch is done with no other statement (the ends are looked up
-   * inside the insert). Otherwise that insert is rolled back; one statement reads the ends
+   * inside the insert; the type's tid once per call). Otherwise (also when an edge is repeated
+   * in the batch) that insert is rolled back; one statement reads the ends
    * that do not exist (usually none: a row handed back costs more than its lookup), one the
    * current edges, and the rest is written with multi-row upserts.
    */
   mergeEdges(edges: GraphEdge[]): MergeEdgeResult[] {
     if (!Array.isArray(edges)) throw new EngineError('invalid_argument', 'edges must be a list');
-    const clean = edges.map((edge) => {
+    if (edges.length === 0) return [];
+    // Checked, and each edge's props as JSON; `shared` when all have the first one's type and props.
+    const jsons: string[] = new Array(edges.length);
+    let shared = true;
+    for (let at = 0; at < edges.length; at += 1) {
+      const edge = edges[at]!;
       assertNodeId(edge?.from, 'edge start');
       assertNodeId(edge.to, 'edge end');
       assertIdentifier(edge.type, 'edge type');
       const props = edge.props ?? {};
       assertProps(props, 'edge props');
-      return { from: edge.from, type: edge.type, to: edge.to, json: propsCanonicalJson(props) };
-    });
-    if (clean.length === 0) return [];
-    const key = edgeKey;
-    const merge = (current: Map<string, string>, missing: Set<string>) => {
-      const writes = new Map<string, SqlValue[]>();
-      const results = clean.map((edge): MergeEdgeResult => {
-        if (missing.has(edge.from) || missing.has(edge.to)) return 'missing_endpoint';
-        const k = key(edge);
-        const before = current.get(k);
-        if (before === edge.json) return 'unchanged';
-        current.set(k, edge.json);
-        writes.set(k, [edge.from, edge.type, edge.to, edge.json]);
-        return before === undefined ? 'created' : 'updated';
-      });
-      return { results, writes };
-    };
-    const guess = merge(new Map(), new Set());
-    const { type, json } = clean[0]!;
-    const shared = clean.every((edge) => edge.type === type && edge.json === json);
-    const params: SqlValue[] = [];
-    if (shared) for (const row of guess.writes.values()) params.push(row[0]!, row[2]!);
-    else for (const row of guess.writes.values()) params.push(row[0]!, row[1]!, row[2]!, row[3]!);
+      const json = propsCanonicalJson(props);
+      jsons[at] = json;
+      if (shared && at > 0 && (edge.type !== edges[0]!.type || json !== jsons[0])) shared = false;
+    }
+    const type = edges[0]!.type;
+    const json = jsons[0]!;
+    // The guess: every row is inserted as given. A row not inserted (an end missing, the edge
+    // stored already, or a repeat of an earlier row of the batch: its key is taken by then)
+    // makes the count fall short, and the batch takes the exact path below.
     const allNew = this.atomically(() => {
-      const inserted = shared
-        ? insertRows(this.conn, EDGES_INSERT_NEW_SHARED, params, 2, EDGES_INSERT_NEW_SHARED_TAIL, [
-            type,
-            json,
-          ])
-        : insertRows(this.conn, EDGES_INSERT_NEW, params, 4, EDGES_INSERT_NEW_TAIL);
-      if (inserted === guess.writes.size) return true;
+      const tids = this.typeIds(shared ? [type] : edges.map((edge) => edge.type));
+      let inserted: number;
+      if (shared) {
+        inserted = insertSharedEdges(this.conn, edges, tids.get(type)!, json);
+      } else {
+        const params: SqlValue[] = [];
+        for (let at = 0; at < edges.length; at += 1) {
+          const edge = edges[at]!;
+          params.push(edge.from, edge.type, edge.to, jsons[at]!);
+        }
+        inserted = insertRows(this.conn, EDGES_INSERT_NEW, params, 4, EDGES_INSERT_NEW_TAIL);
+      }
+      if (inserted === edges.length) return true;
       this.conn.exec('ROLLBACK TO batch');
       return false;
     });
-    if (allNew) return guess.results;
+    if (allNew) return edges.map((): MergeEdgeResult => 'created');
+    const clean = edges.map((edge, at) => ({
+      from: edge.from,
+      type: edge.type,
+      to: edge.to,
+      json: jsons[at]!,
+    }));
+    // The results, and per edge written the index of the edge whose row is written (a repeat in
+    // the batch replaces the earlier one's props in its place), given the edges that exist
+    // (`current`: key → props) and the ends that do not.
+    const merge = (current: Map<string, string>, missing: Set<string>) => {
+      const writes = new Map<string, number>();
+      const results = new Array<MergeEdgeResult>(clean.length);
+      for (let at = 0; at < clean.length; at += 1) {
+        const edge = clean[at]!;
+        if (missing.has(edge.from) || missing.has(edge.to)) {
+          results[at] = 'missing_endpoint';
+          continue;
+        }
+        const k = edgeKey(edge);
+        const before = current.get(k);
+        if (before === edge.json) {
+          results[at] = 'unchanged';
+          continue;
+        }
+        current.set(k, edge.json);
+        writes.set(k, at);
+        results[at] = before === undefined ? 'created' : 'updated';
+      }
+      return { results, writes };
+    };
     const endpoints = new Set<string>();
     for (const edge of clean) endpoints.add(edge.from).add(edge.to);
     const missing = new Set(
@@ -838,11 +917,13 @@ export class GraphStore {
     const present = merge(new Map(), missing).writes;
     const current = new Map<string, string>();
     if (present.size > 0) {
+      const triples = [...present.values()].map((at) => [clean[at]!.from, clean[at]!.type, clean[at]!.to]);
       for (const row of this.conn.rows(
-        `SELECT f.id, e.type, t.id, e.props FROM json_each(?) j
+        `SELECT f.id, y.name, t.id, e.props FROM json_each(?) j
          CROSS JOIN nodes f ON f.id = j.value ->> 0 CROSS JOIN nodes t ON t.id = j.value ->> 2
-         CROSS JOIN edges e ON e.from_rid = f.rid AND e.type = j.value ->> 1 AND e.to_rid = t.rid`,
-        [JSON.stringify([...present.values()].map((row) => row.slice(0, 3)))],
+         CROSS JOIN edge_types y ON y.name = j.value ->> 1
+         CROSS JOIN edges e ON e.from_rid = f.rid AND e.tid = y.tid AND e.to_rid = t.rid`,
+        [JSON.stringify(triples)],
       )) {
         current.set(
           edgeKey({ from: row[0] as string, type: row[1] as string, to: row[2] as string }),
@@ -852,19 +933,45 @@ export class GraphStore {
     }
     const { results, writes } = merge(current, missing);
     if (writes.size > 0) {
-      const upserts = [...writes.values()].flat();
-      this.atomically(() => insertRows(this.conn, EDGES_UPSERT_HEAD, upserts, 4, EDGES_UPSERT_TAIL));
+      const upserts: SqlValue[] = [];
+      for (const at of writes.values()) {
+        const edge = clean[at]!;
+        upserts.push(edge.from, edge.type, edge.to, edge.json);
+      }
+      this.atomically(() => {
+        this.typeIds([...writes.values()].map((at) => clean[at]!.type));
+        insertRows(this.conn, EDGES_UPSERT_HEAD, upserts, 4, EDGES_UPSERT_TAIL);
+      });
     }
     return results;
   }
 
+  /**
+   * The tid of each edge type named (schema.ts `EDGE_TYPES`), entering the names not entered
+   * yet. Looked up on every call rather than kept: a tid entered in a transaction that is then
+   * rolled back may be given to another name afterwards.
+   */
+  private typeIds(names: string[]): Map<string, number> {
+    const tids = new Map<string, number>();
+    for (const name of names) {
+      if (tids.has(name)) continue;
+      const row = this.conn.row('SELECT tid FROM edge_types WHERE name = ?', [name]);
+      tids.set(
+        name,
+        row === undefined
+          ? Number(this.conn.run('INSERT INTO edge_types (name) VALUES (?)', [name]).lastInsertRowid)
+          : (row[0] as number),
+      );
+    }
+    return tids;
+  }
+
   deleteEdge(edge: { from: string; type: string; to: string }): boolean {
     return (
-      this.conn.run(`DELETE FROM edges WHERE from_rid = ${RID_OF} AND type = ? AND to_rid = ${RID_OF}`, [
-        String(edge?.from),
-        String(edge?.type),
-        String(edge?.to),
-      ]).changes > 0
+      this.conn.run(
+        `DELETE FROM edges WHERE from_rid = ${RID_OF} AND tid = ${TID_OF} AND to_rid = ${RID_OF}`,
+        [String(edge?.from), String(edge?.type), String(edge?.to)],
+      ).changes > 0
     );
   }
 

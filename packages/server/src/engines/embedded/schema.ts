@@ -1,5 +1,5 @@
 /** Bumped when the layout below changes; stored in `meta.schema_version`. */
-export const SCHEMA_VERSION = '6';
+export const SCHEMA_VERSION = '7';
 
 /**
  * One database file per graph. Node ids are the caller's strings; `rid` is the internal
@@ -56,25 +56,38 @@ const LABEL_CARRIERS = `CREATE TABLE IF NOT EXISTS label_carriers (
 ) WITHOUT ROWID;`;
 
 /**
- * An edge between the nodes of rids `from_rid` and `to_rid` (schema 6). Version 5 and before
- * keyed it by the ends' id strings: the two B-tree entries of an edge then held both ids twice,
- * and an insert compared long strings all the way down both trees. With the rids an edge's key
- * is two small integers and its type; the ends' ids are looked up in `nodes` (the check that
- * both ends exist does that lookup anyway), and reads join `nodes` for the ids. Rows come out
- * in rid order, not id order: reads that promise the ids' order sort by them.
+ * The edge types (labels) a graph's edges use, each named once: an edge row holds its type's
+ * `tid` (schema 7), a small integer (SQLite stores 1 in no byte at all), instead of the name
+ * in both of its B-tree entries. A type's row stays after its last edge goes (a superset costs
+ * nothing), so a tid, once committed, always names the same type.
+ */
+const EDGE_TYPES = `CREATE TABLE IF NOT EXISTS edge_types (
+  tid INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);`;
+
+/**
+ * An edge between the nodes of rids `from_rid` and `to_rid`, of type `tid` (see EDGE_TYPES).
+ * Version 5 and before keyed it by the ends' id strings: the two B-tree entries of an edge then
+ * held both ids twice, and an insert compared long strings all the way down both trees. With
+ * the rids (schema 6) and the type's integer (schema 7) an edge's key is three small integers;
+ * the ends' ids are looked up in `nodes` (the check that both ends exist does that lookup
+ * anyway), and reads join `nodes` for the ids and `edge_types` for the type's name. Rows come
+ * out in rid and tid order, not id and name order: reads that promise the names' order sort by
+ * them.
  */
 function edgesTable(name: string): string {
   return `CREATE TABLE IF NOT EXISTS ${name} (
   from_rid INTEGER NOT NULL,
-  type TEXT NOT NULL,
+  tid INTEGER NOT NULL,
   to_rid INTEGER NOT NULL,
   props TEXT NOT NULL,
-  PRIMARY KEY (from_rid, type, to_rid)
+  PRIMARY KEY (from_rid, tid, to_rid)
 ) WITHOUT ROWID;`;
 }
-const EDGES_TO = 'CREATE INDEX IF NOT EXISTS edges_to ON edges (to_rid, type, from_rid);';
-/** The edges table and its reverse index as the schema makes them (bench/import-sizes.ts's edge floor). */
-export const EDGES_SQL = `${edgesTable('edges')}\n${EDGES_TO}`;
+const EDGES_TO = 'CREATE INDEX IF NOT EXISTS edges_to ON edges (to_rid, tid, from_rid);';
+/** The edge types, the edges table and its reverse index as the schema makes them (bench/import-sizes.ts's edge floor). */
+export const EDGES_SQL = `${EDGE_TYPES}\n${edgesTable('edges')}\n${EDGES_TO}`;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -88,6 +101,7 @@ CREATE TABLE IF NOT EXISTS nodes (
 );
 CREATE INDEX IF NOT EXISTS nodes_label ON nodes (label, id);
 ${LABEL_CARRIERS}
+${EDGE_TYPES}
 ${edgesTable('edges')}
 ${EDGES_TO}
 CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5 (
@@ -139,6 +153,8 @@ CREATE TABLE IF NOT EXISTS audit (
  * - 5 → 6: edges keyed by the ends' rids instead of their ids (see {@link edgesTable}); the
  *   rows are copied with the rids of their ends. An edge whose end is not a node (the store
  *   never leaves one: it checks both ends and deletes a node's edges with it) would be dropped.
+ * - 6 → 7: an edge's type as the integer of its name in `edge_types` (see EDGE_TYPES); the
+ *   names of the edges' types are entered (in name order) and the rows copied with their tids.
  */
 export const MIGRATIONS: Record<string, { to: string; sql: string }> = {
   '2': { to: '3', sql: `DROP TRIGGER IF EXISTS nodes_after_insert; ${FTS_AUTOMERGE}` },
@@ -161,12 +177,29 @@ ${DELETE_TRIGGER}`,
   },
   '5': {
     to: '6',
-    sql: `${edgesTable('edges_6')}
+    sql: `CREATE TABLE IF NOT EXISTS edges_6 (
+  from_rid INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  to_rid INTEGER NOT NULL,
+  props TEXT NOT NULL,
+  PRIMARY KEY (from_rid, type, to_rid)
+) WITHOUT ROWID;
 INSERT INTO edges_6 (from_rid, type, to_rid, props)
   SELECT f.rid, e.type, t.rid, e.props FROM edges e
   CROSS JOIN nodes f ON f.id = e.from_id CROSS JOIN nodes t ON t.id = e.to_id;
 DROP TABLE edges;
 ALTER TABLE edges_6 RENAME TO edges;
+CREATE INDEX IF NOT EXISTS edges_to ON edges (to_rid, type, from_rid);`,
+  },
+  '6': {
+    to: '7',
+    sql: `${EDGE_TYPES}
+INSERT OR IGNORE INTO edge_types (name) SELECT DISTINCT type FROM edges ORDER BY type;
+${edgesTable('edges_7')}
+INSERT INTO edges_7 (from_rid, tid, to_rid, props)
+  SELECT e.from_rid, y.tid, e.to_rid, e.props FROM edges e CROSS JOIN edge_types y ON y.name = e.type;
+DROP TABLE edges;
+ALTER TABLE edges_7 RENAME TO edges;
 ${EDGES_TO}`,
   },
 };
