@@ -17,13 +17,14 @@
  * 2,000 then; it writes the doc only with BENCH_WRITE_DOC=1). BENCH_IMPORT_THREAD=0 turns the
  * import's preparing thread off (content/import-pipeline.ts), for an A/B in one tree.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { searchText } from '@trelliscms/core';
 import Database from 'libsql';
 import { loadConfig } from '../src/config';
 import { importThread, importThreadReady, importThreadStats } from '../src/content/import-pipeline';
+import { detachedWrites } from '../src/content/import-records';
 import { EDGES_SQL } from '../src/engines/embedded/schema';
 import { buildApp } from '../src/http/app';
 import { benchApi, benchAppEnv } from './bench-app';
@@ -33,6 +34,9 @@ export const BATCH = 500;
 
 // BENCH_IMPORT_THREAD=0: the import makes every row in its own thread (no preparing thread), for A/B runs.
 if (process.env.BENCH_IMPORT_THREAD === '0') importThread.enabled = false;
+// BENCH_IMPORT_DETACHED=0: every batch written in a transaction on the main thread (no
+// createNodeRunDetached), for A/B runs in one tree.
+if (process.env.BENCH_IMPORT_DETACHED === '0') detachedWrites.enabled = false;
 // BENCH_IMPORT_THREAD_MAX_BYTES: the preparing thread's limit of JSON bytes per record (A/B runs).
 if (process.env.BENCH_IMPORT_THREAD_MAX_BYTES)
   importThread.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_THREAD_MAX_BYTES);
@@ -222,15 +226,30 @@ export async function importOnce(
   base: string,
   site: string,
   records: Record<string, unknown>[],
-): Promise<{ ms: number; cpuMs: number }> {
+): Promise<{ ms: number; cpuMs: number; mainThreadMs: number }> {
   const payload = JSON.stringify({ typeName: 'article', records, batchSize: BATCH });
   const cpu = process.cpuUsage();
+  const main = mainThreadMs();
   const started = performance.now();
   const result = (await post(base, site, '/api/import/json', payload)) as { created: number; failed: number };
   const ms = performance.now() - started;
   if (result.created !== records.length)
     throw new Error(`import created ${result.created} of ${records.length}`);
-  return { ms, cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  return { ms, cpuMs: cpuMs(process.cpuUsage(cpu)), mainThreadMs: mainThreadMs() - main };
+}
+
+/**
+ * This process's main thread's CPU time in ms (Linux: /proc, 10 ms ticks), without its other
+ * threads (the import's preparing thread, libuv's and libsql's pools); NaN elsewhere.
+ */
+function mainThreadMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export async function benchImportSizes({
@@ -343,7 +362,9 @@ export async function benchImportSizes({
       }
       return { run, edgeRun };
     });
-    console.error(`[sizes] ${size.name}: import ${Math.round(run.ms)} ms`);
+    console.error(
+      `[sizes] ${size.name}: import ${Math.round(run.ms)} ms, process cpu ${Math.round(run.cpuMs)} ms, main thread cpu ${run.mainThreadMs} ms; floor ${Math.round(floorRun.ms)} ms (cpu ${Math.round(floorRun.cpuMs)} ms); load ${loadText()}`,
+    );
     if (edgeRun) {
       edgesPerSec = (edges / edgeRun.ms) * 1000;
       edgeCpuRatio = edgeRun.floorCpuMs / edgeRun.cpuMs;

@@ -14,7 +14,9 @@ import type { StartMessage } from './import-worker';
  * batches whose body holds at most `maxBytesPerRecord` bytes of JSON per record, with at most
  * `ahead` batches made ahead. (Long records are left in one thread: with 2.5 KB records the
  * thread cost about 40 % more CPU in all — the body parsed twice, the rows' texts copied back —
- * and did not lower the import's own thread's CPU measurably; docs/benchmarks.md, round 5.) `waitForThread` (tests) makes the import
+ * and did not lower the import's own thread's CPU measurably; docs/benchmarks.md, round 5.) Not
+ * used by an import that writes its batches off the main thread (import-records.ts
+ * `detachedWrites`: round 10). `waitForThread` (tests) makes the import
  * wait for each batch's parts instead of making them itself when they are not there yet.
  */
 export const importThread = {

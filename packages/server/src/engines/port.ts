@@ -55,6 +55,15 @@ export interface NodeRun {
   uniqueProps: Props[];
 }
 
+/** What {@link Graph.createNodeRunDetached} writes, in one transaction. */
+export interface DetachedNodeRun {
+  run: NodeRun;
+  /** Ids of nodes that must not exist (checked in the transaction before anything is written). */
+  absent: string[];
+  /** Appended to the audit chain in the same transaction. */
+  audit: AuditEntryInput;
+}
+
 export interface GraphEdge {
   from: string;
   /** The edge label, an uppercase identifier such as `ACTED_IN`. */
@@ -381,6 +390,18 @@ export interface Graph extends GraphWriter {
    * auth/access-epoch.ts). Embedded: the WAL index header of the graph's file.
    */
   commitMarker?(): string | null;
+  /**
+   * Optional: one transaction of its own that creates a run of new nodes (as
+   * {@link GraphWriter.createNodeRun}: the same rows, rids and index entries) and appends one
+   * audit entry, with its statements and its commit executed off the calling thread, so the
+   * caller's thread can go on (an import prepares its next batch meanwhile). Serialized with the
+   * graph's other writes, as a transaction is. Resolves `written` once committed; `declined`
+   * when a node of `absent` exists, or the run meets a taken id or a held unique value: then
+   * nothing was written and the caller writes the batch the ordinary way (a transaction with
+   * `createNodeRun`), which names the conflict. Other failures reject, nothing written.
+   * Embedded engine only (its write connection's calls are synchronous).
+   */
+  createNodeRunDetached?(batch: DetachedNodeRun): Promise<'written' | 'declined'>;
   /**
    * Runs `fn` in one all-or-nothing transaction: when it throws, nothing it wrote remains.
    * Transactions on one graph are serialized. Reads made through `tx` see its writes.

@@ -6,6 +6,7 @@ import type {
   AuditRecord,
   AuditVerdict,
   CallOptions,
+  DetachedNodeRun,
   Graph,
   GraphWriter,
   NodeJsonWithEdges,
@@ -15,6 +16,7 @@ import type {
 import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { SqlConnection } from './connection';
+import { DetachedWriter } from './detached-writer';
 import { GraphStore } from './graph-store';
 import { InterruptibleReads } from './interruptible-reads';
 import { Mutex } from './mutex';
@@ -43,11 +45,14 @@ const activeTransaction =
  * file far less often. Durability is the same (each commit is synced to the WAL).
  */
 function configure(conn: SqlConnection): void {
-  conn.exec('PRAGMA journal_mode = WAL');
-  conn.exec('PRAGMA synchronous = FULL');
-  conn.exec('PRAGMA wal_autocheckpoint = 10000');
+  for (const pragma of WRITE_PRAGMAS) conn.exec(`PRAGMA ${pragma}`);
   tune(conn);
 }
+
+/** {@link configure}'s pragmas, as the graph's write connections set them (DetachedWriter too). */
+const WRITE_PRAGMAS = ['journal_mode = WAL', 'synchronous = FULL', 'wal_autocheckpoint = 10000'];
+/** {@link tune}'s pragmas. */
+const TUNE_PRAGMAS = ['cache_size = -65536', 'mmap_size = 268435456'];
 
 /**
  * How long a write waits for the write lock of a graph file that another connection holds
@@ -93,8 +98,7 @@ function endReadTransaction(conn: SqlConnection): void {
 
 /** A larger page cache and memory-mapped reads: point reads skip the read() system call. */
 function tune(conn: SqlConnection): void {
-  conn.exec('PRAGMA cache_size = -65536');
-  conn.exec('PRAGMA mmap_size = 268435456');
+  for (const pragma of TUNE_PRAGMAS) conn.exec(`PRAGMA ${pragma}`);
 }
 
 function schemaVersion(conn: SqlConnection): unknown {
@@ -163,6 +167,8 @@ export class EmbeddedGraph implements Graph {
   /** The file's WAL index (`-shm`), opened read-only by {@link commitMarker} on first use. */
   private shmFd: number | null = null;
   private readonly walIndexHeader = Buffer.alloc(2 * WAL_INDEX_HEADER_BYTES);
+  /** The connection of {@link createNodeRunDetached}, opened on its first use. */
+  private detached: Promise<DetachedWriter> | null = null;
 
   private constructor(
     readonly name: string,
@@ -396,6 +402,34 @@ export class EmbeddedGraph implements Graph {
     await this.write(() => this.writer.ensureUnique(label, prop));
   }
 
+  /**
+   * A run of new nodes and an audit entry in one transaction of their own, on a second write
+   * connection opened with libsql's async driver ({@link DetachedWriter}): the inserts and the
+   * COMMIT execute on the driver's threads while the event loop runs on. The graph's write mutex
+   * is held from before BEGIN to after COMMIT, as for a transaction, so the graph's writes stay
+   * serialized and the other write connection never meets this one's lock. What the other
+   * connections keep about the file follows as after another process's commit: the write
+   * connection reloads the unique constraints when `data_version` moved, reads see the commit,
+   * and {@link commitMarker} (the WAL index header) changes with it.
+   */
+  async createNodeRunDetached(batch: DetachedNodeRun): Promise<'written' | 'declined'> {
+    this.assertNotInOwnTransaction();
+    await this.mutex.lock();
+    try {
+      this.assertOpen();
+      if (this.detached === null) {
+        const opening = DetachedWriter.open(this.file, this.auditKey, [...WRITE_PRAGMAS, ...TUNE_PRAGMAS]);
+        this.detached = opening;
+        opening.catch(() => {
+          if (this.detached === opening) this.detached = null;
+        });
+      }
+      return await (await this.detached).write(batch);
+    } finally {
+      this.mutex.unlock();
+    }
+  }
+
   async transaction<T>(fn: (tx: GraphWriter) => Promise<T>): Promise<T> {
     this.assertNotInOwnTransaction();
     await this.mutex.lock();
@@ -432,6 +466,9 @@ export class EmbeddedGraph implements Graph {
         this.shmFd = null;
       }
       await this.interruptible.close();
+      const detached = this.detached;
+      this.detached = null;
+      if (detached !== null) (await detached.catch(() => null))?.close();
       this.readConn.close();
       this.writeConn.close();
     } finally {
