@@ -1,170 +1,164 @@
-import Database from 'libsql/promise';
-import type { DetachedNodeRun } from '../port';
-import { EngineError } from '../port';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { workerScript } from '../../shared/worker-script';
+import type { DetachedNodeRun, Props } from '../port';
+import { EngineError, type EngineErrorKind } from '../port';
 import { assertNodeId } from '../shared/identifiers';
-import type { SqlValue } from './connection';
-import {
-  AUDIT_INSERT,
-  AUDIT_LAST,
-  auditRow,
-  checkNodeRun,
-  nodeRunAllStatements,
-  type UniqueConstraints,
-} from './graph-store';
+import type { DetachedRunBatch } from './detached-run';
+import type { SentError, WriterAnswer, WriterRequest } from './detached-writer-worker';
+import { checkNodeRun, type UniqueConstraints } from './graph-store';
 
-/** A statement of the async driver (libsql/promise); `run` and `get` are synchronous there. */
-interface AsyncStatement {
-  readonly reader: boolean;
-  raw(toggle?: boolean): AsyncStatement;
-  all(params: SqlValue[]): Promise<unknown[][]>;
-  get(params: SqlValue[]): unknown[] | undefined;
-  run(params: SqlValue[]): unknown;
+/** Distributes the requests' answers; rejects every pending one when the thread is gone. */
+class WriterThread {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+  /** Why the thread is gone (it exited or failed), or null while it runs. */
+  private gone: Error | null = null;
+
+  constructor() {
+    // dist/detached-writer-worker.js, or detached-writer-worker.ts through tsx from the sources
+    const script = workerScript(import.meta.url, 'detached-writer-worker');
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.worker = new Worker(script.url, {
+      execArgv: script.execArgv,
+      workerData: { port: channel.port2 },
+      transferList: [channel.port2],
+    });
+    // the thread keeps no process alive: the port is ref'd only while a request is pending
+    this.worker.unref();
+    this.port.unref();
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => this.fail(new Error(`The detached writer's thread exited (${code})`)));
+    this.port.on('message', (answer: WriterAnswer) => this.receive(answer));
+  }
+
+  get alive(): boolean {
+    return this.gone === null;
+  }
+
+  /** Sends `request` (its id given here) and resolves with the thread's answer. */
+  request<T>(request: DistributiveOmit<WriterRequest, 'id'>): Promise<T> {
+    if (this.gone !== null) return Promise.reject(this.gone);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      if (this.pending.size === 1) this.port.ref();
+      this.port.postMessage({ ...request, id } as WriterRequest);
+    });
+  }
+
+  private receive(answer: WriterAnswer): void {
+    const waiting = this.pending.get(answer.id);
+    if (waiting === undefined) return;
+    this.pending.delete(answer.id);
+    if (this.pending.size === 0) this.port.unref();
+    if (answer.ok) waiting.resolve(answer.value);
+    else waiting.reject(received(answer.error));
+  }
+
+  private fail(error: unknown): void {
+    if (this.gone !== null) return;
+    this.gone = error instanceof Error ? error : new Error(String(error));
+    for (const waiting of this.pending.values()) waiting.reject(this.gone);
+    this.pending.clear();
+    this.port.unref();
+    if (thread === this) thread = null;
+  }
+
+  terminate(): Promise<number> {
+    return this.worker.terminate();
+  }
 }
 
-/** Whether `error` is a taken id or a held unique value (a UNIQUE or PRIMARY KEY constraint). */
-function isConstraintConflict(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An error sent by the thread, as it was thrown there (EngineError with its kind and details; a libsql error's code). */
+function received(error: SentError): Error {
+  if (error.name === 'EngineError' && error.kind !== undefined)
+    return new EngineError(error.kind as EngineErrorKind, error.message, (error.details ?? {}) as Props);
+  const made = new Error(error.message) as Error & { code?: string };
+  made.name = error.name;
+  if (error.code !== undefined) made.code = error.code;
+  return made;
 }
 
-/** How long a write waits for the write lock another process holds (as the graph's other connection waits). */
-const WRITE_LOCK_WAIT_MS = 5000;
-
-const ANY_PRESENT = 'SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?)) LIMIT 1';
+/** The process's detached writer's thread, started by the first graph that writes a detached run. */
+let thread: WriterThread | null = null;
 
 /**
- * The graph's second write connection, for {@link EmbeddedGraph.createNodeRunDetached}: opened
- * with libsql's async driver, whose `exec` and statements (run to their first row: an INSERT
- * runs whole) execute on the driver's threads, so a batch's inserts — the B-tree inserts, the
- * full-text tokenizing — and its COMMIT (WAL writes, fsync, a checkpoint now and then) leave
- * the main thread free meanwhile. Used only while the graph's write mutex is held, so it never
- * meets the other write connection's lock; it waits for another process's lock on the driver's
- * thread (see {@link DetachedWriter.begin}), not on the event loop's. Its unique constraints are its own copy,
- * reloaded when another connection committed since it last looked (SQLite's `data_version`).
+ * The graph's second write connection, for EmbeddedGraph's `createNodeRunDetached`: it lives
+ * in a worker thread (one per process, detached-writer-worker.ts) with libsql's synchronous
+ * driver, and writes a batch — BEGIN IMMEDIATE, the `absent` probe, `max(rid)`, the run's
+ * statements, the audit row, COMMIT ({@link DetachedRunWriter}) — as one message there and
+ * one answer back, while the graph's thread goes on (an import checks its next batch and makes
+ * its rows meanwhile). The caller holds the graph's write mutex while a batch is in flight, so
+ * this connection never meets the graph's own write connection's lock.
  */
 export class DetachedWriter {
-  private readonly statements = new Map<string, AsyncStatement>();
-  private readonly uniques: UniqueConstraints = new Map();
-  private dataVersion: unknown = undefined;
+  private closed = false;
 
   private constructor(
-    private readonly db: Database,
-    private readonly auditKey: Uint8Array,
+    private readonly writerThread: WriterThread,
+    private readonly handle: number,
   ) {}
 
-  /** Opens the connection with the graph's write pragmas (`pragmas`, e.g. `synchronous = FULL`). */
+  /** Opens the connection in the thread (started if it is not running) with the graph's write pragmas. */
   static async open(file: string, auditKey: Uint8Array, pragmas: readonly string[]): Promise<DetachedWriter> {
-    const db = new Database(file, { timeout: WRITE_LOCK_WAIT_MS });
-    try {
-      for (const pragma of pragmas) await db.exec(`PRAGMA ${pragma}`);
-      await db.exec(`PRAGMA busy_timeout = ${WRITE_LOCK_WAIT_MS}`);
-      return new DetachedWriter(db, auditKey);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+    const running = thread?.alive ? thread : new WriterThread();
+    thread = running;
+    const handle = await running.request<number>({ kind: 'open', file, auditKey, pragmas: [...pragmas] });
+    return new DetachedWriter(running, handle);
   }
 
-  private async statement(sql: string): Promise<AsyncStatement> {
-    let stmt = this.statements.get(sql);
-    if (stmt === undefined) {
-      stmt = (await this.db.prepare(sql)) as unknown as AsyncStatement;
-      if (stmt.reader) stmt.raw(true);
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
-  }
-
-  /** Runs `sql` on the driver's threads (to its first row: the whole of an INSERT) and returns its rows. */
-  private async all(sql: string, params: SqlValue[]): Promise<unknown[][]> {
-    return (await this.statement(sql)).all(params);
-  }
-
-  /** Runs a short statement on this thread (no trip to the driver's threads and back). */
-  private async run(sql: string, params: SqlValue[] = []): Promise<void> {
-    (await this.statement(sql)).run(params);
-  }
-
-  /** The first row of a small read, on this thread. */
-  private async get(sql: string, params: SqlValue[] = []): Promise<unknown[] | undefined> {
-    return (await this.statement(sql)).get(params);
-  }
-
-  /** Reloads the unique constraints when another connection committed since the last look. */
-  private async syncConstraints(): Promise<void> {
-    const version = (await this.get('PRAGMA data_version'))?.[0];
-    if (version === this.dataVersion) return;
-    this.dataVersion = version;
-    this.uniques.clear();
-    const rows = await this.all('SELECT label, prop FROM unique_constraints ORDER BY label, prop', []);
-    // (rare: after another connection's commit)
-    for (const [label, prop] of rows) {
-      const list = this.uniques.get(label as string) ?? [];
-      list.push(prop as string);
-      this.uniques.set(label as string, list);
-    }
-  }
-
-  /** See {@link EmbeddedGraph.createNodeRunDetached}; the caller holds the graph's write mutex. */
-  async write(batch: DetachedNodeRun): Promise<'written' | 'declined'> {
-    checkNodeRun(batch.run);
-    if (!Array.isArray(batch.absent))
-      throw new EngineError('invalid_argument', 'absent must be a list of ids');
-    for (const id of batch.absent) assertNodeId(id);
-    // The short statements (the reads, the audit row) run on this thread: each trip to the
-    // driver's threads comes back through the event loop, which the caller keeps busy.
-    await this.begin();
-    try {
-      await this.syncConstraints();
-      if (
-        batch.absent.length > 0 &&
-        (await this.get(ANY_PRESENT, [JSON.stringify(batch.absent)])) !== undefined
-      ) {
-        await this.rollback();
-        return 'declined';
-      }
-      const afterRid = Number((await this.get('SELECT max(rid) FROM nodes'))?.[0] ?? 0);
-      for (const [sql, params] of nodeRunAllStatements(batch.run, afterRid, this.uniques)) {
-        try {
-          await this.all(sql, params);
-        } catch (error) {
-          if (!isConstraintConflict(error)) throw error;
-          await this.rollback();
-          return 'declined';
-        }
-      }
-      const { params } = auditRow(this.auditKey, await this.get(AUDIT_LAST), batch.audit);
-      await this.run(AUDIT_INSERT, params);
-      await this.db.exec('COMMIT');
-      return 'written';
-    } catch (error) {
-      await this.rollback();
-      throw error;
-    }
+  /** Whether the connection can still be used (its thread runs). */
+  get usable(): boolean {
+    return !this.closed && this.writerThread.alive;
   }
 
   /**
-   * BEGIN IMMEDIATE, on the driver's thread: when another process holds the file's write lock,
-   * SQLite's busy handler waits there (it sleeps in the thread it runs in) for up to
-   * {@link WRITE_LOCK_WAIT_MS}, then SQLITE_BUSY; the event loop runs on meanwhile. (Not a
-   * prepared statement on this thread: one that met SQLITE_BUSY stays in progress, and the
-   * transaction's COMMIT then fails.)
+   * Checks `batch` here (as createNodeRun checks a run: `invalid_argument`, `exists` for an id
+   * repeated in it) and sends it to the thread, with each row's unique props cut down to the
+   * props `uniques` (the graph's constraints) names for the run's labels: the thread declines
+   * a run whose labels carry a constraint outside those (declared by another process since),
+   * and the caller then writes it the ordinary way. The caller holds the graph's write mutex.
    */
-  private async begin(): Promise<void> {
-    await this.db.exec('BEGIN IMMEDIATE');
+  async write(batch: DetachedNodeRun, uniques: UniqueConstraints): Promise<'written' | 'declined'> {
+    checkNodeRun(batch.run);
+    if (!Array.isArray(batch.absent)) throw new EngineError('invalid_argument', 'absent must be a list of ids');
+    for (const id of batch.absent) assertNodeId(id);
+    const names = new Set<string>();
+    for (const label of batch.run.labels) for (const prop of uniques.get(label) ?? []) names.add(prop);
+    const uniqueNames = [...names];
+    const empty = {};
+    const uniqueProps = batch.run.uniqueProps.map((props) => {
+      if (uniqueNames.length === 0) return empty;
+      const kept: Props = {};
+      for (const name of uniqueNames) if (name in props) kept[name] = props[name];
+      return kept;
+    });
+    const sent: DetachedRunBatch = {
+      run: { ...batch.run, uniqueProps },
+      uniqueNames,
+      absent: batch.absent,
+      audit: batch.audit,
+    };
+    return this.writerThread.request<'written' | 'declined'>({ kind: 'write', handle: this.handle, batch: sent });
   }
 
-  /** Ends the open transaction, if any, keeping nothing; never throws. */
-  private async rollback(): Promise<void> {
-    try {
-      if ((this.db as unknown as { inTransaction: boolean }).inTransaction) await this.db.exec('ROLLBACK');
-    } catch {
-      // A broken connection: its next statement reports it.
-    }
+  /** Closes the connection in the thread (the thread itself runs on for other graphs, unref'd). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.writerThread.alive) return;
+    await this.writerThread.request({ kind: 'close', handle: this.handle }).catch(() => undefined);
   }
+}
 
-  close(): void {
-    this.statements.clear();
-    this.db.close();
-  }
+/** Ends the process's detached writer's thread, if one runs (tests); the next detached write starts another. */
+export async function stopDetachedWriterThread(): Promise<void> {
+  const running = thread;
+  thread = null;
+  if (running) await running.terminate();
 }

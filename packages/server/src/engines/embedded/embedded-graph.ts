@@ -17,7 +17,7 @@ import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { SqlConnection } from './connection';
 import { DetachedWriter } from './detached-writer';
-import { GraphStore } from './graph-store';
+import { GraphStore, type UniqueConstraints } from './graph-store';
 import { InterruptibleReads } from './interruptible-reads';
 import { Mutex } from './mutex';
 import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema';
@@ -169,6 +169,8 @@ export class EmbeddedGraph implements Graph {
   private readonly walIndexHeader = Buffer.alloc(2 * WAL_INDEX_HEADER_BYTES);
   /** The connection of {@link createNodeRunDetached}, opened on its first use. */
   private detached: Promise<DetachedWriter> | null = null;
+  /** The graph's unique constraints (label -> props), shared by its connections' stores. */
+  private readonly uniques: UniqueConstraints = new Map();
 
   private constructor(
     readonly name: string,
@@ -201,9 +203,8 @@ export class EmbeddedGraph implements Graph {
       this.writeConn.close();
       throw error;
     }
-    const uniques = new Map<string, string[]>();
-    this.writer = new GraphStore(this.writeConn, uniques, auditKey);
-    this.reader = new GraphStore(this.readConn, uniques, auditKey);
+    this.writer = new GraphStore(this.writeConn, this.uniques, auditKey);
+    this.reader = new GraphStore(this.readConn, this.uniques, auditKey);
     this.writer.loadUniqueConstraints();
     this.writer.syncWithOtherWriters();
     this.interruptible = new InterruptibleReads(file);
@@ -404,27 +405,35 @@ export class EmbeddedGraph implements Graph {
 
   /**
    * A run of new nodes and an audit entry in one transaction of their own, on a second write
-   * connection opened with libsql's async driver ({@link DetachedWriter}): the inserts and the
-   * COMMIT execute on the driver's threads while the event loop runs on. The graph's write mutex
-   * is held from before BEGIN to after COMMIT, as for a transaction, so the graph's writes stay
-   * serialized and the other write connection never meets this one's lock. What the other
-   * connections keep about the file follows as after another process's commit: the write
+   * connection that lives in a worker thread ({@link DetachedWriter}: libsql's synchronous
+   * driver there): the batch goes there as one message — BEGIN IMMEDIATE, the `absent` probe,
+   * the run's statements, the audit row and COMMIT run there in one synchronous call — and its
+   * outcome comes back as one message, while this thread runs on. The graph's write mutex is
+   * held from before the batch is sent to after its answer, as for a transaction, so the graph's
+   * writes stay serialized and the other write connection never meets this one's lock. What the
+   * other connections keep about the file follows as after another process's commit: the write
    * connection reloads the unique constraints when `data_version` moved, reads see the commit,
    * and {@link commitMarker} (the WAL index header) changes with it.
    */
   async createNodeRunDetached(batch: DetachedNodeRun): Promise<'written' | 'declined'> {
     this.assertNotInOwnTransaction();
+    // the mutex first, so writes asked for in order are written in order (the connection's
+    // first opening, which starts the thread once per process, waits inside it)
     await this.mutex.lock();
     try {
       this.assertOpen();
-      if (this.detached === null) {
+      let writer = this.detached === null ? null : await this.detached.catch(() => null);
+      if (writer === null || !writer.usable) {
         const opening = DetachedWriter.open(this.file, this.auditKey, [...WRITE_PRAGMAS, ...TUNE_PRAGMAS]);
         this.detached = opening;
         opening.catch(() => {
           if (this.detached === opening) this.detached = null;
         });
+        writer = await opening;
       }
-      return await (await this.detached).write(batch);
+      // the constraints as this connection knows them (the thread's connection checks its own)
+      this.writer.syncWithOtherWriters();
+      return await writer.write(batch, this.uniques);
     } finally {
       this.mutex.unlock();
     }
@@ -468,7 +477,7 @@ export class EmbeddedGraph implements Graph {
       await this.interruptible.close();
       const detached = this.detached;
       this.detached = null;
-      if (detached !== null) (await detached.catch(() => null))?.close();
+      if (detached !== null) await (await detached.catch(() => null))?.close();
       this.readConn.close();
       this.writeConn.close();
     } finally {
