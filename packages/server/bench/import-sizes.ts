@@ -24,7 +24,8 @@ import { searchText } from '@trelliscms/core';
 import Database from 'libsql';
 import { loadConfig } from '../src/config';
 import { importThread, importThreadReady, importThreadStats } from '../src/content/import-pipeline';
-import { detachedWrites } from '../src/content/import-records';
+import { detachedWriteStats, detachedWrites } from '../src/content/import-records';
+import { detachedWriterStats } from '../src/engines/embedded/detached-writer';
 import { EDGES_SQL } from '../src/engines/embedded/schema';
 import { buildApp } from '../src/http/app';
 import { benchApi, benchAppEnv } from './bench-app';
@@ -37,6 +38,8 @@ if (process.env.BENCH_IMPORT_THREAD === '0') importThread.enabled = false;
 // BENCH_IMPORT_DETACHED=0: every batch written in a transaction on the main thread (no
 // createNodeRunDetached), for A/B runs in one tree.
 if (process.env.BENCH_IMPORT_DETACHED === '0') detachedWrites.enabled = false;
+// BENCH_IMPORT_DETACHED_THREAD=1: the preparing thread runs beside the detached writes too.
+if (process.env.BENCH_IMPORT_DETACHED_THREAD === '1') detachedWrites.withPreparingThread = true;
 // BENCH_IMPORT_THREAD_MAX_BYTES: the preparing thread's limit of JSON bytes per record (A/B runs).
 if (process.env.BENCH_IMPORT_THREAD_MAX_BYTES)
   importThread.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_THREAD_MAX_BYTES);
@@ -226,16 +229,25 @@ export async function importOnce(
   base: string,
   site: string,
   records: Record<string, unknown>[],
-): Promise<{ ms: number; cpuMs: number; mainThreadMs: number }> {
+): Promise<{ ms: number; cpuMs: number; mainThreadMs: number; tookMs: number }> {
   const payload = JSON.stringify({ typeName: 'article', records, batchSize: BATCH });
   const cpu = process.cpuUsage();
   const main = mainThreadMs();
   const started = performance.now();
-  const result = (await post(base, site, '/api/import/json', payload)) as { created: number; failed: number };
+  const result = (await post(base, site, '/api/import/json', payload)) as {
+    created: number;
+    failed: number;
+    tookMs: number;
+  };
   const ms = performance.now() - started;
   if (result.created !== records.length)
     throw new Error(`import created ${result.created} of ${records.length}`);
-  return { ms, cpuMs: cpuMs(process.cpuUsage(cpu)), mainThreadMs: mainThreadMs() - main };
+  return {
+    ms,
+    cpuMs: cpuMs(process.cpuUsage(cpu)),
+    mainThreadMs: mainThreadMs() - main,
+    tookMs: result.tookMs,
+  };
 }
 
 /**
@@ -300,9 +312,12 @@ export async function benchImportSizes({
       // takes about a second, which a server started from dist/ does not pay at this scale).
       await importThreadReady();
       const before = { ...importThreadStats };
+      const beforeDetached = { ...detachedWriteStats };
+      const writerBefore = await detachedWriterStats();
       const run = await importOnce(base, site, list);
+      const writerAfter = await detachedWriterStats();
       console.error(
-        `[sizes] ${size.name}: batches with rows made on the preparing thread ${importThreadStats.fromThread - before.fromThread} of ${importThreadStats.batches - before.batches}`,
+        `[sizes] ${size.name}: batches with rows made on the preparing thread ${importThreadStats.fromThread - before.fromThread} of ${importThreadStats.batches - before.batches}; written off the main thread ${detachedWriteStats.batches - beforeDetached.batches} (the import waited for them ${Math.round(detachedWriteStats.waitedMs - beforeDetached.waitedMs)} ms${writerAfter === null ? '' : `; the writer's thread: ${writerAfter.batches - (writerBefore?.batches ?? 0)} batches, ${Math.round(writerAfter.writeMs - (writerBefore?.writeMs ?? 0))} ms in them, of which COMMIT ${Math.round(writerAfter.commitMs - (writerBefore?.commitMs ?? 0))} ms, its CPU ${writerAfter.cpuMs - (writerBefore?.cpuMs ?? 0)} ms`})`,
       );
       let edgeRun: { ms: number; cpuMs: number; floorCpuMs: number } | null = null;
       if (size.name === 'small' && edges > 0 && EDGE_WARM_UP) {
@@ -363,7 +378,7 @@ export async function benchImportSizes({
       return { run, edgeRun };
     });
     console.error(
-      `[sizes] ${size.name}: import ${Math.round(run.ms)} ms, process cpu ${Math.round(run.cpuMs)} ms, main thread cpu ${run.mainThreadMs} ms; floor ${Math.round(floorRun.ms)} ms (cpu ${Math.round(floorRun.cpuMs)} ms); load ${loadText()}`,
+      `[sizes] ${size.name}: import ${Math.round(run.ms)} ms (of which the records' import ${Math.round(run.tookMs)} ms: the response's tookMs), process cpu ${Math.round(run.cpuMs)} ms, main thread cpu ${run.mainThreadMs} ms; floor ${Math.round(floorRun.ms)} ms (cpu ${Math.round(floorRun.cpuMs)} ms); load ${loadText()}`,
     );
     if (edgeRun) {
       edgesPerSec = (edges / edgeRun.ms) * 1000;

@@ -72,7 +72,10 @@ const NODE_RUN_CHUNK = 500;
  * `createNodeRunDetached`, see importRecords): imports of at least `minBatches` batches.
  * `enabled: false` writes every batch in a transaction on the main thread (tests, benches).
  */
-export const detachedWrites = { enabled: true, minBatches: 2 };
+export const detachedWrites = { enabled: true, minBatches: 2, withPreparingThread: false };
+
+/** Batches of imports in this process written off the main thread, and how long the imports waited for them (benches print them). */
+export const detachedWriteStats = { batches: 0, waitedMs: 0 };
 
 /** Validates a record without I/O: its id, fields and relationships. (Exported for tests.) */
 export function prepare(
@@ -684,7 +687,10 @@ export async function importRecords({
   // for the second core and parsed the body a second time, for no gain: docs/benchmarks.md,
   // round 10.)
   const preparing =
-    dryRun || fast === null || typeof graph.createNodeRun !== 'function' || detachable
+    dryRun ||
+    fast === null ||
+    typeof graph.createNodeRun !== 'function' ||
+    (detachable && !detachedWrites.withPreparingThread)
       ? null
       : prepareAhead({ type, source, ranges });
   const runRange = async (batchNumber: number, start: number, end: number): Promise<void> => {
@@ -808,7 +814,10 @@ export async function importRecords({
     const flight = inFlight;
     if (flight === null) return;
     inFlight = null;
+    const waitFrom = performance.now();
     const done = await flight.write;
+    detachedWriteStats.waitedMs += performance.now() - waitFrom;
+    detachedWriteStats.batches += 1;
     if (done.outcome === 'written') {
       await afterCommit({ writable: flight.candidates, unchanged: [], skipped: 0 }, flight.errors, notify);
       return;

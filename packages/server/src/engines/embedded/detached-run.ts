@@ -1,6 +1,12 @@
 import type { AuditEntryInput, NodeRun } from '../port';
 import { SqlConnection } from './connection';
-import { AUDIT_INSERT, AUDIT_LAST, auditRow, nodeRunAllStatements, type UniqueConstraints } from './graph-store';
+import {
+  AUDIT_INSERT,
+  AUDIT_LAST,
+  auditRow,
+  nodeRunAllStatements,
+  type UniqueConstraints,
+} from './graph-store';
 
 /** Whether `error` is a taken id or a held unique value (a UNIQUE or PRIMARY KEY constraint). */
 function isConstraintConflict(error: unknown): boolean {
@@ -78,7 +84,7 @@ export class DetachedRunWriter {
    * its values: it writes the batch the ordinary way, which sees the constraint). Other
    * failures throw, nothing written.
    */
-  write(batch: DetachedRunBatch): 'written' | 'declined' {
+  write(batch: DetachedRunBatch, timing?: { commitMs: number }): 'written' | 'declined' {
     // BEGIN IMMEDIATE: when another process holds the file's write lock, SQLite's busy handler
     // waits here (this thread) for up to WRITE_LOCK_WAIT_MS, then SQLITE_BUSY. (exec, not a
     // prepared statement: one that met SQLITE_BUSY stays in progress and fails the COMMIT.)
@@ -102,7 +108,9 @@ export class DetachedRunWriter {
       }
       const { params } = auditRow(this.auditKey, this.conn.row(AUDIT_LAST), batch.audit);
       this.conn.run(AUDIT_INSERT, params);
+      const committing = timing === undefined ? 0 : performance.now();
       this.conn.exec('COMMIT');
+      if (timing !== undefined) timing.commitMs += performance.now() - committing;
       return 'written';
     } catch (error) {
       this.rollback();

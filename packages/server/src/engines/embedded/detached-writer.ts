@@ -4,14 +4,17 @@ import type { DetachedNodeRun, Props } from '../port';
 import { EngineError, type EngineErrorKind } from '../port';
 import { assertNodeId } from '../shared/identifiers';
 import type { DetachedRunBatch } from './detached-run';
-import type { SentError, WriterAnswer, WriterRequest } from './detached-writer-worker';
+import type { SentError, WriterAnswer, WriterRequest, WriterStats } from './detached-writer-worker';
 import { checkNodeRun, type UniqueConstraints } from './graph-store';
 
 /** Distributes the requests' answers; rejects every pending one when the thread is gone. */
 class WriterThread {
   private readonly worker: Worker;
   private readonly port: MessagePort;
-  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
   private nextId = 1;
   /** Why the thread is gone (it exited or failed), or null while it runs. */
   private gone: Error | null = null;
@@ -126,7 +129,8 @@ export class DetachedWriter {
    */
   async write(batch: DetachedNodeRun, uniques: UniqueConstraints): Promise<'written' | 'declined'> {
     checkNodeRun(batch.run);
-    if (!Array.isArray(batch.absent)) throw new EngineError('invalid_argument', 'absent must be a list of ids');
+    if (!Array.isArray(batch.absent))
+      throw new EngineError('invalid_argument', 'absent must be a list of ids');
     for (const id of batch.absent) assertNodeId(id);
     const names = new Set<string>();
     for (const label of batch.run.labels) for (const prop of uniques.get(label) ?? []) names.add(prop);
@@ -144,7 +148,11 @@ export class DetachedWriter {
       absent: batch.absent,
       audit: batch.audit,
     };
-    return this.writerThread.request<'written' | 'declined'>({ kind: 'write', handle: this.handle, batch: sent });
+    return this.writerThread.request<'written' | 'declined'>({
+      kind: 'write',
+      handle: this.handle,
+      batch: sent,
+    });
   }
 
   /** Closes the connection in the thread (the thread itself runs on for other graphs, unref'd). */
@@ -161,4 +169,10 @@ export async function stopDetachedWriterThread(): Promise<void> {
   const running = thread;
   thread = null;
   if (running) await running.terminate();
+}
+
+/** What the process's detached writer's thread did so far (benches), or null when it does not run. */
+export async function detachedWriterStats(): Promise<WriterStats | null> {
+  if (thread === null || !thread.alive) return null;
+  return thread.request<WriterStats>({ kind: 'stats' });
 }
