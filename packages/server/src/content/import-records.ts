@@ -674,18 +674,18 @@ export async function importRecords({
   // A large import's new rows are made ahead on another thread while the batches before are
   // written (the same strings: see import-pipeline.ts); their empty bodies share one time.
   // (Only where the engine takes new items as columns: createNodeRun, the path those rows are for.)
-  // Batches of new items are written off this thread (the engine's createNodeRunDetached: its
-  // inserts and commit run on the engine's threads) while the next batch is checked and its
-  // rows made here: see runRange and settle.
+  // Batches of new items are written off this thread (the engine's createNodeRunDetached: the
+  // embedded engine sends each to its writer's thread as one message, where its statements and
+  // commit run) while the next batch is checked and its rows made here: see runRange and settle.
   const detachable =
     detachedWrites.enabled &&
     !dryRun &&
     ranges.length >= detachedWrites.minBatches &&
     typeof graph.createNodeRunDetached === 'function' &&
     typeof graph.createNodeRun === 'function';
-  // (Not both: with the writes off this thread the preparing thread competed with the engine's
-  // for the second core and parsed the body a second time, for no gain: docs/benchmarks.md,
-  // round 10.)
+  // (Not both unless asked, detachedWrites.withPreparingThread: with the writes off this thread
+  // the preparing thread competes with the writer's for the second core and parses the body a
+  // second time, for no gain measured: docs/benchmarks.md, rounds 10 and 11.)
   const preparing =
     dryRun ||
     fast === null ||

@@ -398,8 +398,10 @@ export interface Graph extends GraphWriter {
    * graph's other writes, as a transaction is. Resolves `written` once committed; `declined`
    * when a node of `absent` exists, or the run meets a taken id or a held unique value: then
    * nothing was written and the caller writes the batch the ordinary way (a transaction with
-   * `createNodeRun`), which names the conflict. Other failures reject, nothing written.
-   * Embedded engine only (its write connection's calls are synchronous).
+   * `createNodeRun`), which names the conflict. Other failures reject, nothing written — but
+   * for the writer ending while the run is in flight (its thread exits): the run is then
+   * whole or absent. Embedded engine only (its writer is a worker thread with a connection of
+   * its own).
    */
   createNodeRunDetached?(batch: DetachedNodeRun): Promise<'written' | 'declined'>;
   /**
