@@ -38,6 +38,10 @@ if (process.env.BENCH_IMPORT_THREAD === '0') importThread.enabled = false;
 // BENCH_IMPORT_DETACHED=0: every batch written in a transaction on the main thread (no
 // createNodeRunDetached), for A/B runs in one tree.
 if (process.env.BENCH_IMPORT_DETACHED === '0') detachedWrites.enabled = false;
+// BENCH_IMPORT_DETACHED_MAX_BYTES: the detached writes' limit of JSON bytes per record
+// (detachedWrites.maxBytesPerRecord; 100000 writes large records off the main thread too).
+if (process.env.BENCH_IMPORT_DETACHED_MAX_BYTES)
+  detachedWrites.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_DETACHED_MAX_BYTES);
 // BENCH_IMPORT_DETACHED_THREAD=1: the preparing thread runs beside the detached writes too.
 if (process.env.BENCH_IMPORT_DETACHED_THREAD === '1') detachedWrites.withPreparingThread = true;
 // BENCH_IMPORT_THREAD_MAX_BYTES: the preparing thread's limit of JSON bytes per record (A/B runs).

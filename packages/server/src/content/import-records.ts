@@ -69,10 +69,21 @@ const NODE_RUN_CHUNK = 500;
 
 /**
  * When an import writes its batches of new items off the main thread (the engine's optional
- * `createNodeRunDetached`, see importRecords): imports of at least `minBatches` batches.
- * `enabled: false` writes every batch in a transaction on the main thread (tests, benches).
+ * `createNodeRunDetached`, see importRecords): imports of at least `minBatches` batches whose
+ * request body holds at most `maxBytesPerRecord` bytes of JSON per record (when the body's
+ * text is given: the route's imports). Long records keep the ordinary path: with 2.5 KB
+ * records SQLite is most of a batch's time, so there is little of the import's own work to
+ * overlap, and the detached path was slower by wall time in every pair measured (rounds 10 and
+ * 11 in docs/benchmarks.md). `enabled: false` writes every batch in a transaction on the main
+ * thread (tests, benches); `withPreparingThread` runs the preparing thread beside it (measured
+ * slower: round 11).
  */
-export const detachedWrites = { enabled: true, minBatches: 2, withPreparingThread: false };
+export const detachedWrites = {
+  enabled: true,
+  minBatches: 2,
+  maxBytesPerRecord: 1_024,
+  withPreparingThread: false,
+};
 
 /** Batches of imports in this process written off the main thread, and how long the imports waited for them (benches print them). */
 export const detachedWriteStats = { batches: 0, waitedMs: 0 };
@@ -681,6 +692,7 @@ export async function importRecords({
     detachedWrites.enabled &&
     !dryRun &&
     ranges.length >= detachedWrites.minBatches &&
+    (source === undefined || source.length <= detachedWrites.maxBytesPerRecord * records.length) &&
     typeof graph.createNodeRunDetached === 'function' &&
     typeof graph.createNodeRun === 'function';
   // (Not both unless asked, detachedWrites.withPreparingThread: with the writes off this thread
