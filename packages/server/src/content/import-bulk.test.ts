@@ -257,6 +257,51 @@ describe('import bulk path', () => {
     );
   });
 
+  it('writes batches off the main thread only when the request body holds at most maxBytesPerRecord characters per record', async () => {
+    await site.createType(typeDefinition('bulk'));
+    const type = await getTypeForWrite(site.graph, 'bulk');
+    let detachedCalls = 0;
+    const counting = new Proxy(site.graph, {
+      get(object, key) {
+        const value = Reflect.get(object, key, object);
+        if (key !== 'createNodeRunDetached') return typeof value === 'function' ? value.bind(object) : value;
+        return (batch: Parameters<NonNullable<Graph['createNodeRunDetached']>>[0]) => {
+          detachedCalls += 1;
+          return (value as NonNullable<Graph['createNodeRunDetached']>).call(object, batch);
+        };
+      },
+    }) as Graph;
+    const run = (list: Array<Record<string, unknown>>) =>
+      importRecords({
+        graph: counting,
+        type,
+        records: list,
+        batchSize: 10,
+        skipExisting: false,
+        dryRun: false,
+        actor: 'tester',
+        estimatedRecordsPerSec: 1000,
+        source: JSON.stringify({ records: list }),
+      });
+    const short = Array.from({ length: 30 }, (_, i) => ({ slug: `short-${i}`, title: 'short' }));
+    const long = Array.from({ length: 30 }, (_, i) => ({ slug: `long-${i}`, title: 'long', body: LONG }));
+    // LONG is more than 1,024 characters of JSON: each record's body alone
+    expect(JSON.stringify(long).length / long.length).toBeGreaterThan(detachedWrites.maxBytesPerRecord);
+    expect(await run(short)).toMatchObject({ created: 30, failed: 0 });
+    expect(detachedCalls).toBe(3);
+    expect(await run(long)).toMatchObject({ created: 30, failed: 0 });
+    expect(detachedCalls).toBe(3);
+    const limit = detachedWrites.maxBytesPerRecord;
+    detachedWrites.maxBytesPerRecord = 100_000;
+    try {
+      const longer = long.map((record, i) => ({ ...record, slug: `longer-${i}` }));
+      expect(await run(longer)).toMatchObject({ created: 30, failed: 0 });
+      expect(detachedCalls).toBe(6);
+    } finally {
+      detachedWrites.maxBytesPerRecord = limit;
+    }
+  });
+
   it('gives imported items the fields, hash and search hits of items created one by one through the API', async () => {
     await site.createType(typeDefinition('imported'));
     await site.createType(typeDefinition('created'));
