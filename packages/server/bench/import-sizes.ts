@@ -42,6 +42,9 @@ if (process.env.BENCH_IMPORT_DETACHED === '0') detachedWrites.enabled = false;
 // (detachedWrites.maxBytesPerRecord; 100000 writes large records off the main thread too).
 if (process.env.BENCH_IMPORT_DETACHED_MAX_BYTES)
   detachedWrites.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_DETACHED_MAX_BYTES);
+// BENCH_IMPORT_DETACHED_IN_FLIGHT: batches sent before the oldest is settled (detachedWrites.inFlight; 1: round 10's one at a time).
+if (process.env.BENCH_IMPORT_DETACHED_IN_FLIGHT)
+  detachedWrites.inFlight = Number(process.env.BENCH_IMPORT_DETACHED_IN_FLIGHT);
 // BENCH_IMPORT_DETACHED_THREAD=1: the preparing thread runs beside the detached writes too.
 if (process.env.BENCH_IMPORT_DETACHED_THREAD === '1') detachedWrites.withPreparingThread = true;
 // BENCH_IMPORT_THREAD_MAX_BYTES: the preparing thread's limit of JSON bytes per record (A/B runs).

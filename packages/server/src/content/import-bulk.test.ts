@@ -347,102 +347,118 @@ describe('import bulk path', () => {
     expect(repeat.json()).toMatchObject({ created: 0, updated: 0, unchanged: 24, failed: 0 });
   });
 
-  it('answers and stores the same with batches written off the main thread as in transactions: held values, stored items', async () => {
-    const outcomes: string[] = [];
-    const watched = new Proxy(site.graph, {
-      get(object, key) {
-        const value = Reflect.get(object, key, object);
-        if (key !== 'createNodeRunDetached') return value;
-        const write = value as NonNullable<Graph['createNodeRunDetached']>;
-        return async (batch: Parameters<typeof write>[0]) => {
-          const outcome = await write.call(object, batch);
-          outcomes.push(outcome);
-          return outcome;
+  it.each([
+    ['one batch in flight', 1],
+    ['two batches in flight', 2],
+  ])(
+    'answers and stores the same with batches written off the main thread as in transactions: held values, stored items (%s)',
+    async (_, inFlight) => {
+      const defaultInFlight = detachedWrites.inFlight;
+      detachedWrites.inFlight = inFlight;
+      try {
+        const outcomes: string[] = [];
+        const watched = new Proxy(site.graph, {
+          get(object, key) {
+            const value = Reflect.get(object, key, object);
+            if (key !== 'createNodeRunDetached') return value;
+            const write = value as NonNullable<Graph['createNodeRunDetached']>;
+            return async (batch: Parameters<typeof write>[0]) => {
+              const outcome = await write.call(object, batch);
+              outcomes.push(outcome);
+              return outcome;
+            };
+          },
+        }) as Graph;
+        const scenario = async (typeName: string) => {
+          const type = await getTypeForWrite(site.graph, typeName);
+          const run = (list: Array<Record<string, unknown>>) =>
+            importRecords({
+              graph: watched,
+              type,
+              records: list,
+              batchSize: 10,
+              skipExisting: false,
+              dryRun: false,
+              actor: 'tester',
+              estimatedRecordsPerSec: 1000,
+            });
+          const results = [];
+          const base = records(30);
+          results.push(await run(base));
+          // new items; then one whose unique slug a stored item holds (the engine sees it); then new again
+          const second = records(60).slice(30);
+          second[15] = { id: 'clash', slug: 'item-3', title: 'Clash' };
+          results.push(await run(second));
+          // new items, then stored ones (unchanged, changed), then new ones
+          const third = [
+            ...records(70).slice(60),
+            ...base
+              .slice(0, 10)
+              .map((record, i) => (i % 2 === 0 ? record : { ...record, title: `changed ${i}` })),
+            ...records(80).slice(70),
+          ];
+          results.push(await run(third));
+          return results.map(({ tookMs: _a, recordsPerSec: _b, ...counts }) => ({
+            ...counts,
+            errors: counts.errors.map((error) => ({
+              ...error,
+              id: error.id.replace(typeName, 'T'),
+              error: error.error.replace(type.nodeLabel, 'T'),
+            })),
+          }));
         };
-      },
-    }) as Graph;
-    const scenario = async (typeName: string) => {
-      const type = await getTypeForWrite(site.graph, typeName);
-      const run = (list: Array<Record<string, unknown>>) =>
-        importRecords({
-          graph: watched,
-          type,
-          records: list,
-          batchSize: 10,
-          skipExisting: false,
-          dryRun: false,
-          actor: 'tester',
-          estimatedRecordsPerSec: 1000,
+        const audit = async () =>
+          (await site.graph.auditRecords()).map((entry) => ({
+            ...entry.data,
+            first: null,
+            last: null,
+            action: entry.action,
+          }));
+        await site.createType(typeDefinition('on'));
+        await site.createType(typeDefinition('off'));
+        const before = (await audit()).length;
+        detachedWrites.enabled = true;
+        const on = await scenario('on');
+        // with two in flight, the batch sent behind a declined one is declined by the chain (nothing
+        // written) and written the ordinary way after it
+        const behind = inFlight === 2 ? ['declined'] : [];
+        expect(outcomes).toEqual([
+          ...['written', 'written', 'written'],
+          // the held value: declined, written the ordinary way, and so are the batches after it
+          ...['written', 'declined', ...behind],
+          // the third import: a stored item declines its batch
+          ...['written', 'declined', ...behind],
+        ]);
+        const sent = outcomes.length;
+        const between = (await audit()).length;
+        detachedWrites.enabled = false;
+        const off = await scenario('off');
+        expect(outcomes).toHaveLength(sent);
+        expect(on).toEqual(off);
+        expect(on[1]).toMatchObject({ created: 29, failed: 1, errors: [{ index: 15, id: 'T:clash' }] });
+        expect(on[2]).toMatchObject({ created: 20, updated: 5, unchanged: 5, failed: 0 });
+        const entries = await audit();
+        expect(entries.slice(before, between)).toEqual(entries.slice(between));
+        const file = new SqlConnection(join(site.platform.dataDir, 'graphs', `${site.graph.name}.db`), {
+          readonly: true,
         });
-      const results = [];
-      const base = records(30);
-      results.push(await run(base));
-      // new items; then one whose unique slug a stored item holds (the engine sees it); then new again
-      const second = records(60).slice(30);
-      second[15] = { id: 'clash', slug: 'item-3', title: 'Clash' };
-      results.push(await run(second));
-      // new items, then stored ones (unchanged, changed), then new ones
-      const third = [
-        ...records(70).slice(60),
-        ...base
-          .slice(0, 10)
-          .map((record, i) => (i % 2 === 0 ? record : { ...record, title: `changed ${i}` })),
-        ...records(80).slice(70),
-      ];
-      results.push(await run(third));
-      return results.map(({ tookMs: _a, recordsPerSec: _b, ...counts }) => ({
-        ...counts,
-        errors: counts.errors.map((error) => ({
-          ...error,
-          id: error.id.replace(typeName, 'T'),
-          error: error.error.replace(type.nodeLabel, 'T'),
-        })),
-      }));
-    };
-    const audit = async () =>
-      (await site.graph.auditRecords()).map((entry) => ({
-        ...entry.data,
-        first: null,
-        last: null,
-        action: entry.action,
-      }));
-    await site.createType(typeDefinition('on'));
-    await site.createType(typeDefinition('off'));
-    const before = (await audit()).length;
-    detachedWrites.enabled = true;
-    const on = await scenario('on');
-    expect(outcomes).toEqual([
-      ...['written', 'written', 'written'],
-      // the held value: declined, written the ordinary way, and so are the batches after it
-      ...['written', 'declined'],
-      // the third import: a stored item declines its batch
-      ...['written', 'declined'],
-    ]);
-    const between = (await audit()).length;
-    detachedWrites.enabled = false;
-    const off = await scenario('off');
-    expect(outcomes).toHaveLength(7);
-    expect(on).toEqual(off);
-    expect(on[1]).toMatchObject({ created: 29, failed: 1, errors: [{ index: 15, id: 'T:clash' }] });
-    expect(on[2]).toMatchObject({ created: 20, updated: 5, unchanged: 5, failed: 0 });
-    const entries = await audit();
-    expect(entries.slice(before, between)).toEqual(entries.slice(between));
-    const file = new SqlConnection(join(site.platform.dataDir, 'graphs', `${site.graph.name}.db`), {
-      readonly: true,
-    });
-    try {
-      const rows = (label: string) =>
-        file.rows(
-          "SELECT substr(id, instr(id, ':')), props, text_given FROM nodes WHERE label = ? ORDER BY id",
-          [label],
-        );
-      const stored = rows('On');
-      expect(stored).toHaveLength(79);
-      expect(stored).toEqual(rows('Off'));
-    } finally {
-      file.db.close();
-    }
-  });
+        try {
+          const rows = (label: string) =>
+            file.rows(
+              "SELECT substr(id, instr(id, ':')), props, text_given FROM nodes WHERE label = ? ORDER BY id",
+              [label],
+            );
+          const stored = rows('On');
+          expect(stored).toHaveLength(79);
+          expect(stored).toEqual(rows('Off'));
+        } finally {
+          file.db.close();
+        }
+      } finally {
+        detachedWrites.inFlight = defaultInFlight;
+      }
+    },
+  );
 
   it('fails a record whose unique value a stored item holds with the error the node-by-node path gives', async () => {
     await site.createType(typeDefinition('bulk'));

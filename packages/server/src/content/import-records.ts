@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type BlockDocument,
   batchRanges,
@@ -69,7 +70,8 @@ const NODE_RUN_CHUNK = 500;
 
 /**
  * When an import writes its batches of new items off the main thread (the engine's optional
- * `createNodeRunDetached`, see importRecords): imports of at least `minBatches` batches whose
+ * `createNodeRunDetached`, see importRecords), with at most `inFlight` batches sent and not
+ * settled: imports of at least `minBatches` batches whose
  * request body holds at most `maxBytesPerRecord` bytes of JSON per record (when the body's
  * text is given: the route's imports). Long records keep the ordinary path: with 2.5 KB
  * records SQLite is most of a batch's time, so there is little of the import's own work to
@@ -81,6 +83,8 @@ const NODE_RUN_CHUNK = 500;
 export const detachedWrites = {
   enabled: true,
   minBatches: 2,
+  /** Batches sent to the engine before the oldest is settled (2: the next waits in the writer's thread). */
+  inFlight: 2,
   maxBytesPerRecord: 1_024,
   withPreparingThread: false,
 };
@@ -741,30 +745,39 @@ export async function importRecords({
     }
     // A batch of new items only: written off this thread while the next batch is checked.
     const detached = detachedBatch(batch, ahead);
-    await settle();
+    while (detached !== null && inFlight.length >= Math.max(1, detachedWrites.inFlight)) await settle();
     if (detached !== null && detachedOn) {
-      const write = graph.createNodeRunDetached!(detached.run).then(
+      const write = graph.createNodeRunDetached!({
+        ...detached.run,
+        chain: { id: chainId, seq: chainSeq++ },
+      }).then(
         (outcome) => ({ outcome }),
         (error: unknown) => ({ outcome: 'failed' as const, error }),
       );
-      inFlight = { batch, ahead, candidates: detached.candidates, errors: detached.errors, write };
-    } else await runSplitting(batch, ahead);
+      inFlight.push({ batch, ahead, candidates: detached.candidates, errors: detached.errors, write });
+    } else {
+      await settleAll();
+      await runSplitting(batch, ahead);
+    }
     await tick();
   };
-  // At most one batch is in flight, and each is settled before the next is written, so
-  // batches commit in their order, each one transaction with its audit entry as before. A batch
-  // whose records point at other items is written the ordinary way; so is one the engine
-  // declines (an id taken, a tombstone, a unique value held by a stored item: it wrote
-  // nothing), and every batch after it (an import that meets stored items goes on the ordinary
-  // way, which sorts them into updated, unchanged and skipped).
+  // At most `detachedWrites.inFlight` batches are in flight, sent in their order as one chain
+  // (the engine writes each only after the one before it was written), so batches commit in
+  // their order, each one transaction with its audit entry as before. A batch whose records
+  // point at other items is written the ordinary way (once those in flight are settled); so is
+  // one the engine declines (an id taken, a tombstone, a unique value held by a stored item: it
+  // wrote nothing), and every batch after it (an import that meets stored items goes on the
+  // ordinary way, which sorts them into updated, unchanged and skipped).
   let detachedOn = detachable;
-  let inFlight: {
+  const chainId = randomUUID();
+  let chainSeq = 0;
+  const inFlight: Array<{
     batch: PreparedRecord[];
     ahead: MadeAhead | null;
     candidates: PreparedRecord[];
     errors: ImportError[];
     write: Promise<{ outcome: 'written' | 'declined' } | { outcome: 'failed'; error: unknown }>;
-  } | null = null;
+  }> = [];
   /** The rows of a batch of new items for createNodeRunDetached, or null (the ordinary way). */
   const detachedBatch = (batch: PreparedRecord[], ahead: MadeAhead | null) => {
     if (!detachedOn) return null;
@@ -818,14 +831,15 @@ export async function importRecords({
     };
   };
   /**
-   * Waits for the batch in flight: written, its outcome is recorded (`notify`: and given to
-   * `onWritten`); declined or failed, it is written the ordinary way (`fallBack`), which splits
-   * it and words each failure as before, and no later batch goes off this thread.
+   * Waits for the oldest batch in flight: written, its outcome is recorded (`notify`: and given
+   * to `onWritten`); declined or failed, no later batch goes off this thread, the batches sent
+   * after it (declined behind it by the chain, or failed with it) are waited for, and each is
+   * written the ordinary way in its order (`fallBack`), which splits it and words each failure
+   * as before.
    */
   const settle = async ({ fallBack = true, notify = true } = {}): Promise<void> => {
-    const flight = inFlight;
-    if (flight === null) return;
-    inFlight = null;
+    const flight = inFlight.shift();
+    if (flight === undefined) return;
     const waitFrom = performance.now();
     const done = await flight.write;
     detachedWriteStats.waitedMs += performance.now() - waitFrom;
@@ -835,17 +849,32 @@ export async function importRecords({
       return;
     }
     detachedOn = false;
-    // the request's query budget is spent: the import stops (this batch wrote nothing)
+    const behind = inFlight.splice(0);
+    const outcomes = await Promise.all(behind.map((later) => later.write));
+    detachedWriteStats.batches += behind.length;
+    // the request's query budget is spent: the import stops (these batches wrote nothing)
     if (done.outcome === 'failed' && isQueryTimeout(done.error)) throw done.error;
-    if (fallBack) await runSplitting(flight.batch, flight.ahead);
+    if (!fallBack) return;
+    await runSplitting(flight.batch, flight.ahead);
+    for (const [at, later] of behind.entries()) {
+      // (written only if it was sent without a chain: not by this import)
+      const outcome = outcomes[at]!;
+      if (outcome.outcome === 'written')
+        await afterCommit({ writable: later.candidates, unchanged: [], skipped: 0 }, later.errors, notify);
+      else await runSplitting(later.batch, later.ahead);
+    }
+  };
+  /** Settles every batch in flight, oldest first. */
+  const settleAll = async (options?: { fallBack?: boolean; notify?: boolean }): Promise<void> => {
+    while (inFlight.length > 0) await settle(options);
   };
   // Past the request's query budget (MAX_QUERY_TIMEOUT_MS) the import stops: 504 with what it did.
   try {
     for (const [batchNumber, [start, end]] of ranges.entries()) await runRange(batchNumber, start, end);
-    await settle();
+    await settleAll();
   } catch (error) {
-    // a batch written off this thread meanwhile stands: it is counted
-    await settle({ fallBack: false, notify: false }).catch(() => undefined);
+    // batches written off this thread meanwhile stand: they are counted
+    await settleAll({ fallBack: false, notify: false }).catch(() => undefined);
     if (!isQueryTimeout(error)) throw error;
     const timeoutMs = Number((error as { details?: { timeoutMs?: unknown } }).details?.timeoutMs ?? 0);
     throw TrellisError.of(

@@ -62,6 +62,14 @@ export interface DetachedNodeRun {
   absent: string[];
   /** Appended to the audit chain in the same transaction. */
   audit: AuditEntryInput;
+  /**
+   * Runs of one caller that must commit in their order, each only after the one before it
+   * (`seq` − 1 of the same `id`) was written: a run with `seq` > 0 whose predecessor was not
+   * written (declined, failed) is declined, nothing written. An import sends its next batch
+   * while the one before is still being written this way, and a declined batch holds back
+   * those sent after it, which it then writes the ordinary way, in order.
+   */
+  chain?: { id: string; seq: number };
 }
 
 export interface GraphEdge {

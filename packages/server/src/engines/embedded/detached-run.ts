@@ -25,6 +25,8 @@ const ANY_PRESENT = 'SELECT id FROM nodes WHERE id IN (SELECT value FROM json_ea
  */
 export interface DetachedRunBatch {
   run: NodeRun;
+  /** See DetachedNodeRun.chain. */
+  chain?: { id: string; seq: number };
   /** The props kept in `run.uniqueProps` (the caller's view of the constraints on the run's labels). */
   uniqueNames: string[];
   absent: string[];
@@ -46,6 +48,8 @@ export class DetachedRunWriter {
   private readonly conn: SqlConnection;
   private readonly uniques: UniqueConstraints = new Map();
   private dataVersion: unknown = undefined;
+  /** The last `seq` written of each chain (DetachedNodeRun.chain), the most recent chains only. */
+  private readonly chains = new Map<string, number>();
 
   constructor(
     file: string,
@@ -85,6 +89,21 @@ export class DetachedRunWriter {
    * failures throw, nothing written.
    */
   write(batch: DetachedRunBatch, timing?: { commitMs: number }): 'written' | 'declined' {
+    const chain = batch.chain;
+    // a chained run is written only after its predecessor was
+    if (chain !== undefined && chain.seq > 0 && this.chains.get(chain.id) !== chain.seq - 1)
+      return 'declined';
+    const outcome = this.writeRun(batch, timing);
+    if (chain !== undefined && outcome === 'written') {
+      this.chains.delete(chain.id);
+      this.chains.set(chain.id, chain.seq);
+      // a chain lives as long as one import: the oldest are forgotten
+      if (this.chains.size > 256) this.chains.delete(this.chains.keys().next().value as string);
+    }
+    return outcome;
+  }
+
+  private writeRun(batch: DetachedRunBatch, timing?: { commitMs: number }): 'written' | 'declined' {
     // BEGIN IMMEDIATE: when another process holds the file's write lock, SQLite's busy handler
     // waits here (this thread) for up to WRITE_LOCK_WAIT_MS, then SQLITE_BUSY. (exec, not a
     // prepared statement: one that met SQLITE_BUSY stays in progress and fails the COMMIT.)

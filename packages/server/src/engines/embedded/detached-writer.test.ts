@@ -100,6 +100,66 @@ describe('detached writer (the embedded engine’s write connection in a worker 
     expect(count('cut', 'SELECT count(*) FROM nodes')).toBe(4);
   });
 
+  it('writes runs asked for at once in their order, and a chained run only after its predecessor was written', async () => {
+    const graph = await engine.createGraph('chained');
+    await graph.createNode({ id: 'taken', labels: ['Note'], props: {} });
+    const rids = (ids: string[]) => {
+      const conn = new SqlConnection(file('chained'), { readonly: true });
+      try {
+        return ids.map((id) => Number(conn.row('SELECT rid FROM nodes WHERE id = ?', [id])?.[0]));
+      } finally {
+        conn.close();
+      }
+    };
+    // three asked for at once (the later ones sent while the first is written): written in order
+    const outcomes = await Promise.all([
+      graph.createNodeRunDetached!({ run: run(0, 3), absent: [], audit: { ...audit, target: 'a' } }),
+      graph.createNodeRunDetached!({ run: run(10, 3), absent: [], audit: { ...audit, target: 'b' } }),
+      graph.createNodeRunDetached!({ run: run(20, 3), absent: [], audit: { ...audit, target: 'c' } }),
+    ]);
+    expect(outcomes).toEqual(['written', 'written', 'written']);
+    const order = rids(['p0', 'p2', 'p10', 'p12', 'p20', 'p22']);
+    expect([...order].sort((x, y) => x - y)).toEqual(order);
+    expect((await graph.auditRecords()).map((record) => record.target)).toEqual(['a', 'b', 'c']);
+    // a chain whose first run is declined (an `absent` id exists): the second is declined too,
+    // nothing written, though it could have been
+    const chain = (seq: number) => ({ id: 'import-1', seq });
+    expect(
+      await Promise.all([
+        graph.createNodeRunDetached!({ run: run(30, 2), absent: ['taken'], audit, chain: chain(0) }),
+        graph.createNodeRunDetached!({ run: run(40, 2), absent: [], audit, chain: chain(1) }),
+      ]),
+    ).toEqual(['declined', 'declined']);
+    expect(count('chained', "SELECT count(*) FROM nodes WHERE id IN ('p30', 'p40')")).toBe(0);
+    // another chain: both written; a run out of sequence (its predecessor never written) is declined
+    expect(
+      await Promise.all([
+        graph.createNodeRunDetached!({
+          run: run(50, 2),
+          absent: [],
+          audit,
+          chain: { id: 'import-2', seq: 0 },
+        }),
+        graph.createNodeRunDetached!({
+          run: run(60, 2),
+          absent: [],
+          audit,
+          chain: { id: 'import-2', seq: 1 },
+        }),
+      ]),
+    ).toEqual(['written', 'written']);
+    expect(
+      await graph.createNodeRunDetached!({
+        run: run(70, 2),
+        absent: [],
+        audit,
+        chain: { id: 'import-2', seq: 3 },
+      }),
+    ).toBe('declined');
+    expect(count('chained', 'SELECT count(*) FROM nodes')).toBe(1 + 9 + 4);
+    expect((await graph.verifyAudit()).status).toBe('ok');
+  });
+
   it('survives the thread’s end: a write in flight is whole or absent, the lock is freed, the next write starts a new thread', async () => {
     const graph = await engine.createGraph('ended');
     const other = createEmbeddedEngine({ dataDir: dir, auditKey });

@@ -122,7 +122,8 @@ export class DetachedWriter {
 
   /**
    * Checks `batch` here (as createNodeRun checks a run: `invalid_argument`, `exists` for an id
-   * repeated in it) and sends it to the thread, with each row's unique props cut down to the
+   * repeated in it) and sends it to the thread — synchronously, in the call: batches sent one
+   * after the other are written in that order — with each row's unique props cut down to the
    * props `uniques` (the graph's constraints) names for the run's labels: the thread declines
    * a run whose labels carry a constraint outside those (declared by another process since),
    * and the caller then writes it the ordinary way. The caller holds the graph's write mutex.
@@ -148,6 +149,12 @@ export class DetachedWriter {
       absent: batch.absent,
       audit: batch.audit,
     };
+    if (batch.chain !== undefined) {
+      const { id, seq } = batch.chain;
+      if (typeof id !== 'string' || !Number.isInteger(seq) || seq < 0)
+        throw new EngineError('invalid_argument', 'chain is an id and a sequence number from 0');
+      sent.chain = { id, seq };
+    }
     return this.writerThread.request<'written' | 'declined'>({
       kind: 'write',
       handle: this.handle,

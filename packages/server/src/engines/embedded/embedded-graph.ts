@@ -169,6 +169,10 @@ export class EmbeddedGraph implements Graph {
   private readonly walIndexHeader = Buffer.alloc(2 * WAL_INDEX_HEADER_BYTES);
   /** The connection of {@link createNodeRunDetached}, opened on its first use. */
   private detached: Promise<DetachedWriter> | null = null;
+  /** {@link detached} once opened. */
+  private detachedOpen: DetachedWriter | null = null;
+  /** Detached runs sent and not answered yet: they hold the write mutex together (see createNodeRunDetached). */
+  private detachedHolds = 0;
   /** The graph's unique constraints (label -> props), shared by its connections' stores. */
   private readonly uniques: UniqueConstraints = new Map();
 
@@ -410,20 +414,31 @@ export class EmbeddedGraph implements Graph {
    * the run's statements, the audit row and COMMIT run there in one synchronous call — and its
    * outcome comes back as one message, while this thread runs on. The graph's write mutex is
    * held from before the batch is sent to after its answer, as for a transaction, so the graph's
-   * writes stay serialized and the other write connection never meets this one's lock. What the
-   * other connections keep about the file follows as after another process's commit: the write
-   * connection reloads the unique constraints when `data_version` moved, reads see the commit,
-   * and {@link commitMarker} (the WAL index header) changes with it.
+   * writes stay serialized and the other write connection never meets this one's lock. A run
+   * asked for while other detached runs hold the mutex, and no other write waits for it, rides
+   * on their hold: it is sent at once and the thread writes it right after them (the mutex is
+   * released when the last answers), so an import's next batch waits in the thread, not here.
+   * What the other connections keep about the file follows as after another process's commit:
+   * the write connection reloads the unique constraints when `data_version` moved, reads see
+   * the commit, and {@link commitMarker} (the WAL index header) changes with it.
    */
   async createNodeRunDetached(batch: DetachedNodeRun): Promise<'written' | 'declined'> {
     this.assertNotInOwnTransaction();
+    const open = this.detachedOpen;
+    if (this.detachedHolds > 0 && open !== null && open.usable && !this.mutex.contended) {
+      this.assertOpen();
+      this.detachedHolds += 1;
+      return this.sendDetached(open, batch);
+    }
     // the mutex first, so writes asked for in order are written in order (the connection's
     // first opening, which starts the thread once per process, waits inside it)
     await this.mutex.lock();
+    let writer: DetachedWriter | null;
     try {
       this.assertOpen();
-      let writer = this.detached === null ? null : await this.detached.catch(() => null);
+      writer = this.detached === null ? null : await this.detached.catch(() => null);
       if (writer === null || !writer.usable) {
+        this.detachedOpen = null;
         const opening = DetachedWriter.open(this.file, this.auditKey, [...WRITE_PRAGMAS, ...TUNE_PRAGMAS]);
         this.detached = opening;
         opening.catch(() => {
@@ -431,11 +446,27 @@ export class EmbeddedGraph implements Graph {
         });
         writer = await opening;
       }
+      this.detachedOpen = writer;
       // the constraints as this connection knows them (the thread's connection checks its own)
       this.writer.syncWithOtherWriters();
+    } catch (error) {
+      this.mutex.unlock();
+      throw error;
+    }
+    this.detachedHolds += 1;
+    return this.sendDetached(writer, batch);
+  }
+
+  /** Sends `batch` (synchronously: in the order of the calls) and releases the mutex after the last answer. */
+  private async sendDetached(
+    writer: DetachedWriter,
+    batch: DetachedNodeRun,
+  ): Promise<'written' | 'declined'> {
+    try {
       return await writer.write(batch, this.uniques);
     } finally {
-      this.mutex.unlock();
+      this.detachedHolds -= 1;
+      if (this.detachedHolds === 0) this.mutex.unlock();
     }
   }
 
@@ -477,6 +508,7 @@ export class EmbeddedGraph implements Graph {
       await this.interruptible.close();
       const detached = this.detached;
       this.detached = null;
+      this.detachedOpen = null;
       if (detached !== null) await (await detached.catch(() => null))?.close();
       this.readConn.close();
       this.writeConn.close();
