@@ -39,7 +39,7 @@ if (process.env.BENCH_IMPORT_THREAD === '0') importThread.enabled = false;
 // createNodeRunDetached), for A/B runs in one tree.
 if (process.env.BENCH_IMPORT_DETACHED === '0') detachedWrites.enabled = false;
 // BENCH_IMPORT_DETACHED_MAX_BYTES: the detached writes' limit of JSON bytes per record
-// (detachedWrites.maxBytesPerRecord; 100000 writes large records off the main thread too).
+// (detachedWrites.maxBytesPerRecord; no limit by default; 1024 keeps large records on the main thread).
 if (process.env.BENCH_IMPORT_DETACHED_MAX_BYTES)
   detachedWrites.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_DETACHED_MAX_BYTES);
 // BENCH_IMPORT_DETACHED_IN_FLIGHT: batches sent before the oldest is settled (detachedWrites.inFlight; 1: round 10's one at a time).

@@ -283,22 +283,28 @@ describe('import bulk path', () => {
         estimatedRecordsPerSec: 1000,
         source: JSON.stringify({ records: list }),
       });
-    const short = Array.from({ length: 30 }, (_, i) => ({ slug: `short-${i}`, title: 'short' }));
-    const long = Array.from({ length: 30 }, (_, i) => ({ slug: `long-${i}`, title: 'long', body: LONG }));
-    // LONG is more than 1,024 characters of JSON: each record's body alone
-    expect(JSON.stringify(long).length / long.length).toBeGreaterThan(detachedWrites.maxBytesPerRecord);
-    expect(await run(short)).toMatchObject({ created: 30, failed: 0 });
-    expect(detachedCalls).toBe(3);
-    expect(await run(long)).toMatchObject({ created: 30, failed: 0 });
-    expect(detachedCalls).toBe(3);
-    const limit = detachedWrites.maxBytesPerRecord;
-    detachedWrites.maxBytesPerRecord = 100_000;
+    const defaultLimit = detachedWrites.maxBytesPerRecord;
+    detachedWrites.maxBytesPerRecord = 1_024;
     try {
-      const longer = long.map((record, i) => ({ ...record, slug: `longer-${i}` }));
-      expect(await run(longer)).toMatchObject({ created: 30, failed: 0 });
-      expect(detachedCalls).toBe(6);
+      const short = Array.from({ length: 30 }, (_, i) => ({ slug: `short-${i}`, title: 'short' }));
+      const long = Array.from({ length: 30 }, (_, i) => ({ slug: `long-${i}`, title: 'long', body: LONG }));
+      // LONG is more than 1,024 characters of JSON: each record's body alone
+      expect(JSON.stringify(long).length / long.length).toBeGreaterThan(detachedWrites.maxBytesPerRecord);
+      expect(await run(short)).toMatchObject({ created: 30, failed: 0 });
+      expect(detachedCalls).toBe(3);
+      expect(await run(long)).toMatchObject({ created: 30, failed: 0 });
+      expect(detachedCalls).toBe(3);
+      const limit = detachedWrites.maxBytesPerRecord;
+      detachedWrites.maxBytesPerRecord = 100_000;
+      try {
+        const longer = long.map((record, i) => ({ ...record, slug: `longer-${i}` }));
+        expect(await run(longer)).toMatchObject({ created: 30, failed: 0 });
+        expect(detachedCalls).toBe(6);
+      } finally {
+        detachedWrites.maxBytesPerRecord = limit;
+      }
     } finally {
-      detachedWrites.maxBytesPerRecord = limit;
+      detachedWrites.maxBytesPerRecord = defaultLimit;
     }
   });
 

@@ -71,21 +71,20 @@ const NODE_RUN_CHUNK = 500;
 /**
  * When an import writes its batches of new items off the main thread (the engine's optional
  * `createNodeRunDetached`, see importRecords), with at most `inFlight` batches sent and not
- * settled: imports of at least `minBatches` batches whose
- * request body holds at most `maxBytesPerRecord` bytes of JSON per record (when the body's
- * text is given: the route's imports). Long records keep the ordinary path: with 2.5 KB
- * records SQLite is most of a batch's time, so there is little of the import's own work to
- * overlap, and the detached path was slower by wall time in every pair measured (rounds 10 and
- * 11 in docs/benchmarks.md). `enabled: false` writes every batch in a transaction on the main
- * thread (tests, benches); `withPreparingThread` runs the preparing thread beside it (measured
- * slower: round 11).
+ * settled: imports of at least `minBatches` batches whose request body holds at most
+ * `maxBytesPerRecord` characters of JSON per record (when the body's text is given: the
+ * route's imports; no limit by default — with 2.5 KB records the detached path lost on a busy
+ * machine, where the writer's thread had no core of its own, and won once there was one:
+ * rounds 10 and 11 in docs/benchmarks.md). `enabled: false` writes every batch in a
+ * transaction on the main thread (tests, benches); `withPreparingThread` runs the preparing
+ * thread beside it (measured slower: round 11).
  */
 export const detachedWrites = {
   enabled: true,
   minBatches: 2,
   /** Batches sent to the engine before the oldest is settled (2: the next waits in the writer's thread). */
   inFlight: 2,
-  maxBytesPerRecord: 1_024,
+  maxBytesPerRecord: Number.POSITIVE_INFINITY,
   withPreparingThread: false,
 };
 
