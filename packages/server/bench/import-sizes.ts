@@ -17,13 +17,15 @@
  * 2,000 then; it writes the doc only with BENCH_WRITE_DOC=1). BENCH_IMPORT_THREAD=0 turns the
  * import's preparing thread off (content/import-pipeline.ts), for an A/B in one tree.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { searchText } from '@trelliscms/core';
 import Database from 'libsql';
 import { loadConfig } from '../src/config';
 import { importThread, importThreadReady, importThreadStats } from '../src/content/import-pipeline';
+import { detachedWriteStats, detachedWrites } from '../src/content/import-records';
+import { detachedWriterStats } from '../src/engines/embedded/detached-writer';
 import { EDGES_SQL } from '../src/engines/embedded/schema';
 import { buildApp } from '../src/http/app';
 import { benchApi, benchAppEnv } from './bench-app';
@@ -33,6 +35,18 @@ export const BATCH = 500;
 
 // BENCH_IMPORT_THREAD=0: the import makes every row in its own thread (no preparing thread), for A/B runs.
 if (process.env.BENCH_IMPORT_THREAD === '0') importThread.enabled = false;
+// BENCH_IMPORT_DETACHED=0: every batch written in a transaction on the main thread (no
+// createNodeRunDetached), for A/B runs in one tree.
+if (process.env.BENCH_IMPORT_DETACHED === '0') detachedWrites.enabled = false;
+// BENCH_IMPORT_DETACHED_MAX_BYTES: the detached writes' limit of JSON bytes per record
+// (detachedWrites.maxBytesPerRecord; no limit by default; 1024 keeps large records on the main thread).
+if (process.env.BENCH_IMPORT_DETACHED_MAX_BYTES)
+  detachedWrites.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_DETACHED_MAX_BYTES);
+// BENCH_IMPORT_DETACHED_IN_FLIGHT: batches sent before the oldest is settled (detachedWrites.inFlight; 1: round 10's one at a time).
+if (process.env.BENCH_IMPORT_DETACHED_IN_FLIGHT)
+  detachedWrites.inFlight = Number(process.env.BENCH_IMPORT_DETACHED_IN_FLIGHT);
+// BENCH_IMPORT_DETACHED_THREAD=1: the preparing thread runs beside the detached writes too.
+if (process.env.BENCH_IMPORT_DETACHED_THREAD === '1') detachedWrites.withPreparingThread = true;
 // BENCH_IMPORT_THREAD_MAX_BYTES: the preparing thread's limit of JSON bytes per record (A/B runs).
 if (process.env.BENCH_IMPORT_THREAD_MAX_BYTES)
   importThread.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_THREAD_MAX_BYTES);
@@ -230,15 +244,39 @@ export async function importOnce(
   base: string,
   site: string,
   records: Record<string, unknown>[],
-): Promise<{ ms: number; cpuMs: number }> {
+): Promise<{ ms: number; cpuMs: number; mainThreadMs: number; tookMs: number }> {
   const payload = JSON.stringify({ typeName: 'article', records, batchSize: BATCH });
   const cpu = process.cpuUsage();
+  const main = mainThreadMs();
   const started = performance.now();
-  const result = (await post(base, site, '/api/import/json', payload)) as { created: number; failed: number };
+  const result = (await post(base, site, '/api/import/json', payload)) as {
+    created: number;
+    failed: number;
+    tookMs: number;
+  };
   const ms = performance.now() - started;
   if (result.created !== records.length)
     throw new Error(`import created ${result.created} of ${records.length}`);
-  return { ms, cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  return {
+    ms,
+    cpuMs: cpuMs(process.cpuUsage(cpu)),
+    mainThreadMs: mainThreadMs() - main,
+    tookMs: result.tookMs,
+  };
+}
+
+/**
+ * This process's main thread's CPU time in ms (Linux: /proc, 10 ms ticks), without its other
+ * threads (the import's preparing thread, libuv's and libsql's pools); NaN elsewhere.
+ */
+function mainThreadMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export async function benchImportSizes({
@@ -289,9 +327,12 @@ export async function benchImportSizes({
       // takes about a second, which a server started from dist/ does not pay at this scale).
       await importThreadReady();
       const before = { ...importThreadStats };
+      const beforeDetached = { ...detachedWriteStats };
+      const writerBefore = await detachedWriterStats();
       const run = await importOnce(base, site, list);
+      const writerAfter = await detachedWriterStats();
       console.error(
-        `[sizes] ${size.name}: batches with rows made on the preparing thread ${importThreadStats.fromThread - before.fromThread} of ${importThreadStats.batches - before.batches}`,
+        `[sizes] ${size.name}: batches with rows made on the preparing thread ${importThreadStats.fromThread - before.fromThread} of ${importThreadStats.batches - before.batches}; written off the main thread ${detachedWriteStats.batches - beforeDetached.batches} (the import waited for them ${Math.round(detachedWriteStats.waitedMs - beforeDetached.waitedMs)} ms${writerAfter === null ? '' : `; the writer's thread: ${writerAfter.batches - (writerBefore?.batches ?? 0)} batches, ${Math.round(writerAfter.writeMs - (writerBefore?.writeMs ?? 0))} ms in them, of which COMMIT ${Math.round(writerAfter.commitMs - (writerBefore?.commitMs ?? 0))} ms, its CPU ${writerAfter.cpuMs - (writerBefore?.cpuMs ?? 0)} ms`})`,
       );
       let edgeRun: { ms: number; cpuMs: number; floorCpuMs: number } | null = null;
       if (size.name === 'small' && edges > 0 && EDGE_WARM_UP) {
@@ -351,7 +392,9 @@ export async function benchImportSizes({
       }
       return { run, edgeRun };
     });
-    console.error(`[sizes] ${size.name}: import ${Math.round(run.ms)} ms`);
+    console.error(
+      `[sizes] ${size.name}: import ${Math.round(run.ms)} ms (of which the records' import ${Math.round(run.tookMs)} ms: the response's tookMs), process cpu ${Math.round(run.cpuMs)} ms, main thread cpu ${run.mainThreadMs} ms; floor ${Math.round(floorRun.ms)} ms (cpu ${Math.round(floorRun.cpuMs)} ms); load ${loadText()}`,
+    );
     if (edgeRun) {
       edgesPerSec = (edges / edgeRun.ms) * 1000;
       edgeCpuRatio = edgeRun.floorCpuMs / edgeRun.cpuMs;

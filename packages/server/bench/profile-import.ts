@@ -30,6 +30,8 @@ if (pipeline && process.env.BENCH_IMPORT_THREAD === '0') pipeline.importThread.e
 if (pipeline && process.env.BENCH_IMPORT_THREAD_MAX_BYTES)
   pipeline.importThread.maxBytesPerRecord = Number(process.env.BENCH_IMPORT_THREAD_MAX_BYTES);
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+// The detached writer (absent in older trees): its thread's batches, time and CPU, printed after the timed import.
+const detachedWriter = await import('../src/engines/embedded/detached-writer').catch(() => null);
 // TIME_ENGINE=1: wall time spent inside the embedded engine's synchronous SQL calls (the store's
 // statements, BEGIN/COMMIT) during the timed import, printed beside its total: the rest of the
 // main thread's time is HTTP, JSON and the import's JavaScript.
@@ -112,10 +114,16 @@ await withArticleSite(async (base, site) => {
     // CLOCK_MONOTONIC seconds around the timed import, for `perf record -k CLOCK_MONOTONIC` then `perf report --time from,to`
     const mark = () => (Number(process.hrtime.bigint()) / 1e9).toFixed(6);
     const from = mark();
+    const writerBefore = await detachedWriter?.detachedWriterStats();
     const r = await importOnce(base, site, list);
+    const writerAfter = await detachedWriter?.detachedWriterStats();
     if (process.env.PERF_MARK === '1') console.log(`perf --time ${from},${mark()}`);
     console.log(
-      `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((N / r.ms) * 1000).toFixed(0)}/s${pipeline ? `; batches with rows made ahead on the preparing thread ${pipeline.importThreadStats.fromThread} of ${pipeline.importThreadStats.batches} (warm-up included), waited ${pipeline.importThreadStats.waitedMs.toFixed(0)} ms` : ''}${engineText()}`,
+      `records ${N} body ${BODY}: ${r.ms.toFixed(0)} ms wall, ${r.cpuMs.toFixed(0)} ms cpu (main thread ${mainThreadMs() - main} ms), ${((N / r.ms) * 1000).toFixed(0)}/s${pipeline ? `; batches with rows made ahead on the preparing thread ${pipeline.importThreadStats.fromThread} of ${pipeline.importThreadStats.batches} (warm-up included), waited ${pipeline.importThreadStats.waitedMs.toFixed(0)} ms` : ''}${engineText()}${
+        writerAfter
+          ? `; the detached writer's thread: ${writerAfter.batches - (writerBefore?.batches ?? 0)} batches, ${(writerAfter.writeMs - (writerBefore?.writeMs ?? 0)).toFixed(0)} ms in them (COMMIT ${(writerAfter.commitMs - (writerBefore?.commitMs ?? 0)).toFixed(0)} ms), its CPU ${writerAfter.cpuMs - (writerBefore?.cpuMs ?? 0)} ms`
+          : ''
+      }`,
     );
   } else {
     await importOnce(base, site, list);

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 import { SqlConnection } from '../engines/embedded/connection';
 import type { Graph, GraphWriter } from '../engines/port';
-import { compileRecordCheck, importRecords, prepare } from './import-records';
+import { compileRecordCheck, detachedWrites, importRecords, prepare } from './import-records';
 import { itemHash } from './item-hash';
 import { splitItemProps } from './item-record';
 import { getTypeForWrite } from './type-repository';
@@ -78,6 +78,7 @@ beforeEach(async () => {
   vi.setSystemTime(new Date('2026-11-26T05:00:00.000Z'));
 });
 afterEach(async () => {
+  detachedWrites.enabled = true;
   vi.useRealTimers();
   await site.close();
 });
@@ -86,111 +87,139 @@ const hits = async (label: string, q: string) =>
   (await site.graph.findNodes({ label, q, limit: 100 })).nodes.map((node) => node.id.split(':')[1]).sort();
 
 describe('import bulk path', () => {
-  it('stores what the node-by-node path stores, byte for byte, and the same search entries and audit', async () => {
-    await site.createType(typeDefinition('bulk'));
-    await site.createType(typeDefinition('single'));
-    const list = records(60);
-    // Relationships to earlier records of the same import.
-    list[10]!.relationships = { related: ['bulk:item-3'] };
-    const single = structuredClone(list);
-    single[10]!.relationships = { related: ['single:item-3'] };
-    const run = async (graph: Graph, typeName: string, recs: Array<Record<string, unknown>>) =>
-      importRecords({
-        graph,
-        type: await getTypeForWrite(site.graph, typeName),
-        records: recs,
-        batchSize: 25,
-        skipExisting: false,
-        dryRun: false,
-        actor: 'tester',
-        estimatedRecordsPerSec: 1000,
+  it.each([
+    ['in a transaction', false],
+    ['off the main thread', true],
+  ])(
+    'stores what the node-by-node path stores, byte for byte, and the same search entries and audit (%s)',
+    async (_, detached) => {
+      detachedWrites.enabled = detached;
+      await site.createType(typeDefinition('bulk'));
+      await site.createType(typeDefinition('single'));
+      const list = records(60);
+      // Relationships to earlier records of the same import.
+      list[10]!.relationships = { related: ['bulk:item-3'] };
+      const single = structuredClone(list);
+      single[10]!.relationships = { related: ['single:item-3'] };
+      const run = async (graph: Graph, typeName: string, recs: Array<Record<string, unknown>>) =>
+        importRecords({
+          graph,
+          type: await getTypeForWrite(site.graph, typeName),
+          records: recs,
+          batchSize: 25,
+          skipExisting: false,
+          dryRun: false,
+          actor: 'tester',
+          estimatedRecordsPerSec: 1000,
+        });
+      const auditBefore = (await site.graph.auditRecords()).length;
+      let runs = 0;
+      let detachedRuns = 0;
+      const counting = new Proxy(site.graph, {
+        get(object, key) {
+          if (key === 'createNodeRunDetached') {
+            const value = Reflect.get(object, key, object) as NonNullable<Graph['createNodeRunDetached']>;
+            return (batch: Parameters<typeof value>[0]) => {
+              detachedRuns += 1;
+              return value.call(object, batch);
+            };
+          }
+          if (key !== 'transaction') return Reflect.get(object, key, object);
+          return <T>(work: (tx: GraphWriter) => Promise<T>) =>
+            object.transaction((tx) =>
+              work(
+                new Proxy(tx, {
+                  get(inner, name) {
+                    const value = Reflect.get(inner, name, inner);
+                    if (typeof value !== 'function') return value;
+                    if (name !== 'createNodeRun') return value.bind(inner);
+                    return (...args: unknown[]) => {
+                      runs += 1;
+                      return value.apply(inner, args);
+                    };
+                  },
+                }),
+              ),
+            );
+        },
+      }) as Graph;
+      const bulk = await run(counting, 'bulk', list);
+      // 60 new records in batches of 25: one run per batch (the bulk path was taken); off the
+      // main thread, the first batch (a record with a relationship) in a transaction, the others not.
+      expect([runs, detachedRuns]).toEqual(detached ? [1, 2] : [3, 0]);
+      const auditBetween = (await site.graph.auditRecords()).length;
+      const byNode = await run(withoutNodeRun(site.graph), 'single', single);
+      const { tookMs: _a, recordsPerSec: _b, ...bulkCounts } = bulk;
+      const { tookMs: _c, recordsPerSec: _d, ...nodeCounts } = byNode;
+      expect(bulkCounts).toEqual(nodeCounts);
+      expect(bulk).toMatchObject({ created: 60, failed: 0 });
+      // The rows as stored (the props' text, not parsed), and the index rows beside them.
+      const file = new SqlConnection(join(site.platform.dataDir, 'graphs', `${site.graph.name}.db`), {
+        readonly: true,
       });
-    const auditBefore = (await site.graph.auditRecords()).length;
-    let runs = 0;
-    const counting = new Proxy(site.graph, {
-      get(object, key) {
-        if (key !== 'transaction') return Reflect.get(object, key, object);
-        return <T>(work: (tx: GraphWriter) => Promise<T>) =>
-          object.transaction((tx) =>
-            work(
-              new Proxy(tx, {
-                get(inner, name) {
-                  const value = Reflect.get(inner, name, inner);
-                  if (typeof value !== 'function') return value;
-                  if (name !== 'createNodeRun') return value.bind(inner);
-                  return (...args: unknown[]) => {
-                    runs += 1;
-                    return value.apply(inner, args);
-                  };
-                },
-              }),
-            ),
-          );
-      },
-    }) as Graph;
-    const bulk = await run(counting, 'bulk', list);
-    // 60 new records in batches of 25: one run per batch (the bulk path was taken).
-    expect(runs).toBe(3);
-    const auditBetween = (await site.graph.auditRecords()).length;
-    const byNode = await run(withoutNodeRun(site.graph), 'single', single);
-    const { tookMs: _a, recordsPerSec: _b, ...bulkCounts } = bulk;
-    const { tookMs: _c, recordsPerSec: _d, ...nodeCounts } = byNode;
-    expect(bulkCounts).toEqual(nodeCounts);
-    expect(bulk).toMatchObject({ created: 60, failed: 0 });
-    // The rows as stored (the props' text, not parsed), and the index rows beside them.
-    const file = new SqlConnection(join(site.platform.dataDir, 'graphs', `${site.graph.name}.db`), {
-      readonly: true,
-    });
-    try {
-      const row = (id: string) => file.row('SELECT props, labels, text_given FROM nodes WHERE id = ?', [id]);
-      for (let i = 0; i < list.length; i += 1) {
-        const a = row(`bulk:item-${i}`);
-        const b = row(`single:item-${i}`);
-        expect(a, `item-${i}`).toBeDefined();
-        expect(a![0]).toBe(b![0]);
-        expect(a![1]).toBe('["Bulk","Content"]');
-        expect(b![1]).toBe('["Single","Content"]');
-        expect(a![2]).toBe(b![2]);
-        const { fields, meta } = splitItemProps(JSON.parse(a![0] as string));
-        expect(meta.hash).toBe(itemHash(fields, meta.body));
+      try {
+        const row = (id: string) =>
+          file.row('SELECT props, labels, text_given FROM nodes WHERE id = ?', [id]);
+        for (let i = 0; i < list.length; i += 1) {
+          const a = row(`bulk:item-${i}`);
+          const b = row(`single:item-${i}`);
+          expect(a, `item-${i}`).toBeDefined();
+          expect(a![0]).toBe(b![0]);
+          expect(a![1]).toBe('["Bulk","Content"]');
+          expect(b![1]).toBe('["Single","Content"]');
+          expect(a![2]).toBe(b![2]);
+          const { fields, meta } = splitItemProps(JSON.parse(a![0] as string));
+          expect(meta.hash).toBe(itemHash(fields, meta.body));
+        }
+        const counts = (label: string) => [
+          file.row('SELECT count(*) FROM unique_values WHERE label = ?', [label])?.[0],
+          file.row(`SELECT count(*) FROM nodes WHERE label = ?1 AND labels = json_array(?1, 'Content')`, [
+            label,
+          ])?.[0],
+          file.row(`SELECT count(*) FROM label_carriers WHERE label = 'Content' AND primary_label = ?`, [
+            label,
+          ])?.[0],
+        ];
+        expect(counts('Bulk')).toEqual([60, 60, 1]);
+        expect(counts('Single')).toEqual([60, 60, 1]);
+      } finally {
+        file.db.close();
       }
-      const counts = (label: string) => [
-        file.row('SELECT count(*) FROM unique_values WHERE label = ?', [label])?.[0],
-        file.row(`SELECT count(*) FROM nodes WHERE label = ?1 AND labels = json_array(?1, 'Content')`, [
-          label,
-        ])?.[0],
-        file.row(`SELECT count(*) FROM label_carriers WHERE label = 'Content' AND primary_label = ?`, [
-          label,
-        ])?.[0],
-      ];
-      expect(counts('Bulk')).toEqual([60, 60, 1]);
-      expect(counts('Single')).toEqual([60, 60, 1]);
-    } finally {
-      file.db.close();
-    }
-    for (const q of ['searchword1', 'ipsum', 'unicode', 'Item']) {
-      expect(await hits('Bulk', q)).toEqual(await hits('Single', q));
-    }
-    expect(await hits('Bulk', 'searchword1')).not.toEqual([]);
-    expect((await site.graph.getEdges({ from: 'bulk:item-10' })).map((edge) => edge.to)).toEqual([
-      'bulk:item-3',
-    ]);
-    // One audit entry per batch, with the same data.
-    const audit = await site.graph.auditRecords();
-    const strip = (entries: typeof audit) =>
-      entries.map((entry) => ({ ...entry.data, first: null, last: null, action: entry.action }));
-    expect(strip(audit.slice(auditBefore, auditBetween))).toEqual(strip(audit.slice(auditBetween)));
-    expect(auditBetween - auditBefore).toBe(3);
-    // Re-importing counts every record unchanged on both.
-    const again = await run(site.graph, 'bulk', list);
-    expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 60, failed: 0 });
-  });
+      for (const q of ['searchword1', 'ipsum', 'unicode', 'Item']) {
+        expect(await hits('Bulk', q)).toEqual(await hits('Single', q));
+      }
+      expect(await hits('Bulk', 'searchword1')).not.toEqual([]);
+      expect((await site.graph.getEdges({ from: 'bulk:item-10' })).map((edge) => edge.to)).toEqual([
+        'bulk:item-3',
+      ]);
+      // One audit entry per batch, with the same data.
+      const audit = await site.graph.auditRecords();
+      const strip = (entries: typeof audit) =>
+        entries.map((entry) => ({ ...entry.data, first: null, last: null, action: entry.action }));
+      expect(strip(audit.slice(auditBefore, auditBetween))).toEqual(strip(audit.slice(auditBetween)));
+      expect(auditBetween - auditBefore).toBe(3);
+      // Re-importing counts every record unchanged on both.
+      const again = await run(site.graph, 'bulk', list);
+      expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 60, failed: 0 });
+    },
+  );
 
-  it('writes a batch of up to 500 new items in one engine call, the same items', async () => {
+  it.each([
+    ['in a transaction', false],
+    ['off the main thread', true],
+  ])('writes a batch of up to 500 new items in one engine call, the same items (%s)', async (_, detached) => {
+    detachedWrites.enabled = detached;
     await site.createType(typeDefinition('bulk'));
     const sizes: number[] = [];
     const counting = new Proxy(site.graph, {
       get(object, key) {
+        if (key === 'createNodeRunDetached') {
+          const value = Reflect.get(object, key, object) as NonNullable<Graph['createNodeRunDetached']>;
+          return (batch: Parameters<typeof value>[0]) => {
+            sizes.push(batch.run.ids.length);
+            return value.call(object, batch);
+          };
+        }
         if (key !== 'transaction') return Reflect.get(object, key, object);
         return <T>(work: (tx: GraphWriter) => Promise<T>) =>
           object.transaction((tx) =>
@@ -226,6 +255,57 @@ describe('import bulk path', () => {
     expect(stored.nodes.map((node) => node.id).sort()).toEqual(
       Array.from({ length: 1100 }, (_, i) => `bulk:item-${i}`).sort(),
     );
+  });
+
+  it('writes batches off the main thread only when the request body holds at most maxBytesPerRecord characters per record', async () => {
+    await site.createType(typeDefinition('bulk'));
+    const type = await getTypeForWrite(site.graph, 'bulk');
+    let detachedCalls = 0;
+    const counting = new Proxy(site.graph, {
+      get(object, key) {
+        const value = Reflect.get(object, key, object);
+        if (key !== 'createNodeRunDetached') return typeof value === 'function' ? value.bind(object) : value;
+        return (batch: Parameters<NonNullable<Graph['createNodeRunDetached']>>[0]) => {
+          detachedCalls += 1;
+          return (value as NonNullable<Graph['createNodeRunDetached']>).call(object, batch);
+        };
+      },
+    }) as Graph;
+    const run = (list: Array<Record<string, unknown>>) =>
+      importRecords({
+        graph: counting,
+        type,
+        records: list,
+        batchSize: 10,
+        skipExisting: false,
+        dryRun: false,
+        actor: 'tester',
+        estimatedRecordsPerSec: 1000,
+        source: JSON.stringify({ records: list }),
+      });
+    const defaultLimit = detachedWrites.maxBytesPerRecord;
+    detachedWrites.maxBytesPerRecord = 1_024;
+    try {
+      const short = Array.from({ length: 30 }, (_, i) => ({ slug: `short-${i}`, title: 'short' }));
+      const long = Array.from({ length: 30 }, (_, i) => ({ slug: `long-${i}`, title: 'long', body: LONG }));
+      // LONG is more than 1,024 characters of JSON: each record's body alone
+      expect(JSON.stringify(long).length / long.length).toBeGreaterThan(detachedWrites.maxBytesPerRecord);
+      expect(await run(short)).toMatchObject({ created: 30, failed: 0 });
+      expect(detachedCalls).toBe(3);
+      expect(await run(long)).toMatchObject({ created: 30, failed: 0 });
+      expect(detachedCalls).toBe(3);
+      const limit = detachedWrites.maxBytesPerRecord;
+      detachedWrites.maxBytesPerRecord = 100_000;
+      try {
+        const longer = long.map((record, i) => ({ ...record, slug: `longer-${i}` }));
+        expect(await run(longer)).toMatchObject({ created: 30, failed: 0 });
+        expect(detachedCalls).toBe(6);
+      } finally {
+        detachedWrites.maxBytesPerRecord = limit;
+      }
+    } finally {
+      detachedWrites.maxBytesPerRecord = defaultLimit;
+    }
   });
 
   it('gives imported items the fields, hash and search hits of items created one by one through the API', async () => {
@@ -272,6 +352,119 @@ describe('import bulk path', () => {
     });
     expect(repeat.json()).toMatchObject({ created: 0, updated: 0, unchanged: 24, failed: 0 });
   });
+
+  it.each([
+    ['one batch in flight', 1],
+    ['two batches in flight', 2],
+  ])(
+    'answers and stores the same with batches written off the main thread as in transactions: held values, stored items (%s)',
+    async (_, inFlight) => {
+      const defaultInFlight = detachedWrites.inFlight;
+      detachedWrites.inFlight = inFlight;
+      try {
+        const outcomes: string[] = [];
+        const watched = new Proxy(site.graph, {
+          get(object, key) {
+            const value = Reflect.get(object, key, object);
+            if (key !== 'createNodeRunDetached') return value;
+            const write = value as NonNullable<Graph['createNodeRunDetached']>;
+            return async (batch: Parameters<typeof write>[0]) => {
+              const outcome = await write.call(object, batch);
+              outcomes.push(outcome);
+              return outcome;
+            };
+          },
+        }) as Graph;
+        const scenario = async (typeName: string) => {
+          const type = await getTypeForWrite(site.graph, typeName);
+          const run = (list: Array<Record<string, unknown>>) =>
+            importRecords({
+              graph: watched,
+              type,
+              records: list,
+              batchSize: 10,
+              skipExisting: false,
+              dryRun: false,
+              actor: 'tester',
+              estimatedRecordsPerSec: 1000,
+            });
+          const results = [];
+          const base = records(30);
+          results.push(await run(base));
+          // new items; then one whose unique slug a stored item holds (the engine sees it); then new again
+          const second = records(60).slice(30);
+          second[15] = { id: 'clash', slug: 'item-3', title: 'Clash' };
+          results.push(await run(second));
+          // new items, then stored ones (unchanged, changed), then new ones
+          const third = [
+            ...records(70).slice(60),
+            ...base
+              .slice(0, 10)
+              .map((record, i) => (i % 2 === 0 ? record : { ...record, title: `changed ${i}` })),
+            ...records(80).slice(70),
+          ];
+          results.push(await run(third));
+          return results.map(({ tookMs: _a, recordsPerSec: _b, ...counts }) => ({
+            ...counts,
+            errors: counts.errors.map((error) => ({
+              ...error,
+              id: error.id.replace(typeName, 'T'),
+              error: error.error.replace(type.nodeLabel, 'T'),
+            })),
+          }));
+        };
+        const audit = async () =>
+          (await site.graph.auditRecords()).map((entry) => ({
+            ...entry.data,
+            first: null,
+            last: null,
+            action: entry.action,
+          }));
+        await site.createType(typeDefinition('on'));
+        await site.createType(typeDefinition('off'));
+        const before = (await audit()).length;
+        detachedWrites.enabled = true;
+        const on = await scenario('on');
+        // with two in flight, the batch sent behind a declined one is declined by the chain (nothing
+        // written) and written the ordinary way after it
+        const behind = inFlight === 2 ? ['declined'] : [];
+        expect(outcomes).toEqual([
+          ...['written', 'written', 'written'],
+          // the held value: declined, written the ordinary way, and so are the batches after it
+          ...['written', 'declined', ...behind],
+          // the third import: a stored item declines its batch
+          ...['written', 'declined', ...behind],
+        ]);
+        const sent = outcomes.length;
+        const between = (await audit()).length;
+        detachedWrites.enabled = false;
+        const off = await scenario('off');
+        expect(outcomes).toHaveLength(sent);
+        expect(on).toEqual(off);
+        expect(on[1]).toMatchObject({ created: 29, failed: 1, errors: [{ index: 15, id: 'T:clash' }] });
+        expect(on[2]).toMatchObject({ created: 20, updated: 5, unchanged: 5, failed: 0 });
+        const entries = await audit();
+        expect(entries.slice(before, between)).toEqual(entries.slice(between));
+        const file = new SqlConnection(join(site.platform.dataDir, 'graphs', `${site.graph.name}.db`), {
+          readonly: true,
+        });
+        try {
+          const rows = (label: string) =>
+            file.rows(
+              "SELECT substr(id, instr(id, ':')), props, text_given FROM nodes WHERE label = ? ORDER BY id",
+              [label],
+            );
+          const stored = rows('On');
+          expect(stored).toHaveLength(79);
+          expect(stored).toEqual(rows('Off'));
+        } finally {
+          file.db.close();
+        }
+      } finally {
+        detachedWrites.inFlight = defaultInFlight;
+      }
+    },
+  );
 
   it('fails a record whose unique value a stored item holds with the error the node-by-node path gives', async () => {
     await site.createType(typeDefinition('bulk'));

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ContentTestSite, createContentTestSite } from '../../test/helpers/content-test-site';
 import { SqlConnection } from '../engines/embedded/connection';
 import { importThread, importThreadStats, stopImportThread } from './import-pipeline';
-import { importRecords } from './import-records';
+import { detachedWrites, importRecords } from './import-records';
 import { getTypeForWrite } from './type-repository';
 
 /**
@@ -64,6 +64,8 @@ beforeEach(async () => {
   // Both imports stamp the same time (and the same empty body), so their rows can be compared whole.
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(new Date('2026-11-26T05:00:00.000Z'));
+  // The preparing thread serves imports whose batches are written on the main thread.
+  detachedWrites.enabled = false;
   // Every batch's parts from the thread: the thread is used for small imports and waited for.
   Object.assign(importThread, {
     enabled: true,
@@ -73,6 +75,7 @@ beforeEach(async () => {
   });
 });
 afterEach(async () => {
+  detachedWrites.enabled = true;
   Object.assign(importThread, saved);
   vi.useRealTimers();
   await site.close();

@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { StoredContentType } from '@trelliscms/core';
+import { workerScript } from '../shared/worker-script';
 import { type BatchParts, MAKING, TAKEN } from './import-prepare';
 import type { StartMessage } from './import-worker';
 
@@ -14,7 +11,9 @@ import type { StartMessage } from './import-worker';
  * batches whose body holds at most `maxBytesPerRecord` bytes of JSON per record, with at most
  * `ahead` batches made ahead. (Long records are left in one thread: with 2.5 KB records the
  * thread cost about 40 % more CPU in all — the body parsed twice, the rows' texts copied back —
- * and did not lower the import's own thread's CPU measurably; docs/benchmarks.md, round 5.) `waitForThread` (tests) makes the import
+ * and did not lower the import's own thread's CPU measurably; docs/benchmarks.md, round 5.) Not
+ * used by an import that writes its batches off the main thread (import-records.ts
+ * `detachedWrites`: round 10). `waitForThread` (tests) makes the import
  * wait for each batch's parts instead of making them itself when they are not there yet.
  */
 export const importThread = {
@@ -43,28 +42,6 @@ export interface ImportPreparing {
   readonly fromThread: number;
 }
 
-/** The script of the preparing thread: dist/import-worker.js, or import-worker.ts through tsx from the sources. */
-function workerScript(): { url: URL; execArgv: string[] | undefined } {
-  if (!import.meta.url.endsWith('.ts'))
-    return { url: new URL('./import-worker.js', import.meta.url), execArgv: undefined };
-  // From the sources (tests, benches): tsx registered inside the worker (Node 20 does not apply
-  // an --import loader to a worker's modules), sibling packages from their sources.
-  const packageJson = createRequire(import.meta.url).resolve('tsx/package.json');
-  const { exports } = JSON.parse(readFileSync(packageJson, 'utf8')) as {
-    exports: { './esm/api': { import: { default: string } } };
-  };
-  const tsx = pathToFileURL(join(dirname(packageJson), exports['./esm/api'].import.default)).href;
-  const boot = [
-    `const { register } = await import(${JSON.stringify(tsx)});`,
-    'register();',
-    `await import(${JSON.stringify(new URL('./import-worker.ts', import.meta.url).href)});`,
-  ].join('\n');
-  return {
-    url: new URL(`data:text/javascript,${encodeURIComponent(boot)}`),
-    execArgv: ['--conditions=@trelliscms/source'],
-  };
-}
-
 interface Job {
   results: Map<number, BatchParts>;
   waiting: Map<number, (parts: BatchParts | null) => void>;
@@ -85,7 +62,8 @@ class PreparingThread {
   dead = false;
 
   constructor() {
-    const script = workerScript();
+    // dist/import-worker.js, or import-worker.ts through tsx from the sources
+    const script = workerScript(import.meta.url, 'import-worker');
     const channel = new MessageChannel();
     this.port = channel.port1;
     this.worker = new Worker(script.url, {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type BlockDocument,
   batchRanges,
@@ -11,7 +12,7 @@ import {
   TrellisError,
   toContentWrite,
 } from '@trelliscms/core';
-import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, Props } from '../engines/port';
+import type { Graph, GraphEdge, GraphNode, GraphReader, GraphWriter, NodeRun, Props } from '../engines/port';
 import { publishItems } from '../releases/publish-items';
 import { cooperativeYield } from '../shared/cooperative-yield';
 import { isQueryTimeout } from '../shared/deadline-graph';
@@ -66,6 +67,29 @@ const WRITE_CHUNK = 100;
  * one such call of 500 small rows costs about 5 ms of CPU (the event loop is held that long).
  */
 const NODE_RUN_CHUNK = 500;
+
+/**
+ * When an import writes its batches of new items off the main thread (the engine's optional
+ * `createNodeRunDetached`, see importRecords), with at most `inFlight` batches sent and not
+ * settled: imports of at least `minBatches` batches whose request body holds at most
+ * `maxBytesPerRecord` characters of JSON per record (when the body's text is given: the
+ * route's imports; no limit by default — with 2.5 KB records the detached path lost on a busy
+ * machine, where the writer's thread had no core of its own, and won once there was one:
+ * rounds 10 and 11 in docs/benchmarks.md). `enabled: false` writes every batch in a
+ * transaction on the main thread (tests, benches); `withPreparingThread` runs the preparing
+ * thread beside it (measured slower: round 11).
+ */
+export const detachedWrites = {
+  enabled: true,
+  minBatches: 2,
+  /** Batches sent to the engine before the oldest is settled (2: the next waits in the writer's thread). */
+  inFlight: 2,
+  maxBytesPerRecord: Number.POSITIVE_INFINITY,
+  withPreparingThread: false,
+};
+
+/** Batches of imports in this process written off the main thread, and how long the imports waited for them (benches print them). */
+export const detachedWriteStats = { batches: 0, waitedMs: 0 };
 
 /** Validates a record without I/O: its id, fields and relationships. (Exported for tests.) */
 export function prepare(
@@ -144,24 +168,7 @@ async function resolveBatch({
   // Unique values: duplicates inside the batch fail here; a clash with a stored item is caught
   // by the engine's constraint when the batch writes, and the batch is retried in halves
   // (a per-batch lookup by value would scan the label, which is slower than the rare retry).
-  for (const field of type.fields) {
-    if (!field.unique) continue;
-    const claimed = new Map<unknown, string>();
-    candidates = candidates.filter((record) => {
-      const value = record.fields[field.name];
-      if (value === undefined || value === null || typeof value === 'object') return true;
-      const owner = claimed.get(value);
-      if (owner !== undefined && owner !== record.id) {
-        fail(
-          record,
-          `field \`${field.name}\` must be unique: ${owner} in this import has ${JSON.stringify(value)}`,
-        );
-        return false;
-      }
-      claimed.set(value, record.id);
-      return true;
-    });
-  }
+  candidates = dropRepeatedUniqueValues(type, candidates, fail);
   // A record pointing at a record of this batch that failed a check above fails too (its edge
   // or reference would point at nothing), and so on along a chain, so dryRun tells the truth.
   const failedInBatch = (id: string, kept: Set<string>) =>
@@ -194,6 +201,33 @@ async function resolveBatch({
     (holdsRecord(withCurrent) ? unchanged : writable).push(withCurrent);
   }
   return { writable, unchanged, skipped };
+}
+
+/** The records of `candidates` but those repeating a unique value of an earlier one (each failed with `fail`). */
+function dropRepeatedUniqueValues(
+  type: StoredContentType,
+  candidates: PreparedRecord[],
+  fail: (record: PreparedRecord, error: string) => void,
+): PreparedRecord[] {
+  for (const field of type.fields) {
+    if (!field.unique) continue;
+    const claimed = new Map<unknown, string>();
+    candidates = candidates.filter((record) => {
+      const value = record.fields[field.name];
+      if (value === undefined || value === null || typeof value === 'object') return true;
+      const owner = claimed.get(value);
+      if (owner !== undefined && owner !== record.id) {
+        fail(
+          record,
+          `field \`${field.name}\` must be unique: ${owner} in this import has ${JSON.stringify(value)}`,
+        );
+        return false;
+      }
+      claimed.set(value, record.id);
+      return true;
+    });
+  }
+  return candidates;
 }
 
 /** The current targets of each relationship `record` gives, read from its existing item's edges. */
@@ -305,6 +339,52 @@ async function createChunk(tx: GraphWriter, labels: string[], chunk: Array<Graph
   }
 }
 
+/**
+ * The bulk-path row (see {@link NewRow}) of a new item (version 1 of a new id): its bookkeeping
+ * is the batch's (`actor`, `now`, the empty `body`) but for its hash, so its props' JSON is its
+ * fields' JSON with that bookkeeping appended (newItemsJson). A record whose parts the
+ * preparing thread made (`parts`, by record index, used when its check gave the same id) gets
+ * those; the others are made here (newRowParts, hashed with `hashWithBody`: itemHasher(body)).
+ * Null for a type with a field named like a bookkeeping property (newItemsJson): such items
+ * are written as nodes.
+ */
+function newRowMaker({
+  type,
+  actor,
+  body,
+  now,
+  hashWithBody,
+  parts,
+}: {
+  type: StoredContentType;
+  actor: string;
+  body: BlockDocument;
+  now: string;
+  hashWithBody: ReturnType<typeof itemHasher>;
+  parts: BatchParts | null;
+}): ((record: PreparedRecord) => NewRow) | null {
+  const made = new Map<number, number>();
+  if (parts) for (let at = 0; at < parts.indexes.length; at += 1) made.set(parts.indexes[at]!, at);
+  const newJson = newItemsJson(
+    nextItemMeta({ previous: null, fields: {}, body, actor, now, hash: () => '' }),
+    type.fields.map((field) => field.name),
+  );
+  if (newJson === null) return null;
+  return (record) => {
+    const at = made.get(record.index);
+    if (parts && at !== undefined && parts.ids[at] === record.id) {
+      return {
+        id: record.id,
+        json: newJson(parts.fieldsJson[at]!, parts.hashes[at]!),
+        text: parts.texts[at]!,
+        fields: record.fields,
+      };
+    }
+    const { fieldsJson, hash, text } = newRowParts(type, record.fields, hashWithBody);
+    return { id: record.id, json: newJson(fieldsJson, hash), text, fields: record.fields };
+  };
+}
+
 /** The edge label of each relationship of `type`, by relationship name. */
 function edgeLabels(type: StoredContentType): Map<string, string> {
   return new Map(type.relationships.map((relationship) => [relationship.name, relationship.edgeLabel]));
@@ -333,11 +413,6 @@ async function writeBatch(
 ): Promise<void> {
   const body = emptyBody(ahead?.bodyTime);
   const hashWithBody = itemHasher(body);
-  // The rows' parts the preparing thread made for this batch, by record index (used when its
-  // check gave the record the same id; else the parts are made here).
-  const made = new Map<number, number>();
-  const parts = ahead?.parts;
-  if (parts) for (let at = 0; at < parts.indexes.length; at += 1) made.set(parts.indexes[at]!, at);
   // each record's pieces made once, for its hash and its stored props (longFieldPieces)
   const pieces = new Map<Record<string, unknown>, FieldPieces | null>();
   const piecesOf = (fields: Record<string, unknown>) => {
@@ -366,30 +441,14 @@ async function writeBatch(
   const created: Array<GraphNode | NewRow> = [];
   const replaced: Array<{ record: PreparedRecord; props: Props; text: string }> = [];
   const edges: GraphEdge[] = [];
-  // The bulk path for new items (version 1 of a new id): their bookkeeping is the batch's,
-  // but for the hash, so their props' JSON is their fields' JSON with it appended, and they go
-  // to the engine as columns (createNodeRun) without an object per item.
-  const newJson =
+  // The bulk path for new items (version 1 of a new id): see newRowMaker.
+  const newRow =
     tx.createNodeRun === undefined
       ? null
-      : newItemsJson(
-          nextItemMeta({ previous: null, fields: {}, body, actor, now: stamp.now, hash: () => '' }),
-          type.fields.map((field) => field.name),
-        );
+      : newRowMaker({ type, actor, body, now: stamp.now, hashWithBody, parts: ahead?.parts ?? null });
   for (const record of records) {
-    if (newJson !== null && !record.existing && !tombstones.has(record.id)) {
-      const at = made.get(record.index);
-      if (parts && at !== undefined && parts.ids[at] === record.id) {
-        created.push({
-          id: record.id,
-          json: newJson(parts.fieldsJson[at]!, parts.hashes[at]!),
-          text: parts.texts[at]!,
-          fields: record.fields,
-        });
-      } else {
-        const { fieldsJson, hash, text } = newRowParts(type, record.fields, hashWithBody);
-        created.push({ id: record.id, json: newJson(fieldsJson, hash), text, fields: record.fields });
-      }
+    if (newRow !== null && !record.existing && !tombstones.has(record.id)) {
+      created.push(newRow(record));
     } else {
       const meta = recordMeta(record, stamp, tombstones.get(record.id)?.version);
       const props = itemProps(record.fields, meta);
@@ -556,6 +615,14 @@ export async function importRecords({
           if (result.writable.length > 0) await writeBatch(tx, type, result.writable, actor, tick, ahead);
           return result;
         });
+    await afterCommit(resolved, batchErrors, true);
+  };
+  /** Records a committed (or dry-run) batch's outcome; `notify`: tells `onWritten` what it wrote. */
+  const afterCommit = async (
+    resolved: { writable: PreparedRecord[]; unchanged: PreparedRecord[]; skipped: number },
+    batchErrors: ImportError[],
+    notify: boolean,
+  ) => {
     errors.push(...batchErrors);
     for (const record of resolved.writable) {
       pending.add(record.id);
@@ -565,7 +632,7 @@ export async function importRecords({
     }
     for (const record of resolved.unchanged) settled.push(record.id);
     unchanged += resolved.unchanged.length;
-    if (!dryRun && onWritten && resolved.writable.length > 0)
+    if (notify && !dryRun && onWritten && resolved.writable.length > 0)
       await onWritten(
         resolved.writable.map((record) => ({
           id: record.id,
@@ -621,8 +688,24 @@ export async function importRecords({
   // A large import's new rows are made ahead on another thread while the batches before are
   // written (the same strings: see import-pipeline.ts); their empty bodies share one time.
   // (Only where the engine takes new items as columns: createNodeRun, the path those rows are for.)
+  // Batches of new items are written off this thread (the engine's createNodeRunDetached: the
+  // embedded engine sends each to its writer's thread as one message, where its statements and
+  // commit run) while the next batch is checked and its rows made here: see runRange and settle.
+  const detachable =
+    detachedWrites.enabled &&
+    !dryRun &&
+    ranges.length >= detachedWrites.minBatches &&
+    (source === undefined || source.length <= detachedWrites.maxBytesPerRecord * records.length) &&
+    typeof graph.createNodeRunDetached === 'function' &&
+    typeof graph.createNodeRun === 'function';
+  // (Not both unless asked, detachedWrites.withPreparingThread: with the writes off this thread
+  // the preparing thread competes with the writer's for the second core and parses the body a
+  // second time, for no gain measured: docs/benchmarks.md, rounds 10 and 11.)
   const preparing =
-    dryRun || fast === null || typeof graph.createNodeRun !== 'function'
+    dryRun ||
+    fast === null ||
+    typeof graph.createNodeRun !== 'function' ||
+    (detachable && !detachedWrites.withPreparingThread)
       ? null
       : prepareAhead({ type, source, ranges });
   const runRange = async (batchNumber: number, start: number, end: number): Promise<void> => {
@@ -655,13 +738,142 @@ export async function importRecords({
     const ahead: MadeAhead | null = preparing
       ? { bodyTime: preparing.bodyTime, parts: await preparing.take(batchNumber) }
       : null;
-    if (batch.length > 0) await runSplitting(batch, ahead);
+    if (batch.length === 0) {
+      await tick();
+      return;
+    }
+    // A batch of new items only: written off this thread while the next batch is checked.
+    const detached = detachedBatch(batch, ahead);
+    while (detached !== null && inFlight.length >= Math.max(1, detachedWrites.inFlight)) await settle();
+    if (detached !== null && detachedOn) {
+      const write = graph.createNodeRunDetached!({
+        ...detached.run,
+        chain: { id: chainId, seq: chainSeq++ },
+      }).then(
+        (outcome) => ({ outcome }),
+        (error: unknown) => ({ outcome: 'failed' as const, error }),
+      );
+      inFlight.push({ batch, ahead, candidates: detached.candidates, errors: detached.errors, write });
+    } else {
+      await settleAll();
+      await runSplitting(batch, ahead);
+    }
     await tick();
+  };
+  // At most `detachedWrites.inFlight` batches are in flight, sent in their order as one chain
+  // (the engine writes each only after the one before it was written), so batches commit in
+  // their order, each one transaction with its audit entry as before. A batch whose records
+  // point at other items is written the ordinary way (once those in flight are settled); so is
+  // one the engine declines (an id taken, a tombstone, a unique value held by a stored item: it
+  // wrote nothing), and every batch after it (an import that meets stored items goes on the
+  // ordinary way, which sorts them into updated, unchanged and skipped).
+  let detachedOn = detachable;
+  const chainId = randomUUID();
+  let chainSeq = 0;
+  const inFlight: Array<{
+    batch: PreparedRecord[];
+    ahead: MadeAhead | null;
+    candidates: PreparedRecord[];
+    errors: ImportError[];
+    write: Promise<{ outcome: 'written' | 'declined' } | { outcome: 'failed'; error: unknown }>;
+  }> = [];
+  /** The rows of a batch of new items for createNodeRunDetached, or null (the ordinary way). */
+  const detachedBatch = (batch: PreparedRecord[], ahead: MadeAhead | null) => {
+    if (!detachedOn) return null;
+    for (const record of batch) {
+      if (record.references.length > 0) return null;
+      for (const _ in record.targets) return null;
+    }
+    const batchErrors: ImportError[] = [];
+    const candidates = dropRepeatedUniqueValues(type, batch, (record, error) =>
+      batchErrors.push({ index: record.index, id: record.id, error }),
+    );
+    if (candidates.length === 0) return null;
+    const body = emptyBody(ahead?.bodyTime);
+    const newRow = newRowMaker({
+      type,
+      actor,
+      body,
+      now: new Date().toISOString(),
+      hashWithBody: itemHasher(body),
+      parts: ahead?.parts ?? null,
+    });
+    if (newRow === null) return null;
+    const count = candidates.length;
+    const run: NodeRun = {
+      labels: [type.nodeLabel, CONTENT_LABEL],
+      ids: new Array(count),
+      propsJson: new Array(count),
+      searchText: new Array(count),
+      uniqueProps: new Array(count),
+    };
+    for (let k = 0; k < count; k += 1) {
+      const row = newRow(candidates[k]!);
+      run.ids[k] = row.id;
+      run.propsJson[k] = row.json;
+      run.searchText[k] = row.text;
+      run.uniqueProps[k] = row.fields;
+    }
+    return {
+      candidates,
+      errors: batchErrors,
+      run: {
+        run,
+        absent: run.ids.map(tombstoneId),
+        audit: {
+          actor,
+          action: 'content.import',
+          target: `type:${type.name}`,
+          data: { count, created: count, updated: 0, first: run.ids[0]!, last: run.ids[count - 1]! },
+        },
+      },
+    };
+  };
+  /**
+   * Waits for the oldest batch in flight: written, its outcome is recorded (`notify`: and given
+   * to `onWritten`); declined or failed, no later batch goes off this thread, the batches sent
+   * after it (declined behind it by the chain, or failed with it) are waited for, and each is
+   * written the ordinary way in its order (`fallBack`), which splits it and words each failure
+   * as before.
+   */
+  const settle = async ({ fallBack = true, notify = true } = {}): Promise<void> => {
+    const flight = inFlight.shift();
+    if (flight === undefined) return;
+    const waitFrom = performance.now();
+    const done = await flight.write;
+    detachedWriteStats.waitedMs += performance.now() - waitFrom;
+    detachedWriteStats.batches += 1;
+    if (done.outcome === 'written') {
+      await afterCommit({ writable: flight.candidates, unchanged: [], skipped: 0 }, flight.errors, notify);
+      return;
+    }
+    detachedOn = false;
+    const behind = inFlight.splice(0);
+    const outcomes = await Promise.all(behind.map((later) => later.write));
+    detachedWriteStats.batches += behind.length;
+    // the request's query budget is spent: the import stops (these batches wrote nothing)
+    if (done.outcome === 'failed' && isQueryTimeout(done.error)) throw done.error;
+    if (!fallBack) return;
+    await runSplitting(flight.batch, flight.ahead);
+    for (const [at, later] of behind.entries()) {
+      // (written only if it was sent without a chain: not by this import)
+      const outcome = outcomes[at]!;
+      if (outcome.outcome === 'written')
+        await afterCommit({ writable: later.candidates, unchanged: [], skipped: 0 }, later.errors, notify);
+      else await runSplitting(later.batch, later.ahead);
+    }
+  };
+  /** Settles every batch in flight, oldest first. */
+  const settleAll = async (options?: { fallBack?: boolean; notify?: boolean }): Promise<void> => {
+    while (inFlight.length > 0) await settle(options);
   };
   // Past the request's query budget (MAX_QUERY_TIMEOUT_MS) the import stops: 504 with what it did.
   try {
     for (const [batchNumber, [start, end]] of ranges.entries()) await runRange(batchNumber, start, end);
+    await settleAll();
   } catch (error) {
+    // batches written off this thread meanwhile stand: they are counted
+    await settleAll({ fallBack: false, notify: false }).catch(() => undefined);
     if (!isQueryTimeout(error)) throw error;
     const timeoutMs = Number((error as { details?: { timeoutMs?: unknown } }).details?.timeoutMs ?? 0);
     throw TrellisError.of(

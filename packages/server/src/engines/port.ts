@@ -55,6 +55,23 @@ export interface NodeRun {
   uniqueProps: Props[];
 }
 
+/** What {@link Graph.createNodeRunDetached} writes, in one transaction. */
+export interface DetachedNodeRun {
+  run: NodeRun;
+  /** Ids of nodes that must not exist (checked in the transaction before anything is written). */
+  absent: string[];
+  /** Appended to the audit chain in the same transaction. */
+  audit: AuditEntryInput;
+  /**
+   * Runs of one caller that must commit in their order, each only after the one before it
+   * (`seq` − 1 of the same `id`) was written: a run with `seq` > 0 whose predecessor was not
+   * written (declined, failed) is declined, nothing written. An import sends its next batch
+   * while the one before is still being written this way, and a declined batch holds back
+   * those sent after it, which it then writes the ordinary way, in order.
+   */
+  chain?: { id: string; seq: number };
+}
+
 export interface GraphEdge {
   from: string;
   /** The edge label, an uppercase identifier such as `ACTED_IN`. */
@@ -381,6 +398,20 @@ export interface Graph extends GraphWriter {
    * auth/access-epoch.ts). Embedded: the WAL index header of the graph's file.
    */
   commitMarker?(): string | null;
+  /**
+   * Optional: one transaction of its own that creates a run of new nodes (as
+   * {@link GraphWriter.createNodeRun}: the same rows, rids and index entries) and appends one
+   * audit entry, with its statements and its commit executed off the calling thread, so the
+   * caller's thread can go on (an import prepares its next batch meanwhile). Serialized with the
+   * graph's other writes, as a transaction is. Resolves `written` once committed; `declined`
+   * when a node of `absent` exists, or the run meets a taken id or a held unique value: then
+   * nothing was written and the caller writes the batch the ordinary way (a transaction with
+   * `createNodeRun`), which names the conflict. Other failures reject, nothing written — but
+   * for the writer ending while the run is in flight (its thread exits): the run is then
+   * whole or absent. Embedded engine only (its writer is a worker thread with a connection of
+   * its own).
+   */
+  createNodeRunDetached?(batch: DetachedNodeRun): Promise<'written' | 'declined'>;
   /**
    * Runs `fn` in one all-or-nothing transaction: when it throws, nothing it wrote remains.
    * Transactions on one graph are serialized. Reads made through `tx` see its writes.

@@ -2,7 +2,8 @@
  * The child process of the crash test (`crash-safety.test.ts`): writes transactions to a graph
  * in a loop until it is killed. Each transaction writes `batchSize` Item nodes sharing one
  * batch id (every other batch through createNodes/mergeEdges), edges between them, an embedding and one audit record, then prints
- * `committed <batch>` once the commit is acknowledged.
+ * `committed <batch>` once the commit is acknowledged. Every third batch (n % 3 === 2) is its
+ * nodes and audit record only, written with createNodeRunDetached (off the main thread).
  *
  * Usage: node --import tsx crash-writer.ts <dataDir> <graph> <batchSize> <prefix>
  */
@@ -24,6 +25,25 @@ process.stdout.write('ready\n');
 
 for (let n = 0; ; n++) {
   const batch = `${prefix}-${n}`;
+  if (n % 3 === 2) {
+    // Every third batch: nodes and an audit record in one transaction written off the main
+    // thread (createNodeRunDetached, as an import's batch of new items), no edges.
+    const props = Array.from({ length: batchSize }, (_, i) => ({ batch, i, text: `${batch} ${filler}` }));
+    const outcome = await graph.createNodeRunDetached!({
+      run: {
+        labels: ['Item'],
+        ids: props.map((_, i) => `${batch}:${i}`),
+        propsJson: props.map((p) => JSON.stringify(p)),
+        searchText: props.map((p) => p.text),
+        uniqueProps: props,
+      },
+      absent: [],
+      audit: { actor: 'crash-writer', action: 'batch.write', target: batch, data: { count: batchSize } },
+    });
+    if (outcome !== 'written') throw new Error(`batch ${batch} was ${outcome}`);
+    process.stdout.write(`committed ${batch}\n`);
+    continue;
+  }
   await graph.transaction(async (tx) => {
     const node = (i: number) => ({
       id: `${batch}:${i}`,

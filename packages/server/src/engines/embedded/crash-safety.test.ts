@@ -76,6 +76,9 @@ function runAndKill(options: {
   });
 }
 
+/** Every third batch of a run is written off the main thread: nodes and audit, no edges (crash-writer.ts). */
+const detached = (batch: string) => Number(batch.slice(batch.lastIndexOf('-') + 1)) % 3 === 2;
+
 describe('embedded engine crash safety', () => {
   let dataDir: string;
 
@@ -102,6 +105,7 @@ describe('embedded engine crash safety', () => {
         dataDir,
         graph: 'crash',
         prefix: `run${iteration}`,
+        // the kill lands in one of the first batches; the third is written off the main thread
         minCommits: randomInt(random, 1, 3),
         delayMs: randomInt(random, 0, 59),
       });
@@ -129,7 +133,9 @@ describe('embedded engine crash safety', () => {
         // All or nothing: a batch present at all is complete, with its edges and its audit record.
         for (const [batch, count] of nodesPerBatch) {
           expect(count, `nodes of ${batch}`).toBe(BATCH_SIZE);
-          expect(edgesPerBatch.get(batch), `edges of ${batch}`).toBe(BATCH_SIZE - 1);
+          expect(edgesPerBatch.get(batch), `edges of ${batch}`).toBe(
+            detached(batch) ? undefined : BATCH_SIZE - 1,
+          );
         }
         expect([...edgesPerBatch.keys()].every((batch) => nodesPerBatch.has(batch))).toBe(true);
         expect(new Set(audited)).toEqual(new Set(nodesPerBatch.keys()));
@@ -147,5 +153,8 @@ describe('embedded engine crash safety', () => {
     }
     // Most kills land inside a transaction; the loop above proved each one left no trace.
     expect(killedMidBatch).toBeGreaterThan(0);
+    // Batches of both kinds were acknowledged and found whole.
+    expect([...acknowledged].some(detached)).toBe(true);
+    expect([...acknowledged].some((batch) => !detached(batch))).toBe(true);
   }, 300_000);
 });

@@ -764,6 +764,175 @@ describe('embedded engine', () => {
     });
   });
 
+  it('writes a run off the main thread (createNodeRunDetached) as a transaction with createNodeRun and appendAudit writes it', async () => {
+    const a = await engine.createGraph('detached');
+    const b = await engine.createGraph('in-transaction');
+    for (const graph of [a, b]) await graph.ensureUnique('Post', 'slug');
+    const labels = ['Post', 'Content'];
+    // 626 nodes: every chunk size of a run (500, 100, 20, 5, 1); some without search text
+    const props = (i: number) => ({ slug: `s${i}`, title: `Title ${i}`, n: i });
+    const run = (from: number, count: number) => ({
+      labels,
+      ids: Array.from({ length: count }, (_, k) => `p${from + k}`),
+      propsJson: Array.from({ length: count }, (_, k) => JSON.stringify(props(from + k))),
+      searchText: Array.from({ length: count }, (_, k) =>
+        (from + k) % 9 === 0 ? '' : `word${(from + k) % 4} t`,
+      ),
+      uniqueProps: Array.from({ length: count }, (_, k) => props(from + k)),
+    });
+    const audit = { actor: 'tester', action: 'content.import', target: 'type:post', data: { count: 626 } };
+    await b.transaction(async (tx) => {
+      await tx.createNodeRun!(run(0, 626));
+      await tx.appendAudit(audit);
+    });
+    // the event loop runs while the run is written (its statements and commit are off this thread)
+    let turns = 0;
+    let writing = true;
+    const turn = () => {
+      if (!writing) return;
+      turns += 1;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    expect(await a.createNodeRunDetached!({ run: run(0, 626), absent: ['gone', 'p9999'], audit })).toBe(
+      'written',
+    );
+    writing = false;
+    expect(turns).toBeGreaterThan(0);
+    const file = (name: string) => new SqlConnection(join(dir, 'graphs', `${name}.db`), { readonly: true });
+    const stored = (name: string) => {
+      const conn = file(name);
+      try {
+        return {
+          nodes: conn.rows('SELECT rid, id, label, labels, props, text_given FROM nodes ORDER BY rid'),
+          uniques: conn.rows('SELECT label, prop, value, rid FROM unique_values ORDER BY 1, 2, 3'),
+          carriers: conn.rows('SELECT label, primary_label FROM label_carriers ORDER BY 1, 2'),
+          audit: conn.rows('SELECT seq, actor, action, target, data FROM audit ORDER BY seq'),
+        };
+      } finally {
+        conn.close();
+      }
+    };
+    const written = stored('detached');
+    expect(written).toEqual(stored('in-transaction'));
+    expect(written.nodes.length).toBe(626);
+    for (const q of ['word1', 'word3']) {
+      const hits = async (graph: Graph) =>
+        ids((await graph.findNodes({ label: 'Post', q, limit: 1000 })).nodes);
+      expect(await hits(a)).toEqual(await hits(b));
+      expect(await hits(a)).not.toEqual([]);
+    }
+    expect((await a.verifyAudit()).status).toBe('ok');
+    // Declined, nothing written: an id of `absent` exists, an id of the run is taken, a unique
+    // value is held by a stored node (the run's rows go in before its unique values do).
+    for (const batch of [
+      { run: run(1000, 3), absent: ['gone', 'p5'], audit },
+      { run: { ...run(1000, 3), ids: ['n1', 'p7', 'n3'] }, absent: [], audit },
+      { run: { ...run(1000, 3), uniqueProps: [props(1000), props(3), props(1002)] }, absent: [], audit },
+    ]) {
+      expect(await a.createNodeRunDetached!(batch)).toBe('declined');
+      expect(stored('detached')).toEqual(written);
+    }
+    // an id repeated in the run is refused before anything runs, as createNodeRun refuses it
+    await expect(
+      a.createNodeRunDetached!({ run: { ...run(1000, 2), ids: ['n1', 'n1'] }, absent: [], audit }),
+    ).rejects.toMatchObject({ kind: 'exists' });
+    // The graph's own connection sees what the other wrote: the values it holds, the rids in use.
+    await expect(a.createNode({ id: 'x', labels: ['Post'], props: { slug: 's7' } })).rejects.toMatchObject({
+      kind: 'unique_violation',
+    });
+    await a.transaction((tx) => tx.createNodeRun!(run(626, 1)));
+    expect(stored('detached').nodes.at(-1)?.slice(0, 2)).toEqual([627, 'p626']);
+    // A constraint declared on the graph's connection after the detached one opened holds there too.
+    await a.ensureUnique('Post', 'title');
+    expect(
+      await a.createNodeRunDetached!({
+        run: {
+          ...run(2000, 2),
+          uniqueProps: [
+            { slug: 'z1', title: 'Title 3' },
+            { slug: 'z2', title: 'z' },
+          ],
+        },
+        absent: [],
+        audit,
+      }),
+    ).toBe('declined');
+    // Writes asked for meanwhile wait for the detached run's commit (the graph's write mutex),
+    // none meets the other connection's lock.
+    const results = await Promise.all([
+      a.createNodeRunDetached!({ run: run(3000, 200), absent: [], audit }),
+      a.createNode({ id: 'single', labels: ['Note'], props: {} }),
+      a.transaction(async (tx) => tx.appendAudit({ actor: 'tester', action: 'other', target: 'x' })),
+      a.createNodeRunDetached!({ run: run(4000, 5), absent: [], audit }),
+    ]);
+    expect(results[0]).toBe('written');
+    expect(results[3]).toBe('written');
+    expect((await a.findNodes({ label: 'Post', limit: 0 })).total).toBe(626 + 1 + 200 + 5);
+    expect((await a.auditRecords()).map((record) => record.action)).toEqual([
+      'content.import',
+      'content.import',
+      'other',
+      'content.import',
+    ]);
+    expect((await a.verifyAudit()).status).toBe('ok');
+  });
+
+  it('waits off the event loop for a write lock another process holds before a detached run', async () => {
+    const graph = await engine.createGraph('locked');
+    const other = createEmbeddedEngine({ dataDir: dir });
+    await other.init();
+    try {
+      const holder = (await other.openGraph('locked')) as Graph;
+      const run = {
+        labels: ['Post'],
+        ids: ['a', 'b'],
+        propsJson: ['{}', '{}'],
+        searchText: ['', ''],
+        uniqueProps: [{}, {}],
+      };
+      const audit = { actor: 'tester', action: 'detached', target: 'x' };
+      // the detached connection is opened by a first run, before the lock is taken
+      expect(
+        await graph.createNodeRunDetached!({ run: { ...run, ids: ['c', 'd'] }, absent: [], audit }),
+      ).toBe('written');
+      const events: string[] = [];
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let holding = () => {};
+      const held = new Promise<void>((resolve) => {
+        holding = resolve;
+      });
+      const holderDone = holder.transaction(async (tx) => {
+        await tx.appendAudit({ actor: 'tester', action: 'holder', target: 'x' });
+        holding();
+        await released;
+        events.push('holder commits');
+      });
+      await held;
+      const written = graph.createNodeRunDetached!({ run, absent: [], audit }).then((outcome) => {
+        events.push(`detached ${outcome}`);
+      });
+      // the event loop runs on while the detached run waits for the lock
+      setTimeout(() => {
+        events.push('timer');
+        release();
+      }, 50);
+      await Promise.all([holderDone, written]);
+      expect(events).toEqual(['timer', 'holder commits', 'detached written']);
+      expect((await graph.auditRecords()).map((record) => record.action)).toEqual([
+        'detached',
+        'holder',
+        'detached',
+      ]);
+      expect((await graph.verifyAudit()).status).toBe('ok');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('writes the unique values of a run as createNodes does: several constraints and labels, values of each kind', async () => {
     const a = await engine.createGraph('run-uniques');
     const b = await engine.createGraph('nodes-uniques');

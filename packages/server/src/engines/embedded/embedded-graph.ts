@@ -6,6 +6,7 @@ import type {
   AuditRecord,
   AuditVerdict,
   CallOptions,
+  DetachedNodeRun,
   Graph,
   GraphWriter,
   NodeJsonWithEdges,
@@ -15,7 +16,8 @@ import type {
 import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
 import { SqlConnection } from './connection';
-import { GraphStore } from './graph-store';
+import { DetachedWriter } from './detached-writer';
+import { GraphStore, type UniqueConstraints } from './graph-store';
 import { InterruptibleReads } from './interruptible-reads';
 import { Mutex } from './mutex';
 import { MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION } from './schema';
@@ -43,11 +45,14 @@ const activeTransaction =
  * file far less often. Durability is the same (each commit is synced to the WAL).
  */
 function configure(conn: SqlConnection): void {
-  conn.exec('PRAGMA journal_mode = WAL');
-  conn.exec('PRAGMA synchronous = FULL');
-  conn.exec('PRAGMA wal_autocheckpoint = 10000');
+  for (const pragma of WRITE_PRAGMAS) conn.exec(`PRAGMA ${pragma}`);
   tune(conn);
 }
+
+/** {@link configure}'s pragmas, as the graph's write connections set them (DetachedWriter too). */
+const WRITE_PRAGMAS = ['journal_mode = WAL', 'synchronous = FULL', 'wal_autocheckpoint = 10000'];
+/** {@link tune}'s pragmas. */
+const TUNE_PRAGMAS = ['cache_size = -65536', 'mmap_size = 268435456'];
 
 /**
  * How long a write waits for the write lock of a graph file that another connection holds
@@ -93,8 +98,7 @@ function endReadTransaction(conn: SqlConnection): void {
 
 /** A larger page cache and memory-mapped reads: point reads skip the read() system call. */
 function tune(conn: SqlConnection): void {
-  conn.exec('PRAGMA cache_size = -65536');
-  conn.exec('PRAGMA mmap_size = 268435456');
+  for (const pragma of TUNE_PRAGMAS) conn.exec(`PRAGMA ${pragma}`);
 }
 
 function schemaVersion(conn: SqlConnection): unknown {
@@ -163,6 +167,14 @@ export class EmbeddedGraph implements Graph {
   /** The file's WAL index (`-shm`), opened read-only by {@link commitMarker} on first use. */
   private shmFd: number | null = null;
   private readonly walIndexHeader = Buffer.alloc(2 * WAL_INDEX_HEADER_BYTES);
+  /** The connection of {@link createNodeRunDetached}, opened on its first use. */
+  private detached: Promise<DetachedWriter> | null = null;
+  /** {@link detached} once opened. */
+  private detachedOpen: DetachedWriter | null = null;
+  /** Detached runs sent and not answered yet: they hold the write mutex together (see createNodeRunDetached). */
+  private detachedHolds = 0;
+  /** The graph's unique constraints (label -> props), shared by its connections' stores. */
+  private readonly uniques: UniqueConstraints = new Map();
 
   private constructor(
     readonly name: string,
@@ -195,9 +207,8 @@ export class EmbeddedGraph implements Graph {
       this.writeConn.close();
       throw error;
     }
-    const uniques = new Map<string, string[]>();
-    this.writer = new GraphStore(this.writeConn, uniques, auditKey);
-    this.reader = new GraphStore(this.readConn, uniques, auditKey);
+    this.writer = new GraphStore(this.writeConn, this.uniques, auditKey);
+    this.reader = new GraphStore(this.readConn, this.uniques, auditKey);
     this.writer.loadUniqueConstraints();
     this.writer.syncWithOtherWriters();
     this.interruptible = new InterruptibleReads(file);
@@ -396,6 +407,69 @@ export class EmbeddedGraph implements Graph {
     await this.write(() => this.writer.ensureUnique(label, prop));
   }
 
+  /**
+   * A run of new nodes and an audit entry in one transaction of their own, on a second write
+   * connection that lives in a worker thread ({@link DetachedWriter}: libsql's synchronous
+   * driver there): the batch goes there as one message — BEGIN IMMEDIATE, the `absent` probe,
+   * the run's statements, the audit row and COMMIT run there in one synchronous call — and its
+   * outcome comes back as one message, while this thread runs on. The graph's write mutex is
+   * held from before the batch is sent to after its answer, as for a transaction, so the graph's
+   * writes stay serialized and the other write connection never meets this one's lock. A run
+   * asked for while other detached runs hold the mutex, and no other write waits for it, rides
+   * on their hold: it is sent at once and the thread writes it right after them (the mutex is
+   * released when the last answers), so an import's next batch waits in the thread, not here.
+   * What the other connections keep about the file follows as after another process's commit:
+   * the write connection reloads the unique constraints when `data_version` moved, reads see
+   * the commit, and {@link commitMarker} (the WAL index header) changes with it.
+   */
+  async createNodeRunDetached(batch: DetachedNodeRun): Promise<'written' | 'declined'> {
+    this.assertNotInOwnTransaction();
+    const open = this.detachedOpen;
+    if (this.detachedHolds > 0 && open !== null && open.usable && !this.mutex.contended) {
+      this.assertOpen();
+      this.detachedHolds += 1;
+      return this.sendDetached(open, batch);
+    }
+    // the mutex first, so writes asked for in order are written in order (the connection's
+    // first opening, which starts the thread once per process, waits inside it)
+    await this.mutex.lock();
+    let writer: DetachedWriter | null;
+    try {
+      this.assertOpen();
+      writer = this.detached === null ? null : await this.detached.catch(() => null);
+      if (writer === null || !writer.usable) {
+        this.detachedOpen = null;
+        const opening = DetachedWriter.open(this.file, this.auditKey, [...WRITE_PRAGMAS, ...TUNE_PRAGMAS]);
+        this.detached = opening;
+        opening.catch(() => {
+          if (this.detached === opening) this.detached = null;
+        });
+        writer = await opening;
+      }
+      this.detachedOpen = writer;
+      // the constraints as this connection knows them (the thread's connection checks its own)
+      this.writer.syncWithOtherWriters();
+    } catch (error) {
+      this.mutex.unlock();
+      throw error;
+    }
+    this.detachedHolds += 1;
+    return this.sendDetached(writer, batch);
+  }
+
+  /** Sends `batch` (synchronously: in the order of the calls) and releases the mutex after the last answer. */
+  private async sendDetached(
+    writer: DetachedWriter,
+    batch: DetachedNodeRun,
+  ): Promise<'written' | 'declined'> {
+    try {
+      return await writer.write(batch, this.uniques);
+    } finally {
+      this.detachedHolds -= 1;
+      if (this.detachedHolds === 0) this.mutex.unlock();
+    }
+  }
+
   async transaction<T>(fn: (tx: GraphWriter) => Promise<T>): Promise<T> {
     this.assertNotInOwnTransaction();
     await this.mutex.lock();
@@ -432,6 +506,10 @@ export class EmbeddedGraph implements Graph {
         this.shmFd = null;
       }
       await this.interruptible.close();
+      const detached = this.detached;
+      this.detached = null;
+      this.detachedOpen = null;
+      if (detached !== null) await (await detached.catch(() => null))?.close();
       this.readConn.close();
       this.writeConn.close();
     } finally {

@@ -252,10 +252,38 @@ function valuesSql(head: string, rows: number, width: number, tail = ''): string
   return sql;
 }
 
+/** One statement and its parameters (see {@link nodeRunStatements}). */
+export type SqlStatement = [sql: string, params: SqlValue[]];
+
 /**
- * Inserts `params` (rows of `width` values, flattened) with multi-row statements of the sizes
- * in ROW_CHUNKS, so a few cached statements cover any count. Returns the rows changed.
+ * The statements inserting `params` (rows of `width` values, flattened) as multi-row statements
+ * of the sizes in ROW_CHUNKS, so a few cached statements cover any count.
  */
+function rowStatements(
+  head: string,
+  params: SqlValue[],
+  width: number,
+  tail = '',
+  shared: SqlValue[] = [],
+): SqlStatement[] {
+  const rows = params.length / width;
+  const statements: SqlStatement[] = [];
+  let done = 0;
+  for (const size of ROW_CHUNKS) {
+    while (rows - done >= size) {
+      const start = done * width;
+      const chunk = params.slice(start, start + size * width);
+      statements.push([
+        valuesSql(head, size, width, tail),
+        shared.length > 0 ? [...shared, ...chunk] : chunk,
+      ]);
+      done += size;
+    }
+  }
+  return statements;
+}
+
+/** Runs {@link rowStatements} and returns the rows changed. */
 function insertRows(
   conn: SqlConnection,
   head: string,
@@ -264,29 +292,19 @@ function insertRows(
   tail = '',
   shared: SqlValue[] = [],
 ): number {
-  const rows = params.length / width;
-  let done = 0;
   let changes = 0;
-  for (const size of ROW_CHUNKS) {
-    while (rows - done >= size) {
-      const start = done * width;
-      const chunk = params.slice(start, start + size * width);
-      changes += conn.run(
-        valuesSql(head, size, width, tail),
-        shared.length > 0 ? [...shared, ...chunk] : chunk,
-      ).changes;
-      done += size;
-    }
-  }
+  for (const [sql, chunk] of rowStatements(head, params, width, tail, shared))
+    changes += conn.run(sql, chunk).changes;
   return changes;
 }
 
 /**
- * Inserts one constraint's unique values: `params` is its label and prop, then (value, rid)
- * per row. Label and prop are bound once per statement (`?1, ?2`): libsql converts and copies
- * every bound string, and these two are the same on every row (bench/unique-params-micro.ts).
+ * The statements inserting one constraint's unique values: `params` is its label and prop,
+ * then (value, rid) per row. Label and prop are bound once per statement (`?1, ?2`): libsql
+ * converts and copies every bound string, and these two are the same on every row
+ * (bench/unique-params-micro.ts).
  */
-function insertUniqueRun(conn: SqlConnection, params: SqlValue[]): void {
+function uniqueRunStatements(params: SqlValue[], statements: SqlStatement[]): void {
   const rows = (params.length - 2) / 2;
   let done = 0;
   for (const size of ROW_CHUNKS) {
@@ -296,7 +314,7 @@ function insertUniqueRun(conn: SqlConnection, params: SqlValue[]): void {
       chunk[0] = params[0] as SqlValue;
       chunk[1] = params[1] as SqlValue;
       for (let i = 0; i < size * 2; i++) chunk[2 + i] = params[start + i] as SqlValue;
-      conn.run(uniqueRunSql(size), chunk);
+      statements.push([uniqueRunSql(size), chunk]);
       done += size;
     }
   }
@@ -410,6 +428,168 @@ function isIdConflict(error: unknown): boolean {
     (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String(error).includes('nodes.id')
   );
 }
+
+/**
+ * The statements of the full-text entries of a run of `size` new nodes from rid `base`
+ * (`texts[k + 1]` is node k's text): one statement when every node has text, else (rid, text)
+ * pairs for those that do (nodes without text get no entry, as createNode).
+ */
+function runTextStatements(
+  base: number,
+  size: number,
+  texts: SqlValue[],
+  allText: boolean,
+  statements: SqlStatement[],
+): void {
+  if (allText) {
+    statements.push([nodeRunSql('text', size), texts]);
+    return;
+  }
+  const pairs: SqlValue[] = [];
+  for (let k = 0; k < size; k++) {
+    const text = texts[k + 1] as string;
+    if (text.length > 0) pairs.push(base + k, text);
+  }
+  statements.push(...rowStatements(FTS_INSERT, pairs, 2));
+}
+
+/**
+ * The statements recording that nodes of `labels[0]` carry each further label
+ * (label_carriers); the node's labels themselves are in its row.
+ */
+function carrierStatements(labels: string[], statements: SqlStatement[]): void {
+  const rows: SqlValue[] = [];
+  for (let i = 1; i < labels.length; i++) rows.push(labels[i] as string, labels[0] as string);
+  statements.push(...rowStatements(CARRIERS_INSERT, rows, 2));
+}
+
+/**
+ * The statements writing nodes [at, at + size) of a NodeRun with rids from `base` on: one for
+ * the rows, the carriers of their further labels, one per unique constraint of their labels
+ * (`uniques`), one for their full-text entries.
+ */
+export function nodeRunStatements(
+  run: NodeRun,
+  at: number,
+  size: number,
+  base: number,
+  uniques: UniqueConstraints,
+): SqlStatement[] {
+  const labels = run.labels;
+  const statements: SqlStatement[] = [];
+  const params: SqlValue[] = new Array(3 + 2 * size);
+  params[0] = base;
+  params[1] = labels[0] as string;
+  params[2] = labelsJson(labels);
+  const texts: SqlValue[] = new Array(1 + size);
+  texts[0] = base;
+  let allText = true;
+  for (let k = 0; k < size; k++) {
+    params[3 + 2 * k] = run.ids[at + k] as string;
+    params[4 + 2 * k] = run.propsJson[at + k] as string;
+    const text = run.searchText[at + k] as string;
+    if (text.length === 0) allText = false;
+    texts[1 + k] = text;
+  }
+  statements.push([nodeRunSql('shared', size, true), params]);
+  if (labels.length > 1) carrierStatements(labels, statements);
+  if (uniques.size > 0) {
+    for (const label of labels) {
+      for (const prop of uniques.get(label) ?? []) {
+        // one constraint's rows at a time: label and prop bound once per statement (?1, ?2)
+        const pairs: SqlValue[] = [label, prop];
+        for (let k = 0; k < size; k++) {
+          const key = uniqueKey((run.uniqueProps[at + k] as Props)[prop]);
+          if (key !== null) pairs.push(key, base + k);
+        }
+        uniqueRunStatements(pairs, statements);
+      }
+    }
+  }
+  runTextStatements(base, size, texts, allText, statements);
+  return statements;
+}
+
+/**
+ * The statements of a whole NodeRun whose first node gets rid `afterRid + 1` (the largest rid
+ * in use, as createNodeRun reads it): {@link nodeRunStatements} of its ROW_CHUNKS-sized parts.
+ * The run must have passed {@link checkNodeRun}.
+ */
+export function nodeRunAllStatements(
+  run: NodeRun,
+  afterRid: number,
+  uniques: UniqueConstraints,
+): SqlStatement[] {
+  const count = run.ids.length;
+  const statements: SqlStatement[] = [];
+  let rid = afterRid;
+  let at = 0;
+  for (const size of ROW_CHUNKS) {
+    while (count - at >= size) {
+      statements.push(...nodeRunStatements(run, at, size, rid + 1, uniques));
+      at += size;
+      rid += size;
+    }
+  }
+  return statements;
+}
+
+/** Checks a NodeRun as createNodeRun does (EngineError `invalid_argument`, or `exists` for an id repeated in the run); returns its length. */
+export function checkNodeRun(run: NodeRun): number {
+  return assertNodeRun(run);
+}
+
+/**
+ * The audit record appended after `last` (the chain's last row as `SELECT seq, hash`, or
+ * undefined for an empty chain) and the parameters of its INSERT ({@link AUDIT_INSERT}),
+ * keyed with `auditKey`. Throws `invalid_argument` for an entry without its strings.
+ */
+export function auditRow(
+  auditKey: Uint8Array,
+  last: unknown[] | undefined,
+  entry: AuditEntryInput,
+): { record: AuditRecord; params: SqlValue[] } {
+  for (const key of ['actor', 'action', 'target'] as const) {
+    if (typeof entry?.[key] !== 'string') {
+      throw new EngineError('invalid_argument', `An audit entry needs a string ${key}`);
+    }
+  }
+  if (entry.data !== undefined) assertProps(entry.data, 'audit data');
+  const seq = last === undefined ? 1 : (last[0] as number) + 1;
+  const prevHash = last === undefined ? GENESIS_HASH : (last[1] as string);
+  // Stored as canonical JSON, so what is read back hashes exactly as what was written.
+  const data = entry.data === undefined ? undefined : (JSON.parse(canonicalJson(entry.data)) as Props);
+  const record: AuditRecord = {
+    seq,
+    ts: new Date().toISOString(),
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    ...(data === undefined ? {} : { data }),
+    prevHash,
+    hash: '',
+  };
+  record.hash = auditMac(auditKey, prevHash, record);
+  return {
+    record,
+    params: [
+      seq,
+      record.ts,
+      record.actor,
+      record.action,
+      record.target,
+      data === undefined ? null : canonicalJson(data),
+      prevHash,
+      record.hash,
+    ],
+  };
+}
+
+/** The chain's last row (seq, hash). */
+export const AUDIT_LAST = 'SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1';
+/** Appends an audit record (parameters: {@link auditRow}). */
+export const AUDIT_INSERT =
+  'INSERT INTO audit (seq, ts, actor, action, target, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
 
 /**
  * The graph operations as synchronous calls on one connection. The graph wraps them in
@@ -1005,41 +1185,8 @@ export class GraphStore {
   }
 
   appendAudit(entry: AuditEntryInput): AuditRecord {
-    for (const key of ['actor', 'action', 'target'] as const) {
-      if (typeof entry?.[key] !== 'string') {
-        throw new EngineError('invalid_argument', `An audit entry needs a string ${key}`);
-      }
-    }
-    if (entry.data !== undefined) assertProps(entry.data, 'audit data');
-    const last = this.conn.row('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
-    const seq = last === undefined ? 1 : (last[0] as number) + 1;
-    const prevHash = last === undefined ? GENESIS_HASH : (last[1] as string);
-    // Stored as canonical JSON, so what is read back hashes exactly as what was written.
-    const data = entry.data === undefined ? undefined : (JSON.parse(canonicalJson(entry.data)) as Props);
-    const record: AuditRecord = {
-      seq,
-      ts: new Date().toISOString(),
-      actor: entry.actor,
-      action: entry.action,
-      target: entry.target,
-      ...(data === undefined ? {} : { data }),
-      prevHash,
-      hash: '',
-    };
-    record.hash = auditMac(this.auditKey, prevHash, record);
-    this.conn.run(
-      'INSERT INTO audit (seq, ts, actor, action, target, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [
-        seq,
-        record.ts,
-        record.actor,
-        record.action,
-        record.target,
-        data === undefined ? null : canonicalJson(data),
-        prevHash,
-        record.hash,
-      ],
-    );
+    const { record, params } = auditRow(this.auditKey, this.conn.row(AUDIT_LAST), entry);
+    this.conn.run(AUDIT_INSERT, params);
     return record;
   }
 
@@ -1304,22 +1451,11 @@ export class GraphStore {
     this.insertRunTexts(base, size, texts, allText);
   }
 
-  /**
-   * The full-text entries of a run of `size` new nodes from rid `base` (`texts[k + 1]` is node
-   * k's text): one statement when every node has text, else (rid, text) pairs for those that do
-   * (nodes without text get no entry, as createNode).
-   */
+  /** The full-text entries of a run of new nodes: {@link runTextStatements}, run. */
   private insertRunTexts(base: number, size: number, texts: SqlValue[], allText: boolean): void {
-    if (allText) {
-      this.conn.run(nodeRunSql('text', size), texts);
-      return;
-    }
-    const pairs: SqlValue[] = [];
-    for (let k = 0; k < size; k++) {
-      const text = texts[k + 1] as string;
-      if (text.length > 0) pairs.push(base + k, text);
-    }
-    insertRows(this.conn, FTS_INSERT, pairs, 2);
+    const statements: SqlStatement[] = [];
+    runTextStatements(base, size, texts, allText, statements);
+    for (const [sql, params] of statements) this.conn.run(sql, params);
   }
 
   /**
@@ -1336,39 +1472,10 @@ export class GraphStore {
     throw error;
   }
 
-  /** insertRun for nodes [at, at + size) of a NodeRun: one statement for the rows, one for their text. */
+  /** insertRun for nodes [at, at + size) of a NodeRun: {@link nodeRunStatements}, run. */
   private insertColumns(run: NodeRun, at: number, size: number, base: number): void {
-    const labels = run.labels;
-    const params: SqlValue[] = new Array(3 + 2 * size);
-    params[0] = base;
-    params[1] = labels[0] as string;
-    params[2] = labelsJson(labels);
-    const texts: SqlValue[] = new Array(1 + size);
-    texts[0] = base;
-    let allText = true;
-    for (let k = 0; k < size; k++) {
-      params[3 + 2 * k] = run.ids[at + k] as string;
-      params[4 + 2 * k] = run.propsJson[at + k] as string;
-      const text = run.searchText[at + k] as string;
-      if (text.length === 0) allText = false;
-      texts[1 + k] = text;
-    }
-    this.conn.run(nodeRunSql('shared', size, true), params);
-    if (labels.length > 1) this.recordCarriers(labels);
-    if (this.uniques.size > 0) {
-      for (const label of labels) {
-        for (const prop of this.uniques.get(label) ?? []) {
-          // one constraint's rows at a time: label and prop bound once per statement (?1, ?2)
-          const pairs: SqlValue[] = [label, prop];
-          for (let k = 0; k < size; k++) {
-            const key = uniqueKey((run.uniqueProps[at + k] as Props)[prop]);
-            if (key !== null) pairs.push(key, base + k);
-          }
-          insertUniqueRun(this.conn, pairs);
-        }
-      }
-    }
-    this.insertRunTexts(base, size, texts, allText);
+    for (const [sql, params] of nodeRunStatements(run, at, size, base, this.uniques))
+      this.conn.run(sql, params);
   }
 
   /** The first of `nodes` whose id is taken, or null. */
@@ -1415,9 +1522,9 @@ export class GraphStore {
    * labels themselves are in its row.
    */
   private recordCarriers(labels: string[]): void {
-    const rows: SqlValue[] = [];
-    for (let i = 1; i < labels.length; i++) rows.push(labels[i] as string, labels[0] as string);
-    insertRows(this.conn, CARRIERS_INSERT, rows, 2);
+    const statements: SqlStatement[] = [];
+    carrierStatements(labels, statements);
+    for (const [sql, params] of statements) this.conn.run(sql, params);
   }
 
   /**

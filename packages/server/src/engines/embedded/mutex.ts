@@ -16,6 +16,11 @@ export class Mutex {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** Whether a caller waits for the lock. */
+  get contended(): boolean {
+    return this.waiters.length > 0;
+  }
+
   /** Hands the lock to the next waiter, or frees it. */
   unlock(): void {
     const next = this.waiters.shift();

@@ -711,7 +711,12 @@ describe('integrity: the versions a release pins outlive the item', () => {
     expect((await versionOf(a.versionableId, 1)).json().hash).toBe(a.hash);
   });
 
-  it('an import re-creating a tombstoned item continues its versions too', async () => {
+  // batchSize 1: two batches, so the import writes batches of new items off the main thread
+  // (createNodeRunDetached), and the tombstone sends the second batch back to a transaction.
+  it.each([
+    ['in one batch', 500],
+    ['in batches of one', 1],
+  ])('an import re-creating a tombstoned item continues its versions too (%s)', async (_, batchSize) => {
     const a = await item('A');
     await post('/api/releases', { name: 'r', includes: [a] });
     await site.request({ method: 'DELETE', url: `/api/content/post/${a.versionableId}` });
@@ -719,6 +724,7 @@ describe('integrity: the versions a release pins outlive the item', () => {
     const imported = await post('/api/import/json', {
       typeName: 'post',
       records: [{ title: 'Another' }, { title: 'A' }],
+      batchSize,
     });
     expect(imported.statusCode, imported.body).toBe(200);
     expect(imported.json()).toMatchObject({ created: 2, failed: 0 });

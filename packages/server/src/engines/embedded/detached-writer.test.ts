@@ -1,0 +1,212 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Graph, GraphEngine, NodeRun } from '../port';
+import { SqlConnection } from './connection';
+import { DetachedRunWriter } from './detached-run';
+import { stopDetachedWriterThread } from './detached-writer';
+import { createEmbeddedEngine } from './index';
+
+const auditKey = new Uint8Array(32).fill(5);
+const audit = { actor: 'tester', action: 'content.import', target: 'type:post' };
+
+/** A run of `count` Post nodes from `from` on, each with a slug and a title. */
+function run(from: number, count: number): NodeRun {
+  const props = (i: number) => ({ slug: `s${i}`, title: `Title ${i}` });
+  return {
+    labels: ['Post', 'Content'],
+    ids: Array.from({ length: count }, (_, k) => `p${from + k}`),
+    propsJson: Array.from({ length: count }, (_, k) => JSON.stringify(props(from + k))),
+    searchText: Array.from({ length: count }, (_, k) => `word${(from + k) % 3}`),
+    uniqueProps: Array.from({ length: count }, (_, k) => props(from + k)),
+  };
+}
+
+describe('detached writer (the embedded engine’s write connection in a worker thread)', () => {
+  let dir: string;
+  let engine: GraphEngine;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'trellis-detached-'));
+    engine = createEmbeddedEngine({ dataDir: dir, auditKey });
+    await engine.init();
+  });
+
+  afterEach(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const file = (name: string) => join(dir, 'graphs', `${name}.db`);
+  const count = (name: string, sql: string) => {
+    const conn = new SqlConnection(file(name), { readonly: true });
+    try {
+      return Number(conn.row(sql)?.[0]);
+    } finally {
+      conn.close();
+    }
+  };
+
+  it('declines a run whose labels carry a constraint on a prop whose values were not sent, writing nothing', async () => {
+    const graph = await engine.createGraph('unsent');
+    await graph.ensureUnique('Content', 'title');
+    // the thread's half, on this thread: a connection of its own, the graph's pragmas
+    const writer = new DetachedRunWriter(file('unsent'), auditKey, ['journal_mode = WAL']);
+    try {
+      const only = (names: string[], r: NodeRun): NodeRun => ({
+        ...r,
+        uniqueProps: r.uniqueProps.map((props) =>
+          Object.fromEntries(Object.entries(props).filter(([key]) => names.includes(key))),
+        ),
+      });
+      // `slug` sent, `title` (constrained on Content) not: declined, nothing written
+      expect(writer.write({ run: only(['slug'], run(0, 3)), uniqueNames: ['slug'], absent: [], audit })).toBe(
+        'declined',
+      );
+      expect(count('unsent', 'SELECT count(*) FROM nodes')).toBe(0);
+      expect(count('unsent', 'SELECT count(*) FROM audit')).toBe(0);
+      // with `title` sent: written, its values held
+      expect(
+        writer.write({ run: only(['title'], run(0, 3)), uniqueNames: ['title'], absent: [], audit }),
+      ).toBe('written');
+      expect(count('unsent', 'SELECT count(*) FROM nodes')).toBe(3);
+      expect(count('unsent', "SELECT count(*) FROM unique_values WHERE prop = 'title'")).toBe(3);
+    } finally {
+      writer.close();
+    }
+    await expect(
+      graph.createNode({ id: 'x', labels: ['Content'], props: { title: 'Title 1' } }),
+    ).rejects.toMatchObject({ kind: 'unique_violation' });
+    expect((await graph.verifyAudit()).status).toBe('ok');
+  });
+
+  it('sends only the constrained props of each row, and the thread holds their values', async () => {
+    const graph = await engine.createGraph('cut');
+    await graph.ensureUnique('Post', 'slug');
+    expect(await graph.createNodeRunDetached!({ run: run(0, 4), absent: [], audit })).toBe('written');
+    // stored props are the propsJson given, whole; the unique values only the constrained prop's
+    expect((await graph.getNode('p2'))?.props).toEqual({ slug: 's2', title: 'Title 2' });
+    expect(count('cut', 'SELECT count(*) FROM unique_values')).toBe(4);
+    expect(count('cut', "SELECT count(*) FROM unique_values WHERE prop = 'slug'")).toBe(4);
+    // a later run repeating a held slug is declined, with nothing written
+    expect(
+      await graph.createNodeRunDetached!({
+        run: { ...run(10, 2), uniqueProps: [{ slug: 's10' }, { slug: 's1' }] },
+        absent: [],
+        audit,
+      }),
+    ).toBe('declined');
+    expect(count('cut', 'SELECT count(*) FROM nodes')).toBe(4);
+  });
+
+  it('writes runs asked for at once in their order, and a chained run only after its predecessor was written', async () => {
+    const graph = await engine.createGraph('chained');
+    await graph.createNode({ id: 'taken', labels: ['Note'], props: {} });
+    const rids = (ids: string[]) => {
+      const conn = new SqlConnection(file('chained'), { readonly: true });
+      try {
+        return ids.map((id) => Number(conn.row('SELECT rid FROM nodes WHERE id = ?', [id])?.[0]));
+      } finally {
+        conn.close();
+      }
+    };
+    // three asked for at once (the later ones sent while the first is written): written in order
+    const outcomes = await Promise.all([
+      graph.createNodeRunDetached!({ run: run(0, 3), absent: [], audit: { ...audit, target: 'a' } }),
+      graph.createNodeRunDetached!({ run: run(10, 3), absent: [], audit: { ...audit, target: 'b' } }),
+      graph.createNodeRunDetached!({ run: run(20, 3), absent: [], audit: { ...audit, target: 'c' } }),
+    ]);
+    expect(outcomes).toEqual(['written', 'written', 'written']);
+    const order = rids(['p0', 'p2', 'p10', 'p12', 'p20', 'p22']);
+    expect([...order].sort((x, y) => x - y)).toEqual(order);
+    expect((await graph.auditRecords()).map((record) => record.target)).toEqual(['a', 'b', 'c']);
+    // a chain whose first run is declined (an `absent` id exists): the second is declined too,
+    // nothing written, though it could have been
+    const chain = (seq: number) => ({ id: 'import-1', seq });
+    expect(
+      await Promise.all([
+        graph.createNodeRunDetached!({ run: run(30, 2), absent: ['taken'], audit, chain: chain(0) }),
+        graph.createNodeRunDetached!({ run: run(40, 2), absent: [], audit, chain: chain(1) }),
+      ]),
+    ).toEqual(['declined', 'declined']);
+    expect(count('chained', "SELECT count(*) FROM nodes WHERE id IN ('p30', 'p40')")).toBe(0);
+    // another chain: both written; a run out of sequence (its predecessor never written) is declined
+    expect(
+      await Promise.all([
+        graph.createNodeRunDetached!({
+          run: run(50, 2),
+          absent: [],
+          audit,
+          chain: { id: 'import-2', seq: 0 },
+        }),
+        graph.createNodeRunDetached!({
+          run: run(60, 2),
+          absent: [],
+          audit,
+          chain: { id: 'import-2', seq: 1 },
+        }),
+      ]),
+    ).toEqual(['written', 'written']);
+    expect(
+      await graph.createNodeRunDetached!({
+        run: run(70, 2),
+        absent: [],
+        audit,
+        chain: { id: 'import-2', seq: 3 },
+      }),
+    ).toBe('declined');
+    expect(count('chained', 'SELECT count(*) FROM nodes')).toBe(1 + 9 + 4);
+    expect((await graph.verifyAudit()).status).toBe('ok');
+  });
+
+  it('survives the thread’s end: a write in flight is whole or absent, the lock is freed, the next write starts a new thread', async () => {
+    const graph = await engine.createGraph('ended');
+    const other = createEmbeddedEngine({ dataDir: dir, auditKey });
+    await other.init();
+    try {
+      // the connection opened (the thread runs) before the lock is taken
+      expect(await graph.createNodeRunDetached!({ run: run(0, 2), absent: [], audit })).toBe('written');
+      const holder = (await other.openGraph('ended')) as Graph;
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let holding = () => {};
+      const held = new Promise<void>((resolve) => {
+        holding = resolve;
+      });
+      const holderDone = holder.transaction(async (tx) => {
+        await tx.appendAudit({ actor: 'tester', action: 'holder', target: 'x' });
+        holding();
+        await released;
+      });
+      await held;
+      // sent while another process holds the write lock: the thread waits for it in BEGIN
+      const inFlight = graph.createNodeRunDetached!({ run: run(100, 50), absent: [], audit }).then(
+        (outcome) => ({ outcome }),
+        (error: unknown) => ({ outcome: 'failed' as const, error }),
+      );
+      // the thread is ended meanwhile (it stops once BEGIN returns: the lock is released below)
+      const stopped = stopDetachedWriterThread();
+      release();
+      await holderDone;
+      await stopped;
+      const settled = await inFlight;
+      // whole or absent: the run's 50 nodes and its audit entry, or none of them
+      const written = count('ended', "SELECT count(*) FROM nodes WHERE id LIKE 'p1__'");
+      expect([0, 50]).toContain(written);
+      if (settled.outcome === 'written') expect(written).toBe(50);
+      expect(count('ended', "SELECT count(*) FROM audit WHERE action = 'content.import'")).toBe(
+        written === 50 ? 2 : 1,
+      );
+      // the write lock is free: the graph's own connection writes, and so does a new thread
+      await graph.createNode({ id: 'after', labels: ['Note'], props: {} });
+      expect(await graph.createNodeRunDetached!({ run: run(200, 3), absent: [], audit })).toBe('written');
+      expect(count('ended', 'SELECT count(*) FROM nodes')).toBe(2 + written + 1 + 3);
+      expect((await graph.verifyAudit()).status).toBe('ok');
+    } finally {
+      await other.close();
+    }
+  });
+});
