@@ -16,6 +16,8 @@
  * Quick run of this part only: BENCH_IMPORT_SIZES_ONLY=1 (sample per size: BENCH_SIZE_RECORDS,
  * 2,000 then; it writes the doc only with BENCH_WRITE_DOC=1). BENCH_IMPORT_THREAD=0 turns the
  * import's preparing thread off (content/import-pipeline.ts), for an A/B in one tree.
+ * BENCH_IMPORT_NO_UNIQUE=1 declares the slug without its unique constraint: what the unique value
+ * row (engines/embedded/schema.ts `unique_values`) costs an import, for the doc; not the bench's figure.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -28,7 +30,7 @@ import { detachedWriteStats, detachedWrites } from '../src/content/import-record
 import { detachedWriterStats } from '../src/engines/embedded/detached-writer';
 import { EDGES_SQL } from '../src/engines/embedded/schema';
 import { buildApp } from '../src/http/app';
-import { benchApi, benchAppEnv } from './bench-app';
+import { benchApi, benchAppEnv, benchSendJson } from './bench-app';
 import { applyEnginePragmas } from './engine-pragmas';
 
 export const BATCH = 500;
@@ -69,7 +71,7 @@ const articleType = {
   nodeLabel: 'Article',
   keyField: 'slug',
   fields: [
-    { name: 'slug', type: 'string', required: true, unique: true },
+    { name: 'slug', type: 'string', required: true, unique: process.env.BENCH_IMPORT_NO_UNIQUE !== '1' },
     { name: 'title', type: 'string', required: true, maxLength: 200 },
     { name: 'body', type: 'markdown' },
   ],
@@ -245,11 +247,12 @@ export async function importOnce(
   site: string,
   records: Record<string, unknown>[],
 ): Promise<{ ms: number; cpuMs: number; mainThreadMs: number; tookMs: number }> {
-  const payload = JSON.stringify({ typeName: 'article', records, batchSize: BATCH });
+  // the body's bytes are made before the clock starts, as the floor's rows are
+  const payload = Buffer.from(JSON.stringify({ typeName: 'article', records, batchSize: BATCH }));
   const cpu = process.cpuUsage();
   const main = mainThreadMs();
   const started = performance.now();
-  const result = (await post(base, site, '/api/import/json', payload)) as {
+  const result = (await benchSendJson(base, site, '/api/import/json', payload)) as {
     created: number;
     failed: number;
     tookMs: number;
@@ -372,10 +375,10 @@ export async function benchImportSizes({
         console.error(
           `[sizes] edges: floor ${Math.round(edgeFloorRun.ms)} ms (cpu ${Math.round(edgeFloorRun.cpuMs)} ms) for ${edges} rows; schema 5's text-keyed floor ${Math.round(textFloorRun.ms)} ms (cpu ${Math.round(textFloorRun.cpuMs)} ms)`,
         );
-        const payload = JSON.stringify({ edges: edgeList, batchSize: EDGE_BATCH });
+        const payload = Buffer.from(JSON.stringify({ edges: edgeList, batchSize: EDGE_BATCH }));
         const cpu = process.cpuUsage();
         const started = performance.now();
-        const result = (await post(base, site, '/api/import/edges', payload)) as {
+        const result = (await benchSendJson(base, site, '/api/import/edges', payload)) as {
           failed: number;
           mismatch: number;
         };
@@ -441,7 +444,7 @@ export function sizeSection(
     '## Import against the raw libSQL floor, by record size',
     '',
     `Measured by \`pnpm --filter @trelliscms/server bench\` (\`packages/server/bench/import-sizes.ts\`, called by \`import.bench.ts\`; this part alone: \`BENCH_ONLY=import BENCH_IMPORT_SIZES_ONLY=1\`), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}; machine load (\`os.loadavg()\`, 1 / 5 / 15 min) at the start ${run.loads[0]}, after each size ${run.loads.slice(1).join('; ')}.`,
-    `Import: one \`POST /api/import/json\` of all records through HTTP on loopback against the real app (embedded engine, a fresh data directory per size after a discarded warm-up import of up to 1,000 other records, batchSize ${BATCH}; the request body is made before the clock starts). Floor, in the same process just before: the same records' JSON as plain INSERTs into a table with a rowid and a unique id, plus one FTS5 entry each of the same text the import indexes (the type's text fields), with the embedded engine's durability (WAL, synchronous=FULL), checkpoint interval (10,000 pages), page cache and memory map (64 MiB, 256 MiB) and its FTS5 definition (contentless, contentless_delete, unicode61 remove_diacritics 2, automerge 16), one transaction per ${BATCH} rows, the JSON and text made before the clock starts. Goal: import ≥ ${Math.round(GOAL_RATIO * 100)} % of the floor. "CPU floor / import" is the floor's CPU time over the import's (server and client, one process): less disturbed by other work on a shared machine than wall time.`,
+    `Import: one \`POST /api/import/json\` of all records through HTTP on loopback against the real app (embedded engine, a fresh data directory per size after a discarded warm-up import of up to 1,000 other records, batchSize ${BATCH}; the request body's bytes are made before the clock starts and sent as they are with node:http). Floor, in the same process just before: the same records' JSON as plain INSERTs into a table with a rowid and a unique id, plus one FTS5 entry each of the same text the import indexes (the type's text fields), with the embedded engine's durability (WAL, synchronous=FULL), checkpoint interval (10,000 pages), page cache and memory map (64 MiB, 256 MiB) and its FTS5 definition (contentless, contentless_delete, unicode61 remove_diacritics 2, automerge 16), one transaction per ${BATCH} rows, the JSON and text made before the clock starts. Goal: import ≥ ${Math.round(GOAL_RATIO * 100)} % of the floor. "CPU floor / import" is the floor's CPU time over the import's (server and client, one process): less disturbed by other work on a shared machine than wall time.`,
     '',
     '| Records | JSON per record | Import (records/s) | Floor (rows/s) | Import / floor | CPU floor / import | Records |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
