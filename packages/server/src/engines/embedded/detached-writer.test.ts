@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Graph, GraphEngine, NodeRun } from '../port';
 import { SqlConnection } from './connection';
 import { DetachedRunWriter } from './detached-run';
-import { stopDetachedWriterThread } from './detached-writer';
+import { detachedWriterWaiting, stopDetachedWriterThread } from './detached-writer';
 import { createEmbeddedEngine } from './index';
 
 const auditKey = new Uint8Array(32).fill(5);
@@ -98,6 +98,20 @@ describe('detached writer (the embedded engine’s write connection in a worker 
       }),
     ).toBe('declined');
     expect(count('cut', 'SELECT count(*) FROM nodes')).toBe(4);
+  });
+
+  it('rejects a run it cannot send (a value the structured clone cannot copy), leaves nothing pending, and writes the next run', async () => {
+    const graph = await engine.createGraph('unsendable');
+    await graph.ensureUnique('Post', 'slug');
+    const unsendable = { ...run(0, 2), uniqueProps: [{ slug: 's0' }, { slug: () => 's1' }] };
+    await expect(graph.createNodeRunDetached!({ run: unsendable, absent: [], audit })).rejects.toThrow();
+    // nothing waits for an answer that will not come (a pending request would keep the process alive)
+    expect(detachedWriterWaiting()).toBe(0);
+    expect(count('unsendable', 'SELECT count(*) FROM nodes')).toBe(0);
+    expect(await graph.createNodeRunDetached!({ run: run(0, 2), absent: [], audit })).toBe('written');
+    expect(detachedWriterWaiting()).toBe(0);
+    expect(count('unsendable', 'SELECT count(*) FROM nodes')).toBe(2);
+    expect((await graph.verifyAudit()).status).toBe('ok');
   });
 
   it('writes runs asked for at once in their order, and a chained run only after its predecessor was written', async () => {

@@ -48,8 +48,21 @@ class WriterThread {
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       if (this.pending.size === 1) this.port.ref();
-      this.port.postMessage({ ...request, id } as WriterRequest);
+      try {
+        this.port.postMessage({ ...request, id } as WriterRequest);
+      } catch (error) {
+        // nothing was sent (a value the structured clone cannot copy): no answer will come, so
+        // the request is not left pending (a pending request keeps the port, and the process, alive)
+        this.pending.delete(id);
+        if (this.pending.size === 0) this.port.unref();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
+  }
+
+  /** Requests sent and not answered yet. */
+  get waiting(): number {
+    return this.pending.size;
   }
 
   private receive(answer: WriterAnswer): void {
@@ -176,6 +189,11 @@ export async function stopDetachedWriterThread(): Promise<void> {
   const running = thread;
   thread = null;
   if (running) await running.terminate();
+}
+
+/** Requests to the process's detached writer's thread not answered yet (tests: 0 when idle). */
+export function detachedWriterWaiting(): number {
+  return thread?.waiting ?? 0;
 }
 
 /** What the process's detached writer's thread did so far (benches), or null when it does not run. */
