@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import type { StoredContentType } from '@trelliscms/core';
-import { workerScript } from '../shared/worker-script';
+import { startWorker } from '../shared/worker-script';
 import { type BatchParts, MAKING, TAKEN } from './import-prepare';
 import type { StartMessage } from './import-worker';
 
@@ -63,15 +63,7 @@ class PreparingThread {
 
   constructor() {
     // dist/import-worker.js, or import-worker.ts through tsx from the sources
-    const script = workerScript(import.meta.url, 'import-worker');
-    const channel = new MessageChannel();
-    this.port = channel.port1;
-    this.worker = new Worker(script.url, {
-      execArgv: script.execArgv,
-      workerData: { port: channel.port2 },
-      transferList: [channel.port2],
-    });
-    this.worker.unref();
+    ({ worker: this.worker, port: this.port } = startWorker(import.meta.url, 'import-worker'));
     this.worker.on('error', () => this.fail());
     this.worker.on('exit', () => this.fail());
     this.ready = new Promise((resolve) => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 
 /**
  * The script of a worker thread named `name` (a tsup entry, see tsup.config.ts), next to the
@@ -26,4 +27,21 @@ export function workerScript(from: string, name: string): { url: URL; execArgv: 
     url: new URL(`data:text/javascript,${encodeURIComponent(boot)}`),
     execArgv: ['--conditions=@trelliscms/source'],
   };
+}
+
+/**
+ * Starts the worker thread named `name` ({@link workerScript}) with a message channel of its
+ * own: the thread gets one port as `workerData.port`, the caller the other. The worker is
+ * unref'd (it keeps no process alive); the port is left as the channel makes it.
+ */
+export function startWorker(from: string, name: string): { worker: Worker; port: MessagePort } {
+  const script = workerScript(from, name);
+  const channel = new MessageChannel();
+  const worker = new Worker(script.url, {
+    execArgv: script.execArgv,
+    workerData: { port: channel.port2 },
+    transferList: [channel.port2],
+  });
+  worker.unref();
+  return { worker, port: channel.port1 };
 }

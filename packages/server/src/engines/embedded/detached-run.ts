@@ -5,6 +5,7 @@ import {
   AUDIT_LAST,
   auditRow,
   nodeRunAllStatements,
+  readUniqueConstraints,
   type UniqueConstraints,
 } from './graph-store';
 
@@ -71,14 +72,7 @@ export class DetachedRunWriter {
     const version = this.conn.row('PRAGMA data_version')?.[0];
     if (version === this.dataVersion) return;
     this.dataVersion = version;
-    this.uniques.clear();
-    for (const [label, prop] of this.conn.rows(
-      'SELECT label, prop FROM unique_constraints ORDER BY label, prop',
-    )) {
-      const list = this.uniques.get(label as string) ?? [];
-      list.push(prop as string);
-      this.uniques.set(label as string, list);
-    }
+    readUniqueConstraints(this.conn, this.uniques);
   }
 
   /**

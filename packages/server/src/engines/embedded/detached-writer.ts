@@ -1,5 +1,5 @@
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { workerScript } from '../../shared/worker-script';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { startWorker } from '../../shared/worker-script';
 import type { DetachedNodeRun, Props } from '../port';
 import { EngineError, type EngineErrorKind } from '../port';
 import { assertNodeId } from '../shared/identifiers';
@@ -21,16 +21,8 @@ class WriterThread {
 
   constructor() {
     // dist/detached-writer-worker.js, or detached-writer-worker.ts through tsx from the sources
-    const script = workerScript(import.meta.url, 'detached-writer-worker');
-    const channel = new MessageChannel();
-    this.port = channel.port1;
-    this.worker = new Worker(script.url, {
-      execArgv: script.execArgv,
-      workerData: { port: channel.port2 },
-      transferList: [channel.port2],
-    });
+    ({ worker: this.worker, port: this.port } = startWorker(import.meta.url, 'detached-writer-worker'));
     // the thread keeps no process alive: the port is ref'd only while a request is pending
-    this.worker.unref();
     this.port.unref();
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`The detached writer's thread exited (${code})`)));

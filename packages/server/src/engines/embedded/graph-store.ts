@@ -42,6 +42,16 @@ import { LABELLED } from './schema';
 /** Unique constraints of one graph, label -> props; shared by the graph's connections. */
 export type UniqueConstraints = Map<string, string[]>;
 
+/** Reads a graph's unique constraints into `into` (cleared first), in (label, prop) order. */
+export function readUniqueConstraints(conn: SqlConnection, into: UniqueConstraints): void {
+  into.clear();
+  for (const [label, prop] of conn.rows('SELECT label, prop FROM unique_constraints ORDER BY label, prop')) {
+    const list = into.get(label as string) ?? [];
+    list.push(prop as string);
+    into.set(label as string, list);
+  }
+}
+
 const MAX_DIMENSION = 65_536;
 
 const SELECT_NODE = 'SELECT id, labels, props FROM nodes WHERE id = ?';
@@ -1260,14 +1270,7 @@ export class GraphStore {
 
   /** Reloads the shared map of unique constraints from the graph (in place). */
   loadUniqueConstraints(): void {
-    this.uniques.clear();
-    for (const [label, prop] of this.conn.rows(
-      'SELECT label, prop FROM unique_constraints ORDER BY label, prop',
-    )) {
-      const list = this.uniques.get(label as string) ?? [];
-      list.push(prop as string);
-      this.uniques.set(label as string, list);
-    }
+    readUniqueConstraints(this.conn, this.uniques);
   }
 
   /**
