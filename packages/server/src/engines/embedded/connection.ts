@@ -3,6 +3,27 @@ import Database from 'libsql';
 /** A value the libsql driver binds safely. (Binding a boolean aborts the process in libsql 0.5.) */
 export type SqlValue = string | number | bigint | null | Buffer;
 
+/**
+ * How long a write waits for the write lock of a graph file that another connection holds
+ * (another server process on the same data directory, or another engine on the same files)
+ * before it fails with SQLite's "database is locked" (SQLITE_BUSY).
+ */
+export const WRITE_LOCK_WAIT_MS = 5000;
+
+/** Pauses between attempts to take a held write lock: SQLite's own busy handler's schedule. */
+export const WRITE_LOCK_BACKOFF_MS: readonly number[] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
+
+/** The pause before attempt `attempt` (from 0) to take a held write lock ({@link WRITE_LOCK_BACKOFF_MS}). */
+export function writeLockPause(attempt: number): number {
+  return WRITE_LOCK_BACKOFF_MS[Math.min(attempt, WRITE_LOCK_BACKOFF_MS.length - 1)] as number;
+}
+
+/** Whether `error` is SQLite's "database is locked" (SQLITE_BUSY or one of its extended codes). */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
 // One argument, the parameter array (see the note above `row`).
 type Statement = Database.Statement<[SqlValue[]]>;
 

@@ -1,5 +1,5 @@
 import type { AuditEntryInput, NodeRun } from '../port';
-import { SqlConnection } from './connection';
+import { isBusy, SqlConnection } from './connection';
 import {
   AUDIT_INSERT,
   AUDIT_LAST,
@@ -15,8 +15,17 @@ function isConstraintConflict(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** How long a write waits for the write lock another process holds (as the graph's other connection waits). */
-export const WRITE_LOCK_WAIT_MS = 5000;
+/**
+ * Thrown by {@link DetachedRunWriter.write} when another connection (another process) holds the
+ * graph's write lock: nothing was done, and the same batch may be tried again later. `cause`
+ * is SQLite's SQLITE_BUSY error.
+ */
+export class WriteLockHeld extends Error {
+  constructor(readonly cause: unknown) {
+    super("The graph file's write lock is held by another connection");
+    this.name = 'WriteLockHeld';
+  }
+}
 
 const ANY_PRESENT = 'SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?)) LIMIT 1';
 
@@ -37,8 +46,9 @@ export interface DetachedRunBatch {
 /**
  * The synchronous half of EmbeddedGraph's `createNodeRunDetached`, run in the detached writer's
  * thread (detached-writer-worker.ts): a write connection of its own to the graph's file (the
- * graph's write pragmas, a busy timeout, so a lock another process holds is waited for in this
- * thread), which writes one batch — BEGIN IMMEDIATE, the `absent` probe, `max(rid)`, the run's
+ * graph's write pragmas, no busy timeout: a write lock another process holds is not waited for
+ * here but reported as {@link WriteLockHeld}, and the thread tries the batch again on a timer
+ * while it writes other graphs' batches), which writes one batch — BEGIN IMMEDIATE, the `absent` probe, `max(rid)`, the run's
  * statements (graph-store.ts `nodeRunAllStatements`, as createNodeRun's), the audit row
  * (`auditRow`, as appendAudit's) and COMMIT — in one synchronous call. Its unique constraints
  * are its own copy, reloaded when another connection committed since it last looked (SQLite's
@@ -60,7 +70,8 @@ export class DetachedRunWriter {
     this.conn = new SqlConnection(file);
     try {
       for (const pragma of pragmas) this.conn.exec(`PRAGMA ${pragma}`);
-      this.conn.exec(`PRAGMA busy_timeout = ${WRITE_LOCK_WAIT_MS}`);
+      // a held write lock fails BEGIN at once (WriteLockHeld); the thread waits on its timers
+      this.conn.exec('PRAGMA busy_timeout = 0');
     } catch (error) {
       this.conn.close();
       throw error;
@@ -80,7 +91,8 @@ export class DetachedRunWriter {
    * written) when a node of `absent` exists, an id is taken, a unique value is held, or a
    * constraint on the run's labels names a prop outside `uniqueNames` (the caller did not send
    * its values: it writes the batch the ordinary way, which sees the constraint). Other
-   * failures throw, nothing written.
+   * failures throw, nothing written; {@link WriteLockHeld} when another connection holds the
+   * file's write lock (nothing done: the batch may be tried again).
    */
   write(batch: DetachedRunBatch, timing?: { commitMs: number }): 'written' | 'declined' {
     const chain = batch.chain;
@@ -98,10 +110,15 @@ export class DetachedRunWriter {
   }
 
   private writeRun(batch: DetachedRunBatch, timing?: { commitMs: number }): 'written' | 'declined' {
-    // BEGIN IMMEDIATE: when another process holds the file's write lock, SQLite's busy handler
-    // waits here (this thread) for up to WRITE_LOCK_WAIT_MS, then SQLITE_BUSY. (exec, not a
-    // prepared statement: one that met SQLITE_BUSY stays in progress and fails the COMMIT.)
-    this.conn.exec('BEGIN IMMEDIATE');
+    // BEGIN IMMEDIATE: when another process holds the file's write lock it fails at once (no
+    // busy timeout) and nothing was done. (exec, not a prepared statement: one that met
+    // SQLITE_BUSY stays in progress and fails the COMMIT.)
+    try {
+      this.conn.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      if (isBusy(error)) throw new WriteLockHeld(error);
+      throw error;
+    }
     try {
       this.syncConstraints();
       const sent = new Set(batch.uniqueNames);

@@ -3,10 +3,17 @@
  * connection per graph that asked for one ({@link DetachedRunWriter}, libsql's synchronous
  * driver) and writes each batch it is sent in one synchronous call — BEGIN IMMEDIATE to COMMIT
  * — answering with one message. The graph's thread holds the graph's write mutex meanwhile.
+ *
+ * When another process holds a graph file's write lock, the batch is not waited for in that
+ * call: it and every later request for the same graph wait in the graph's queue here, the batch
+ * is tried again on this thread's timers (SQLite's busy handler's pauses), and the other graphs'
+ * batches are written meanwhile. After WRITE_LOCK_WAIT_MS of trying it is answered with
+ * SQLite's SQLITE_BUSY error, as the graph's own connection fails a write, and the queue goes on.
  */
 import { readFileSync } from 'node:fs';
 import { type MessagePort, workerData } from 'node:worker_threads';
-import { type DetachedRunBatch, DetachedRunWriter } from './detached-run';
+import { WRITE_LOCK_WAIT_MS, writeLockPause } from './connection';
+import { type DetachedRunBatch, DetachedRunWriter, WriteLockHeld } from './detached-run';
 
 /** A request of the graph's thread; each is answered once, with its `id`. */
 export type WriterRequest =
@@ -74,7 +81,12 @@ function sent(error: unknown): SentError {
   return out;
 }
 
-function handle(request: WriterRequest): WriterAnswer {
+/** What a request waiting for another process's write lock gets: tried again later. */
+const HELD = Symbol('held');
+/** The SQLITE_BUSY error of the last attempt that met a held write lock. */
+let lastBusy: unknown = null;
+
+function handle(request: WriterRequest): WriterAnswer | typeof HELD {
   try {
     switch (request.kind) {
       case 'ping':
@@ -91,6 +103,15 @@ function handle(request: WriterRequest): WriterAnswer {
         const started = performance.now();
         try {
           return { id: request.id, ok: true, value: writer.write(request.batch, stats) };
+        } catch (error) {
+          if (error instanceof WriteLockHeld) {
+            // nothing done: not counted; tried again later
+            lastBusy = error.cause;
+            stats.writeMs -= performance.now() - started;
+            stats.batches -= 1;
+            return HELD;
+          }
+          throw error;
         } finally {
           stats.batches += 1;
           stats.writeMs += performance.now() - started;
@@ -109,4 +130,48 @@ function handle(request: WriterRequest): WriterAnswer {
   }
 }
 
-port.on('message', (request: WriterRequest) => port.postMessage(handle(request)));
+/**
+ * Per graph connection (handle) whose head request met another process's write lock: its
+ * requests in their order, the head's first attempt's time and its attempts so far.
+ */
+const held = new Map<number, { requests: WriterRequest[]; since: number; attempts: number }>();
+
+function handleOf(request: WriterRequest): number | undefined {
+  return request.kind === 'write' || request.kind === 'close' ? request.handle : undefined;
+}
+
+/** Answers `requests` of one handle in order, until one meets a held write lock (it and the rest then wait). */
+function serve(key: number | undefined, requests: WriterRequest[], since = performance.now()): void {
+  while (requests.length > 0) {
+    const request = requests[0] as WriterRequest;
+    const answer = handle(request);
+    if (answer === HELD && key !== undefined) {
+      const waited = performance.now() - since;
+      const entry = held.get(key) ?? { requests, since, attempts: 0 };
+      if (waited < WRITE_LOCK_WAIT_MS) {
+        held.set(key, entry);
+        setTimeout(() => retry(key), writeLockPause(entry.attempts));
+        entry.attempts += 1;
+        return;
+      }
+    }
+    // answered; a lock still held after WRITE_LOCK_WAIT_MS fails as the graph's own connection's write does
+    port.postMessage(answer === HELD ? { id: request.id, ok: false, error: sent(lastBusy) } : answer);
+    requests.shift();
+    if (key !== undefined) held.delete(key);
+    since = performance.now();
+  }
+}
+
+function retry(key: number): void {
+  const entry = held.get(key);
+  if (entry !== undefined) serve(key, entry.requests, entry.since);
+}
+
+port.on('message', (request: WriterRequest) => {
+  const key = handleOf(request);
+  const waiting = key === undefined ? undefined : held.get(key);
+  // behind a request of the same graph that waits for the write lock: in its order
+  if (waiting !== undefined) waiting.requests.push(request);
+  else serve(key, [request]);
+});

@@ -23,6 +23,39 @@ function run(from: number, count: number): NodeRun {
   };
 }
 
+/** Another engine's transaction on `name` holding the file's write lock until `release()`; resolves once held. */
+async function holdWriteLock(other: GraphEngine, name: string): Promise<{ release: () => Promise<void> }> {
+  const holder = (await other.openGraph(name)) as Graph;
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let holding = () => {};
+  const held = new Promise<void>((resolve) => {
+    holding = resolve;
+  });
+  const done = holder.transaction(async (tx) => {
+    await tx.appendAudit({ actor: 'tester', action: 'holder', target: 'x' });
+    holding();
+    await released;
+  });
+  await held;
+  return {
+    release: async () => {
+      release();
+      await done;
+    },
+  };
+}
+
+/** How `promise` settled, without throwing: `{outcome}` or `{outcome: 'failed', error}`. */
+function settledOf<T>(promise: Promise<T>): Promise<{ outcome: T | 'failed'; error?: unknown }> {
+  return promise.then(
+    (outcome) => ({ outcome }),
+    (error: unknown) => ({ outcome: 'failed' as const, error }),
+  );
+}
+
 describe('detached writer (the embedded engine’s write connection in a worker thread)', () => {
   let dir: string;
   let engine: GraphEngine;
@@ -181,30 +214,12 @@ describe('detached writer (the embedded engine’s write connection in a worker 
     try {
       // the connection opened (the thread runs) before the lock is taken
       expect(await graph.createNodeRunDetached!({ run: run(0, 2), absent: [], audit })).toBe('written');
-      const holder = (await other.openGraph('ended')) as Graph;
-      let release = () => {};
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let holding = () => {};
-      const held = new Promise<void>((resolve) => {
-        holding = resolve;
-      });
-      const holderDone = holder.transaction(async (tx) => {
-        await tx.appendAudit({ actor: 'tester', action: 'holder', target: 'x' });
-        holding();
-        await released;
-      });
-      await held;
-      // sent while another process holds the write lock: the thread waits for it in BEGIN
-      const inFlight = graph.createNodeRunDetached!({ run: run(100, 50), absent: [], audit }).then(
-        (outcome) => ({ outcome }),
-        (error: unknown) => ({ outcome: 'failed' as const, error }),
-      );
-      // the thread is ended meanwhile (it stops once BEGIN returns: the lock is released below)
+      const lock = await holdWriteLock(other, 'ended');
+      // sent while another process holds the write lock: the thread tries it again on its timers
+      const inFlight = settledOf(graph.createNodeRunDetached!({ run: run(100, 50), absent: [], audit }));
+      // the thread is ended meanwhile, and the lock released
       const stopped = stopDetachedWriterThread();
-      release();
-      await holderDone;
+      await lock.release();
       await stopped;
       const settled = await inFlight;
       // whole or absent: the run's 50 nodes and its audit entry, or none of them
@@ -219,6 +234,71 @@ describe('detached writer (the embedded engine’s write connection in a worker 
       expect(await graph.createNodeRunDetached!({ run: run(200, 3), absent: [], audit })).toBe('written');
       expect(count('ended', 'SELECT count(*) FROM nodes')).toBe(2 + written + 1 + 3);
       expect((await graph.verifyAudit()).status).toBe('ok');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('writes other graphs’ runs while one graph’s run waits for a write lock another process holds, then that run in its order', async () => {
+    const waiting = await engine.createGraph('waiting');
+    const free = await engine.createGraph('free');
+    const other = createEmbeddedEngine({ dataDir: dir, auditKey });
+    await other.init();
+    try {
+      // both connections opened in the thread before the lock is taken
+      expect(await waiting.createNodeRunDetached!({ run: run(0, 2), absent: [], audit })).toBe('written');
+      expect(await free.createNodeRunDetached!({ run: run(0, 2), absent: [], audit })).toBe('written');
+      const lock = await holdWriteLock(other, 'waiting');
+      const order: string[] = [];
+      // two chained runs for the locked graph: both wait, in their order
+      const chain = (seq: number) => ({ id: 'import-w', seq });
+      const first = settledOf(
+        waiting.createNodeRunDetached!({ run: run(10, 3), absent: [], audit, chain: chain(0) }),
+      ).then((settled) => {
+        order.push('waiting-0');
+        return settled;
+      });
+      const second = settledOf(
+        waiting.createNodeRunDetached!({ run: run(20, 3), absent: [], audit, chain: chain(1) }),
+      ).then((settled) => {
+        order.push('waiting-1');
+        return settled;
+      });
+      // the other graph's runs are written while the lock is still held
+      expect(await free.createNodeRunDetached!({ run: run(10, 3), absent: [], audit })).toBe('written');
+      expect(await free.createNodeRunDetached!({ run: run(20, 3), absent: [], audit })).toBe('written');
+      expect(order).toEqual([]);
+      expect(count('free', 'SELECT count(*) FROM nodes')).toBe(2 + 6);
+      expect(count('waiting', 'SELECT count(*) FROM nodes')).toBe(2);
+      await lock.release();
+      expect(await first).toEqual({ outcome: 'written' });
+      expect(await second).toEqual({ outcome: 'written' });
+      expect(order).toEqual(['waiting-0', 'waiting-1']);
+      expect(count('waiting', 'SELECT count(*) FROM nodes')).toBe(2 + 6);
+      expect(detachedWriterWaiting()).toBe(0);
+      expect((await waiting.verifyAudit()).status).toBe('ok');
+      expect((await free.verifyAudit()).status).toBe('ok');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('gives a run up with SQLITE_BUSY when the lock stays held past the wait, writing nothing, and writes the next one', async () => {
+    const graph = await engine.createGraph('held');
+    const other = createEmbeddedEngine({ dataDir: dir, auditKey });
+    await other.init();
+    try {
+      expect(await graph.createNodeRunDetached!({ run: run(0, 2), absent: [], audit })).toBe('written');
+      const lock = await holdWriteLock(other, 'held');
+      // held for WRITE_LOCK_WAIT_MS (5 s) and more: the run fails as a write of the graph's own connection does
+      const given = await settledOf(graph.createNodeRunDetached!({ run: run(10, 3), absent: [], audit }));
+      expect(given.outcome).toBe('failed');
+      expect(given.error).toMatchObject({ code: expect.stringMatching(/^SQLITE_BUSY/) });
+      await lock.release();
+      expect(count('held', 'SELECT count(*) FROM nodes')).toBe(2);
+      expect(await graph.createNodeRunDetached!({ run: run(10, 3), absent: [], audit })).toBe('written');
+      expect(count('held', 'SELECT count(*) FROM nodes')).toBe(5);
+      expect(detachedWriterWaiting()).toBe(0);
     } finally {
       await other.close();
     }

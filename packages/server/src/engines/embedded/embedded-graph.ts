@@ -15,7 +15,7 @@ import type {
 } from '../port';
 import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
-import { SqlConnection } from './connection';
+import { isBusy, SqlConnection, WRITE_LOCK_WAIT_MS, writeLockPause } from './connection';
 import { DetachedWriter } from './detached-writer';
 import { GraphStore, type UniqueConstraints } from './graph-store';
 import { InterruptibleReads } from './interruptible-reads';
@@ -53,21 +53,6 @@ function configure(conn: SqlConnection): void {
 const WRITE_PRAGMAS = ['journal_mode = WAL', 'synchronous = FULL', 'wal_autocheckpoint = 10000'];
 /** {@link tune}'s pragmas. */
 const TUNE_PRAGMAS = ['cache_size = -65536', 'mmap_size = 268435456'];
-
-/**
- * How long a write waits for the write lock of a graph file that another connection holds
- * (another server process on the same data directory, or another engine on the same files)
- * before it fails with SQLite's "database is locked" (SQLITE_BUSY).
- */
-const WRITE_LOCK_WAIT_MS = 5000;
-
-/** Pauses between attempts to take a held write lock: SQLite's own busy handler's schedule. */
-const WRITE_LOCK_BACKOFF_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
-}
 
 /** The size of one copy of the WAL index header at the start of a `-shm` file (SQLite's WalIndexHdr). */
 const WAL_INDEX_HEADER_BYTES = 48;
@@ -587,8 +572,7 @@ export class EmbeddedGraph implements Graph {
   private async waitToBegin(busy: unknown): Promise<void> {
     const giveUpAt = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 0; Date.now() < giveUpAt; attempt += 1) {
-      const pause = WRITE_LOCK_BACKOFF_MS[Math.min(attempt, WRITE_LOCK_BACKOFF_MS.length - 1)] as number;
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      await new Promise((resolve) => setTimeout(resolve, writeLockPause(attempt)));
       busy = this.tryBegin();
       if (busy === null) return;
     }
