@@ -8,13 +8,15 @@
  *
  * PROF_ROUND=0 profiles the first edge import instead. PERF_MARK=1 prints the timed import's
  * CLOCK_MONOTONIC bounds (for `perf record -k CLOCK_MONOTONIC` then `perf report --time`);
- * TIME_ENGINE=1 adds the wall time spent in the embedded engine's SQL calls.
+ * TIME_ENGINE=1 adds the wall time spent in the embedded engine's SQL calls. THREADS=1 prints
+ * the timed import's CPU time per thread of the process (main, the writer's, V8's platform
+ * threads) and the detached writer's counters. WARM sets the warm-up import's records (1,000).
  *
  * Run: MODE=records BODY=2450 N=6000 PROF=1 OUT=/tmp/import.cpuprofile \
  *   npx tsx --tsconfig bench/tsconfig.json bench/profile-import.ts
  */
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { importOnce, sizedRecord, withArticleSite } from './import-sizes';
 
@@ -97,9 +99,35 @@ function mainThreadMs(): number {
     return Number.NaN;
   }
 }
+/** Every thread of this process: its name and CPU ms (Linux: /proc, 10 ms ticks); THREADS=1 prints the timed import's share of each. */
+function threadTimes(): Map<string, { name: string; ms: number }> {
+  const out = new Map<string, { name: string; ms: number }>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, { name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+function threadText(before: Map<string, { name: string; ms: number }>): string {
+  const rows: string[] = [];
+  for (const [tid, now] of threadTimes()) {
+    const ms = now.ms - (before.get(tid)?.ms ?? 0);
+    if (ms > 0) rows.push(`  ${String(ms).padStart(6)} ms  ${now.name} (${tid})`);
+  }
+  return rows.join('\n');
+}
 await withArticleSite(async (base, site) => {
   const list = Array.from({ length: N }, (_, i) => sizedRecord(i, BODY));
-  const warm = Array.from({ length: 1000 }, (_, i) => ({ ...sizedRecord(i, BODY), slug: `warm-${i}` }));
+  const warm = Array.from({ length: Number(process.env.WARM ?? 1000) }, (_, i) => ({
+    ...sizedRecord(i, BODY),
+    slug: `warm-${i}`,
+  }));
   await importOnce(base, site, warm);
   await pipeline?.importThreadReady();
   const session = new Session();
@@ -115,7 +143,19 @@ await withArticleSite(async (base, site) => {
     const mark = () => (Number(process.hrtime.bigint()) / 1e9).toFixed(6);
     const from = mark();
     const writerBefore = await detachedWriter?.detachedWriterStats();
+    const threadsBefore = threadTimes();
     const r = await importOnce(base, site, list);
+    if (process.env.THREADS === '1') {
+      console.log(threadText(threadsBefore));
+      const after = (await detachedWriter?.detachedWriterStats()) as Record<string, number> | undefined;
+      const before = (writerBefore ?? {}) as Record<string, number>;
+      if (after)
+        console.log(
+          Object.entries(after)
+            .map(([k, v]) => `${k} ${Math.round(v - (before[k] ?? 0))}`)
+            .join(', '),
+        );
+    }
     const writerAfter = await detachedWriter?.detachedWriterStats();
     if (process.env.PERF_MARK === '1') console.log(`perf --time ${from},${mark()}`);
     console.log(
