@@ -15,6 +15,13 @@ import type {
 } from '../port';
 import { EngineError } from '../port';
 import { verifyAuditChain } from '../shared/audit-chain';
+import {
+  BACKSTOP_CHECKPOINT_PAGES,
+  BackgroundCheckpoint,
+  WAL_INDEX_HEADER_BYTES,
+  WAL_INDEX_READ_BYTES,
+  walPending,
+} from './background-checkpoint';
 import { isBusy, SqlConnection, WRITE_LOCK_WAIT_MS, writeLockPause } from './connection';
 import { DetachedWriter } from './detached-writer';
 import { GraphStore, type UniqueConstraints } from './graph-store';
@@ -42,7 +49,9 @@ const activeTransaction =
  * The WAL is copied back into the file (checkpointed) once it holds 10,000 pages (40 MiB)
  * rather than SQLite's 1,000: a page that many commits change (an index leaf, the full-text
  * segments) is written to the file once per checkpoint, so a bulk import writes and syncs the
- * file far less often. Durability is the same (each commit is synced to the WAL).
+ * file far less often. Durability is the same (each commit is synced to the WAL). The
+ * checkpoint runs in the background ({@link BackgroundCheckpoint}), not in the commit that
+ * takes the WAL past that size; the connections' own automatic checkpoint is a backstop.
  */
 function configure(conn: SqlConnection): void {
   for (const pragma of WRITE_PRAGMAS) conn.exec(`PRAGMA ${pragma}`);
@@ -50,12 +59,13 @@ function configure(conn: SqlConnection): void {
 }
 
 /** {@link configure}'s pragmas, as the graph's write connections set them (DetachedWriter too). */
-const WRITE_PRAGMAS = ['journal_mode = WAL', 'synchronous = FULL', 'wal_autocheckpoint = 10000'];
+const WRITE_PRAGMAS = [
+  'journal_mode = WAL',
+  'synchronous = FULL',
+  `wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`,
+];
 /** {@link tune}'s pragmas. */
 const TUNE_PRAGMAS = ['cache_size = -65536', 'mmap_size = 268435456'];
-
-/** The size of one copy of the WAL index header at the start of a `-shm` file (SQLite's WalIndexHdr). */
-const WAL_INDEX_HEADER_BYTES = 48;
 
 /**
  * The reads of one id asked of {@link EmbeddedGraph.getNodeJsonWithEdges}, waiting for their
@@ -151,7 +161,7 @@ export class EmbeddedGraph implements Graph {
   private pendingItemReads: Map<string, PendingItemRead> | null = null;
   /** The file's WAL index (`-shm`), opened read-only by {@link commitMarker} on first use. */
   private shmFd: number | null = null;
-  private readonly walIndexHeader = Buffer.alloc(2 * WAL_INDEX_HEADER_BYTES);
+  private readonly walIndexHeader = Buffer.alloc(WAL_INDEX_READ_BYTES);
   /** The connection of {@link createNodeRunDetached}, opened on its first use. */
   private detached: Promise<DetachedWriter> | null = null;
   /** {@link detached} once opened. */
@@ -160,6 +170,8 @@ export class EmbeddedGraph implements Graph {
   private detachedHolds = 0;
   /** The graph's unique constraints (label -> props), shared by its connections' stores. */
   private readonly uniques: UniqueConstraints = new Map();
+  /** Copies the WAL into the file off the write path, asked after each commit. */
+  private readonly checkpoint: BackgroundCheckpoint;
 
   private constructor(
     readonly name: string,
@@ -197,6 +209,16 @@ export class EmbeddedGraph implements Graph {
     this.writer.loadUniqueConstraints();
     this.writer.syncWithOtherWriters();
     this.interruptible = new InterruptibleReads(file);
+    this.checkpoint = new BackgroundCheckpoint(file, () => this.walPending());
+  }
+
+  /** Background checkpoints run so far, and the one running now (tests, benches). */
+  get backgroundCheckpoints(): { runs: number; pending: () => number | null; idle: () => Promise<void> } {
+    return {
+      runs: this.checkpoint.runs,
+      pending: () => this.walPending(),
+      idle: () => this.checkpoint.idle(),
+    };
   }
 
   /** Creates the database file and its schema; audit records are keyed with `auditKey`. */
@@ -215,20 +237,33 @@ export class EmbeddedGraph implements Graph {
    * it). SQLite's WAL mode makes a commit visible to readers by rewriting this header in the
    * shared `-shm` file, whoever commits (another connection, another process): the change
    * counter, the last frame and the salts of a restarted WAL are in it, so it differs after
-   * every commit and only then. One `pread` of 96 bytes, no lock, no statement.
+   * every commit and only then. One `pread` of 100 bytes, no lock, no statement.
    */
   commitMarker(): string | null {
-    if (this.closed) return null;
+    return this.readWalIndex() ? this.walIndexHeader.toString('latin1', 0, WAL_INDEX_HEADER_BYTES) : null;
+  }
+
+  /** The WAL's frames not yet copied into the file (see BackgroundCheckpoint), or null when the WAL index cannot be read. */
+  private walPending(): number | null {
+    return this.readWalIndex() ? walPending(this.walIndexHeader) : null;
+  }
+
+  /**
+   * Reads the start of the `-shm` file (both WAL index header copies and the checkpoint's
+   * `nBackfill`) into {@link walIndexHeader}: false when it cannot be read or the two copies
+   * differ (a commit is writing it, or a reader is rebuilding it). One `pread`, no lock.
+   */
+  private readWalIndex(): boolean {
+    if (this.closed) return false;
     try {
       if (this.shmFd === null) this.shmFd = openSync(`${this.file}-shm`, 'r');
       const header = this.walIndexHeader;
       const size = WAL_INDEX_HEADER_BYTES;
-      if (readSync(this.shmFd, header, 0, 2 * size, 0) !== 2 * size) return null;
+      if (readSync(this.shmFd, header, 0, WAL_INDEX_READ_BYTES, 0) !== WAL_INDEX_READ_BYTES) return false;
       // isInit (byte 12) set, and both copies alike (SQLite writes the second, then the first).
-      if (header[12] !== 1 || header.compare(header, size, 2 * size, 0, size) !== 0) return null;
-      return header.toString('latin1', 0, size);
+      return header[12] === 1 && header.compare(header, size, 2 * size, 0, size) === 0;
     } catch {
-      return null;
+      return false;
     }
   }
 
@@ -448,7 +483,9 @@ export class EmbeddedGraph implements Graph {
     batch: DetachedNodeRun,
   ): Promise<'written' | 'declined'> {
     try {
-      return await writer.write(batch, this.uniques);
+      const outcome = await writer.write(batch, this.uniques);
+      if (outcome === 'written') this.checkpoint.check();
+      return outcome;
     } finally {
       this.detachedHolds -= 1;
       if (this.detachedHolds === 0) this.mutex.unlock();
@@ -469,6 +506,7 @@ export class EmbeddedGraph implements Graph {
         tx.end();
         this.writer.flush();
         this.writeConn.exec('COMMIT');
+        this.checkpoint.check();
         return result;
       } catch (error) {
         tx.end();
@@ -491,6 +529,7 @@ export class EmbeddedGraph implements Graph {
         this.shmFd = null;
       }
       await this.interruptible.close();
+      await this.checkpoint.close();
       const detached = this.detached;
       this.detached = null;
       this.detachedOpen = null;
@@ -586,6 +625,7 @@ export class EmbeddedGraph implements Graph {
       const result = op();
       this.writer.flush();
       this.writeConn.exec('COMMIT');
+      this.checkpoint.check();
       return result;
     } catch (error) {
       this.rollback();
