@@ -101,20 +101,20 @@ function handle(request: WriterRequest): WriterAnswer | typeof HELD {
         const writer = writers.get(request.handle);
         if (writer === undefined) throw new Error('The detached write connection is closed');
         const started = performance.now();
+        let lockHeld = false;
         try {
           return { id: request.id, ok: true, value: writer.write(request.batch, stats) };
         } catch (error) {
-          if (error instanceof WriteLockHeld) {
-            // nothing done: not counted; tried again later
-            lastBusy = error.cause;
-            stats.writeMs -= performance.now() - started;
-            stats.batches -= 1;
-            return HELD;
-          }
-          throw error;
+          if (!(error instanceof WriteLockHeld)) throw error;
+          // nothing done: not counted; tried again later
+          lockHeld = true;
+          lastBusy = error.cause;
+          return HELD;
         } finally {
-          stats.batches += 1;
-          stats.writeMs += performance.now() - started;
+          if (!lockHeld) {
+            stats.batches += 1;
+            stats.writeMs += performance.now() - started;
+          }
         }
       }
       case 'stats':
