@@ -16,6 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { searchText } from '@trelliscms/core';
+import { emptyBody, itemProps } from '../src/content/item-record';
 import { createEmbeddedEngine } from '../src/engines/embedded';
 import { DetachedRunWriter } from '../src/engines/embedded/detached-run';
 import { BATCH, floor, sizedRecord } from './import-sizes';
@@ -37,7 +38,24 @@ const rows = records.map((record) => ({
   text: searchText({ type: type as never, fields: record }),
 }));
 /** A new item's bookkeeping as the import appends it to the fields' JSON (item-record.ts newItemsJson). */
-const bookkeeping = `"status":"draft","publishedEnvs":[],"publishedVersions":{},"publishedAt":null,"version":1,"hash":"sha256:${'a'.repeat(64)}","blockDocument":{"time":1764100000000,"blocks":[],"version":"1"},"createdAt":"2026-11-27T18:00:00.000Z","updatedAt":"2026-11-27T18:00:00.000Z","createdBy":"apikey:owner","updatedBy":"apikey:owner"`;
+const bookkeeping = JSON.stringify(
+  itemProps(
+    {},
+    {
+      status: 'draft',
+      publishedEnvs: [],
+      publishedVersions: {},
+      publishedAt: null,
+      version: 1,
+      hash: `sha256:${'a'.repeat(64)}`,
+      body: emptyBody(1764100000000),
+      createdAt: '2026-11-27T18:00:00.000Z',
+      updatedAt: '2026-11-27T18:00:00.000Z',
+      createdBy: 'apikey:owner',
+      updatedBy: 'apikey:owner',
+    },
+  ),
+).slice(1, -1);
 const PRAGMAS = [
   'journal_mode = WAL',
   'synchronous = FULL',

@@ -1,7 +1,16 @@
 import type { RandomSource } from '@trelliscms/core';
 import { describe, expect, it } from 'vitest';
 import { testRandom } from '../../test/helpers/test-seed';
-import { contentRecordJson, contentRecordJsonFromText, toContentRecord } from './item-record';
+import {
+  contentRecordJson,
+  contentRecordJsonFromText,
+  type ItemMeta,
+  itemProps,
+  itemPropsJson,
+  newItemsJson,
+  splitItemProps,
+  toContentRecord,
+} from './item-record';
 
 /** What GET item answered before contentRecordJson: the props parsed, the record built, serialized. */
 function parsedRecordJson(id: string, propsJson: string, relationships?: Record<string, unknown>) {
@@ -201,5 +210,83 @@ describe('contentRecordJson', () => {
       expect(contentRecordJsonFromText('post:a', text, {})).toBeNull();
       expect(contentRecordJson('post:a', text, {})).toEqual(parsedRecordJson('post:a', text, {}));
     }
+  });
+});
+
+describe('itemProps', () => {
+  const created: ItemMeta = {
+    status: 'draft',
+    publishedEnvs: [],
+    publishedVersions: {},
+    publishedAt: null,
+    version: 1,
+    hash: 'sha256:01',
+    body: { time: 5, blocks: [], version: '1' },
+    createdAt: '2026-11-27T10:00:00.000Z',
+    updatedAt: '2026-11-27T10:00:00.000Z',
+    createdBy: 'apikey:owner',
+    updatedBy: 'apikey:owner',
+  };
+  const fields = { slug: 'a', title: 'A' };
+
+  it('leaves out the bookkeeping members that hold what a missing member reads as', () => {
+    const props = itemProps(fields, created);
+    expect(Object.keys(props)).toEqual([
+      'slug',
+      'title',
+      'status',
+      'hash',
+      'blockDocument',
+      'createdAt',
+      'updatedAt',
+      'createdBy',
+    ]);
+    // read back: the same fields and bookkeeping, the same record as with every member stored
+    expect(splitItemProps(props)).toEqual({ fields, meta: created });
+    const full = { ...fields, ...created, blockDocument: created.body, body: undefined };
+    const json = JSON.stringify(props);
+    expect(contentRecordJson('post:a', json)).toEqual(parsedRecordJson('post:a', JSON.stringify(full)));
+    expect(contentRecordJsonFromText('post:a', json, undefined)).not.toBeNull();
+    // the import's serializers write the same text
+    expect(
+      itemPropsJson(
+        fields,
+        [
+          ['slug', '"a"'],
+          ['title', '"A"'],
+        ],
+        created,
+      ),
+    ).toBe(json);
+    expect(newItemsJson(created, ['slug', 'title'])?.(JSON.stringify(fields), created.hash)).toBe(json);
+  });
+
+  it('keeps every member that differs from what a missing one reads as', () => {
+    const published: ItemMeta = {
+      ...created,
+      status: 'published',
+      publishedEnvs: ['prod'],
+      publishedVersions: { prod: 2 },
+      publishedAt: '2026-11-27T11:00:00.000Z',
+      version: 2,
+      updatedBy: 'user:editor',
+    };
+    const props = itemProps(fields, published);
+    for (const key of ['publishedEnvs', 'publishedVersions', 'publishedAt', 'version', 'updatedBy'])
+      expect(props).toHaveProperty(key);
+    expect(splitItemProps(props)).toEqual({ fields, meta: published });
+    // taken down from its last environment: no environments, but a version of its own
+    const down = itemProps(fields, { ...published, publishedEnvs: [], publishedVersions: {} });
+    expect(down).not.toHaveProperty('publishedEnvs');
+    expect(down).toMatchObject({ version: 2, publishedAt: published.publishedAt });
+  });
+
+  it('reads an item stored with every member (before they were left out) as before', () => {
+    const stored = { ...fields, ...created, blockDocument: created.body } as Record<string, unknown>;
+    delete stored.body;
+    expect(splitItemProps(stored)).toEqual({ fields, meta: created });
+    // an item stored without its updatedBy reads as last written by its creator
+    const { updatedBy: _updatedBy, ...withoutUpdater } = stored;
+    expect(splitItemProps(withoutUpdater).meta.updatedBy).toBe('apikey:owner');
   });
 });

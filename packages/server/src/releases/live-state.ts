@@ -1,5 +1,5 @@
 import type { LiveEntry } from '@trelliscms/core';
-import { CONTENT_LABEL, splitItemProps, typeOfId } from '../content/item-record';
+import { CONTENT_LABEL, itemProps, splitItemProps, typeOfId } from '../content/item-record';
 import type { GraphNode, GraphReader, GraphWriter, PropFilter } from '../engines/port';
 import { internalNodeId } from '../shared/internal-ids';
 import { nodePages } from '../shared/node-pages';
@@ -337,7 +337,7 @@ async function markItems(
     if (!node.labels.includes(CONTENT_LABEL)) continue;
     const change = byId.get(node.id);
     if (!change) continue;
-    const { meta } = splitItemProps(node.props);
+    const { fields, meta } = splitItemProps(node.props);
     const envs = new Set(meta.publishedEnvs);
     const versions = { ...meta.publishedVersions };
     if (change.version === null) {
@@ -348,13 +348,14 @@ async function markItems(
       versions[env] = change.version;
     }
     const publishedEnvs = [...envs].sort();
-    const props = {
-      ...node.props,
+    // (itemProps leaves out what holds its default: an item taken down everywhere stores no environments)
+    const props = itemProps(fields, {
+      ...meta,
       publishedEnvs,
       publishedVersions: versions,
       status: change.version !== null ? 'published' : publishedEnvs.length > 0 ? meta.status : 'draft',
-      ...(change.version !== null ? { publishedAt: at } : {}),
-    };
+      publishedAt: change.version !== null ? at : meta.publishedAt,
+    });
     await tx.updateNode(node.id, { props });
   }
 }

@@ -16,6 +16,18 @@ afterEach(async () => {
   await site?.close();
 });
 
+/** A type of notes with a title and a text body. */
+const NOTE_WITH_BODY = {
+  name: 'note',
+  label: 'Note',
+  nodeLabel: 'Note',
+  keyField: 'title',
+  fields: [
+    { name: 'title', type: 'string', required: true },
+    { name: 'body', type: 'string' },
+  ],
+};
+
 const TITLES = [
   'Plain title',
   'Ärger über Öl — 東京 🚀',
@@ -58,18 +70,49 @@ describe('GET one item: the record from the stored props text', () => {
     expect((await site.request({ method: 'GET', url: '/api/content/note/note:a' })).statusCode).toBe(200);
   });
 
+  it('stores an item without the bookkeeping members that hold their defaults, and reads it the same', async () => {
+    site = await createContentTestSite({ env: { CONTENT_READ_CACHE_MS: '0' } });
+    await site.createType(NOTE_WITH_BODY);
+    const DEFAULTS = ['publishedEnvs', 'publishedVersions', 'publishedAt', 'version', 'updatedBy'];
+    const stored = async () => (await site!.graph.getNode('note:a'))!.props;
+    const read = async () => (await site!.request({ method: 'GET', url: '/api/content/note/note:a' })).json();
+    const created = await site.request({ method: 'POST', url: '/api/content/note', payload: { title: 'A' } });
+    expect(created.statusCode, created.body).toBe(201);
+    for (const key of DEFAULTS) expect(await stored(), key).not.toHaveProperty(key);
+    expect(await stored()).toMatchObject({ status: 'draft', createdBy: expect.any(String) });
+    expect(await read()).toMatchObject({ status: 'draft', publishedEnvs: [], publishedAt: null, version: 1 });
+    expect(await read()).toEqual(created.json());
+    // published: the environment, its version and the time are stored
+    const url = '/api/content/note/note:a';
+    expect((await site.request({ method: 'POST', url: `${url}/publish`, payload: {} })).statusCode).toBe(200);
+    expect(await stored()).toMatchObject({
+      status: 'published',
+      publishedEnvs: ['prod'],
+      publishedVersions: { prod: 1 },
+      publishedAt: expect.any(String),
+    });
+    expect(await read()).toMatchObject({ status: 'published', publishedEnvs: ['prod'], version: 1 });
+    // edited: version 2 is stored; taken down: no environments left, so none are stored
+    const edited = await site.request({ method: 'PATCH', url, payload: { fields: { body: 'x' } } });
+    expect(edited.statusCode, edited.body).toBe(200);
+    expect((await site.request({ method: 'POST', url: `${url}/unpublish`, payload: {} })).statusCode).toBe(
+      200,
+    );
+    const after = await stored();
+    expect(after).toMatchObject({ version: 2, status: 'draft', publishedAt: expect.any(String) });
+    expect(after).not.toHaveProperty('publishedEnvs');
+    expect(after).not.toHaveProperty('publishedVersions');
+    expect(await read()).toMatchObject({
+      status: 'draft',
+      publishedEnvs: [],
+      version: 2,
+      fields: { body: 'x' },
+    });
+  });
+
   it('answers GETs of one item arriving together from one read, and the next ones from a new read', async () => {
     site = await createContentTestSite({ env: { CONTENT_READ_CACHE_MS: '0' } });
-    await site.createType({
-      name: 'note',
-      label: 'Note',
-      nodeLabel: 'Note',
-      keyField: 'title',
-      fields: [
-        { name: 'title', type: 'string', required: true },
-        { name: 'body', type: 'string' },
-      ],
-    });
+    await site.createType(NOTE_WITH_BODY);
     for (const title of ['A', 'B']) {
       const created = await site.request({ method: 'POST', url: '/api/content/note', payload: { title } });
       expect(created.statusCode, created.body).toBe(201);
